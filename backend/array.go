@@ -1,0 +1,197 @@
+package backend
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Array is a one-dimensional local array of T on one device. It knows its
+// backend and device; operations on it run there.
+type Array[T Element] struct {
+	b   Backend
+	buf Buffer
+}
+
+// New returns a zeroed array of n elements on the selected backend.
+func New[T Element](n int) (*Array[T], error) {
+	return NewOn[T](Current(), n)
+}
+
+// NewOn returns a zeroed array of n elements on backend b.
+func NewOn[T Element](b Backend, n int) (*Array[T], error) {
+	if n < 0 {
+		panic(fmt.Sprintf("backend: negative length %d", n))
+	}
+	buf, err := b.Alloc(DTypeOf[T](), n)
+	if err != nil {
+		return nil, err
+	}
+	return &Array[T]{b: b, buf: buf}, nil
+}
+
+// Wrap returns a host array over s on the CPU backend, without copying:
+// the array and s share memory.
+func Wrap[T Element](s []T) *Array[T] {
+	return &Array[T]{b: mustLookup("cpu"), buf: HostBufferOf(s)}
+}
+
+// FromBuffer returns an array over a buffer of backend b.
+func FromBuffer[T Element](b Backend, buf Buffer) *Array[T] {
+	if buf.DType() != DTypeOf[T]() {
+		panic(fmt.Sprintf("backend: buffer of %v used as an array of %v", buf.DType(), DTypeOf[T]()))
+	}
+	return &Array[T]{b: b, buf: buf}
+}
+
+// Len returns the number of elements.
+func (a *Array[T]) Len() int { return a.buf.Len() }
+
+// Device returns where the array's memory is.
+func (a *Array[T]) Device() Device { return a.buf.Device() }
+
+// Backend returns the backend that owns the array's memory.
+func (a *Array[T]) Backend() Backend { return a.b }
+
+// Buffer returns the array's memory.
+func (a *Array[T]) Buffer() Buffer { return a.buf }
+
+// DType returns the element type.
+func (a *Array[T]) DType() DType { return a.buf.DType() }
+
+// Ptr returns the address of the first element (host or device), or nil
+// for an empty array.
+func (a *Array[T]) Ptr() unsafe.Pointer { return a.buf.Ptr() }
+
+// Data returns the elements of a host array as a slice that shares its
+// memory. It panics for an array on a device: copy it with ToHost first.
+func (a *Array[T]) Data() []T { return HostSlice[T](a.buf) }
+
+// Slice returns a view of elements [lo, hi) that shares memory with a.
+func (a *Array[T]) Slice(lo, hi int) *Array[T] {
+	if lo < 0 || hi < lo || hi > a.Len() {
+		panic(fmt.Sprintf("backend: slice [%d:%d] of an array of %d elements", lo, hi, a.Len()))
+	}
+	return &Array[T]{b: a.b, buf: a.b.Slice(a.buf, lo, hi)}
+}
+
+// Free releases the array's memory, which must not be used afterwards.
+func (a *Array[T]) Free() {
+	a.b.Free(a.buf)
+	a.buf = a.b.Slice(a.buf, 0, 0)
+}
+
+func (a *Array[T]) String() string {
+	return fmt.Sprintf("Array[%v](len %d on %v)", a.DType(), a.Len(), a.Device())
+}
+
+// same panics unless every array has the device of the first and the
+// length n.
+func same[T Element](op string, n int, arrays ...*Array[T]) {
+	d := arrays[0].Device()
+	for _, x := range arrays {
+		if x.Device() != d {
+			panic(fmt.Sprintf("backend: %s: arrays on %v and %v; move one with ToHost or ToDevice", op, d, x.Device()))
+		}
+		if x.Len() != n {
+			panic(fmt.Sprintf("backend: %s: lengths %d and %d differ", op, n, x.Len()))
+		}
+	}
+}
+
+// Fill sets every element of x to v.
+func Fill[T Element](x *Array[T], v T) { x.b.Fill(x.buf, ScalarOf(v)) }
+
+// Copy copies src into dst, which must be on the same device.
+func Copy[T Element](dst, src *Array[T]) {
+	same("Copy", dst.Len(), dst, src)
+	dst.b.Copy(dst.buf, src.buf)
+}
+
+// Scale multiplies x by a in place.
+func Scale[T Element](a T, x *Array[T]) { x.b.Scale(x.buf, ScalarOf(a)) }
+
+// Axpy sets y = a*x + y.
+func Axpy[T Element](a T, x, y *Array[T]) {
+	same("Axpy", y.Len(), x, y)
+	y.b.Axpy(ScalarOf(a), x.buf, y.buf)
+}
+
+// Apply sets dst = x op y elementwise. dst may be x or y.
+func Apply[T Element](op BinaryOp, dst, x, y *Array[T]) {
+	same(op.String(), dst.Len(), dst, x, y)
+	dst.b.Binary(op, dst.buf, x.buf, y.buf)
+}
+
+// ApplyScalar sets dst = x op s elementwise. dst may be x.
+func ApplyScalar[T Element](op BinaryOp, dst, x *Array[T], s T) {
+	same(op.String(), dst.Len(), dst, x)
+	dst.b.BinaryScalar(op, dst.buf, x.buf, ScalarOf(s))
+}
+
+// Sum returns the sum of x's elements. Floating-point sums accumulate in
+// float64, accurately and independently of the thread count; integer sums
+// wrap.
+func Sum[T Element](x *Array[T]) T { return ValueOf[T](x.b.Sum(x.buf)) }
+
+// Dot returns the sum of x[i]*y[i], accumulated as Sum does.
+func Dot[T Element](x, y *Array[T]) T {
+	same("Dot", x.Len(), x, y)
+	return ValueOf[T](x.b.Dot(x.buf, y.buf))
+}
+
+// Norm returns the 2-norm of x, sqrt(Dot(x, x)) accumulated in float64.
+func Norm[T Float](x *Array[T]) float64 {
+	return sqrt(x.b.Dot(x.buf, x.buf).Float64())
+}
+
+// Argmin returns the index of the first smallest element, or -1 if x is
+// empty. A NaN counts as smaller than every number.
+func Argmin[T Element](x *Array[T]) int {
+	i, _ := x.b.Argmin(x.buf)
+	return i
+}
+
+// Argmax returns the index of the first largest element, or -1 if x is
+// empty. A NaN counts as larger than every number.
+func Argmax[T Element](x *Array[T]) int {
+	i, _ := x.b.Argmax(x.buf)
+	return i
+}
+
+// Min returns the smallest element. It panics if x is empty.
+func Min[T Element](x *Array[T]) T {
+	i, v := x.b.Argmin(x.buf)
+	if i < 0 {
+		panic("backend: Min of an empty array")
+	}
+	return ValueOf[T](v)
+}
+
+// Max returns the largest element. It panics if x is empty.
+func Max[T Element](x *Array[T]) T {
+	i, v := x.b.Argmax(x.buf)
+	if i < 0 {
+		panic("backend: Max of an empty array")
+	}
+	return ValueOf[T](v)
+}
+
+// Map sets x[i] = f(x[i]). On the host it runs in parallel within the
+// thread budget, so f must be safe for concurrent use. On a device it is a
+// host call: x is copied to the host, mapped and copied back.
+func Map[T Element](x *Array[T], f func(T) T) error {
+	if x.Device().IsHost() {
+		s := x.Data()
+		ParallelFor(len(s), mapGrain, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				s[i] = f(s[i])
+			}
+		})
+		return nil
+	}
+	return HostCall(func(h []*Array[T]) error {
+		return Map(h[0], f)
+	}, x)
+}
+
+const mapGrain = 1 << 14

@@ -1,0 +1,177 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// ToHost returns x if it is already in host memory, and otherwise a new
+// host array with a copy of x's elements.
+func ToHost[T Element](x *Array[T]) (*Array[T], error) {
+	if x.Device().IsHost() {
+		return x, nil
+	}
+	if err := x.b.Synchronize(); err != nil {
+		return nil, err
+	}
+	h, err := NewOn[T](mustLookup("cpu"), x.Len())
+	if err != nil {
+		return nil, err
+	}
+	if err := x.b.CopyToHost(h.Ptr(), x.buf); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// CopyToHostSlice copies x's elements into dst, which must have x.Len()
+// elements. For a host array it is a plain copy.
+func CopyToHostSlice[T Element](dst []T, x *Array[T]) error {
+	if len(dst) != x.Len() {
+		panic(fmt.Sprintf("backend: CopyToHostSlice: destination has %d elements, array %d", len(dst), x.Len()))
+	}
+	if x.Device().IsHost() {
+		copy(dst, x.Data())
+		return nil
+	}
+	if err := x.b.Synchronize(); err != nil {
+		return err
+	}
+	return x.b.CopyToHost(unsafe.Pointer(unsafe.SliceData(dst)), x.buf)
+}
+
+// CopyFromHostSlice copies src into x, which must have len(src) elements.
+func CopyFromHostSlice[T Element](x *Array[T], src []T) error {
+	if len(src) != x.Len() {
+		panic(fmt.Sprintf("backend: CopyFromHostSlice: source has %d elements, array %d", len(src), x.Len()))
+	}
+	if x.Device().IsHost() {
+		copy(x.Data(), src)
+		return nil
+	}
+	return x.b.CopyFromHost(x.buf, unsafe.Pointer(unsafe.SliceData(src)))
+}
+
+// ToDevice returns x if it already lives on b's device, and otherwise a new
+// array on b with a copy of x's elements.
+func ToDevice[T Element](x *Array[T], b Backend) (*Array[T], error) {
+	if x.Device() == b.Device() {
+		return x, nil
+	}
+	if !x.Device().IsHost() {
+		hx, err := ToHost(x)
+		if err != nil {
+			return nil, err
+		}
+		x = hx
+	}
+	d, err := NewOn[T](b, x.Len())
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CopyFromHost(d.buf, x.Ptr()); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ErrNoDevice is returned by AsDevice when the selected backend is the CPU.
+var ErrNoDevice = errors.New("backend: the selected backend is the CPU, which has no device memory; select a device backend (XPMPI_BACKEND=cuda) first")
+
+// AsDevice returns x unchanged if it lives on the selected backend's device,
+// and otherwise a copy there, made once. With the CPU selected it is an
+// error, so that host data is never moved by accident.
+func AsDevice[T Element](x *Array[T]) (*Array[T], error) {
+	b := Current()
+	if b.Device().IsHost() {
+		return nil, ErrNoDevice
+	}
+	return ToDevice(x, b)
+}
+
+// Synchronize waits until all work queued on the backends of the arrays'
+// devices has finished; with no arrays, on the selected backend.
+func Synchronize[T Element](arrays ...*Array[T]) error {
+	if len(arrays) == 0 {
+		return Current().Synchronize()
+	}
+	seen := map[Backend]bool{}
+	for _, a := range arrays {
+		if !seen[a.b] {
+			seen[a.b] = true
+			if err := a.b.Synchronize(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// HostCopy is a copy to the host in flight, from ToHostAsync.
+type HostCopy[T Element] struct {
+	done   chan struct{}
+	once   sync.Once
+	result *Array[T]
+	err    error
+}
+
+// ToHostAsync starts copying x to the host and returns at once. A host x
+// completes at once, without a copy.
+func ToHostAsync[T Element](x *Array[T]) *HostCopy[T] {
+	c := &HostCopy[T]{done: make(chan struct{})}
+	if x.Device().IsHost() {
+		c.result = x
+		close(c.done)
+		return c
+	}
+	go func() {
+		c.result, c.err = ToHost(x)
+		close(c.done)
+	}()
+	return c
+}
+
+// Ready reports whether the copy has finished, without waiting.
+func (c *HostCopy[T]) Ready() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Result waits for the copy and returns the host array.
+func (c *HostCopy[T]) Result() (*Array[T], error) {
+	<-c.done
+	return c.result, c.err
+}
+
+// HostCall runs f, a host-only function, on arrays that may live on a
+// device: each device array is copied to the host, f runs on the host
+// arrays, and the host arrays are copied back into the device arrays
+// (whether or not f changed them). Host arrays are passed through
+// unchanged.
+func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) error {
+	host := make([]*Array[T], len(arrays))
+	for i, a := range arrays {
+		h, err := ToHost(a)
+		if err != nil {
+			return err
+		}
+		host[i] = h
+	}
+	if err := f(host); err != nil {
+		return err
+	}
+	for i, a := range arrays {
+		if host[i] != a {
+			if err := a.b.CopyFromHost(a.buf, host[i].Ptr()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

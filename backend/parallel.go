@@ -1,0 +1,127 @@
+package backend
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+var threads atomic.Int64
+
+// DefaultThreads returns the thread budget of this rank when nothing
+// overrides it: the CPUs this process may use divided by the ranks on its
+// node (from the launcher's local size), at least 1, so that P ranks on a
+// node do not oversubscribe it. XPMPI_THREADS=N overrides it.
+func DefaultThreads() int {
+	if s := strings.TrimSpace(os.Getenv("XPMPI_THREADS")); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	n := runtime.NumCPU() / mpi.LocalSize()
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// Threads returns the number of goroutines host loops may use.
+func Threads() int {
+	if n := threads.Load(); n > 0 {
+		return int(n)
+	}
+	n := DefaultThreads()
+	threads.CompareAndSwap(0, int64(n))
+	return int(threads.Load())
+}
+
+// SetThreads sets the thread budget of host loops and returns the previous
+// one. n < 1 restores the default.
+func SetThreads(n int) int {
+	prev := Threads()
+	if n < 1 {
+		n = DefaultThreads()
+	}
+	threads.Store(int64(n))
+	return prev
+}
+
+// ParallelFor calls f on consecutive ranges [lo, hi) that cover [0, n),
+// using up to Threads() goroutines, each range at least grain elements long
+// (but the last). With one thread or n <= grain it calls f(0, n) on the
+// calling goroutine. How ranges are cut depends on the thread count: use
+// ParallelChunks where results must not.
+func ParallelFor(n, grain int, f func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	t := Threads()
+	if grain < 1 {
+		grain = 1
+	}
+	if t > (n+grain-1)/grain {
+		t = (n + grain - 1) / grain
+	}
+	if t <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(t - 1)
+	for k := 1; k < t; k++ {
+		lo, hi := k*n/t, (k+1)*n/t
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	f(0, n/t)
+	wg.Wait()
+}
+
+// ParallelChunks calls f(c) for every chunk c in [0, nchunks), using up to
+// Threads() goroutines. The chunks, and so any per-chunk result, do not
+// depend on the thread count.
+func ParallelChunks(nchunks int, f func(c int)) {
+	if nchunks <= 0 {
+		return
+	}
+	t := Threads()
+	if t > nchunks {
+		t = nchunks
+	}
+	if t <= 1 {
+		for c := 0; c < nchunks; c++ {
+			f(c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= nchunks {
+				return
+			}
+			f(c)
+		}
+	}
+	wg.Add(t - 1)
+	for k := 1; k < t; k++ {
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }

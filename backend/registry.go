@@ -1,0 +1,216 @@
+package backend
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Factory makes a backend, or says why it cannot run here.
+type Factory func() (Backend, error)
+
+var registry struct {
+	mu        sync.Mutex
+	factories map[string]Factory
+	made      map[string]Backend
+	current   Backend
+	requested string // what was asked for, if it fell back
+	fallback  string // why it fell back, or ""
+	warned    bool
+}
+
+// Register makes a backend available under name. Backends register in their
+// package's init function.
+func Register(name string, f Factory) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.factories == nil {
+		registry.factories = map[string]Factory{}
+		registry.made = map[string]Backend{}
+	}
+	if _, dup := registry.factories[name]; dup {
+		panic("backend: Register called twice for " + name)
+	}
+	registry.factories[name] = f
+}
+
+// Names returns the names of the registered backends, sorted.
+func Names() []string {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var names []string
+	for n := range registry.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// lookup returns the backend registered as name, making it on first use.
+// The caller holds registry.mu.
+func lookup(name string) (Backend, error) {
+	if b, ok := registry.made[name]; ok {
+		return b, nil
+	}
+	f, ok := registry.factories[name]
+	if !ok {
+		var names []string
+		for n := range registry.factories {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("backend: unknown backend %q (available: %s)", name, strings.Join(names, ", "))
+	}
+	b, err := f()
+	if err != nil {
+		return nil, err
+	}
+	registry.made[name] = b
+	return b, nil
+}
+
+// Lookup returns the backend registered as name, or why it cannot run.
+func Lookup(name string) (Backend, error) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return lookup(name)
+}
+
+func mustLookup(name string) Backend {
+	b, err := Lookup(name)
+	if err != nil {
+		panic(fmt.Sprintf("backend: %v (import github.com/xpmpi/xpmpi/backend/cpu)", err))
+	}
+	return b
+}
+
+// SelectStrict makes the named backend the one where new arrays are made.
+// An unknown name, or a backend that cannot run here, is an error and
+// changes nothing.
+func SelectStrict(name string) error {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	b, err := lookup(name)
+	if err != nil {
+		return err
+	}
+	registry.current, registry.requested, registry.fallback = b, name, ""
+	return nil
+}
+
+// Select makes the named backend current. An unknown name is an error and
+// changes nothing. A known backend that cannot run here makes the CPU
+// backend current instead: Select says so once on standard error, records
+// it for Info, and returns nil.
+func Select(name string) error {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return selectLocked(name)
+}
+
+func selectLocked(name string) error {
+	if _, known := registry.factories[name]; !known {
+		_, err := lookup(name)
+		return err
+	}
+	b, err := lookup(name)
+	if err == nil {
+		registry.current, registry.requested, registry.fallback = b, name, ""
+		return nil
+	}
+	cpu, cerr := lookup("cpu")
+	if cerr != nil {
+		return err
+	}
+	registry.current, registry.requested, registry.fallback = cpu, name, err.Error()
+	if !registry.warned {
+		registry.warned = true
+		fmt.Fprintf(os.Stderr, "xpmpi: backend %q is unavailable (%v); using cpu\n", name, err)
+	}
+	return nil
+}
+
+// Current returns the backend where new arrays are made. On first use it is
+// chosen by XPMPI_BACKEND (default cpu), with Select's fallback; set
+// XPMPI_BACKEND_STRICT=1 to make an unusable choice panic instead.
+func Current() Backend {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.current != nil {
+		return registry.current
+	}
+	name := strings.TrimSpace(os.Getenv("XPMPI_BACKEND"))
+	if name == "" {
+		name = "cpu"
+	}
+	var err error
+	if os.Getenv("XPMPI_BACKEND_STRICT") == "1" {
+		var b Backend
+		if b, err = lookup(name); err == nil {
+			registry.current, registry.requested = b, name
+		}
+	} else {
+		err = selectLocked(name)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("backend: XPMPI_BACKEND=%s: %v", name, err))
+	}
+	return registry.current
+}
+
+// Status describes one registered backend.
+type Status struct {
+	Name      string `json:"name"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"` // why it is not available
+	Device    string `json:"device,omitempty"`
+	Details   string `json:"details,omitempty"` // driver and compiler versions, device names
+}
+
+// Info is the machine-readable state of backend selection.
+type Info struct {
+	Selected  string   `json:"selected"`
+	Requested string   `json:"requested,omitempty"` // what was asked for, where it fell back
+	Fallback  string   `json:"fallback,omitempty"`  // why it fell back
+	Threads   int      `json:"threads"`             // the host thread budget
+	Backends  []Status `json:"backends"`
+}
+
+// Describer is implemented by backends that can say more about themselves
+// (driver and compiler versions, device names).
+type Describer interface {
+	Describe() string
+}
+
+// GetInfo reports what is selected, what is available, and why not.
+func GetInfo() Info {
+	cur := Current()
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	info := Info{Selected: cur.Name(), Fallback: registry.fallback, Threads: Threads()}
+	if registry.fallback != "" {
+		info.Requested = registry.requested
+	}
+	var names []string
+	for n := range registry.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := Status{Name: n}
+		b, err := lookup(n)
+		if err != nil {
+			st.Reason = err.Error()
+		} else {
+			st.Available = true
+			st.Device = b.Device().String()
+			if d, ok := b.(Describer); ok {
+				st.Details = d.Describe()
+			}
+		}
+		info.Backends = append(info.Backends, st)
+	}
+	return info
+}

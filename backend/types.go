@@ -1,0 +1,268 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// Kind is the kind of a device.
+type Kind int
+
+// The kinds of device.
+const (
+	CPU Kind = iota
+	CUDA
+)
+
+func (k Kind) String() string {
+	switch k {
+	case CPU:
+		return "cpu"
+	case CUDA:
+		return "cuda"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Device is where an array's memory lives.
+type Device struct {
+	Kind Kind
+	ID   int // device ordinal; 0 for the CPU
+}
+
+// Host is the CPU device.
+var Host = Device{Kind: CPU}
+
+// IsHost reports whether the device's memory is host memory that Go code can
+// read directly.
+func (d Device) IsHost() bool { return d.Kind == CPU }
+
+func (d Device) String() string {
+	if d.Kind == CPU {
+		return "cpu"
+	}
+	return fmt.Sprintf("%v:%d", d.Kind, d.ID)
+}
+
+// Element is the set of element types of arrays.
+type Element interface {
+	float32 | float64 | int32 | int64 | uint32 | uint64
+}
+
+// Float is the set of floating-point element types.
+type Float interface {
+	float32 | float64
+}
+
+// DType names an element type at run time.
+type DType int
+
+// The element types.
+const (
+	Float32 DType = iota
+	Float64
+	Int32
+	Int64
+	Uint32
+	Uint64
+)
+
+var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64"}
+
+func (d DType) String() string {
+	if d < 0 || int(d) >= len(dtypeNames) {
+		return fmt.Sprintf("DType(%d)", int(d))
+	}
+	return dtypeNames[d]
+}
+
+// Size returns the size of one element in bytes.
+func (d DType) Size() int {
+	switch d {
+	case Float32, Int32, Uint32:
+		return 4
+	case Float64, Int64, Uint64:
+		return 8
+	}
+	panic(fmt.Sprintf("backend: invalid DType %d", int(d)))
+}
+
+// IsFloat reports whether d is float32 or float64.
+func (d DType) IsFloat() bool { return d == Float32 || d == Float64 }
+
+// IsSigned reports whether d is a signed integer type.
+func (d DType) IsSigned() bool { return d == Int32 || d == Int64 }
+
+// DTypeOf returns the DType of T.
+func DTypeOf[T Element]() DType {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return Float32
+	case float64:
+		return Float64
+	case int32:
+		return Int32
+	case int64:
+		return Int64
+	case uint32:
+		return Uint32
+	default:
+		return Uint64
+	}
+}
+
+// Scalar is one value of any element type, tagged with its DType, as the
+// type-erased Backend methods take and return it.
+type Scalar struct {
+	bits uint64
+	dt   DType
+}
+
+// ScalarOf returns v as a Scalar.
+func ScalarOf[T Element](v T) Scalar {
+	var bits uint64
+	switch x := any(v).(type) {
+	case float32:
+		bits = uint64(math.Float32bits(x))
+	case float64:
+		bits = math.Float64bits(x)
+	case int32:
+		bits = uint64(uint32(x))
+	case int64:
+		bits = uint64(x)
+	case uint32:
+		bits = uint64(x)
+	case uint64:
+		bits = x
+	}
+	return Scalar{bits: bits, dt: DTypeOf[T]()}
+}
+
+// DType returns the scalar's element type.
+func (s Scalar) DType() DType { return s.dt }
+
+// Bits returns the scalar's bits in the low Size() bytes, as a kernel
+// argument of its true size takes them.
+func (s Scalar) Bits() uint64 { return s.bits }
+
+// Float64 returns the value converted to float64.
+func (s Scalar) Float64() float64 {
+	switch s.dt {
+	case Float32:
+		return float64(math.Float32frombits(uint32(s.bits)))
+	case Float64:
+		return math.Float64frombits(s.bits)
+	case Int32:
+		return float64(int32(uint32(s.bits)))
+	case Int64:
+		return float64(int64(s.bits))
+	case Uint32:
+		return float64(uint32(s.bits))
+	default:
+		return float64(s.bits)
+	}
+}
+
+// Int64 returns the value converted to int64 (floats truncate).
+func (s Scalar) Int64() int64 {
+	switch s.dt {
+	case Float32, Float64:
+		return int64(s.Float64())
+	case Int32:
+		return int64(int32(uint32(s.bits)))
+	default:
+		return int64(s.bits)
+	}
+}
+
+// Uint64 returns the value converted to uint64 (floats truncate).
+func (s Scalar) Uint64() uint64 {
+	switch s.dt {
+	case Float32, Float64:
+		return uint64(s.Float64())
+	case Int32:
+		return uint64(int64(int32(uint32(s.bits))))
+	default:
+		return s.bits
+	}
+}
+
+// ValueOf returns s converted to T.
+func ValueOf[T Element](s Scalar) T {
+	if s.dt == DTypeOf[T]() {
+		// Exact: reinterpret the bits.
+		var v T
+		switch p := any(&v).(type) {
+		case *float32:
+			*p = math.Float32frombits(uint32(s.bits))
+		case *float64:
+			*p = math.Float64frombits(s.bits)
+		case *int32:
+			*p = int32(uint32(s.bits))
+		case *int64:
+			*p = int64(s.bits)
+		case *uint32:
+			*p = uint32(s.bits)
+		case *uint64:
+			*p = s.bits
+		}
+		return v
+	}
+	switch DTypeOf[T]() {
+	case Float32, Float64:
+		return T(s.Float64())
+	case Int32, Int64:
+		return T(s.Int64())
+	default:
+		return T(s.Uint64())
+	}
+}
+
+func (s Scalar) String() string {
+	switch s.dt {
+	case Float32, Float64:
+		return fmt.Sprint(s.Float64())
+	case Int32, Int64:
+		return fmt.Sprint(s.Int64())
+	default:
+		return fmt.Sprint(s.Uint64())
+	}
+}
+
+// Buffer is memory for Len elements of one DType on one device, owned by a
+// backend. Views made by Backend.Slice share memory with their parent.
+type Buffer interface {
+	Device() Device
+	DType() DType
+	Len() int
+	// Ptr returns the address of the first element: a host address for host
+	// buffers, a device address for device buffers. It is nil when Len is 0.
+	Ptr() unsafe.Pointer
+}
+
+// BinaryOp is an elementwise binary operation.
+type BinaryOp int
+
+// The elementwise binary operations.
+const (
+	Add BinaryOp = iota
+	Sub
+	Mul
+	Div
+)
+
+func (o BinaryOp) String() string {
+	switch o {
+	case Add:
+		return "add"
+	case Sub:
+		return "sub"
+	case Mul:
+		return "mul"
+	case Div:
+		return "div"
+	}
+	return fmt.Sprintf("BinaryOp(%d)", int(o))
+}

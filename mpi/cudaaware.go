@@ -1,0 +1,65 @@
+package mpi
+
+import (
+	"os"
+	"strings"
+	"sync"
+)
+
+// CUDAAwareness is the answer to "can MPI take device pointers?", with where
+// the answer came from.
+type CUDAAwareness struct {
+	Aware  bool   // MPI may be handed device memory
+	Known  bool   // false: nobody could tell; stage through host memory
+	Source string // "XPMPI_CUDA_AWARE", "SetCUDAAware", "library", "probe", or "unknown"
+}
+
+var cudaAware struct {
+	mu  sync.Mutex
+	set *CUDAAwareness
+}
+
+// SetCUDAAware records an explicit answer, which wins over every other
+// source.
+func SetCUDAAware(aware bool) {
+	cudaAware.mu.Lock()
+	defer cudaAware.mu.Unlock()
+	cudaAware.set = &CUDAAwareness{Aware: aware, Known: true, Source: "SetCUDAAware"}
+}
+
+// RecordCUDAAwareProbe records the result of a device probe (run by the
+// CUDA backend), used where no explicit setting and no library answer exist.
+func RecordCUDAAwareProbe(aware bool) {
+	cudaAware.mu.Lock()
+	defer cudaAware.mu.Unlock()
+	if cudaAware.set == nil || cudaAware.set.Source == "probe" {
+		cudaAware.set = &CUDAAwareness{Aware: aware, Known: true, Source: "probe"}
+	}
+}
+
+// CUDAAware returns whether MPI accepts device pointers, and where the
+// answer came from: first an explicit setting (XPMPI_CUDA_AWARE=1|0, then
+// SetCUDAAware), then the library's own answer where mpi-ext.h provides
+// MPIX_Query_cuda_support, then a recorded probe. Unknown means "stage
+// through host memory", which is always correct.
+func CUDAAware() CUDAAwareness {
+	switch strings.TrimSpace(os.Getenv("XPMPI_CUDA_AWARE")) {
+	case "1", "true", "yes":
+		return CUDAAwareness{Aware: true, Known: true, Source: "XPMPI_CUDA_AWARE"}
+	case "0", "false", "no":
+		return CUDAAwareness{Aware: false, Known: true, Source: "XPMPI_CUDA_AWARE"}
+	}
+	cudaAware.mu.Lock()
+	set := cudaAware.set
+	cudaAware.mu.Unlock()
+	if set != nil && set.Source == "SetCUDAAware" {
+		return *set
+	}
+	if aware, known := libraryCUDAAware(); known {
+		return CUDAAwareness{Aware: aware, Known: true, Source: "library"}
+	}
+	if set != nil {
+		return *set
+	}
+	return CUDAAwareness{Source: "unknown"}
+}

@@ -1,0 +1,207 @@
+package mpi
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// ptr returns the address of the first element of s, or nil if s is empty.
+func ptr[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(s))
+}
+
+func checkOp[T Number](call string, op Op) {
+	if !op.validFor(TypeOf[T]()) {
+		panic(fmt.Sprintf("mpi: %s: operation %v is not defined on %v", call, op, TypeOf[T]()))
+	}
+}
+
+func checkLen(call, what string, got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("mpi: %s: %s has %d elements, want %d", call, what, got, want))
+	}
+}
+
+// displsOf returns displs, or the packed displacements of counts if displs
+// is nil, and checks that every block fits in n elements.
+func displsOf(call string, counts, displs []int, size, n int) []int {
+	checkLen(call, "counts", len(counts), size)
+	if displs == nil {
+		displs = make([]int, size)
+		off := 0
+		for i, c := range counts {
+			displs[i] = off
+			off += c
+		}
+	}
+	checkLen(call, "displs", len(displs), size)
+	for i := range counts {
+		if counts[i] < 0 || displs[i] < 0 || displs[i]+counts[i] > n {
+			panic(fmt.Sprintf("mpi: %s: block %d (displacement %d, count %d) does not fit in %d elements", call, i, displs[i], counts[i], n))
+		}
+	}
+	return displs
+}
+
+// Bcast copies root's buf into every rank's buf; every rank passes a slice of
+// the same length.
+func Bcast[T Number](c Comm, buf []T, root int) error {
+	return c.Bcast(ptr(buf), len(buf), TypeOf[T](), root)
+}
+
+// Reduce combines send from every rank into recv at the root, which must
+// have len(send) elements there (recv is ignored elsewhere).
+func Reduce[T Number](c Comm, send, recv []T, op Op, root int) error {
+	checkOp[T]("Reduce", op)
+	if c.Rank() == root {
+		checkLen("Reduce", "recv", len(recv), len(send))
+	}
+	return c.Reduce(ptr(send), ptr(recv), len(send), TypeOf[T](), op, root)
+}
+
+// ReduceInPlace combines buf from every rank into buf at the root.
+func ReduceInPlace[T Number](c Comm, buf []T, op Op, root int) error {
+	checkOp[T]("Reduce", op)
+	if c.Rank() == root {
+		return c.Reduce(InPlace, ptr(buf), len(buf), TypeOf[T](), op, root)
+	}
+	return c.Reduce(ptr(buf), nil, len(buf), TypeOf[T](), op, root)
+}
+
+// Allreduce combines send from every rank into recv on every rank.
+func Allreduce[T Number](c Comm, send, recv []T, op Op) error {
+	checkOp[T]("Allreduce", op)
+	checkLen("Allreduce", "recv", len(recv), len(send))
+	return c.Allreduce(ptr(send), ptr(recv), len(send), TypeOf[T](), op)
+}
+
+// AllreduceInPlace combines buf from every rank into buf on every rank.
+func AllreduceInPlace[T Number](c Comm, buf []T, op Op) error {
+	checkOp[T]("Allreduce", op)
+	return c.Allreduce(InPlace, ptr(buf), len(buf), TypeOf[T](), op)
+}
+
+// AllreduceValue combines one value from every rank.
+func AllreduceValue[T Number](c Comm, v T, op Op) (T, error) {
+	checkOp[T]("Allreduce", op)
+	var r T
+	err := c.Allreduce(unsafe.Pointer(&v), unsafe.Pointer(&r), 1, TypeOf[T](), op)
+	return r, err
+}
+
+// AllTrue reports whether ok is true on every rank.
+func AllTrue(c Comm, ok bool) (bool, error) {
+	v := int32(0)
+	if ok {
+		v = 1
+	}
+	r, err := AllreduceValue(c, v, LAnd)
+	return r != 0, err
+}
+
+// Gather concatenates send from every rank, in rank order, into recv at the
+// root (Size()*len(send) elements; ignored elsewhere).
+func Gather[T Number](c Comm, send, recv []T, root int) error {
+	if c.Rank() == root {
+		checkLen("Gather", "recv", len(recv), c.Size()*len(send))
+	}
+	return c.Gather(ptr(send), len(send), ptr(recv), TypeOf[T](), root)
+}
+
+// Gatherv gathers send from every rank into recv at the root, rank i's
+// elements at displs[i] (packed in rank order if displs is nil). counts and
+// displs matter at the root only.
+func Gatherv[T Number](c Comm, send, recv []T, counts, displs []int, root int) error {
+	if c.Rank() == root {
+		displs = displsOf("Gatherv", counts, displs, c.Size(), len(recv))
+	}
+	return c.Gatherv(ptr(send), len(send), ptr(recv), counts, displs, TypeOf[T](), root)
+}
+
+// Allgather concatenates send from every rank into recv on every rank.
+func Allgather[T Number](c Comm, send, recv []T) error {
+	checkLen("Allgather", "recv", len(recv), c.Size()*len(send))
+	return c.Allgather(ptr(send), len(send), ptr(recv), TypeOf[T]())
+}
+
+// Allgatherv is Gatherv with the result on every rank.
+func Allgatherv[T Number](c Comm, send, recv []T, counts, displs []int) error {
+	displs = displsOf("Allgatherv", counts, displs, c.Size(), len(recv))
+	checkLen("Allgatherv", "send", len(send), counts[c.Rank()])
+	return c.Allgatherv(ptr(send), len(send), ptr(recv), counts, displs, TypeOf[T]())
+}
+
+// Scatter sends consecutive blocks of len(recv) elements of root's send to
+// the ranks in order.
+func Scatter[T Number](c Comm, send, recv []T, root int) error {
+	if c.Rank() == root {
+		checkLen("Scatter", "send", len(send), c.Size()*len(recv))
+	}
+	return c.Scatter(ptr(send), len(recv), ptr(recv), TypeOf[T](), root)
+}
+
+// Scatterv sends send[displs[i]:displs[i]+counts[i]] of root's buffer to
+// rank i, which receives len(recv) elements. counts and displs matter at the
+// root only; displs nil means packed.
+func Scatterv[T Number](c Comm, send []T, counts, displs []int, recv []T, root int) error {
+	if c.Rank() == root {
+		displs = displsOf("Scatterv", counts, displs, c.Size(), len(send))
+	}
+	return c.Scatterv(ptr(send), counts, displs, ptr(recv), len(recv), TypeOf[T](), root)
+}
+
+// Alltoall sends block i of send (len(send)/Size() elements) to rank i and
+// receives block j of recv from rank j.
+func Alltoall[T Number](c Comm, send, recv []T) error {
+	p := c.Size()
+	if len(send)%p != 0 {
+		panic(fmt.Sprintf("mpi: Alltoall: send has %d elements, not a multiple of the %d ranks", len(send), p))
+	}
+	checkLen("Alltoall", "recv", len(recv), len(send))
+	return c.Alltoall(ptr(send), len(send)/p, ptr(recv), TypeOf[T]())
+}
+
+// Alltoallv sends send[sdispls[i]:][:scounts[i]] to rank i and receives
+// rcounts[j] elements from rank j at rdispls[j]; nil displacements mean
+// packed.
+func Alltoallv[T Number](c Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) error {
+	p := c.Size()
+	sdispls = displsOf("Alltoallv", scounts, sdispls, p, len(send))
+	rdispls = displsOf("Alltoallv", rcounts, rdispls, p, len(recv))
+	return c.Alltoallv(ptr(send), scounts, sdispls, ptr(recv), rcounts, rdispls, TypeOf[T]())
+}
+
+// Send sends buf to dest with tag.
+func Send[T Number](c Comm, buf []T, dest, tag int) error {
+	return c.Send(ptr(buf), len(buf), TypeOf[T](), dest, tag)
+}
+
+// Recv receives at most len(buf) elements from src with tag.
+func Recv[T Number](c Comm, buf []T, src, tag int) (Status, error) {
+	return c.Recv(ptr(buf), len(buf), TypeOf[T](), src, tag)
+}
+
+// Sendrecv sends send to dest and receives into recv from src.
+func Sendrecv[T Number](c Comm, send []T, dest, stag int, recv []T, src, rtag int) (Status, error) {
+	return c.Sendrecv(ptr(send), len(send), dest, stag, ptr(recv), len(recv), src, rtag, TypeOf[T]())
+}
+
+// Isend starts sending buf to dest. buf stays pinned and must not change
+// until the request completes.
+func Isend[T Number](c Comm, buf []T, dest, tag int) (Request, error) {
+	return c.Isend(ptr(buf), len(buf), TypeOf[T](), dest, tag)
+}
+
+// Irecv starts receiving at most len(buf) elements from src. buf stays
+// pinned and must not be read until the request completes.
+func Irecv[T Number](c Comm, buf []T, src, tag int) (Request, error) {
+	return c.Irecv(ptr(buf), len(buf), TypeOf[T](), src, tag)
+}
+
+// BcastBytes copies root's b into every rank's b.
+func BcastBytes(c Comm, b []byte, root int) error {
+	return c.Bcast(ptr(b), len(b), Byte, root)
+}

@@ -1,0 +1,172 @@
+package mpi
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Datatype names the element type of a buffer handed to MPI.
+type Datatype int
+
+// The element types that xpmpi passes through MPI.
+const (
+	Byte Datatype = iota
+	Float32
+	Float64
+	Int32
+	Int64
+	Uint32
+	Uint64
+)
+
+var datatypeNames = [...]string{"byte", "float32", "float64", "int32", "int64", "uint32", "uint64"}
+var datatypeSizes = [...]int{1, 4, 8, 4, 8, 4, 8}
+
+// Size returns the size of one element in bytes.
+func (d Datatype) Size() int {
+	if d < 0 || int(d) >= len(datatypeSizes) {
+		panic(fmt.Sprintf("mpi: invalid Datatype %d", int(d)))
+	}
+	return datatypeSizes[d]
+}
+
+func (d Datatype) valid() bool { return d >= 0 && int(d) < len(datatypeSizes) }
+
+// IsFloat reports whether d is a floating-point type.
+func (d Datatype) IsFloat() bool { return d == Float32 || d == Float64 }
+
+func (d Datatype) String() string {
+	if !d.valid() {
+		return fmt.Sprintf("Datatype(%d)", int(d))
+	}
+	return datatypeNames[d]
+}
+
+// Op is a reduction operation.
+type Op int
+
+// The reduction operations. LAnd and LOr are the logical and/or of integer
+// values (nonzero is true); MPI does not define them on floating-point types.
+const (
+	Sum Op = iota
+	Prod
+	Min
+	Max
+	LAnd
+	LOr
+)
+
+var opNames = [...]string{"sum", "prod", "min", "max", "land", "lor"}
+
+func (o Op) String() string {
+	if o < 0 || int(o) >= len(opNames) {
+		return fmt.Sprintf("Op(%d)", int(o))
+	}
+	return opNames[o]
+}
+
+func (o Op) valid() bool { return o >= 0 && int(o) < len(opNames) }
+
+// validFor reports whether the operation is defined on the element type.
+func (o Op) validFor(d Datatype) bool {
+	if !o.valid() || !d.valid() || d == Byte {
+		return false
+	}
+	return !(d.IsFloat() && (o == LAnd || o == LOr))
+}
+
+// Number is the set of element types the typed functions accept.
+type Number interface {
+	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64
+}
+
+// TypeOf returns the Datatype of T.
+func TypeOf[T Number]() Datatype {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return Float32
+	case float64:
+		return Float64
+	case int32:
+		return Int32
+	case int64:
+		return Int64
+	case uint32:
+		return Uint32
+	case uint64:
+		return Uint64
+	}
+	// A type defined over a basic type (~float64 and so on).
+	switch unsafe.Sizeof(z) {
+	case 4:
+		if isFloat(z) {
+			return Float32
+		}
+		if isSigned(z) {
+			return Int32
+		}
+		return Uint32
+	default:
+		if isFloat(z) {
+			return Float64
+		}
+		if isSigned(z) {
+			return Int64
+		}
+		return Uint64
+	}
+}
+
+func isFloat[T Number](z T) bool {
+	z = 1
+	z /= 2
+	return z != 0
+}
+
+func isSigned[T Number](z T) bool {
+	z = 0
+	z--
+	return z < 0
+}
+
+// Wildcards for Recv and Irecv.
+const (
+	AnySource = -1
+	AnyTag    = -1
+)
+
+// Undefined as a color in Split leaves the caller out of every new
+// communicator; Split then returns a nil Comm.
+const Undefined = -32766
+
+// Status describes a received message.
+type Status struct {
+	Source int // rank of the sender
+	Tag    int // tag of the message
+	Count  int // number of elements received
+}
+
+// InPlace, passed as the send buffer of Reduce (at the root) or Allreduce,
+// makes the receive buffer the input and the output.
+var InPlace = unsafe.Pointer(&inPlaceMarker)
+
+var inPlaceMarker byte
+
+// Error is an error reported by MPI or by the stand-in.
+type Error struct {
+	Call string // the call that failed, such as "Allreduce"
+	Code int    // the MPI error code, or 0 for the stand-in
+	Msg  string // the library's text for the error
+}
+
+func (e *Error) Error() string {
+	if e.Code != 0 {
+		return fmt.Sprintf("mpi: %s: %s (error code %d)", e.Call, e.Msg, e.Code)
+	}
+	return fmt.Sprintf("mpi: %s: %s", e.Call, e.Msg)
+}
+
+func errorf(call, format string, args ...any) error {
+	return &Error{Call: call, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,494 @@
+//go:build mpi
+
+package mpi
+
+/*
+#cgo !mpich pkg-config: ompi-c
+#cgo mpich pkg-config: mpich
+#include <stdlib.h>
+#include "xpmpi_mpi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Built reports whether this binary was built with real MPI (-tags mpi).
+const Built = true
+
+// lib serializes every call into the MPI library: MPI is initialized at
+// MPI_THREAD_SERIALIZED.
+var lib sync.Mutex
+
+var threadLevel = "not initialized"
+
+func check(call string, rc C.int) error {
+	if rc == 0 {
+		return nil
+	}
+	var buf [512]C.char
+	C.xp_error_string(rc, &buf[0], C.int(len(buf)))
+	return &Error{Call: call, Code: int(rc), Msg: C.GoString(&buf[0])}
+}
+
+func initWorld() (Comm, error) {
+	var provided C.int
+	lib.Lock()
+	rc := C.xp_init(&provided)
+	lib.Unlock()
+	if err := check("Init", rc); err != nil {
+		return nil, err
+	}
+	switch {
+	case provided >= C.xp_thread_serialized():
+		threadLevel = "serialized"
+		if provided > C.xp_thread_serialized() {
+			threadLevel = "multiple"
+		}
+	case provided == C.xp_thread_funneled():
+		threadLevel = "funneled"
+	default:
+		threadLevel = "single"
+	}
+	return newComm(C.xp_comm_world(), true)
+}
+
+func finalize() error {
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Finalize", C.xp_finalize())
+}
+
+func libraryInfo() (impl, version, level string) {
+	var buf [512]C.char
+	C.xp_library_version(&buf[0], C.int(len(buf)))
+	return C.GoString(C.xp_implementation()), C.GoString(&buf[0]), threadLevel
+}
+
+func libraryCUDAAware() (aware, known bool) {
+	switch C.xp_cuda_aware() {
+	case 1:
+		return true, true
+	case 0:
+		return false, true
+	}
+	return false, false
+}
+
+// Self returns MPI_COMM_SELF, a communicator of the calling rank alone.
+// Init must have run.
+func Self() Comm {
+	c, err := newComm(C.xp_comm_self(), true)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// comm is a communicator of the real MPI library.
+type comm struct {
+	c          C.MPI_Comm
+	rank, size int
+	permanent  bool // MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed
+}
+
+func newComm(c C.MPI_Comm, permanent bool) (*comm, error) {
+	var rank, size C.int
+	lib.Lock()
+	defer lib.Unlock()
+	if err := check("Comm_rank", C.xp_comm_rank(c, &rank)); err != nil {
+		return nil, err
+	}
+	if err := check("Comm_size", C.xp_comm_size(c, &size)); err != nil {
+		return nil, err
+	}
+	return &comm{c: c, rank: int(rank), size: int(size), permanent: permanent}, nil
+}
+
+func (m *comm) Rank() int { return m.rank }
+func (m *comm) Size() int { return m.size }
+
+func cint(call string, n int) (C.int, error) {
+	if n < 0 || n > math.MaxInt32 {
+		return 0, errorf(call, "count %d out of MPI's range", n)
+	}
+	return C.int(n), nil
+}
+
+// ints converts counts and displacements to C ints, checking their range.
+func (m *comm) ints(call string, lists ...[]int) ([]C.int, error) {
+	total := 0
+	for _, l := range lists {
+		if len(l) != m.size {
+			return nil, errorf(call, "%d counts or displacements for %d ranks", len(l), m.size)
+		}
+		total += len(l)
+	}
+	out := make([]C.int, 0, total)
+	for _, l := range lists {
+		for _, v := range l {
+			c, err := cint(call, v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (m *comm) Barrier() error {
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Barrier", C.xp_barrier(m.c))
+}
+
+func (m *comm) Bcast(buf unsafe.Pointer, count int, dt Datatype, root int) error {
+	n, err := cint("Bcast", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Bcast", C.xp_bcast(buf, n, C.int(dt), C.int(root), m.c))
+}
+
+func inPlace(send unsafe.Pointer) (unsafe.Pointer, C.int) {
+	if send == InPlace {
+		return nil, 1
+	}
+	return send, 0
+}
+
+func (m *comm) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op, root int) error {
+	n, err := cint("Reduce", count)
+	if err != nil {
+		return err
+	}
+	s, ip := inPlace(send)
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Reduce", C.xp_reduce(s, recv, ip, n, C.int(dt), C.int(op), C.int(root), m.c))
+}
+
+func (m *comm) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	n, err := cint("Allreduce", count)
+	if err != nil {
+		return err
+	}
+	s, ip := inPlace(send)
+	lib.Lock()
+	rc := C.xp_allreduce(s, recv, ip, n, C.int(dt), C.int(op), m.c)
+	lib.Unlock()
+	return check("Allreduce", rc)
+}
+
+func (m *comm) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
+	n, err := cint("Gather", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Gather", C.xp_gather(send, n, recv, C.int(dt), C.int(root), m.c))
+}
+
+func (m *comm) Gatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype, root int) error {
+	n, err := cint("Gatherv", scount)
+	if err != nil {
+		return err
+	}
+	var cd []C.int
+	if m.rank == root {
+		if cd, err = m.ints("Gatherv", counts, displs); err != nil {
+			return err
+		}
+	} else {
+		cd = make([]C.int, 2) // ignored off the root
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Gatherv", C.xp_gatherv(send, n, recv, &cd[0], &cd[len(cd)/2], C.int(dt), C.int(root), m.c))
+}
+
+func (m *comm) Allgather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
+	n, err := cint("Allgather", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Allgather", C.xp_allgather(send, n, recv, C.int(dt), m.c))
+}
+
+func (m *comm) Allgatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype) error {
+	n, err := cint("Allgatherv", scount)
+	if err != nil {
+		return err
+	}
+	cd, err := m.ints("Allgatherv", counts, displs)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Allgatherv", C.xp_allgatherv(send, n, recv, &cd[0], &cd[m.size], C.int(dt), m.c))
+}
+
+func (m *comm) Scatter(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
+	n, err := cint("Scatter", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Scatter", C.xp_scatter(send, n, recv, C.int(dt), C.int(root), m.c))
+}
+
+func (m *comm) Scatterv(send unsafe.Pointer, counts, displs []int, recv unsafe.Pointer, rcount int, dt Datatype, root int) error {
+	n, err := cint("Scatterv", rcount)
+	if err != nil {
+		return err
+	}
+	var cd []C.int
+	if m.rank == root {
+		if cd, err = m.ints("Scatterv", counts, displs); err != nil {
+			return err
+		}
+	} else {
+		cd = make([]C.int, 2)
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Scatterv", C.xp_scatterv(send, &cd[0], &cd[len(cd)/2], recv, n, C.int(dt), C.int(root), m.c))
+}
+
+func (m *comm) Alltoall(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
+	n, err := cint("Alltoall", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Alltoall", C.xp_alltoall(send, n, recv, C.int(dt), m.c))
+}
+
+func (m *comm) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) error {
+	cd, err := m.ints("Alltoallv", scounts, sdispls, rcounts, rdispls)
+	if err != nil {
+		return err
+	}
+	p := m.size
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Alltoallv", C.xp_alltoallv(send, &cd[0], &cd[p], recv, &cd[2*p], &cd[3*p], C.int(dt), m.c))
+}
+
+func peer(p int) C.int {
+	if p == AnySource {
+		return C.xp_any_source()
+	}
+	return C.int(p)
+}
+
+func tagOf(t int) C.int {
+	if t == AnyTag {
+		return C.xp_any_tag()
+	}
+	return C.int(t)
+}
+
+func statusOf(st [3]C.int) Status {
+	return Status{Source: int(st[0]), Tag: int(st[1]), Count: int(st[2])}
+}
+
+func (m *comm) Send(buf unsafe.Pointer, count int, dt Datatype, dest, tag int) error {
+	n, err := cint("Send", count)
+	if err != nil {
+		return err
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	return check("Send", C.xp_send(buf, n, C.int(dt), C.int(dest), C.int(tag), m.c))
+}
+
+func (m *comm) Recv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Status, error) {
+	n, err := cint("Recv", count)
+	if err != nil {
+		return Status{}, err
+	}
+	var st [3]C.int
+	lib.Lock()
+	rc := C.xp_recv(buf, n, C.int(dt), peer(src), tagOf(tag), m.c, &st[0])
+	lib.Unlock()
+	if err := check("Recv", rc); err != nil {
+		return Status{}, err
+	}
+	return statusOf(st), nil
+}
+
+func (m *comm) Sendrecv(send unsafe.Pointer, scount int, dest, stag int, recv unsafe.Pointer, rcount int, src, rtag int, dt Datatype) (Status, error) {
+	sn, err := cint("Sendrecv", scount)
+	if err != nil {
+		return Status{}, err
+	}
+	rn, err := cint("Sendrecv", rcount)
+	if err != nil {
+		return Status{}, err
+	}
+	var st [3]C.int
+	lib.Lock()
+	rc := C.xp_sendrecv(send, sn, C.int(dest), C.int(stag), recv, rn, peer(src), tagOf(rtag), C.int(dt), m.c, &st[0])
+	lib.Unlock()
+	if err := check("Sendrecv", rc); err != nil {
+		return Status{}, err
+	}
+	return statusOf(st), nil
+}
+
+// request is a non-blocking operation of the real library. The buffer it was
+// given stays pinned until it completes.
+type request struct {
+	mu   sync.Mutex
+	req  *C.MPI_Request // in C memory: MPI may keep its address
+	dt   Datatype
+	call string
+	pin  runtime.Pinner
+	done bool
+	st   Status
+	err  error
+}
+
+func (m *comm) start(call string, buf unsafe.Pointer, count int, dt Datatype, p, tag int, send bool) (Request, error) {
+	n, err := cint(call, count)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{dt: dt, call: call}
+	r.req = (*C.MPI_Request)(C.malloc(C.size_t(unsafe.Sizeof(C.MPI_Request(C.xp_request_null())))))
+	*r.req = C.xp_request_null()
+	r.pin.Pin(buf)
+	var rc C.int
+	lib.Lock()
+	if send {
+		rc = C.xp_isend(buf, n, C.int(dt), C.int(p), C.int(tag), m.c, r.req)
+	} else {
+		rc = C.xp_irecv(buf, n, C.int(dt), peer(p), tagOf(tag), m.c, r.req)
+	}
+	lib.Unlock()
+	if err := check(call, rc); err != nil {
+		r.finish(Status{}, err)
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *request) finish(st Status, err error) {
+	r.done, r.st, r.err = true, st, err
+	r.pin.Unpin()
+	C.free(unsafe.Pointer(r.req))
+	r.req = nil
+}
+
+func (m *comm) Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int) (Request, error) {
+	return m.start("Isend", buf, count, dt, dest, tag, true)
+}
+
+func (m *comm) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Request, error) {
+	return m.start("Irecv", buf, count, dt, src, tag, false)
+}
+
+// Test checks for completion without blocking.
+func (r *request) Test() (bool, Status, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return true, r.st, r.err
+	}
+	var flag C.int
+	var st [3]C.int
+	lib.Lock()
+	rc := C.xp_test(r.req, C.int(r.dt), &flag, &st[0])
+	lib.Unlock()
+	if err := check(r.call, rc); err != nil {
+		r.finish(Status{}, err)
+		return true, Status{}, err
+	}
+	if flag == 0 {
+		return false, Status{}, nil
+	}
+	r.finish(statusOf(st), nil)
+	return true, r.st, nil
+}
+
+// Wait blocks until the operation completes. It polls with the library
+// lock released between polls, so that other goroutines can make MPI calls
+// (the one this request waits for, perhaps) meanwhile.
+func (r *request) Wait() (Status, error) {
+	for spins := 0; ; spins++ {
+		done, st, err := r.Test()
+		if done {
+			return st, err
+		}
+		if spins > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+func (m *comm) Split(color, key int) (Comm, error) {
+	col := C.int(color)
+	if color == Undefined {
+		col = C.xp_undefined()
+	} else if color < 0 {
+		return nil, errorf("Split", "negative color %d", color)
+	}
+	var out C.MPI_Comm
+	lib.Lock()
+	rc := C.xp_comm_split(m.c, col, C.int(key), &out)
+	lib.Unlock()
+	if err := check("Split", rc); err != nil {
+		return nil, err
+	}
+	if out == C.xp_comm_null() {
+		return nil, nil
+	}
+	return newComm(out, false)
+}
+
+func (m *comm) SplitShared() (Comm, error) {
+	var out C.MPI_Comm
+	lib.Lock()
+	rc := C.xp_comm_split_shared(m.c, &out)
+	lib.Unlock()
+	if err := check("SplitShared", rc); err != nil {
+		return nil, err
+	}
+	return newComm(out, false)
+}
+
+func (m *comm) Free() error {
+	if m.permanent {
+		return nil
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	if m.c == C.xp_comm_null() {
+		return nil
+	}
+	return check("Comm_free", C.xp_comm_free(&m.c))
+}
+
+func (m *comm) Abort(code int) {
+	// No lock: another goroutine may hold it in a blocking call, and MPI_Abort
+	// must get through regardless.
+	C.xp_abort(m.c, C.int(code))
+	panic(fmt.Sprintf("mpi: MPI_Abort(%d) returned", code))
+}
+
+func (m *comm) Wtime() float64 { return float64(C.xp_wtime()) }

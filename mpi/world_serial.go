@@ -1,0 +1,24 @@
+//go:build !mpi
+
+package mpi
+
+// Built reports whether this binary was built with real MPI (-tags mpi).
+const Built = false
+
+func initWorld() (Comm, error) {
+	if n := LaunchedSize(); Launched() && n > 1 {
+		return nil, ErrNeedMPIBuild
+	}
+	return NewSerial(), nil
+}
+
+func finalize() error { return nil }
+
+func libraryInfo() (impl, version, level string) {
+	return "serial stand-in", "none (built without -tags mpi)", "n/a"
+}
+
+func libraryCUDAAware() (aware, known bool) { return false, false }
+
+// Self returns a communicator of the calling rank alone.
+func Self() Comm { return NewSerial() }

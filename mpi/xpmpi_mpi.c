@@ -1,0 +1,203 @@
+//go:build mpi
+
+#include <string.h>
+#include <stdio.h>
+#include "xpmpi_mpi.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+static MPI_Datatype types(int dt) {
+	switch (dt) {
+	case XP_FLOAT32: return MPI_FLOAT;
+	case XP_FLOAT64: return MPI_DOUBLE;
+	case XP_INT32:   return MPI_INT32_T;
+	case XP_INT64:   return MPI_INT64_T;
+	case XP_UINT32:  return MPI_UINT32_T;
+	case XP_UINT64:  return MPI_UINT64_T;
+	default:         return MPI_BYTE;
+	}
+}
+
+static MPI_Op ops(int op) {
+	switch (op) {
+	case XP_PROD: return MPI_PROD;
+	case XP_MIN:  return MPI_MIN;
+	case XP_MAX:  return MPI_MAX;
+	case XP_LAND: return MPI_LAND;
+	case XP_LOR:  return MPI_LOR;
+	default:      return MPI_SUM;
+	}
+}
+
+int xp_init(int *provided) {
+	int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, provided);
+	if (rc != MPI_SUCCESS) return rc;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	return MPI_SUCCESS;
+}
+
+int xp_finalize(void) { return MPI_Finalize(); }
+MPI_Comm xp_comm_world(void) { return MPI_COMM_WORLD; }
+MPI_Comm xp_comm_self(void) { return MPI_COMM_SELF; }
+MPI_Comm xp_comm_null(void) { return MPI_COMM_NULL; }
+MPI_Request xp_request_null(void) { return MPI_REQUEST_NULL; }
+int xp_undefined(void) { return MPI_UNDEFINED; }
+int xp_any_source(void) { return MPI_ANY_SOURCE; }
+int xp_any_tag(void) { return MPI_ANY_TAG; }
+int xp_thread_serialized(void) { return MPI_THREAD_SERIALIZED; }
+int xp_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
+int xp_set_errors_return(MPI_Comm c) { return MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); }
+
+void xp_error_string(int code, char *buf, int len) {
+	char s[MPI_MAX_ERROR_STRING];
+	int n = 0;
+	if (MPI_Error_string(code, s, &n) != MPI_SUCCESS) {
+		snprintf(buf, len, "unknown MPI error");
+		return;
+	}
+	snprintf(buf, len, "%.*s", n, s);
+}
+
+const char *xp_implementation(void) {
+#if defined(OPEN_MPI) && OPEN_MPI
+	return "Open MPI";
+#elif defined(MPICH_VERSION)
+	return "MPICH";
+#else
+	return "MPI";
+#endif
+}
+
+void xp_library_version(char *buf, int len) {
+	char s[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0;
+	if (MPI_Get_library_version(s, &n) != MPI_SUCCESS) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	// The first line is the version; the rest is build detail.
+	char *nl = memchr(s, '\n', n);
+	if (nl != NULL) n = (int)(nl - s);
+	while (n > 0 && (s[n-1] == ',' || s[n-1] == ' ' || s[n-1] == '\0')) n--;
+	snprintf(buf, len, "%.*s", n, s);
+}
+
+// xp_cuda_aware returns 1 or 0 where the library can answer, -1 where not.
+int xp_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+	return MPIX_Query_cuda_support() ? 1 : 0;
+#else
+	return -1;
+#endif
+}
+
+int xp_barrier(MPI_Comm c) { return MPI_Barrier(c); }
+
+int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c) {
+	return MPI_Bcast(buf, count, types(dt), root, c);
+}
+
+int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c) {
+	return MPI_Reduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), root, c);
+}
+
+int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+}
+
+int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {
+	return MPI_Gather(s, count, types(dt), r, count, types(dt), root, c);
+}
+
+int xp_gatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, int root, MPI_Comm c) {
+	return MPI_Gatherv(s, scount, types(dt), r, counts, displs, types(dt), root, c);
+}
+
+int xp_allgather(const void *s, int count, void *r, int dt, MPI_Comm c) {
+	return MPI_Allgather(s, count, types(dt), r, count, types(dt), c);
+}
+
+int xp_allgatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, MPI_Comm c) {
+	return MPI_Allgatherv(s, scount, types(dt), r, counts, displs, types(dt), c);
+}
+
+int xp_scatter(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {
+	return MPI_Scatter(s, count, types(dt), r, count, types(dt), root, c);
+}
+
+int xp_scatterv(const void *s, const int *counts, const int *displs, void *r, int rcount, int dt, int root, MPI_Comm c) {
+	return MPI_Scatterv(s, counts, displs, types(dt), r, rcount, types(dt), root, c);
+}
+
+int xp_alltoall(const void *s, int count, void *r, int dt, MPI_Comm c) {
+	return MPI_Alltoall(s, count, types(dt), r, count, types(dt), c);
+}
+
+int xp_alltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c) {
+	return MPI_Alltoallv(s, scounts, sdispls, types(dt), r, rcounts, rdispls, types(dt), c);
+}
+
+static void status_out(MPI_Status *s, int dt, int *st) {
+	int n = 0;
+	MPI_Get_count(s, types(dt), &n);
+	st[0] = s->MPI_SOURCE;
+	st[1] = s->MPI_TAG;
+	st[2] = n;
+}
+
+int xp_send(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c) {
+	return MPI_Send(buf, count, types(dt), dest, tag, c);
+}
+
+int xp_recv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, int *st) {
+	MPI_Status s;
+	int rc = MPI_Recv(buf, count, types(dt), src, tag, c, &s);
+	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_sendrecv(const void *sb, int scount, int dest, int stag, void *rb, int rcount, int src, int rtag, int dt, MPI_Comm c, int *st) {
+	MPI_Status s;
+	int rc = MPI_Sendrecv(sb, scount, types(dt), dest, stag, rb, rcount, types(dt), src, rtag, c, &s);
+	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_isend(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c, MPI_Request *req) {
+	return MPI_Isend(buf, count, types(dt), dest, tag, c, req);
+}
+
+int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Request *req) {
+	return MPI_Irecv(buf, count, types(dt), src, tag, c, req);
+}
+
+int xp_test(MPI_Request *req, int dt, int *flag, int *st) {
+	MPI_Status s;
+	int rc = MPI_Test(req, flag, &s);
+	if (rc == MPI_SUCCESS && *flag) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_wait(MPI_Request *req, int dt, int *st) {
+	MPI_Status s;
+	int rc = MPI_Wait(req, &s);
+	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_comm_split(MPI_Comm c, int color, int key, MPI_Comm *out) {
+	return MPI_Comm_split(c, color, key, out);
+}
+
+int xp_comm_split_shared(MPI_Comm c, MPI_Comm *out) {
+	return MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, out);
+}
+
+int xp_comm_free(MPI_Comm *c) { return MPI_Comm_free(c); }
+int xp_comm_rank(MPI_Comm c, int *rank) { return MPI_Comm_rank(c, rank); }
+int xp_comm_size(MPI_Comm c, int *size) { return MPI_Comm_size(c, size); }
+int xp_abort(MPI_Comm c, int code) { return MPI_Abort(c, code); }
+double xp_wtime(void) { return MPI_Wtime(); }

@@ -1,0 +1,62 @@
+// C helpers of the mpi package's cgo binding (build tag mpi). MPI's handles
+// and constants are macros or link-time objects that cgo cannot name
+// portably across Open MPI and MPICH, so the Go side passes small integer
+// codes and these helpers map them.
+#ifndef XPMPI_MPI_H
+#define XPMPI_MPI_H
+
+#include <mpi.h>
+
+// Datatype codes: the order of the Go Datatype constants.
+enum { XP_BYTE, XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64 };
+// Op codes: the order of the Go Op constants.
+enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
+
+int xp_init(int *provided);
+int xp_finalize(void);
+MPI_Comm xp_comm_world(void);
+MPI_Comm xp_comm_self(void);
+MPI_Comm xp_comm_null(void);
+MPI_Request xp_request_null(void);
+int xp_undefined(void);
+int xp_any_source(void);
+int xp_any_tag(void);
+int xp_thread_serialized(void);
+int xp_thread_funneled(void);
+int xp_set_errors_return(MPI_Comm c);
+void xp_error_string(int code, char *buf, int len);
+const char *xp_implementation(void);
+void xp_library_version(char *buf, int len);
+int xp_cuda_aware(void);
+
+int xp_barrier(MPI_Comm c);
+int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c);
+int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c);
+int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c);
+int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c);
+int xp_gatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, int root, MPI_Comm c);
+int xp_allgather(const void *s, int count, void *r, int dt, MPI_Comm c);
+int xp_allgatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, MPI_Comm c);
+int xp_scatter(const void *s, int count, void *r, int dt, int root, MPI_Comm c);
+int xp_scatterv(const void *s, const int *counts, const int *displs, void *r, int rcount, int dt, int root, MPI_Comm c);
+int xp_alltoall(const void *s, int count, void *r, int dt, MPI_Comm c);
+int xp_alltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c);
+
+int xp_send(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c);
+// The receives return the status as source, tag and element count.
+int xp_recv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, int *st);
+int xp_sendrecv(const void *s, int scount, int dest, int stag, void *r, int rcount, int src, int rtag, int dt, MPI_Comm c, int *st);
+int xp_isend(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c, MPI_Request *req);
+int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Request *req);
+int xp_test(MPI_Request *req, int dt, int *flag, int *st);
+int xp_wait(MPI_Request *req, int dt, int *st);
+
+int xp_comm_split(MPI_Comm c, int color, int key, MPI_Comm *out);
+int xp_comm_split_shared(MPI_Comm c, MPI_Comm *out);
+int xp_comm_free(MPI_Comm *c);
+int xp_comm_rank(MPI_Comm c, int *rank);
+int xp_comm_size(MPI_Comm c, int *size);
+int xp_abort(MPI_Comm c, int code);
+double xp_wtime(void);
+
+#endif

@@ -205,3 +205,38 @@ func Irecv[T Number](c Comm, buf []T, src, tag int) (Request, error) {
 func BcastBytes(c Comm, b []byte, root int) error {
 	return c.Bcast(ptr(b), len(b), Byte, root)
 }
+
+// GatherBytes gathers a byte slice of any length from every rank to the
+// root, which gets them in rank order (other ranks get nil).
+func GatherBytes(c Comm, b []byte, root int) ([][]byte, error) {
+	p := c.Size()
+	var lens []int64
+	if c.Rank() == root {
+		lens = make([]int64, p)
+	}
+	if err := Gather(c, []int64{int64(len(b))}, lens, root); err != nil {
+		return nil, err
+	}
+	var all []byte
+	var counts, displs []int
+	if c.Rank() == root {
+		counts, displs = make([]int, p), make([]int, p)
+		total := 0
+		for i, n := range lens {
+			counts[i], displs[i] = int(n), total
+			total += int(n)
+		}
+		all = make([]byte, total)
+	}
+	if err := c.Gatherv(ptr(b), len(b), ptr(all), counts, displs, Byte, root); err != nil {
+		return nil, err
+	}
+	if c.Rank() != root {
+		return nil, nil
+	}
+	out := make([][]byte, p)
+	for i := range out {
+		out[i] = all[displs[i] : displs[i]+counts[i]]
+	}
+	return out, nil
+}

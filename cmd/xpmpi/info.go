@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// rankInfo is what one rank reports about itself.
+type rankInfo struct {
+	Rank       int    `json:"rank"`
+	Size       int    `json:"size"`
+	LocalRank  int    `json:"local_rank"`
+	LocalSize  int    `json:"local_size"`
+	Host       string `json:"host"`
+	PID        int    `json:"pid"`
+	Backend    string `json:"backend"`
+	Device     string `json:"device"`
+	Threads    int    `json:"threads"`
+	MPI        string `json:"mpi"`
+	MPIVersion string `json:"mpi_version"`
+	Thread     string `json:"thread_level"`
+	Warning    string `json:"warning,omitempty"`
+}
+
+// jobInfo is the document `xpmpi info --json` prints.
+type jobInfo struct {
+	MPI             string         `json:"mpi"`
+	MPIVersion      string         `json:"mpi_version"`
+	ThreadLevel     string         `json:"thread_level"`
+	CUDAAware       bool           `json:"cuda_aware"`
+	CUDAAwareKnown  bool           `json:"cuda_aware_known"`
+	CUDAAwareSource string         `json:"cuda_aware_source"`
+	Launched        bool           `json:"launched"`
+	Backend         backend.Info   `json:"backend"`
+	Ranks           []rankInfo     `json:"ranks"`
+	Extra           map[string]any `json:"extra,omitempty"`
+}
+
+func newInfoCmd(world mpi.Comm) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "info",
+		Short: "Print every rank's rank, node, MPI library and backend",
+		Long: `info gathers from every rank its rank, size, local rank, host, MPI library
+and version, thread level, backend and device, and prints one table on rank
+0, with whether MPI accepts device pointers (CUDA-aware) and where that answer
+came from. --json prints the same as one JSON document.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInfo(world, cmd.OutOrStdout(), asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
+	lib := mpi.LibraryInfo()
+	host, _ := os.Hostname()
+	lr, ls := mpi.NodeRank()
+	be := backend.Current()
+	me := rankInfo{
+		Rank: world.Rank(), Size: world.Size(), LocalRank: lr, LocalSize: ls,
+		Host: host, PID: os.Getpid(), Backend: be.Name(), Device: be.Device().String(),
+		Threads: backend.Threads(), MPI: lib.Implementation, MPIVersion: lib.Version,
+		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(),
+	}
+	b, err := json.Marshal(me)
+	if err != nil {
+		return err
+	}
+	all, err := mpi.GatherBytes(world, b, 0)
+	if err != nil {
+		return err
+	}
+	if world.Rank() != 0 {
+		return nil
+	}
+	doc := jobInfo{
+		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
+		CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
+		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
+		Backend: backend.GetInfo(),
+	}
+	for _, raw := range all {
+		var r rankInfo
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		doc.Ranks = append(doc.Ranks, r)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	fmt.Fprintf(w, "MPI:        %s, %s (thread level %s)\n", doc.MPI, doc.MPIVersion, doc.ThreadLevel)
+	aware := "no"
+	switch {
+	case !doc.CUDAAwareKnown:
+		aware = "unknown (device buffers are staged through host memory)"
+	case doc.CUDAAware:
+		aware = "yes"
+	}
+	fmt.Fprintf(w, "CUDA-aware: %s [source: %s]\n", aware, doc.CUDAAwareSource)
+	fmt.Fprintf(w, "Backend:    %s", doc.Backend.Selected)
+	if doc.Backend.Fallback != "" {
+		fmt.Fprintf(w, " (asked for %s: %s)", doc.Backend.Requested, doc.Backend.Fallback)
+	}
+	fmt.Fprintln(w)
+	for _, s := range doc.Backend.Backends {
+		if s.Available {
+			fmt.Fprintf(w, "  %-6s available on %s %s\n", s.Name, s.Device, s.Details)
+		} else {
+			fmt.Fprintf(w, "  %-6s unavailable: %s\n", s.Name, s.Reason)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RANK\tSIZE\tLOCAL\tHOST\tPID\tBACKEND\tDEVICE\tTHREADS")
+	for _, r := range doc.Ranks {
+		fmt.Fprintf(tw, "%d\t%d\t%d/%d\t%s\t%d\t%s\t%s\t%d\n", r.Rank, r.Size, r.LocalRank, r.LocalSize, r.Host, r.PID, r.Backend, r.Device, r.Threads)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range doc.Ranks {
+		if r.Warning != "" {
+			fmt.Fprintf(w, "rank %d: %s\n", r.Rank, r.Warning)
+		}
+	}
+	return nil
+}

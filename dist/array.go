@@ -1,0 +1,251 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/xpmpi/xpmpi/backend"
+	_ "github.com/xpmpi/xpmpi/backend/cpu" // the default backend
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// Array is a distributed N-dimensional array: a global shape divided among
+// the ranks of a communicator by a Layout, each rank holding its block in
+// row-major order on its backend. Every function that takes an Array is
+// collective unless its documentation says otherwise: all ranks of the
+// communicator call it, with arrays of the same layout.
+type Array[T backend.Element] struct {
+	comm   mpi.Comm
+	layout Layout
+	local  *backend.Array[T]
+}
+
+// Option sets how a new array is laid out and where it lives.
+type Option func(*options)
+
+type options struct {
+	axis    int
+	counts  []int
+	backend backend.Backend
+}
+
+// SplitAxis splits a new array along axis (default 0), or replicates it on
+// every rank with Replicated.
+func SplitAxis(axis int) Option { return func(o *options) { o.axis = axis } }
+
+// BlockSizes gives the block size of every rank along the split axis,
+// instead of the even split.
+func BlockSizes(counts []int) Option { return func(o *options) { o.counts = slices.Clone(counts) } }
+
+// OnBackend puts a new array's blocks on backend b instead of the selected
+// one.
+func OnBackend(b backend.Backend) Option { return func(o *options) { o.backend = b } }
+
+func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backend) {
+	o := options{axis: 0}
+	for _, f := range opts {
+		f(&o)
+	}
+	if len(shape) == 0 {
+		panic("dist: empty shape: arrays have at least one dimension")
+	}
+	var l Layout
+	if o.counts != nil {
+		if len(o.counts) != c.Size() {
+			panic(fmt.Sprintf("dist: %d block sizes for %d ranks", len(o.counts), c.Size()))
+		}
+		l = NewLayoutCounts(shape, o.axis, o.counts)
+	} else {
+		l = NewLayout(shape, o.axis, c.Size())
+	}
+	b := o.backend
+	if b == nil {
+		b = backend.Current()
+	}
+	return l, b
+}
+
+// New returns a zeroed array with layout l on backend b (nil: the selected
+// backend). l must be a layout over c's ranks.
+func New[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
+	if l.Ranks() != c.Size() {
+		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
+	}
+	if b == nil {
+		b = backend.Current()
+	}
+	local, err := backend.NewOn[T](b, l.LocalLen(c.Rank()))
+	if err != nil {
+		return nil, fmt.Errorf("dist: rank %d: %w", c.Rank(), err)
+	}
+	return &Array[T]{comm: c, layout: l, local: local}, nil
+}
+
+// Zeros returns a new array of zeros of the global shape.
+func Zeros[T backend.Element](c mpi.Comm, shape []int, opts ...Option) (*Array[T], error) {
+	l, b := buildOptions(c, shape, opts)
+	return New[T](c, l, b)
+}
+
+// ZerosLike returns a new array of zeros with a's layout, communicator and
+// backend.
+func ZerosLike[T backend.Element](a *Array[T]) (*Array[T], error) {
+	return New[T](a.comm, a.layout, a.local.Backend())
+}
+
+// Full returns a new array with every element v.
+func Full[T backend.Element](c mpi.Comm, shape []int, v T, opts ...Option) (*Array[T], error) {
+	a, err := Zeros[T](c, shape, opts...)
+	if err != nil {
+		return nil, err
+	}
+	backend.Fill(a.local, v)
+	return a, nil
+}
+
+// FromFunc returns a new array whose element at global multi-index idx is
+// f(idx). f runs on the rank that holds the element, once per element, on
+// the host; idx must not be kept.
+func FromFunc[T backend.Element](c mpi.Comm, shape []int, f func(idx []int) T, opts ...Option) (*Array[T], error) {
+	a, err := Zeros[T](c, shape, opts...)
+	if err != nil {
+		return nil, err
+	}
+	err = a.hostFill(func(host []T) {
+		start, shape := a.layout.box(c.Rank())
+		idx := make([]int, len(shape))
+		for i := range host {
+			unravel(i, shape, idx)
+			for d := range idx {
+				idx[d] += start[d]
+			}
+			host[i] = f(idx)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// hostFill runs fill on the local block's elements on the host, with one
+// copy to the device afterwards if the block lives there.
+func (a *Array[T]) hostFill(fill func(host []T)) error {
+	if a.local.Device().IsHost() {
+		fill(a.local.Data())
+		return nil
+	}
+	host := make([]T, a.local.Len())
+	fill(host)
+	return backend.CopyFromHostSlice(a.local, host)
+}
+
+// Arange returns the 1-D array start, start+step, ... of the values below
+// stop (above it for a negative step), as NumPy's arange.
+func Arange[T backend.Element](c mpi.Comm, start, stop, step T, opts ...Option) (*Array[T], error) {
+	if step == 0 {
+		panic("dist: Arange with step 0")
+	}
+	n := int(math.Ceil((float64(stop) - float64(start)) / float64(step)))
+	if n < 0 {
+		n = 0
+	}
+	return FromFunc(c, []int{n}, func(idx []int) T { return start + T(idx[0])*step }, opts...)
+}
+
+// Linspace returns the 1-D array of n evenly spaced values from start to
+// stop, both included, as NumPy's linspace.
+func Linspace[T backend.Float](c mpi.Comm, start, stop T, n int, opts ...Option) (*Array[T], error) {
+	if n < 0 {
+		panic(fmt.Sprintf("dist: Linspace of %d values", n))
+	}
+	step := 0.0
+	if n > 1 {
+		step = (float64(stop) - float64(start)) / float64(n-1)
+	}
+	return FromFunc(c, []int{n}, func(idx []int) T {
+		if idx[0] == n-1 && n > 1 {
+			return stop
+		}
+		return T(float64(start) + float64(idx[0])*step)
+	}, opts...)
+}
+
+// Comm returns the array's communicator.
+func (a *Array[T]) Comm() mpi.Comm { return a.comm }
+
+// Layout returns the array's layout.
+func (a *Array[T]) Layout() Layout { return a.layout }
+
+// Shape returns the global shape.
+func (a *Array[T]) Shape() []int { return a.layout.Shape() }
+
+// Len returns the number of elements of the global array.
+func (a *Array[T]) Len() int { return a.layout.Len() }
+
+// Local returns this rank's block, a backend array of LocalShape's
+// elements in row-major order. It is not collective.
+func (a *Array[T]) Local() *backend.Array[T] { return a.local }
+
+// LocalShape returns the shape of this rank's block.
+func (a *Array[T]) LocalShape() []int { return a.layout.LocalShape(a.comm.Rank()) }
+
+// LocalData returns this rank's block as a host slice that shares its
+// memory. It panics if the block is on a device. It is not collective.
+func (a *Array[T]) LocalData() []T { return a.local.Data() }
+
+// Range returns the global indices [lo, hi) of the split axis that this
+// rank holds. It is not collective.
+func (a *Array[T]) Range() (lo, hi int) { return a.layout.Range(a.comm.Rank()) }
+
+// Device returns the device of this rank's block.
+func (a *Array[T]) Device() backend.Device { return a.local.Device() }
+
+func (a *Array[T]) String() string {
+	return fmt.Sprintf("dist.Array[%v](%v, block on %v)", a.local.DType(), a.layout, a.local.Device())
+}
+
+// Copy returns a new array with a's layout and a copy of its elements. It
+// is not collective.
+func (a *Array[T]) Copy() (*Array[T], error) {
+	b, err := ZerosLike(a)
+	if err != nil {
+		return nil, err
+	}
+	backend.Copy(b.local, a.local)
+	return b, nil
+}
+
+// Free releases the local block. It is not collective.
+func (a *Array[T]) Free() { a.local.Free() }
+
+// localHost returns this rank's block in host memory: the block itself on
+// the host, or a copy of it.
+func (a *Array[T]) localHost() ([]T, error) {
+	if a.local.Device().IsHost() {
+		return a.local.Data(), nil
+	}
+	h := make([]T, a.local.Len())
+	if err := backend.CopyToHostSlice(h, a.local); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// sameLayout panics unless every array has the layout and communicator of
+// the first.
+func sameLayout[T backend.Element](op string, arrays ...*Array[T]) {
+	x := arrays[0]
+	for _, y := range arrays[1:] {
+		if !x.layout.Equal(y.layout) {
+			panic(fmt.Sprintf("dist: %s: layouts differ: %v and %v", op, x.layout, y.layout))
+		}
+		if x.comm != y.comm {
+			panic(fmt.Sprintf("dist: %s: arrays on different communicators", op))
+		}
+	}
+}
+
+// mpiType returns the MPI datatype of T.
+func mpiType[T backend.Element]() mpi.Datatype { return mpi.TypeOf[T]() }

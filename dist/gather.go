@@ -1,0 +1,157 @@
+package dist
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// blockCounts returns the element count and the packed displacement of every
+// rank's block.
+func (l Layout) blockCounts() (counts, displs []int) {
+	counts, displs = make([]int, l.ranks), make([]int, l.ranks)
+	off := 0
+	for r := range counts {
+		counts[r] = l.LocalLen(r)
+		displs[r] = off
+		off += counts[r]
+	}
+	return counts, displs
+}
+
+// placeBlocks places the ranks' packed blocks into a global row-major
+// array. With axis 0 (or one rank) the packed blocks already are the global
+// array.
+func placeBlocks[T backend.Element](l Layout, packed []T) []T {
+	if l.axis <= 0 || l.ranks == 1 {
+		return packed
+	}
+	out := make([]T, l.Len())
+	_, displs := l.blockCounts()
+	for r := 0; r < l.ranks; r++ {
+		start, shape := l.box(r)
+		src := packed[displs[r]:]
+		boxRuns(make([]int, len(l.shape)), l.shape, start, shape, func(blockOff, packedOff, n int) {
+			copy(out[blockOff:blockOff+n], src[packedOff:packedOff+n])
+		})
+	}
+	return out
+}
+
+// Gather returns the whole array, in row-major order, at the root, and nil
+// on the other ranks.
+func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
+	local, err := a.localHost()
+	if err != nil {
+		return nil, err
+	}
+	c, l := a.comm, a.layout
+	if l.axis == Replicated {
+		if c.Rank() == root {
+			return slices.Clone(local), nil
+		}
+		return nil, nil
+	}
+	counts, displs := l.blockCounts()
+	var packed []T
+	if c.Rank() == root {
+		packed = make([]T, l.Len())
+	}
+	if err := mpi.Gatherv(c, local, packed, counts, displs, root); err != nil {
+		return nil, err
+	}
+	if c.Rank() != root {
+		return nil, nil
+	}
+	return placeBlocks(l, packed), nil
+}
+
+// Allgather returns the whole array, in row-major order, on every rank.
+func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
+	local, err := a.localHost()
+	if err != nil {
+		return nil, err
+	}
+	l := a.layout
+	if l.axis == Replicated {
+		return slices.Clone(local), nil
+	}
+	counts, displs := l.blockCounts()
+	packed := make([]T, l.Len())
+	if err := mpi.Allgatherv(a.comm, local, packed, counts, displs); err != nil {
+		return nil, err
+	}
+	return placeBlocks(l, packed), nil
+}
+
+// Scatter returns a new array of the global shape whose elements come from
+// data, the whole array in row-major order at the root (ignored elsewhere).
+// shape and the options must be the same on every rank.
+func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (*Array[T], error) {
+	a, err := Zeros[T](c, shape, opts...)
+	if err != nil {
+		return nil, err
+	}
+	l := a.layout
+	if c.Rank() == root && len(data) != l.Len() {
+		panic(fmt.Sprintf("dist: Scatter: %d elements for shape %v", len(data), shape))
+	}
+	if l.axis == Replicated {
+		buf := make([]T, l.Len())
+		if c.Rank() == root {
+			copy(buf, data)
+		}
+		if err := mpi.Bcast(c, buf, root); err != nil {
+			return nil, err
+		}
+		return a, backend.CopyFromHostSlice(a.local, buf)
+	}
+	counts, displs := l.blockCounts()
+	send := data
+	if c.Rank() == root && l.axis > 0 && l.ranks > 1 {
+		send = make([]T, len(data))
+		for r := 0; r < l.ranks; r++ {
+			start, bshape := l.box(r)
+			dst := send[displs[r]:]
+			boxRuns(make([]int, len(shape)), l.shape, start, bshape, func(blockOff, packedOff, n int) {
+				copy(dst[packedOff:packedOff+n], data[blockOff:blockOff+n])
+			})
+		}
+	}
+	var serr error
+	err = a.hostFill(func(host []T) {
+		serr = mpi.Scatterv(c, send, counts, displs, host, root)
+	})
+	if serr != nil {
+		return nil, serr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Get returns the element at the global multi-index idx on every rank.
+func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
+	var v [1]T
+	owner := a.layout.OwnerOf(idx)
+	me := a.comm.Rank()
+	if owner == -1 || owner == me {
+		start, shape := a.layout.box(me)
+		local := make([]int, len(idx))
+		for d := range idx {
+			local[d] = idx[d] - start[d]
+		}
+		off := ravel(local, shape)
+		if err := backend.CopyToHostSlice(v[:], a.local.Slice(off, off+1)); err != nil {
+			return v[0], err
+		}
+	}
+	if owner == -1 {
+		return v[0], nil
+	}
+	err := mpi.Bcast(a.comm, v[:], owner)
+	return v[0], err
+}

@@ -1,0 +1,280 @@
+package dist
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// haloTag is the MPI tag of halo messages. At most one message goes from a
+// rank to another in one exchange, and MPI keeps messages between two ranks
+// in order, so one tag serves every exchange.
+const haloTag = 0x4841
+
+// Halo is a rank's block of a distributed array with ghost layers: width
+// extra indices on each side of the split axis that Exchange fills with
+// copies of the neighbouring ranks' elements. Its local storage has the
+// block's shape with the split axis extended by 2*width; the block itself
+// sits at indices [width, width+n) of that axis.
+//
+// Ghost indices that fall outside the global array are never written: they
+// hold whatever the caller puts there (boundary values). Where a neighbour's
+// block is narrower than width, the ghost layer gathers from as many ranks
+// as it takes; ranks with an empty block send and receive nothing.
+type Halo[T backend.Element] struct {
+	comm   mpi.Comm
+	layout Layout
+	width  int
+	local  *backend.Array[T]
+	shape  []int // ghosted local shape
+	pre    int   // product of the dimensions before the split axis
+	post   int   // product of the dimensions after it
+	ext    int   // extent of the split axis in local storage
+	sends  []haloMsg[T]
+	recvs  []haloMsg[T]
+	reqs   []mpi.Request
+}
+
+// haloMsg is one message of an exchange: k indices of the split axis,
+// starting at index at of the local storage, to or from peer.
+type haloMsg[T backend.Element] struct {
+	peer, at, k int
+	buf         []T // packing buffer, when the slab is not contiguous
+}
+
+// NewHalo returns a zeroed halo block for arrays of layout l on c with
+// ghost layers of width w, on backend b (nil: the selected one). It is not
+// collective. l must be split (not replicated).
+func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) (*Halo[T], error) {
+	if l.axis == Replicated {
+		panic("dist: NewHalo of a replicated layout: every rank already holds every element")
+	}
+	if w < 0 {
+		panic(fmt.Sprintf("dist: NewHalo with negative width %d", w))
+	}
+	if l.Ranks() != c.Size() {
+		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
+	}
+	if b == nil {
+		b = backend.Current()
+	}
+	me := c.Rank()
+	shape := l.LocalShape(me)
+	h := &Halo[T]{comm: c, layout: l, width: w, pre: prod(shape[:l.axis]), post: prod(shape[l.axis+1:])}
+	shape[l.axis] += 2 * w
+	h.shape, h.ext = shape, shape[l.axis]
+	var err error
+	if h.local, err = backend.NewOn[T](b, prod(shape)); err != nil {
+		return nil, fmt.Errorf("dist: rank %d: %w", me, err)
+	}
+	h.plan()
+	return h, nil
+}
+
+// HaloOf returns a halo block of width w for x's layout, holding a copy of
+// x's block (ghosts zero). It is not collective.
+func HaloOf[T backend.Element](x *Array[T], w int) (*Halo[T], error) {
+	h, err := NewHalo[T](x.comm, x.layout, w, x.local.Backend())
+	if err != nil {
+		return nil, err
+	}
+	h.CopyFrom(x)
+	return h, nil
+}
+
+// ghosts returns the global ranges of the low and high ghost layers of
+// rank r, clipped to the array; none for an empty block.
+func (h *Halo[T]) ghosts(r int) [2][2]int {
+	lo, hi := h.layout.Range(r)
+	n := h.layout.shape[h.layout.axis]
+	if lo == hi || h.width == 0 {
+		return [2][2]int{}
+	}
+	return [2][2]int{{max(lo-h.width, 0), lo}, {hi, min(hi+h.width, n)}}
+}
+
+// plan works out the messages of an exchange from the layout alone, so
+// that every rank agrees on them.
+func (h *Halo[T]) plan() {
+	me, p := h.comm.Rank(), h.comm.Size()
+	mlo, mhi := h.layout.Range(me)
+	for r := 0; r < p; r++ {
+		if r == me {
+			continue
+		}
+		rlo, rhi := h.layout.Range(r)
+		// What r needs of my block.
+		for _, g := range h.ghosts(r) {
+			if lo, hi := max(g[0], mlo), min(g[1], mhi); lo < hi {
+				h.sends = append(h.sends, h.msg(r, lo-mlo+h.width, hi-lo))
+			}
+		}
+		// What I need of r's block.
+		for _, g := range h.ghosts(me) {
+			if lo, hi := max(g[0], rlo), min(g[1], rhi); lo < hi {
+				h.recvs = append(h.recvs, h.msg(r, lo-mlo+h.width, hi-lo))
+			}
+		}
+	}
+}
+
+func (h *Halo[T]) msg(peer, at, k int) haloMsg[T] {
+	m := haloMsg[T]{peer: peer, at: at, k: k}
+	if h.pre > 1 {
+		m.buf = make([]T, h.pre*k*h.post)
+	}
+	return m
+}
+
+// bufPtr returns the address MPI reads or writes for m: its packing buffer,
+// or the contiguous slab itself.
+func (h *Halo[T]) bufPtr(m *haloMsg[T]) unsafe.Pointer {
+	if h.pre*m.k*h.post == 0 {
+		return nil
+	}
+	if m.buf != nil {
+		return unsafe.Pointer(&m.buf[0])
+	}
+	return h.slab(m.at, m.k, 0).Ptr()
+}
+
+// pack copies the slab of m into its buffer.
+func (h *Halo[T]) pack(m *haloMsg[T]) {
+	n := m.k * h.post
+	for i := 0; i < h.pre; i++ {
+		copy(m.buf[i*n:(i+1)*n], h.slab(m.at, m.k, i).Data())
+	}
+}
+
+// unpack copies m's buffer into its slab.
+func (h *Halo[T]) unpack(m *haloMsg[T]) {
+	n := m.k * h.post
+	for i := 0; i < h.pre; i++ {
+		copy(h.slab(m.at, m.k, i).Data(), m.buf[i*n:(i+1)*n])
+	}
+}
+
+// slab returns the k indices of the split axis at index at, for each of the
+// pre outer positions, as views of the local storage.
+func (h *Halo[T]) slab(at, k, i int) *backend.Array[T] {
+	off := (i*h.ext + at) * h.post
+	return h.local.Slice(off, off+k*h.post)
+}
+
+// Start begins an exchange: it posts the receives and the sends of the
+// ghost layers, and returns at once. Finish completes it; the block must not
+// change in between, and ghosts must not be read.
+func (h *Halo[T]) Start() error {
+	if h.reqs != nil {
+		panic("dist: Halo.Start while an exchange is in flight")
+	}
+	if !h.local.Device().IsHost() && (len(h.sends) > 0 || len(h.recvs) > 0) {
+		return fmt.Errorf("dist: halo exchange of a block on %v needs host staging, which this build does not have yet", h.local.Device())
+	}
+	h.reqs = make([]mpi.Request, 0, len(h.sends)+len(h.recvs))
+	for i := range h.recvs {
+		m := &h.recvs[i]
+		req, err := h.comm.Irecv(h.bufPtr(m), h.pre*m.k*h.post, mpiType[T](), m.peer, haloTag)
+		if err != nil {
+			return h.abandon(err)
+		}
+		h.reqs = append(h.reqs, req)
+	}
+	for i := range h.sends {
+		m := &h.sends[i]
+		if m.buf != nil {
+			h.pack(m)
+		}
+		req, err := h.comm.Isend(h.bufPtr(m), h.pre*m.k*h.post, mpiType[T](), m.peer, haloTag)
+		if err != nil {
+			return h.abandon(err)
+		}
+		h.reqs = append(h.reqs, req)
+	}
+	return nil
+}
+
+// abandon waits for the requests already posted and returns err.
+func (h *Halo[T]) abandon(err error) error {
+	mpi.Waitall(h.reqs)
+	h.reqs = nil
+	return err
+}
+
+// Finish waits for the exchange begun by Start and fills the ghosts.
+func (h *Halo[T]) Finish() error {
+	if h.reqs == nil {
+		panic("dist: Halo.Finish without Start")
+	}
+	_, err := mpi.Waitall(h.reqs)
+	h.reqs = nil
+	if err != nil {
+		return err
+	}
+	for i := range h.recvs {
+		if m := &h.recvs[i]; m.buf != nil {
+			h.unpack(m)
+		}
+	}
+	return nil
+}
+
+// Exchange fills the ghost layers with the neighbouring ranks' elements.
+func (h *Halo[T]) Exchange() error {
+	if err := h.Start(); err != nil {
+		return err
+	}
+	return h.Finish()
+}
+
+// Local returns the local storage, ghosts included, in row-major order of
+// LocalShape. It is not collective.
+func (h *Halo[T]) Local() *backend.Array[T] { return h.local }
+
+// LocalShape returns the shape of the local storage: the block's shape with
+// the split axis extended by 2*Width.
+func (h *Halo[T]) LocalShape() []int { return append([]int(nil), h.shape...) }
+
+// Width returns the ghost width.
+func (h *Halo[T]) Width() int { return h.width }
+
+// Layout returns the layout of the array the block belongs to.
+func (h *Halo[T]) Layout() Layout { return h.layout }
+
+// CopyFrom copies x's block into the block of h, leaving the ghosts. It is
+// not collective.
+func (h *Halo[T]) CopyFrom(x *Array[T]) { h.copyBlock(x, true) }
+
+// CopyTo copies the block of h, without ghosts, into x's block. It is not
+// collective.
+func (h *Halo[T]) CopyTo(x *Array[T]) { h.copyBlock(x, false) }
+
+func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
+	if !x.layout.Equal(h.layout) {
+		panic(fmt.Sprintf("dist: Halo copy: layouts differ: %v and %v", h.layout, x.layout))
+	}
+	n := h.ext - 2*h.width
+	for i := 0; i < h.pre; i++ {
+		ghosted := h.slab(h.width, n, i)
+		plain := x.local.Slice(i*n*h.post, (i+1)*n*h.post)
+		if in {
+			backend.Copy(ghosted, plain)
+		} else {
+			backend.Copy(plain, ghosted)
+		}
+	}
+}
+
+// Swap exchanges the storage of h and o, two halo blocks of the same layout
+// and width: the double-buffer step of an iteration. It is not collective.
+func (h *Halo[T]) Swap(o *Halo[T]) {
+	if !h.layout.Equal(o.layout) || h.width != o.width || h.comm != o.comm {
+		panic(fmt.Sprintf("dist: Halo.Swap of blocks of %v width %d and %v width %d", h.layout, h.width, o.layout, o.width))
+	}
+	if h.reqs != nil || o.reqs != nil {
+		panic("dist: Halo.Swap while an exchange is in flight")
+	}
+	h.local, o.local = o.local, h.local
+}

@@ -1,0 +1,197 @@
+package dist
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Replicated, as a layout's axis, means every rank holds the whole array.
+const Replicated = -1
+
+// Layout says how a global array is divided among the ranks: the global
+// shape, the split axis (or Replicated), and how many indices of the split
+// axis each rank holds. Blocks are contiguous and in rank order. A Layout is
+// a value; its methods do not communicate.
+type Layout struct {
+	shape  []int
+	axis   int
+	counts []int // per rank, along axis; nil when replicated
+	starts []int // per rank, plus the total at the end
+	ranks  int
+}
+
+// NewLayout returns the block layout of shape over p ranks split on axis:
+// the first n%p ranks get n/p+1 indices and the others n/p, where n is
+// shape[axis]. Axis Replicated gives every rank the whole array. A zero
+// dimension, and fewer indices than ranks, are legal: some blocks are then
+// empty.
+func NewLayout(shape []int, axis, p int) Layout {
+	checkShape(shape)
+	if p < 1 {
+		panic(fmt.Sprintf("dist: layout over %d ranks", p))
+	}
+	if axis == Replicated {
+		return Layout{shape: slices.Clone(shape), axis: Replicated, ranks: p}
+	}
+	if axis < 0 || axis >= len(shape) {
+		panic(fmt.Sprintf("dist: split axis %d of a %d-dimensional shape %v", axis, len(shape), shape))
+	}
+	n := shape[axis]
+	counts := make([]int, p)
+	for r := range counts {
+		counts[r] = n / p
+		if r < n%p {
+			counts[r]++
+		}
+	}
+	return newLayout(shape, axis, counts)
+}
+
+// NewLayoutCounts returns the layout of shape split on axis with the given
+// per-rank block sizes, which must sum to shape[axis].
+func NewLayoutCounts(shape []int, axis int, counts []int) Layout {
+	checkShape(shape)
+	if axis < 0 || axis >= len(shape) {
+		panic(fmt.Sprintf("dist: split axis %d of a %d-dimensional shape %v", axis, len(shape), shape))
+	}
+	sum := 0
+	for _, c := range counts {
+		if c < 0 {
+			panic(fmt.Sprintf("dist: negative block size in %v", counts))
+		}
+		sum += c
+	}
+	if sum != shape[axis] || len(counts) == 0 {
+		panic(fmt.Sprintf("dist: block sizes %v do not sum to %d, the length of axis %d of %v", counts, shape[axis], axis, shape))
+	}
+	return newLayout(shape, axis, slices.Clone(counts))
+}
+
+func newLayout(shape []int, axis int, counts []int) Layout {
+	starts := make([]int, len(counts)+1)
+	for r, c := range counts {
+		starts[r+1] = starts[r] + c
+	}
+	return Layout{shape: slices.Clone(shape), axis: axis, counts: counts, starts: starts, ranks: len(counts)}
+}
+
+func checkShape(shape []int) {
+	if len(shape) == 0 {
+		panic("dist: empty shape: arrays have at least one dimension")
+	}
+	for _, d := range shape {
+		if d < 0 {
+			panic(fmt.Sprintf("dist: negative dimension in shape %v", shape))
+		}
+	}
+}
+
+// Shape returns the global shape.
+func (l Layout) Shape() []int { return slices.Clone(l.shape) }
+
+// Dims returns the number of dimensions.
+func (l Layout) Dims() int { return len(l.shape) }
+
+// Axis returns the split axis, or Replicated.
+func (l Layout) Axis() int { return l.axis }
+
+// Ranks returns the number of ranks the layout is for.
+func (l Layout) Ranks() int { return l.ranks }
+
+// Len returns the number of elements of the global array.
+func (l Layout) Len() int { return prod(l.shape) }
+
+// Counts returns the block size of every rank along the split axis, or nil
+// for a replicated layout.
+func (l Layout) Counts() []int { return slices.Clone(l.counts) }
+
+// Range returns the global indices [lo, hi) of the split axis that rank
+// holds. For a replicated layout it is the whole axis 0.
+func (l Layout) Range(rank int) (lo, hi int) {
+	l.checkRank(rank)
+	if l.axis == Replicated {
+		return 0, l.shape[0]
+	}
+	return l.starts[rank], l.starts[rank+1]
+}
+
+// Owner returns the rank that holds global index i of the split axis. For a
+// replicated layout every rank holds it: Owner returns -1.
+func (l Layout) Owner(i int) int {
+	if l.axis == Replicated {
+		return -1
+	}
+	if i < 0 || i >= l.shape[l.axis] {
+		panic(fmt.Sprintf("dist: index %d out of range [0, %d) of axis %d", i, l.shape[l.axis], l.axis))
+	}
+	// The last rank whose block starts at or before i and is not empty.
+	r, _ := slices.BinarySearch(l.starts[1:], i+1)
+	return r
+}
+
+// OwnerOf returns the rank that holds the element at the global
+// multi-index idx (-1 for a replicated layout).
+func (l Layout) OwnerOf(idx []int) int {
+	if len(idx) != len(l.shape) {
+		panic(fmt.Sprintf("dist: index %v for a %d-dimensional array", idx, len(l.shape)))
+	}
+	for a, i := range idx {
+		if i < 0 || i >= l.shape[a] {
+			panic(fmt.Sprintf("dist: index %v out of range of shape %v", idx, l.shape))
+		}
+	}
+	if l.axis == Replicated {
+		return -1
+	}
+	return l.Owner(idx[l.axis])
+}
+
+// LocalShape returns the shape of rank's block.
+func (l Layout) LocalShape(rank int) []int {
+	s := slices.Clone(l.shape)
+	if l.axis != Replicated {
+		lo, hi := l.Range(rank)
+		s[l.axis] = hi - lo
+	}
+	return s
+}
+
+// LocalLen returns the number of elements in rank's block.
+func (l Layout) LocalLen(rank int) int { return prod(l.LocalShape(rank)) }
+
+// Equal reports whether two layouts have the same shape, split axis, block
+// sizes and rank count.
+func (l Layout) Equal(o Layout) bool {
+	return l.axis == o.axis && l.ranks == o.ranks && slices.Equal(l.shape, o.shape) && slices.Equal(l.counts, o.counts)
+}
+
+func (l Layout) String() string {
+	if l.axis == Replicated {
+		return fmt.Sprintf("shape %v replicated on %d ranks", l.shape, l.ranks)
+	}
+	return fmt.Sprintf("shape %v split on axis %d over %d ranks as %v", l.shape, l.axis, l.ranks, l.counts)
+}
+
+func (l Layout) checkRank(rank int) {
+	if rank < 0 || rank >= l.ranks {
+		panic(fmt.Sprintf("dist: rank %d of a layout over %d ranks", rank, l.ranks))
+	}
+}
+
+// box returns rank's block as a box of the global index space: its start
+// and its shape.
+func (l Layout) box(rank int) (start, shape []int) {
+	start = make([]int, len(l.shape))
+	if l.axis != Replicated {
+		start[l.axis], _ = l.Range(rank)
+	}
+	return start, l.LocalShape(rank)
+}
+
+func prod(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}

@@ -1,0 +1,180 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// The reductions are collective. Floating-point sums and dots accumulate
+// in float64 on each rank, with a summation whose result does not depend on
+// the thread count, and the ranks' partial results are combined by an
+// allreduce; integer sums wrap as Go's arithmetic does. Every rank gets the
+// same result.
+
+// allreduceAcc combines the per-rank Sum/Dot scalars s of a's backend.
+func allreduceAcc[T backend.Element](a *Array[T], s backend.Scalar) (T, error) {
+	if a.layout.axis == Replicated {
+		return backend.ValueOf[T](s), nil
+	}
+	var err error
+	switch s.DType() {
+	case backend.Float64:
+		var v float64
+		v, err = mpi.AllreduceValue(a.comm, s.Float64(), mpi.Sum)
+		s = backend.ScalarOf(v)
+	case backend.Int64:
+		var v int64
+		v, err = mpi.AllreduceValue(a.comm, s.Int64(), mpi.Sum)
+		s = backend.ScalarOf(v)
+	default:
+		var v uint64
+		v, err = mpi.AllreduceValue(a.comm, s.Uint64(), mpi.Sum)
+		s = backend.ScalarOf(v)
+	}
+	return backend.ValueOf[T](s), err
+}
+
+// Sum returns the sum of all elements.
+func Sum[T backend.Element](x *Array[T]) (T, error) {
+	return allreduceAcc(x, x.local.Backend().Sum(x.local.Buffer()))
+}
+
+// Dot returns the sum of x[i]*y[i] over all elements.
+func Dot[T backend.Element](x, y *Array[T]) (T, error) {
+	sameLayout("Dot", x, y)
+	return allreduceAcc(x, x.local.Backend().Dot(x.local.Buffer(), y.local.Buffer()))
+}
+
+// Norm returns the 2-norm of all elements, accumulated in float64.
+func Norm[T backend.Float](x *Array[T]) (float64, error) {
+	s := x.local.Backend().Dot(x.local.Buffer(), x.local.Buffer()).Float64()
+	if x.layout.axis != Replicated {
+		var err error
+		if s, err = mpi.AllreduceValue(x.comm, s, mpi.Sum); err != nil {
+			return 0, err
+		}
+	}
+	return math.Sqrt(s), nil
+}
+
+// better reports whether v at index i beats the best so far (bv at bi) for
+// a minimum (max false) or maximum: a NaN beats every number, and ties go to
+// the smaller index.
+func better[T backend.Element](v T, i int64, bv T, bi int64, max bool) bool {
+	if bi < 0 {
+		return i >= 0
+	}
+	if i < 0 {
+		return false
+	}
+	vn, bn := v != v, bv != bv
+	switch {
+	case vn || bn:
+		if vn && bn {
+			return i < bi
+		}
+		return vn
+	case v == bv:
+		return i < bi
+	case max:
+		return v > bv
+	default:
+		return v < bv
+	}
+}
+
+// argExtreme returns the global flat index and value of the first minimum
+// (or maximum) of x.
+func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
+	b := x.local.Backend()
+	var li int
+	var lv backend.Scalar
+	if max {
+		li, lv = b.Argmax(x.local.Buffer())
+	} else {
+		li, lv = b.Argmin(x.local.Buffer())
+	}
+	gi := int64(-1)
+	if li >= 0 {
+		gi = int64(x.globalFlat(li))
+	}
+	v := backend.ValueOf[T](lv)
+	if x.layout.axis == Replicated {
+		return int(gi), v, nil
+	}
+	p := x.comm.Size()
+	vals, idxs := make([]T, p), make([]int64, p)
+	if err := mpi.Allgather(x.comm, []T{v}, vals); err != nil {
+		return -1, v, err
+	}
+	if err := mpi.Allgather(x.comm, []int64{gi}, idxs); err != nil {
+		return -1, v, err
+	}
+	bv, bi := vals[0], idxs[0]
+	for r := 1; r < p; r++ {
+		if better(vals[r], idxs[r], bv, bi, max) {
+			bv, bi = vals[r], idxs[r]
+		}
+	}
+	return int(bi), bv, nil
+}
+
+// globalFlat returns the global row-major index of this rank's local
+// element i.
+func (a *Array[T]) globalFlat(i int) int {
+	start, shape := a.layout.box(a.comm.Rank())
+	idx := make([]int, len(shape))
+	unravel(i, shape, idx)
+	for d := range idx {
+		idx[d] += start[d]
+	}
+	return ravel(idx, a.layout.shape)
+}
+
+// Argmin returns the global row-major index of the first smallest element,
+// or -1 for an empty array. A NaN counts as smaller than every number.
+// Unravel turns the index into a multi-index.
+func Argmin[T backend.Element](x *Array[T]) (int, error) {
+	i, _, err := argExtreme(x, false)
+	return i, err
+}
+
+// Argmax returns the global row-major index of the first largest element,
+// or -1 for an empty array. A NaN counts as larger than every number.
+func Argmax[T backend.Element](x *Array[T]) (int, error) {
+	i, _, err := argExtreme(x, true)
+	return i, err
+}
+
+// Min returns the smallest element (NaN if any element is NaN). It panics
+// on every rank if the array is empty.
+func Min[T backend.Element](x *Array[T]) (T, error) {
+	if x.Len() == 0 {
+		panic("dist: Min of an empty array")
+	}
+	_, v, err := argExtreme(x, false)
+	return v, err
+}
+
+// Max returns the largest element (NaN if any element is NaN). It panics on
+// every rank if the array is empty.
+func Max[T backend.Element](x *Array[T]) (T, error) {
+	if x.Len() == 0 {
+		panic("dist: Max of an empty array")
+	}
+	_, v, err := argExtreme(x, true)
+	return v, err
+}
+
+// Unravel returns the multi-index of the row-major flat index i in shape.
+func Unravel(i int, shape []int) []int {
+	if i < 0 || i >= prod(shape) {
+		panic(fmt.Sprintf("dist: flat index %d out of range of shape %v", i, shape))
+	}
+	idx := make([]int, len(shape))
+	unravel(i, shape, idx)
+	return idx
+}

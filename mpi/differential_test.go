@@ -1,0 +1,88 @@
+package mpi_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// script runs one fixed sequence of calls on a one-rank communicator and
+// returns a transcript of every result and error, to compare the stand-in
+// with real MPI.
+func script(c mpi.Comm) []string {
+	var out []string
+	log := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	x := []float64{1.5, -2, 3, 0}
+	r := make([]float64, len(x))
+	for _, op := range []mpi.Op{mpi.Sum, mpi.Prod, mpi.Min, mpi.Max} {
+		err := mpi.Allreduce(c, x, r, op)
+		log("Allreduce %v: %v %v", op, r, err == nil)
+	}
+	ints := []int64{0, 3, -1}
+	for _, op := range []mpi.Op{mpi.LAnd, mpi.LOr} {
+		got := slices.Clone(ints)
+		err := mpi.AllreduceInPlace(c, got, op)
+		// MPI gives logical results as 0/1; compare truth values.
+		for i := range got {
+			got[i] = map[bool]int64{false: 0, true: 1}[got[i] != 0]
+		}
+		log("AllreduceInPlace %v: %v %v", op, got, err == nil)
+	}
+	rr := make([]float64, len(x))
+	log("Reduce: %v %v", mpi.Reduce(c, x, rr, mpi.Max, 0) == nil, rr)
+	b := []uint32{7, 8}
+	log("Bcast: %v %v", mpi.Bcast(c, b, 0) == nil, b)
+	g := make([]uint32, 2)
+	log("Gather: %v %v", mpi.Gather(c, b, g, 0) == nil, g)
+	gv := make([]uint32, 5)
+	log("Gatherv: %v %v", mpi.Gatherv(c, b, gv, []int{2}, []int{3}, 0) == nil, gv)
+	ag := make([]uint32, 2)
+	log("Allgather: %v %v", mpi.Allgather(c, b, ag) == nil, ag)
+	sc := make([]uint32, 2)
+	log("Scatter: %v %v", mpi.Scatter(c, b, sc, 0) == nil, sc)
+	sv := make([]uint32, 1)
+	log("Scatterv: %v %v", mpi.Scatterv(c, b, []int{1}, []int{1}, sv, 0) == nil, sv)
+	aa := make([]float32, 3)
+	log("Alltoall: %v %v", mpi.Alltoall(c, []float32{1, 2, 3}, aa) == nil, aa)
+	av := make([]float32, 4)
+	log("Alltoallv: %v %v", mpi.Alltoallv(c, []float32{1, 2, 3}, []int{2}, []int{1}, av, []int{2}, []int{2}) == nil, av)
+	z := make([]float64, 0)
+	log("zero-length Allreduce: %v", mpi.Allreduce(c, z, z, mpi.Sum) == nil)
+	log("zero-length Gather: %v", mpi.Gather(c, z, z, 0) == nil)
+	sr := make([]int32, 3)
+	st, err := mpi.Sendrecv(c, []int32{4, 5, 6}, 0, 3, sr, 0, 3)
+	log("Sendrecv: %v %+v %v", err == nil, st, sr)
+	ir := make([]int32, 2)
+	rq, err1 := mpi.Irecv(c, ir, 0, 11)
+	sq, err2 := mpi.Isend(c, []int32{9, 10}, 0, 11)
+	sts, err3 := mpi.Waitall([]mpi.Request{rq, sq})
+	log("Irecv/Isend: %v %v %v %+v %v", err1 == nil, err2 == nil, err3 == nil, sts[0], ir)
+	sub, err := c.Split(0, 0)
+	log("Split: %v %d %d", err == nil, sub.Rank(), sub.Size())
+	sub.Free()
+	log("Barrier: %v", c.Barrier() == nil)
+	return out
+}
+
+// TestDifferential runs the script on the stand-in and on a one-rank
+// communicator of the world's library (MPI_COMM_SELF under -tags mpi), on
+// every rank, and compares the transcripts.
+func TestDifferential(t *testing.T) {
+	serial := script(mpi.NewSerial())
+	self := script(mpi.Self())
+	if len(serial) != len(self) {
+		t.Fatalf("transcripts of %d and %d lines", len(serial), len(self))
+	}
+	for i := range serial {
+		if serial[i] != self[i] {
+			t.Errorf("line %d:\n stand-in: %s\n      MPI: %s", i, serial[i], self[i])
+		}
+	}
+	if testing.Verbose() {
+		for _, l := range self {
+			t.Log(l)
+		}
+	}
+}

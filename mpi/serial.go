@@ -16,7 +16,7 @@ import (
 // default build, and is available in every build for tests.
 type Serial struct {
 	mu      sync.Mutex
-	queue   []message   // sends not yet received, in order
+	queue   []message    // sends not yet received, in order
 	pending []*serialReq // receives posted before their send
 }
 

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+)
+
+func TestMain(m *testing.M) { mpitest.Main(m) }
+
+// serialHeat is the plain loop of the same update on one process: an
+// (n+2) x (n+2) grid with the top row 1 and the rest of the boundary 0.
+func serialHeat(n, iters int) float64 {
+	m := n + 2
+	u, v := make([]float64, m*m), make([]float64, m*m)
+	for j := 0; j < m; j++ {
+		u[j], v[j] = 1, 1
+	}
+	for it := 0; it < iters; it++ {
+		for i := 1; i <= n; i++ {
+			for j := 1; j <= n; j++ {
+				v[i*m+j] = 0.25 * (u[(i-1)*m+j] + u[(i+1)*m+j] + u[i*m+j-1] + u[i*m+j+1])
+			}
+		}
+		u, v = v, u
+	}
+	s := 0.0
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= n; j++ {
+			s += u[i*m+j]
+		}
+	}
+	return s
+}
+
+func TestHeatMatchesSerialLoop(t *testing.T) {
+	world := mpitest.World(t)
+	for _, c := range []struct{ n, iters int }{{1, 3}, {2, 5}, {3, 7}, {5, 0}, {17, 40}, {64, 100}, {129, 60}} {
+		res, err := solveHeat(world, heatConfig{N: c.n, Iters: c.iters, Gather: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := serialHeat(c.n, c.iters)
+		if d := math.Abs(res.Checksum - want); d > 1e-12*math.Abs(want) || (want == 0 && res.Checksum != 0) {
+			t.Fatalf("n=%d iters=%d on %d ranks: checksum %.17g, serial loop %.17g", c.n, c.iters, world.Size(), res.Checksum, want)
+		}
+		if world.Rank() == 0 && len(res.Field) != c.n*(c.n+2) {
+			t.Fatalf("gathered field of %d values", len(res.Field))
+		}
+		if res.Ranks != world.Size() {
+			t.Fatalf("ranks %d", res.Ranks)
+		}
+	}
+}
+
+func TestHeatRejectsBadSizes(t *testing.T) {
+	world := mpitest.World(t)
+	if _, err := solveHeat(world, heatConfig{N: 0, Iters: 1}); err == nil {
+		t.Fatal("n = 0: no error")
+	}
+	if _, err := solveHeat(world, heatConfig{N: 4, Iters: -1}); err == nil {
+		t.Fatal("iters = -1: no error")
+	}
+}

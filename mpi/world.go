@@ -40,6 +40,7 @@ func Init() (Comm, error) {
 		world.err = err
 		return nil, err
 	}
+	c = wrap(c)
 	world.comm = c
 	world.nodeRank, world.nodeSize = 0, 1
 	if node, err := c.SplitShared(); err == nil && node != nil {

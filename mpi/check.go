@@ -1,0 +1,284 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// mode holds the checking and tracking bits, so that a collective call
+// pays one atomic load and one branch when both are off.
+var mode atomic.Uint32
+
+const (
+	modeCheck uint32 = 1 << iota
+	modeTrack
+)
+
+func init() {
+	switch strings.TrimSpace(os.Getenv("XPMPI_CHECK")) {
+	case "1", "true", "yes":
+		mode.Store(modeCheck)
+	}
+}
+
+func setBit(bit uint32, on bool) bool {
+	for {
+		old := mode.Load()
+		nw := old &^ bit
+		if on {
+			nw |= bit
+		}
+		if mode.CompareAndSwap(old, nw) {
+			return old&bit != 0
+		}
+	}
+}
+
+// Checking reports whether the checking mode is on: before each collective
+// call of this package and of package dist, every rank verifies that the
+// others are making the same call with compatible arguments. XPMPI_CHECK=1
+// turns it on at start-up; SetChecking at run time.
+func Checking() bool { return mode.Load()&modeCheck != 0 }
+
+// SetChecking turns the checking mode on or off and returns the previous
+// setting. Every rank must make the same change at the same point.
+func SetChecking(on bool) bool { return setBit(modeCheck, on) }
+
+// MismatchError is returned on every rank when the ranks of a communicator
+// make different collective calls, or the same call with incompatible
+// arguments, in checking mode.
+type MismatchError struct {
+	Calls []string // what each rank called, with its arguments
+}
+
+func (e *MismatchError) Error() string {
+	// Name the ranks that differ from rank 0, then rank 0.
+	var parts []string
+	for r, c := range e.Calls {
+		if r > 0 && c != e.Calls[0] {
+			parts = append(parts, fmt.Sprintf("rank %d called %s", r, c))
+		}
+	}
+	parts = append(parts, fmt.Sprintf("rank 0 called %s", e.Calls[0]))
+	return "mpi: collective mismatch: " + strings.Join(parts, ", ")
+}
+
+// maxCheckArgs is the number of integer arguments a check compares.
+const maxCheckArgs = 6
+
+// Arg is a named argument of a checked collective call.
+type Arg struct {
+	Name  string
+	Value int64
+}
+
+// CheckCollective verifies, in checking mode, that every rank of c is making
+// the same collective call (call) with the same arguments; it returns a
+// *MismatchError on every rank if not. It is itself collective. Outside
+// checking mode it only records the call for the watchdog, and costs one
+// branch when no watchdog runs.
+func CheckCollective(c Comm, call string, args ...Arg) error {
+	m := mode.Load()
+	if m == 0 {
+		return nil
+	}
+	if m&modeTrack != 0 {
+		current.Store(&trackedCall{name: call, since: time.Now()})
+	}
+	if m&modeCheck == 0 {
+		return nil
+	}
+	if len(args) > maxCheckArgs {
+		panic(fmt.Sprintf("mpi: CheckCollective with %d arguments, at most %d", len(args), maxCheckArgs))
+	}
+	inner := unwrap(c)
+	var desc [1 + maxCheckArgs]int64
+	h := fnv.New64a()
+	h.Write([]byte(call))
+	for _, a := range args {
+		h.Write([]byte{0})
+		h.Write([]byte(a.Name))
+	}
+	desc[0] = int64(h.Sum64())
+	for i, a := range args {
+		desc[1+i] = a.Value
+	}
+	p := inner.Size()
+	all := make([]int64, p*len(desc))
+	if err := inner.Allgather(unsafe.Pointer(&desc[0]), len(desc), unsafe.Pointer(&all[0]), Int64); err != nil {
+		return err
+	}
+	same := true
+	for r := 1; r < p && same; r++ {
+		for i := range desc {
+			if all[r*len(desc)+i] != all[i] {
+				same = false
+				break
+			}
+		}
+	}
+	if same {
+		return nil
+	}
+	// Every rank saw the same table: all of them gather the descriptions.
+	text := call
+	if len(args) > 0 {
+		var s []string
+		for _, a := range args {
+			s = append(s, fmt.Sprintf("%s %d", a.Name, a.Value))
+		}
+		text += "(" + strings.Join(s, ", ") + ")"
+	}
+	calls, err := allgatherStrings(inner, text)
+	if err != nil {
+		return err
+	}
+	return &MismatchError{Calls: calls}
+}
+
+// allgatherStrings returns every rank's s, in rank order, on every rank.
+func allgatherStrings(c Comm, s string) ([]string, error) {
+	p := c.Size()
+	lens := make([]int64, p)
+	if err := Allgather(c, []int64{int64(len(s))}, lens); err != nil {
+		return nil, err
+	}
+	counts, displs := make([]int, p), make([]int, p)
+	total := 0
+	for r, n := range lens {
+		counts[r], displs[r] = int(n), total
+		total += int(n)
+	}
+	all := make([]byte, total)
+	b := []byte(s)
+	if err := c.Allgatherv(ptr(b), len(b), ptr(all), counts, displs, Byte); err != nil {
+		return nil, err
+	}
+	out := make([]string, p)
+	for r := range out {
+		out[r] = string(all[displs[r] : displs[r]+counts[r]])
+	}
+	return out, nil
+}
+
+// RankError is a failure on some ranks of a collective operation, agreed on
+// by all of them: every rank returns the same RankError.
+type RankError struct {
+	Ranks []int    // the ranks where it failed, in order
+	Msgs  []string // the failure on each of those ranks
+}
+
+func (e *RankError) Error() string {
+	var b strings.Builder
+	if len(e.Ranks) == 1 {
+		fmt.Fprintf(&b, "failed on rank %d: %s", e.Ranks[0], e.Msgs[0])
+		return b.String()
+	}
+	fmt.Fprintf(&b, "failed on ranks %v:", e.Ranks)
+	for i, r := range e.Ranks {
+		fmt.Fprintf(&b, " [rank %d: %s]", r, e.Msgs[i])
+	}
+	return b.String()
+}
+
+// Agree turns a local outcome into a collective one: every rank passes its
+// own error (nil for success), and every rank gets nil if all succeeded,
+// and otherwise the same *RankError naming the ranks that failed and why.
+// It is collective: use it after a local step that can fail on some ranks
+// (opening a file, allocating) and before the next collective call, so that
+// no rank is left waiting in it.
+func Agree(c Comm, err error) error {
+	failed := int32(0)
+	if err != nil {
+		failed = 1
+	}
+	inner := unwrap(c)
+	any, aerr := AllreduceValue(inner, failed, LOr)
+	if aerr != nil {
+		return aerr
+	}
+	if any == 0 {
+		return nil
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	msgs, gerr := allgatherStrings(inner, msg)
+	if gerr != nil {
+		return gerr
+	}
+	// A rank that failed with an empty message still counts: gather flags.
+	flags := make([]int32, inner.Size())
+	if gerr := Allgather(inner, []int32{failed}, flags); gerr != nil {
+		return gerr
+	}
+	re := &RankError{}
+	for r, f := range flags {
+		if f != 0 {
+			re.Ranks = append(re.Ranks, r)
+			re.Msgs = append(re.Msgs, msgs[r])
+		}
+	}
+	sort.Ints(re.Ranks)
+	return re
+}
+
+// IsRankError reports whether err is (or wraps) a *RankError.
+func IsRankError(err error) bool {
+	var re *RankError
+	return errors.As(err, &re)
+}
+
+// current is the collective this rank is in, recorded while a watchdog
+// runs, for the message it prints when a job runs out of time.
+var current atomic.Pointer[trackedCall]
+
+type trackedCall struct {
+	name  string
+	since time.Time
+}
+
+// leave records that the rank left the collective it was in.
+func leave() {
+	if mode.Load()&modeTrack != 0 {
+		current.Store(nil)
+	}
+}
+
+// Current returns the collective call this rank is in, and since when, as
+// recorded while a watchdog runs; "" outside collectives.
+func Current() (call string, since time.Time) {
+	if t := current.Load(); t != nil {
+		return t.name, t.since
+	}
+	return "", time.Time{}
+}
+
+// StartWatchdog arms a timer for the job: if stop has not been called
+// within d, this rank prints which collective call it is in (or that it is
+// in none) and, a moment later so that every rank can say where it is,
+// aborts the job through c. Every rank should arm it at the same point.
+func StartWatchdog(c Comm, d time.Duration) (stop func()) {
+	setBit(modeTrack, true)
+	t := time.AfterFunc(d, func() {
+		where := "not in a collective call"
+		if call, since := Current(); call != "" {
+			where = fmt.Sprintf("in %s for %.1fs", call, time.Since(since).Seconds())
+		}
+		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: the job exceeded its time limit of %v; this rank is %s\n", c.Rank(), d, where)
+		time.Sleep(500 * time.Millisecond)
+		c.Abort(3)
+	})
+	return func() {
+		t.Stop()
+		setBit(modeTrack, false)
+	}
+}

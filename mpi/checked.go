@@ -1,0 +1,147 @@
+package mpi
+
+import "unsafe"
+
+// checked wraps a communicator so that every collective call goes through
+// CheckCollective first (a branch when neither checking nor a watchdog is
+// on) and records its exit for the watchdog. Init wraps the world with it.
+type checked struct {
+	Comm
+}
+
+// wrap returns c wrapped for checking (nil stays nil).
+func wrap(c Comm) Comm {
+	if c == nil {
+		return nil
+	}
+	if _, ok := c.(*checked); ok {
+		return c
+	}
+	return &checked{Comm: c}
+}
+
+// unwrap returns the communicator under the checking wrapper.
+func unwrap(c Comm) Comm {
+	if w, ok := c.(*checked); ok {
+		return w.Comm
+	}
+	return c
+}
+
+func dtArg(dt Datatype) Arg { return Arg{"datatype", int64(dt)} }
+func rootArg(r int) Arg     { return Arg{"root", int64(r)} }
+func countArg(n int) Arg    { return Arg{"count", int64(n)} }
+
+func (w *checked) Barrier() error {
+	if err := CheckCollective(w.Comm, "Barrier"); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Barrier()
+}
+
+func (w *checked) Bcast(buf unsafe.Pointer, count int, dt Datatype, root int) error {
+	if err := CheckCollective(w.Comm, "Bcast", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Bcast(buf, count, dt, root)
+}
+
+func (w *checked) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op, root int) error {
+	if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(count), Arg{"op", int64(op)}, rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Reduce(send, recv, count, dt, op, root)
+}
+
+func (w *checked) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(count), Arg{"op", int64(op)}); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Allreduce(send, recv, count, dt, op)
+}
+
+func (w *checked) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
+	if err := CheckCollective(w.Comm, "Gather", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Gather(send, count, recv, dt, root)
+}
+
+func (w *checked) Gatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype, root int) error {
+	if err := CheckCollective(w.Comm, "Gatherv", dtArg(dt), rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Gatherv(send, scount, recv, counts, displs, dt, root)
+}
+
+func (w *checked) Allgather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
+	if err := CheckCollective(w.Comm, "Allgather", dtArg(dt), countArg(count)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Allgather(send, count, recv, dt)
+}
+
+func (w *checked) Allgatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype) error {
+	if err := CheckCollective(w.Comm, "Allgatherv", dtArg(dt)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Allgatherv(send, scount, recv, counts, displs, dt)
+}
+
+func (w *checked) Scatter(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
+	if err := CheckCollective(w.Comm, "Scatter", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Scatter(send, count, recv, dt, root)
+}
+
+func (w *checked) Scatterv(send unsafe.Pointer, counts, displs []int, recv unsafe.Pointer, rcount int, dt Datatype, root int) error {
+	if err := CheckCollective(w.Comm, "Scatterv", dtArg(dt), rootArg(root)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Scatterv(send, counts, displs, recv, rcount, dt, root)
+}
+
+func (w *checked) Alltoall(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
+	if err := CheckCollective(w.Comm, "Alltoall", dtArg(dt), countArg(count)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Alltoall(send, count, recv, dt)
+}
+
+func (w *checked) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) error {
+	if err := CheckCollective(w.Comm, "Alltoallv", dtArg(dt)); err != nil {
+		return err
+	}
+	defer leave()
+	return w.Comm.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt)
+}
+
+func (w *checked) Split(color, key int) (Comm, error) {
+	if err := CheckCollective(w.Comm, "Split"); err != nil {
+		return nil, err
+	}
+	defer leave()
+	c, err := w.Comm.Split(color, key)
+	return wrap(c), err
+}
+
+func (w *checked) SplitShared() (Comm, error) {
+	if err := CheckCollective(w.Comm, "SplitShared"); err != nil {
+		return nil, err
+	}
+	defer leave()
+	c, err := w.Comm.SplitShared()
+	return wrap(c), err
+}

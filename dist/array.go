@@ -67,7 +67,8 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 }
 
 // New returns a zeroed array with layout l on backend b (nil: the selected
-// backend). l must be a layout over c's ranks.
+// backend). l must be a layout over c's ranks. If the allocation fails on
+// any rank, New returns the same error on every rank.
 func New[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
 	if l.Ranks() != c.Size() {
 		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
@@ -75,9 +76,23 @@ func New[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T],
 	if b == nil {
 		b = backend.Current()
 	}
+	a, err := newLocal[T](c, l, b)
+	// An allocation that fails on some ranks fails on all of them.
+	if err := mpi.Agree(c, err); err != nil {
+		if a != nil {
+			a.Free()
+		}
+		return nil, fmt.Errorf("dist: allocating %v: %w", l, err)
+	}
+	return a, nil
+}
+
+// newLocal allocates this rank's block of a new array, without
+// communicating.
+func newLocal[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
 	local, err := backend.NewOn[T](b, l.LocalLen(c.Rank()))
 	if err != nil {
-		return nil, fmt.Errorf("dist: rank %d: %w", c.Rank(), err)
+		return nil, err
 	}
 	return &Array[T]{comm: c, layout: l, local: local}, nil
 }
@@ -209,7 +224,7 @@ func (a *Array[T]) String() string {
 // Copy returns a new array with a's layout and a copy of its elements. It
 // is not collective.
 func (a *Array[T]) Copy() (*Array[T], error) {
-	b, err := ZerosLike(a)
+	b, err := newLocal[T](a.comm, a.layout, a.local.Backend())
 	if err != nil {
 		return nil, err
 	}

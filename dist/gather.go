@@ -43,6 +43,9 @@ func placeBlocks[T backend.Element](l Layout, packed []T) []T {
 // Gather returns the whole array, in row-major order, at the root, and nil
 // on the other ranks.
 func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
+	if err := check("Gather", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
+		return nil, err
+	}
 	local, err := a.localHost()
 	if err != nil {
 		return nil, err
@@ -70,6 +73,9 @@ func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
 
 // Allgather returns the whole array, in row-major order, on every rank.
 func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
+	if err := check("Allgather", a); err != nil {
+		return nil, err
+	}
 	local, err := a.localHost()
 	if err != nil {
 		return nil, err
@@ -95,6 +101,9 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 		return nil, err
 	}
 	l := a.layout
+	if err := check("Scatter", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
+		return nil, err
+	}
 	if c.Rank() == root && len(data) != l.Len() {
 		panic(fmt.Sprintf("dist: Scatter: %d elements for shape %v", len(data), shape))
 	}
@@ -136,6 +145,9 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 // Get returns the element at the global multi-index idx on every rank.
 func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
 	var v [1]T
+	if err := check("Get", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
+		return v[0], err
+	}
 	owner := a.layout.OwnerOf(idx)
 	me := a.comm.Rank()
 	if owner == -1 || owner == me {

@@ -39,17 +39,28 @@ func allreduceAcc[T backend.Element](a *Array[T], s backend.Scalar) (T, error) {
 
 // Sum returns the sum of all elements.
 func Sum[T backend.Element](x *Array[T]) (T, error) {
+	if err := check("Sum", x); err != nil {
+		var zero T
+		return zero, err
+	}
 	return allreduceAcc(x, x.local.Backend().Sum(x.local.Buffer()))
 }
 
 // Dot returns the sum of x[i]*y[i] over all elements.
 func Dot[T backend.Element](x, y *Array[T]) (T, error) {
 	sameLayout("Dot", x, y)
+	if err := check("Dot", x); err != nil {
+		var zero T
+		return zero, err
+	}
 	return allreduceAcc(x, x.local.Backend().Dot(x.local.Buffer(), y.local.Buffer()))
 }
 
 // Norm returns the 2-norm of all elements, accumulated in float64.
 func Norm[T backend.Float](x *Array[T]) (float64, error) {
+	if err := check("Norm", x); err != nil {
+		return 0, err
+	}
 	s := x.local.Backend().Dot(x.local.Buffer(), x.local.Buffer()).Float64()
 	if x.layout.axis != Replicated {
 		var err error
@@ -89,6 +100,14 @@ func better[T backend.Element](v T, i int64, bv T, bi int64, max bool) bool {
 // argExtreme returns the global flat index and value of the first minimum
 // (or maximum) of x.
 func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
+	name := "Argmin"
+	if max {
+		name = "Argmax"
+	}
+	if err := check(name, x); err != nil {
+		var zero T
+		return -1, zero, err
+	}
 	b := x.local.Backend()
 	var li int
 	var lv backend.Scalar

@@ -62,6 +62,9 @@ func DotAxis[T backend.Element](x, y *Array[T], axis int) (*Array[T], error) {
 }
 
 func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (*Array[T], error) {
+	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}); err != nil {
+		return nil, err
+	}
 	ol := axisLayout(x.layout, axis)
 	out, err := New[T](x.comm, ol, x.local.Backend())
 	if err != nil {
@@ -151,6 +154,9 @@ func ArgmaxAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error)
 }
 
 func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (*Array[T], *Array[int64], error) {
+	if err := check("ExtremeAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "max", Value: b2i(max)}); err != nil {
+		return nil, nil, err
+	}
 	ol := axisLayout(x.layout, axis)
 	if x.layout.shape[axis] == 0 {
 		panic(fmt.Sprintf("dist: minimum or maximum along empty axis %d of shape %v", axis, x.layout.shape))

@@ -63,3 +63,11 @@ func CUDAAware() CUDAAwareness {
 	}
 	return CUDAAwareness{Source: "unknown"}
 }
+
+// ClearCUDAAware forgets the answers recorded by SetCUDAAware and
+// RecordCUDAAwareProbe.
+func ClearCUDAAware() {
+	cudaAware.mu.Lock()
+	defer cudaAware.mu.Unlock()
+	cudaAware.set = nil
+}

@@ -57,6 +57,8 @@ func TestLauncherDetection(t *testing.T) {
 }
 
 func TestCUDAAwareSetting(t *testing.T) {
+	mpi.ClearCUDAAware()
+	t.Cleanup(mpi.ClearCUDAAware)
 	t.Setenv("XPMPI_CUDA_AWARE", "1")
 	if a := mpi.CUDAAware(); !a.Aware || !a.Known || a.Source != "XPMPI_CUDA_AWARE" {
 		t.Fatalf("XPMPI_CUDA_AWARE=1: %+v", a)
@@ -80,4 +82,7 @@ func TestCUDAAwareSetting(t *testing.T) {
 		t.Fatalf("after SetCUDAAware(true): %+v", a)
 	}
 	mpi.SetCUDAAware(false)
+	if a := mpi.CUDAAware(); a.Aware || a.Source != "SetCUDAAware" {
+		t.Fatalf("after SetCUDAAware(false): %+v", a)
+	}
 }

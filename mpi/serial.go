@@ -313,7 +313,7 @@ func (s *Serial) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int)
 	if err := checkRecv("Irecv", count, dt, src); err != nil {
 		return nil, err
 	}
-	r := &serialReq{buf: buf, count: count, dt: dt, tag: tag}
+	r := &serialReq{owner: s, buf: buf, count: count, dt: dt, tag: tag}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.take(tag); ok {

@@ -9,6 +9,7 @@ import (
 // serialReq is a request of the stand-in: complete at once, or a receive
 // waiting for a send on the same rank.
 type serialReq struct {
+	owner *Serial // for a pending receive: where it waits
 	mu    sync.Mutex
 	done  bool
 	st    Status
@@ -29,11 +30,28 @@ func (r *serialReq) deliver(m message) {
 	r.pin.Unpin()
 }
 
+// Wait returns the result of a completed request. A receive that no send
+// has matched can never complete on one rank: Wait cancels it and returns
+// an error.
 func (r *serialReq) Wait() (Status, error) {
+	if r.owner != nil {
+		r.owner.mu.Lock()
+		defer r.owner.mu.Unlock()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.done {
-		return Status{}, errorf("Wait", "receive with tag %d was never matched by a send on rank 0, and none can arrive: the wait would block forever", r.tag)
+		if s := r.owner; s != nil {
+			for i, q := range s.pending {
+				if q == r {
+					s.pending = append(s.pending[:i], s.pending[i+1:]...)
+					break
+				}
+			}
+		}
+		r.done, r.buf = true, nil
+		r.err = errorf("Wait", "receive with tag %d was never matched by a send on rank 0, and none can arrive: the wait would block forever", r.tag)
+		r.pin.Unpin()
 	}
 	return r.st, r.err
 }

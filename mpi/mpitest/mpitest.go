@@ -18,7 +18,8 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
-// Main starts MPI, runs the tests, makes every rank exit with the worst exit
+// Main starts MPI, turns the checking mode on (unless XPMPI_CHECK=0), runs
+// the tests, makes every rank exit with the worst exit
 // code of any rank (so that a failure on one rank fails all), finalizes, and
 // exits. A panic outside the tests aborts the job.
 func Main(m *testing.M) {
@@ -33,6 +34,12 @@ func Run(m *testing.M) int {
 		return 1
 	}
 	defer mpi.AbortOnPanic(world)
+	// The checking mode is on in tests, unless XPMPI_CHECK=0 says otherwise:
+	// a test that makes the ranks call different collectives fails with a
+	// message instead of hanging.
+	if os.Getenv("XPMPI_CHECK") != "0" {
+		mpi.SetChecking(true)
+	}
 	code := m.Run()
 	agreed, err := mpi.AllreduceValue(world, int32(code), mpi.Max)
 	if err != nil {

@@ -201,3 +201,49 @@ int xp_comm_rank(MPI_Comm c, int *rank) { return MPI_Comm_rank(c, rank); }
 int xp_comm_size(MPI_Comm c, int *size) { return MPI_Comm_size(c, size); }
 int xp_abort(MPI_Comm c, int code) { return MPI_Abort(c, code); }
 double xp_wtime(void) { return MPI_Wtime(); }
+
+int xp_file_open(MPI_Comm c, const char *path, int flags, MPI_File *fh) {
+	int amode = 0;
+	if (flags & XP_RDONLY) amode |= MPI_MODE_RDONLY;
+	if (flags & XP_WRONLY) amode |= MPI_MODE_WRONLY;
+	if (flags & XP_RDWR) amode |= MPI_MODE_RDWR;
+	if (flags & XP_CREATE) amode |= MPI_MODE_CREATE;
+	if (flags & XP_EXCL) amode |= MPI_MODE_EXCL;
+	return MPI_File_open(c, path, amode, MPI_INFO_NULL, fh);
+}
+
+int xp_file_close(MPI_File *fh) { return MPI_File_close(fh); }
+
+int xp_file_write_at_all(MPI_File fh, long long off, const void *buf, int count, int dt) {
+	MPI_Status s;
+	return MPI_File_write_at_all(fh, (MPI_Offset)off, buf, count, types(dt), &s);
+}
+
+int xp_file_read_at_all(MPI_File fh, long long off, void *buf, int count, int dt, int *got) {
+	MPI_Status s;
+	int rc = MPI_File_read_at_all(fh, (MPI_Offset)off, buf, count, types(dt), &s);
+	if (rc == MPI_SUCCESS) MPI_Get_count(&s, types(dt), got);
+	return rc;
+}
+
+int xp_file_write_at(MPI_File fh, long long off, const void *buf, int count, int dt) {
+	MPI_Status s;
+	return MPI_File_write_at(fh, (MPI_Offset)off, buf, count, types(dt), &s);
+}
+
+int xp_file_read_at(MPI_File fh, long long off, void *buf, int count, int dt, int *got) {
+	MPI_Status s;
+	int rc = MPI_File_read_at(fh, (MPI_Offset)off, buf, count, types(dt), &s);
+	if (rc == MPI_SUCCESS) MPI_Get_count(&s, types(dt), got);
+	return rc;
+}
+
+int xp_file_sync(MPI_File fh) { return MPI_File_sync(fh); }
+int xp_file_set_size(MPI_File fh, long long size) { return MPI_File_set_size(fh, (MPI_Offset)size); }
+
+int xp_file_get_size(MPI_File fh, long long *size) {
+	MPI_Offset s = 0;
+	int rc = MPI_File_get_size(fh, &s);
+	*size = (long long)s;
+	return rc;
+}

@@ -59,4 +59,17 @@ int xp_comm_size(MPI_Comm c, int *size);
 int xp_abort(MPI_Comm c, int code);
 double xp_wtime(void);
 
+
+
+// MPI-IO. Flags: the Go package's file flags.
+enum { XP_RDONLY = 1, XP_WRONLY = 2, XP_RDWR = 4, XP_CREATE = 8, XP_EXCL = 16 };
+int xp_file_open(MPI_Comm c, const char *path, int flags, MPI_File *fh);
+int xp_file_close(MPI_File *fh);
+int xp_file_write_at_all(MPI_File fh, long long off, const void *buf, int count, int dt);
+int xp_file_read_at_all(MPI_File fh, long long off, void *buf, int count, int dt, int *got);
+int xp_file_write_at(MPI_File fh, long long off, const void *buf, int count, int dt);
+int xp_file_read_at(MPI_File fh, long long off, void *buf, int count, int dt, int *got);
+int xp_file_sync(MPI_File fh);
+int xp_file_set_size(MPI_File fh, long long size);
+int xp_file_get_size(MPI_File fh, long long *size);
 #endif

@@ -1,0 +1,93 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+)
+
+// osFile is a File of one process over an ordinary file.
+type osFile struct {
+	f *os.File
+}
+
+func openOSFile(path string, flags int) (File, error) {
+	of := 0
+	switch {
+	case flags&ReadOnly != 0:
+		of = os.O_RDONLY
+	case flags&WriteOnly != 0:
+		of = os.O_WRONLY
+	default:
+		of = os.O_RDWR
+	}
+	if flags&Create != 0 {
+		of |= os.O_CREATE
+	}
+	if flags&Exclusive != 0 {
+		of |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, of, 0o644)
+	if err != nil {
+		return nil, &Error{Call: "OpenFile", Msg: err.Error()}
+	}
+	return &osFile{f: f}, nil
+}
+
+func (f *osFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	if _, err := f.f.WriteAt(bytesAt(buf, count, dt), off); err != nil {
+		return &Error{Call: "WriteAt", Msg: err.Error()}
+	}
+	return nil
+}
+
+func (f *osFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	b := bytesAt(buf, count, dt)
+	n, err := f.f.ReadAt(b, off)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return &Error{Call: "ReadAt", Msg: fmt.Sprintf("read %d of %d bytes at offset %d: the file ends there", n, len(b), off)}
+		}
+		return &Error{Call: "ReadAt", Msg: err.Error()}
+	}
+	return nil
+}
+
+func (f *osFile) WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	return f.WriteAt(off, buf, count, dt)
+}
+
+func (f *osFile) ReadAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	return f.ReadAt(off, buf, count, dt)
+}
+
+func (f *osFile) Sync() error {
+	if err := f.f.Sync(); err != nil {
+		return &Error{Call: "Sync", Msg: err.Error()}
+	}
+	return nil
+}
+
+func (f *osFile) SetSize(size int64) error {
+	if err := f.f.Truncate(size); err != nil {
+		return &Error{Call: "SetSize", Msg: err.Error()}
+	}
+	return nil
+}
+
+func (f *osFile) Size() (int64, error) {
+	st, err := f.f.Stat()
+	if err != nil {
+		return 0, &Error{Call: "Size", Msg: err.Error()}
+	}
+	return st.Size(), nil
+}
+
+func (f *osFile) Close() error {
+	if err := f.f.Close(); err != nil {
+		return &Error{Call: "Close", Msg: err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package dist_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/rng"
+)
+
+// randomShapes covers 1-D, 2-D and 3-D shapes with zero dimensions,
+// dimensions smaller than the rank count, and sizes that do not divide by
+// 2, 3 or 4.
+var randomShapes = [][]int{
+	{0}, {1}, {3}, {5}, {17}, {1001},
+	{0, 3}, {3, 0}, {1, 4}, {5, 3}, {2, 9}, {13, 7},
+	{4, 0, 2}, {1, 2, 3}, {3, 4, 5}, {2, 5, 3},
+}
+
+// randomCase is one generator: make builds the distributed array, want
+// fills the whole reference array directly with rng, and both return the
+// elements' bits.
+type randomCase struct {
+	name string
+	make func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error)
+	want func(n int) []uint64
+}
+
+func randomBits[T any](a []T, bits func(T) uint64) []uint64 {
+	out := make([]uint64, len(a))
+	for i, v := range a {
+		out[i] = bits(v)
+	}
+	return out
+}
+
+func f64bits(v float64) uint64 { return math.Float64bits(v) }
+func f32bits(v float32) uint64 { return uint64(math.Float32bits(v)) }
+
+// randomGathered allgathers a (made with err) and returns its elements'
+// bits.
+func randomGathered[T float32 | float64 | int32 | int64 | uint32 | uint64](a *dist.Array[T], err error, bits func(T) uint64) ([]uint64, error) {
+	if err != nil {
+		return nil, err
+	}
+	all, err := dist.Allgather(a)
+	if err != nil {
+		return nil, err
+	}
+	return randomBits(all, bits), nil
+}
+
+const randomSeed, randomDraw = 0x5eed_2024, 3
+
+var randomCases = []randomCase{
+	{
+		"Uniform/float64",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.Uniform[float64](c, shape, randomSeed, randomDraw, opts...)
+			return randomGathered(a, err, f64bits)
+		},
+		func(n int) []uint64 {
+			w := make([]float64, n)
+			rng.FillUniform(w, randomSeed, 0, randomDraw)
+			return randomBits(w, f64bits)
+		},
+	},
+	{
+		"Uniform/float32",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.Uniform[float32](c, shape, randomSeed, randomDraw, opts...)
+			return randomGathered(a, err, f32bits)
+		},
+		func(n int) []uint64 {
+			w := make([]float32, n)
+			rng.FillUniform(w, randomSeed, 0, randomDraw)
+			return randomBits(w, f32bits)
+		},
+	},
+	{
+		"Normal/float64",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.Normal[float64](c, shape, randomSeed, randomDraw, opts...)
+			return randomGathered(a, err, f64bits)
+		},
+		func(n int) []uint64 {
+			w := make([]float64, n)
+			rng.FillNormal(w, randomSeed, 0, randomDraw)
+			return randomBits(w, f64bits)
+		},
+	},
+	{
+		"Normal/float32",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.Normal[float32](c, shape, 7, 0, opts...)
+			return randomGathered(a, err, f32bits)
+		},
+		func(n int) []uint64 {
+			w := make([]float32, n)
+			rng.FillNormal(w, 7, 0, 0)
+			return randomBits(w, f32bits)
+		},
+	},
+	{
+		"UniformInts/int32",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.UniformInts[int32](c, shape, randomSeed, randomDraw, -5, 5, opts...)
+			return randomGathered(a, err, func(v int32) uint64 { return uint64(v) })
+		},
+		func(n int) []uint64 {
+			w := make([]int32, n)
+			rng.FillUniformInts(w, randomSeed, 0, randomDraw, -5, 5)
+			return randomBits(w, func(v int32) uint64 { return uint64(v) })
+		},
+	},
+	{
+		"UniformInts/int64",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.UniformInts[int64](c, shape, 1, 0, math.MinInt64, math.MaxInt64, opts...)
+			return randomGathered(a, err, func(v int64) uint64 { return uint64(v) })
+		},
+		func(n int) []uint64 {
+			w := make([]int64, n)
+			rng.FillUniformInts(w, 1, 0, 0, math.MinInt64, math.MaxInt64)
+			return randomBits(w, func(v int64) uint64 { return uint64(v) })
+		},
+	},
+	{
+		"UniformInts/uint32",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.UniformInts[uint32](c, shape, randomSeed, 9, 100, 1000, opts...)
+			return randomGathered(a, err, func(v uint32) uint64 { return uint64(v) })
+		},
+		func(n int) []uint64 {
+			w := make([]uint32, n)
+			rng.FillUniformInts(w, randomSeed, 0, 9, 100, 1000)
+			return randomBits(w, func(v uint32) uint64 { return uint64(v) })
+		},
+	},
+	{
+		"UniformInts/uint64",
+		func(c mpi.Comm, shape []int, opts ...dist.Option) ([]uint64, error) {
+			a, err := dist.UniformInts[uint64](c, shape, randomSeed, randomDraw, 0, 1<<63+12345, opts...)
+			return randomGathered(a, err, func(v uint64) uint64 { return v })
+		},
+		func(n int) []uint64 {
+			w := make([]uint64, n)
+			rng.FillUniformInts(w, randomSeed, 0, randomDraw, 0, 1<<63+12345)
+			return randomBits(w, func(v uint64) uint64 { return v })
+		},
+	},
+}
+
+// randomLayouts returns the options of every layout of shape tested: each
+// split axis, replicated, and block sizes with empty blocks along axis 0.
+func randomLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
+	names = append(names, "replicated")
+	opts = append(opts, []dist.Option{dist.SplitAxis(dist.Replicated)})
+	for a := range shape {
+		names = append(names, fmt.Sprintf("axis%d", a))
+		opts = append(opts, []dist.Option{dist.SplitAxis(a)})
+	}
+	// Everything on the last rank, then everything but one on rank 0 (the
+	// other rows on the last rank).
+	counts := make([]int, p)
+	counts[p-1] = shape[0]
+	names = append(names, fmt.Sprintf("blocks%v", counts))
+	opts = append(opts, []dist.Option{dist.BlockSizes(counts)})
+	if shape[0] > 1 && p > 1 {
+		counts := make([]int, p)
+		counts[0], counts[p-1] = shape[0]-1, 1
+		names = append(names, fmt.Sprintf("blocks%v", counts))
+		opts = append(opts, []dist.Option{dist.BlockSizes(counts)})
+	}
+	return names, opts
+}
+
+// TestRandomArrays checks that every distributed random array, on every
+// layout, has bitwise the contents of the whole array filled at once by
+// rng on one rank, which by construction does not depend on the number of
+// ranks.
+func TestRandomArrays(t *testing.T) {
+	c := mpitest.World(t)
+	for _, rc := range randomCases {
+		t.Run(rc.name, func(t *testing.T) {
+			for _, shape := range randomShapes {
+				n := 1
+				for _, d := range shape {
+					n *= d
+				}
+				want := rc.want(n)
+				names, opts := randomLayouts(shape, c.Size())
+				for k := range names {
+					got, err := rc.make(c, shape, opts[k]...)
+					if err != nil {
+						t.Fatalf("%v %s: %v", shape, names[k], err)
+					}
+					if len(got) != n {
+						t.Errorf("%v %s: %d elements, want %d", shape, names[k], len(got), n)
+						continue
+					}
+					for i := range got {
+						if got[i] != want[i] {
+							t.Errorf("%v %s: element %d has bits %#x, want %#x", shape, names[k], i, got[i], want[i])
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRandomDraws checks that different draws and seeds give different
+// arrays, and that the local block of a rank is the matching slice of the
+// global array.
+func TestRandomDraws(t *testing.T) {
+	c := mpitest.World(t)
+	shape := []int{4, 25}
+	a, err := dist.Uniform[float64](c, shape, 1, 0, dist.SplitAxis(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := dist.Uniform[float64](c, shape, 1, 1, dist.SplitAxis(1))
+	s, _ := dist.Uniform[float64](c, shape, 2, 0, dist.SplitAxis(1))
+	ga, _ := dist.Allgather(a)
+	gb, _ := dist.Allgather(b)
+	gs, _ := dist.Allgather(s)
+	same := func(x, y []float64) int {
+		k := 0
+		for i := range x {
+			if x[i] == y[i] {
+				k++
+			}
+		}
+		return k
+	}
+	if k := same(ga, gb); k != 0 {
+		t.Errorf("draws 0 and 1 agree on %d of %d elements", k, len(ga))
+	}
+	if k := same(ga, gs); k != 0 {
+		t.Errorf("seeds 1 and 2 agree on %d of %d elements", k, len(ga))
+	}
+	// The local block, read directly.
+	lo, hi := a.Range()
+	local := a.LocalData()
+	for i := 0; i < shape[0]; i++ {
+		for j := lo; j < hi; j++ {
+			if got, want := local[i*(hi-lo)+j-lo], ga[i*shape[1]+j]; got != want {
+				t.Fatalf("local element (%d, %d) = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+// TestRandomMoments checks the mean and variance of a large distributed
+// normal array and the range of uniform integers.
+func TestRandomMoments(t *testing.T) {
+	c := mpitest.World(t)
+	const n = 200000
+	z, err := dist.Normal[float64](c, []int{n}, 99, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := dist.Sum(z)
+	sq, _ := dist.Dot(z, z)
+	mean := sum / n
+	variance := sq/n - mean*mean
+	if math.Abs(mean) > 5/math.Sqrt(n) || math.Abs(variance-1) > 5*math.Sqrt(2.0/n) {
+		t.Errorf("normal mean %v, variance %v", mean, variance)
+	}
+	k, _ := dist.UniformInts[int32](c, []int{n}, 99, 0, -3, 4)
+	lo, _ := dist.Min(k)
+	hi, _ := dist.Max(k)
+	if lo != -3 || hi != 3 {
+		t.Errorf("UniformInts in [-3, 4): min %d, max %d", lo, hi)
+	}
+}
+
+func TestUniformIntsPanics(t *testing.T) {
+	c := mpitest.World(t)
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.HasPrefix(msg, "dist: UniformInts") {
+			t.Fatalf("panic %q", msg)
+		}
+	}()
+	dist.UniformInts[int64](c, []int{3}, 1, 0, 5, 5)
+}

@@ -170,8 +170,9 @@ func (h *Halo[T]) Start() error {
 	if h.reqs != nil {
 		panic("dist: Halo.Start while an exchange is in flight")
 	}
-	if err := mpi.CheckCollective(h.comm, "Halo.Exchange", mpi.Arg{Name: "dtype", Value: int64(backend.DTypeOf[T]())},
-		mpi.Arg{Name: "layout", Value: h.layout.hash()}, mpi.Arg{Name: "width", Value: int64(h.width)}); err != nil {
+	dt := backend.DTypeOf[T]()
+	if err := mpi.CheckCollective(h.comm, "Halo.Exchange", mpi.Arg{Name: "dtype", Value: int64(dt), Text: dt.String()},
+		mpi.Arg{Name: "layout", Value: h.layout.hash(), Text: h.layout.String()}, mpi.Arg{Name: "width", Value: int64(h.width)}); err != nil {
 		return err
 	}
 	if !h.local.Device().IsHost() && (len(h.sends) > 0 || len(h.recvs) > 0) {

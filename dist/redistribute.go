@@ -16,7 +16,7 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (*Array[T], error) {
 	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
 		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
 	}
-	if err := check("Redistribute", x, mpi.Arg{Name: "to", Value: l.hash()}); err != nil {
+	if err := check("Redistribute", x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()}); err != nil {
 		return nil, err
 	}
 	out, err := New[T](x.comm, l, x.local.Backend())

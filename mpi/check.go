@@ -73,10 +73,13 @@ func (e *MismatchError) Error() string {
 // maxCheckArgs is the number of integer arguments a check compares.
 const maxCheckArgs = 6
 
-// Arg is a named argument of a checked collective call.
+// Arg is a named argument of a checked collective call. Value is what the
+// ranks compare; Text, if set, is how a mismatch message shows it (a layout
+// rather than its hash, say).
 type Arg struct {
 	Name  string
 	Value int64
+	Text  string
 }
 
 // CheckCollective verifies, in checking mode, that every rank of c is making
@@ -132,7 +135,11 @@ func CheckCollective(c Comm, call string, args ...Arg) error {
 	if len(args) > 0 {
 		var s []string
 		for _, a := range args {
-			s = append(s, fmt.Sprintf("%s %d", a.Name, a.Value))
+			if a.Text != "" {
+				s = append(s, fmt.Sprintf("%s %s", a.Name, a.Text))
+			} else {
+				s = append(s, fmt.Sprintf("%s %d", a.Name, a.Value))
+			}
 		}
 		text += "(" + strings.Join(s, ", ") + ")"
 	}

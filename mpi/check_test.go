@@ -48,13 +48,13 @@ func TestCheckingMismatch(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("rank %d: error %v, want a mismatch", c.Rank(), err)
 	}
-	want := fmt.Sprintf("rank %d called Bcast(datatype 2, count 1, root 0), rank 0 called Allreduce", last)
+	want := fmt.Sprintf("rank %d called Bcast(datatype float64, count 1, root 0), rank 0 called Allreduce", last)
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("message %q lacks %q", err, want)
 	}
 	// Same call, different root.
 	err = mpi.Bcast(c, buf, c.Rank()%2)
-	if !errors.As(err, &me) || !strings.Contains(err.Error(), "rank 1 called Bcast(datatype 2, count 1, root 1)") {
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "rank 1 called Bcast(datatype float64, count 1, root 1)") {
 		t.Fatalf("different roots: %v", err)
 	}
 	// A user-level check names the user's calls.

@@ -28,9 +28,9 @@ func unwrap(c Comm) Comm {
 	return c
 }
 
-func dtArg(dt Datatype) Arg { return Arg{"datatype", int64(dt)} }
-func rootArg(r int) Arg     { return Arg{"root", int64(r)} }
-func countArg(n int) Arg    { return Arg{"count", int64(n)} }
+func dtArg(dt Datatype) Arg { return Arg{Name: "datatype", Value: int64(dt), Text: dt.String()} }
+func rootArg(r int) Arg     { return Arg{Name: "root", Value: int64(r)} }
+func countArg(n int) Arg    { return Arg{Name: "count", Value: int64(n)} }
 
 func (w *checked) Barrier() error {
 	if err := CheckCollective(w.Comm, "Barrier"); err != nil {
@@ -49,7 +49,7 @@ func (w *checked) Bcast(buf unsafe.Pointer, count int, dt Datatype, root int) er
 }
 
 func (w *checked) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op, root int) error {
-	if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(count), Arg{"op", int64(op)}, rootArg(root)); err != nil {
+	if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}, rootArg(root)); err != nil {
 		return err
 	}
 	defer leave()
@@ -57,7 +57,7 @@ func (w *checked) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 }
 
 func (w *checked) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
-	if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(count), Arg{"op", int64(op)}); err != nil {
+	if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}); err != nil {
 		return err
 	}
 	defer leave()

@@ -52,7 +52,7 @@ func OpenFile(c Comm, path string, flags int) (File, error) {
 	if n != 1 || flags&^(ReadOnly|WriteOnly|ReadWrite|Create|Exclusive) != 0 {
 		panic(fmt.Sprintf("mpi: OpenFile flags %#x: want exactly one of ReadOnly, WriteOnly, ReadWrite, with Create or Exclusive", flags))
 	}
-	if err := CheckCollective(c, "OpenFile", Arg{"flags", int64(flags)}); err != nil {
+	if err := CheckCollective(c, "OpenFile", Arg{Name: "flags", Value: int64(flags)}); err != nil {
 		return nil, err
 	}
 	defer leave()

@@ -1,4 +1,4 @@
-//go:build mpi
+//go:build mpi || petsc
 
 #include <string.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@ mpirun. Build with -tags mpi for several ranks:
   go build -tags mpi -o bin/xpmpi ./cmd/xpmpi
   mpirun -np 4 bin/xpmpi info`,
 		SilenceUsage:  true,
-		SilenceErrors: false,
+		SilenceErrors: true, // Main prints errors with the rank
 	}
 	if world.Rank() != 0 {
 		// Help and usage once per job, not once per rank.
@@ -29,6 +29,6 @@ mpirun. Build with -tags mpi for several ranks:
 		root.SetOut(os.Stdout)
 	}
 	root.SetErr(os.Stderr)
-	root.AddCommand(newInfoCmd(world), newRunCmd(world))
+	root.AddCommand(newInfoCmd(world), newRunCmd(world), newSelftestCmd(world))
 	return root
 }

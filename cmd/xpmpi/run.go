@@ -20,6 +20,14 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 
   heat2d   2-D heat equation by Jacobi iteration on row blocks with halo exchange`,
 	}
+	var timeout time.Duration
+	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) {
+		if timeout > 0 {
+			// The watchdog lives until the process ends.
+			mpi.StartWatchdog(world, timeout)
+		}
+	}
 	cmd.AddCommand(newHeat2DCmd(world))
 	return cmd
 }
@@ -87,7 +95,9 @@ The checksum is the same at any rank count.`,
 func newProgress(w io.Writer, total int) func(int) {
 	tty := false
 	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		// Under a launcher the output is forwarded (often through a
+		// terminal-like device even when it ends in a file): plain lines.
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 && !mpi.Launched() {
 			tty = true
 		}
 	}

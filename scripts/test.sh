@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# test.sh: xpmpi's whole test suite, the README's test command.
+#
+#   scripts/test.sh
+#
+# Steps, in order; each prints a header and its time, stops at its own first
+# error, and the suite goes on to the next step (a failed setup stops it):
+#   setup       scripts/setup.sh (installs what is missing)
+#   gofmt       gofmt -l must print nothing
+#   vet         go vet for every build tag: none, mpi, mpi,mpich, (petsc)
+#   default     go build ./... and go test ./... (serial stand-in)
+#   mpi         each package whose TestMain calls mpitest.Main, built with
+#               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
+#   mpich       the same test binaries built with -tags mpi,mpich and run
+#               under MPICH's launcher at 2 and 3 ranks (skipped without MPICH)
+#   integration bin/xpmpi and the default-build CLI, then go test ./tests/
+#   petsc       only once petsc/ holds Go files: -tags mpi,petsc under mpirun
+# It ends with a line "N passed, M failed" and exits non-zero on a failure.
+#
+# Environment:
+#   XPMPI_QUICK=1          pass -short to the tests
+#   XPMPI_MPI_TIMEOUT=300  seconds one mpirun case may take; a hang fails it
+#   XPMPI_NP_LIST="1 2 3 4"  rank counts of the mpi phase
+# Logs of the mpirun cases: build/logs/<pkg>-np<N>.log.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	export PATH=/usr/local/go/bin:$PATH
+fi
+
+quick=${XPMPI_QUICK:-0}
+limit=${XPMPI_MPI_TIMEOUT:-300}
+np_list=${XPMPI_NP_LIST:-"1 2 3 4"}
+mpich_np_list="2 3"
+short=()
+[ "$quick" = 1 ] && short=(-short)
+# The test binary's own timeout fires first, so a hang prints its goroutines.
+test_timeout=$((limit > 60 ? limit - 15 : limit * 3 / 4))
+
+# Open MPI in containers: more ranks than cores, and no CMA single copy.
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+mkdir -p build/test build/logs bin
+
+results=()  # "status|seconds|name"
+n_pass=0
+n_fail=0
+
+# step NAME COMMAND...: run COMMAND in a subshell with set -e, so that it
+# stops at its first error, and record the result and the time taken.
+step() {
+	local name=$1
+	shift
+	printf '\n==> %s\n' "$name"
+	local t0=$EPOCHREALTIME
+	(
+		set -e
+		"$@"
+	)
+	local rc=$?
+	local secs
+	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	if [ $rc -eq 0 ]; then
+		printf '<== %s: ok (%ss)\n' "$name" "$secs"
+		results+=("ok|$secs|$name")
+		n_pass=$((n_pass + 1))
+	else
+		printf '<== %s: FAILED (exit %d, %ss)\n' "$name" "$rc" "$secs"
+		results+=("FAILED|$secs|$name")
+		n_fail=$((n_fail + 1))
+	fi
+	return 0
+}
+
+skip() {
+	printf '\n==> %s\n<== %s: skipped: %s\n' "$1" "$1" "$2"
+	results+=("skipped|-|$1: $2")
+}
+
+summary() {
+	printf '\n==> summary\n'
+	local r status secs name
+	for r in "${results[@]}"; do
+		IFS='|' read -r status secs name <<<"$r"
+		printf '  %-8s %7s  %s\n' "$status" "${secs}s" "$name"
+	done
+	if [ $n_fail -gt 0 ]; then
+		printf '\nfailed steps:\n'
+		for r in "${results[@]}"; do
+			IFS='|' read -r status secs name <<<"$r"
+			[ "$status" = FAILED ] && printf '  %s\n' "$name"
+		done
+	fi
+	printf '\n%d passed, %d failed\n' "$n_pass" "$n_fail"
+}
+
+# report LOG RC: say why an mpirun case failed, with the lines of every rank
+# that printed more than PASS (Open MPI's [1,r] tags, MPICH's [r] tags) and
+# what the launcher said.
+report() {
+	local log=$1 rc=$2
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "    timed out after ${limit}s (a hang?); killed"
+	fi
+	awk '
+	function keep(r, line, rest) {
+		if (!(r in n)) { n[r] = 0; order[++nr] = r }
+		n[r]++
+		if (n[r] <= 40) out[r] = out[r] "    " line "\n"
+		if (rest ~ /^(--- FAIL|FAIL|panic: |fatal error|test timed out)|panic on rank|SIGSEGV/) bad[r] = 1
+	}
+	{
+		line = $0
+		if (match(line, /^\[[0-9]+,[0-9]+\]<std(out|err)>:/)) {
+			r = substr(line, 1, RLENGTH); rest = substr(line, RLENGTH + 1)
+			sub(/^\[[0-9]+,/, "", r); sub(/\].*$/, "", r); r = "rank " r
+		} else if (match(line, /^\[[0-9]+\] /)) {
+			rest = substr(line, RLENGTH + 1); r = "rank " substr(line, 2, RLENGTH - 3)
+		} else {
+			rest = line; r = "launcher"
+		}
+		if (rest ~ /^(PASS|ok .*)?[ \t]*$/ || rest ~ /^-+$/) next
+		keep(r, line, rest)
+	}
+	END {
+		for (i = 1; i <= nr; i++) {
+			r = order[i]
+			printf "  %s%s:\n%s", r, (r in bad) ? " (failed)" : "", out[r]
+			if (n[r] > 40) printf "    ... %d more lines\n", n[r] - 40
+		}
+	}' "$log"
+	echo "    full log: $log"
+}
+
+# run_mpi LOG LAUNCHER...: run one case under a time limit.
+run_mpi() {
+	local log=$1
+	shift
+	echo "    $* > $log"
+	local rc=0
+	timeout -k 5 "$limit" "$@" >"$log" 2>&1 || rc=$?
+	last_rc=$rc
+	if [ $rc -ne 0 ]; then
+		echo "    exit $rc"
+		report "$log" "$rc"
+		return 1
+	fi
+	echo "    passed; output: $(grep -c '' "$log") lines"
+}
+
+# ---------------------------------------------------------------- setup
+step "setup" scripts/setup.sh
+if [ $n_fail -gt 0 ]; then
+	echo "setup failed: nothing else can run"
+	summary
+	exit 1
+fi
+
+# Packages whose tests run on every rank of a job: TestMain calls mpitest.Main.
+mapfile -t mpi_pkgs < <(
+	find . -name '*_test.go' -not -path './build/*' -not -path './bin/*' \
+		-not -path '*/testdata/*' -not -path './.*' -print0 |
+		xargs -0 grep -l 'mpitest\.Main(' 2>/dev/null |
+		xargs -r -n1 dirname | sort -u | grep -v '^\./petsc\(/\|$\)'
+)
+have_petsc=0
+compgen -G 'petsc/*.go' >/dev/null && have_petsc=1
+echo "packages tested under mpirun: ${mpi_pkgs[*]:-none}"
+
+# Open MPI's launcher (mpirun may be MPICH's, by Debian's alternatives).
+ompi_run=$(command -v mpirun.openmpi || command -v mpirun || true)
+ompi_flags=(--oversubscribe --tag-output)
+[ "$(id -u)" -eq 0 ] && ompi_flags+=(--allow-run-as-root)
+# MPICH: headers through pkg-config, and its own launcher.
+mpich_run=""
+if pkg-config --exists mpich 2>/dev/null; then
+	mpich_run=$(command -v mpiexec.mpich || command -v mpirun.mpich || true)
+fi
+
+# ---------------------------------------------------------------- gofmt
+check_gofmt() {
+	local files out
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		mapfile -t files < <(git ls-files -co --exclude-standard -- '*.go')
+	else
+		mapfile -t files < <(find . -name '*.go' -not -path './.*')
+	fi
+	[ ${#files[@]} -eq 0 ] && return 0
+	out=$(gofmt -l "${files[@]}")
+	if [ -n "$out" ]; then
+		echo "gofmt -l lists files that need formatting (run gofmt -w):"
+		echo "$out"
+		return 1
+	fi
+	echo "${#files[@]} files formatted"
+}
+step "gofmt" check_gofmt
+
+# ---------------------------------------------------------------- vet
+step "go vet ./..." go vet ./...
+step "go vet -tags mpi ./..." go vet -tags mpi ./...
+if [ -n "$mpich_run" ]; then
+	step "go vet -tags mpi,mpich ./..." go vet -tags mpi,mpich ./...
+else
+	skip "go vet -tags mpi,mpich ./..." "MPICH not found (pkg-config mpich, mpiexec.mpich)"
+fi
+if [ $have_petsc = 1 ]; then
+	step "go vet -tags mpi,petsc ./..." go vet -tags mpi,petsc ./...
+fi
+
+# ---------------------------------------------------------------- default build
+step "go build ./..." go build ./...
+step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
+
+# ---------------------------------------------------------------- mpi build
+# bin_name PKG: ./backend/cpu -> backend_cpu
+bin_name() {
+	local p=${1#./}
+	p=${p//\//_}
+	echo "${p:-root}"
+}
+
+build_test() { # TAGS OUT PKG
+	rm -f "$2"
+	go test -tags "$1" -c -o "$2" "$3"
+	[ -f "$2" ] || {
+		echo "no test binary: $3 has no tests?"
+		return 1
+	}
+}
+
+run_test() { # LOG PKG BINARY LAUNCHER...: run BINARY in PKG's directory
+	local log=$1 pkg=$2 bin=$3
+	shift 3
+	local args=(-test.timeout="${test_timeout}s")
+	[ "$quick" = 1 ] && args+=(-test.short)
+	cd "$pkg"
+	last_rc=0
+	run_mpi "$root/$log" "$@" "$bin" "${args[@]}" && return 0
+	if [ "$last_rc" -eq 124 ] || [ "$last_rc" -eq 137 ]; then
+		# Open MPI puts each rank in a process group of its own: make sure a
+		# killed launcher left none of this binary's ranks running.
+		sleep 1
+		local left
+		left=$(command -v pgrep >/dev/null && pgrep -f -- "^$bin " || true)
+		if [ -n "$left" ]; then
+			echo "    killing ranks left running: $(echo $left)"
+			kill -KILL $left 2>/dev/null || true
+		fi
+	fi
+	return 1
+}
+
+mpi_phase() { # TAG-SET PREFIX PACKAGES...
+	local tags=$1 prefix=$2
+	shift 2
+	local pkg name bin np
+	for pkg in "$@"; do
+		name=$(bin_name "$pkg")
+		bin=$root/build/test/$prefix$name.test
+		step "build -tags $tags $pkg" build_test "$tags" "$bin" "$pkg"
+		if [ ! -x "$bin" ]; then
+			skip "mpirun $pkg" "its test binary did not build"
+			continue
+		fi
+		for np in $np_list; do
+			step "mpirun -np $np $pkg (-tags $tags)" \
+				run_test "build/logs/$prefix$name-np$np.log" "$pkg" "$bin" \
+				"$ompi_run" "${ompi_flags[@]}" -np "$np"
+		done
+	done
+}
+
+no_mpirun() {
+	echo "Open MPI's mpirun not found (mpirun.openmpi, mpirun): scripts/setup.sh installs openmpi-bin"
+	return 1
+}
+if [ -z "$ompi_run" ]; then
+	step "Open MPI's mpirun" no_mpirun
+elif [ ${#mpi_pkgs[@]} -eq 0 ]; then
+	skip "mpi phase" "no package's TestMain calls mpitest.Main"
+else
+	mpi_phase mpi "" "${mpi_pkgs[@]}"
+fi
+
+# ---------------------------------------------------------------- MPICH
+if [ -z "$mpich_run" ]; then
+	skip "MPICH phase" "MPICH not found (pkg-config mpich and mpiexec.mpich or mpirun.mpich); scripts/setup.sh installs it"
+else
+	for pkg in "${mpi_pkgs[@]}"; do
+		name=$(bin_name "$pkg")
+		bin=$root/build/test/mpich-$name.test
+		step "build -tags mpi,mpich $pkg" build_test mpi,mpich "$bin" "$pkg"
+		if [ ! -x "$bin" ]; then
+			skip "MPICH $pkg" "its test binary did not build"
+			continue
+		fi
+		for np in $mpich_np_list; do
+			step "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
+				run_test "build/logs/mpich-$name-np$np.log" "$pkg" "$bin" \
+				"$mpich_run" -prepend-rank -np "$np"
+		done
+	done
+fi
+
+# ---------------------------------------------------------------- integration
+build_cli() { # OUT TAGS...
+	local out=$1
+	shift
+	rm -f "$out"
+	go build "$@" -o "$out" ./cmd/xpmpi
+}
+step "go build -tags mpi -o bin/xpmpi ./cmd/xpmpi" build_cli bin/xpmpi -tags mpi
+step "go build -o build/xpmpi-nompi ./cmd/xpmpi" build_cli build/xpmpi-nompi
+integration() {
+	local env=(XPMPI_MPIRUN="$ompi_run")
+	[ -x bin/xpmpi ] && env+=(XPMPI_BIN="$root/bin/xpmpi")
+	[ -x build/xpmpi-nompi ] && env+=(XPMPI_NOMPI_BIN="$root/build/xpmpi-nompi")
+	env "${env[@]}" go test -tags mpi -count=1 -v -timeout 10m "${short[@]}" ./tests/
+}
+step "go test -tags mpi ./tests/ (integration)" integration
+
+# ---------------------------------------------------------------- petsc
+if [ $have_petsc = 1 ]; then
+	mapfile -t petsc_pkgs < <(
+		find ./petsc -name '*_test.go' -not -path '*/testdata/*' -print0 |
+			xargs -0 -r -n1 dirname | sort -u
+	)
+	if [ ${#petsc_pkgs[@]} -eq 0 ]; then
+		skip "petsc phase" "petsc/ has no tests"
+	else
+		mpi_phase mpi,petsc petsc- "${petsc_pkgs[@]}"
+	fi
+fi
+
+summary
+[ $n_fail -eq 0 ]

@@ -271,9 +271,13 @@ func Current() (call string, since time.Time) {
 
 // StartWatchdog arms a timer for the job: if stop has not been called
 // within d, this rank prints which collective call it is in (or that it is
-// in none) and, a moment later so that every rank can say where it is,
-// aborts the job through c. Every rank should arm it at the same point.
-func StartWatchdog(c Comm, d time.Duration) (stop func()) {
+// in none) and, a second later so that every rank can say where it is,
+// aborts the job through c. It is collective: the ranks arm their timers
+// together, after a barrier, so that they fire together.
+func StartWatchdog(c Comm, d time.Duration) (stop func(), err error) {
+	if err := unwrap(c).Barrier(); err != nil {
+		return nil, err
+	}
 	setBit(modeTrack, true)
 	t := time.AfterFunc(d, func() {
 		where := "not in a collective call"
@@ -281,11 +285,11 @@ func StartWatchdog(c Comm, d time.Duration) (stop func()) {
 			where = fmt.Sprintf("in %s for %.1fs", call, time.Since(since).Seconds())
 		}
 		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: the job exceeded its time limit of %v; this rank is %s\n", c.Rank(), d, where)
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(time.Second)
 		c.Abort(3)
 	})
 	return func() {
 		t.Stop()
 		setBit(modeTrack, false)
-	}
+	}, nil
 }

@@ -22,11 +22,13 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 	}
 	var timeout time.Duration
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
-	cmd.PersistentPreRun = func(*cobra.Command, []string) {
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if timeout > 0 {
 			// The watchdog lives until the process ends.
-			mpi.StartWatchdog(world, timeout)
+			_, err := mpi.StartWatchdog(world, timeout)
+			return err
 		}
+		return nil
 	}
 	cmd.AddCommand(newHeat2DCmd(world))
 	return cmd

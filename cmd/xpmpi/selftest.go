@@ -62,7 +62,10 @@ their own cluster that it ends the job promptly with a clear message:
 				}
 			}
 			if timeout > 0 {
-				stop := mpi.StartWatchdog(world, timeout)
+				stop, err := mpi.StartWatchdog(world, timeout)
+				if err != nil {
+					return err
+				}
 				defer stop()
 			}
 			if fault != "" {

@@ -1,0 +1,32 @@
+// Package backendtest is the conformance suite that every backend.Backend
+// passes, in the pattern of gonum's testblas: a backend's own test calls
+//
+//	func TestBackend(t *testing.T) { backendtest.TestBackend(t, cpu.Default) }
+//
+// and the suite runs a subtest for every Backend method and every element
+// type, on inputs of many sizes (0 to past the CPU backend's parallel
+// thresholds), against reference results computed here with plain loops
+// from seeded random inputs.
+//
+// What the suite requires:
+//   - Fill, Copy, Scale, Binary and BinaryScalar (float and integer), and
+//     integer Axpy: bitwise the result of Go arithmetic in the element type
+//     (integers wrap; a NaN result may be any NaN).
+//   - Float Axpy: a*x+y rounded once or twice, so that a backend may fuse the
+//     multiply-add (within eps*(|a*x|+|result|)); IEEE semantics for special
+//     values (0*Inf is NaN even when a is 0).
+//   - Sum and Dot of floats: a Float64 scalar within 1e-12*sum|terms| of
+//     the exact sum (float32 inputs included: they accumulate in float64);
+//     of integers: exact wrapping sums as Int64 (signed) or Uint64
+//     (unsigned) scalars; and results that do not depend on
+//     backend.SetThreads.
+//   - Argmin and Argmax: the exact index of the first occurrence and its
+//     value as a scalar of the element type, with a NaN counting as smaller
+//     (Argmin) or larger (Argmax) than every number, so that the first NaN
+//     wins; -1 and a zero value for an empty buffer.
+//   - Jacobi5: the 5-point sweep of the interior within a few ulps of
+//     0.25*(up+down+left+right) (bitwise for the CPU), every other element
+//     untouched.
+//   - Alloc zeroes; views made by Slice see and change only their elements;
+//     CopyFromHost and CopyToHost round-trip bitwise.
+package backendtest

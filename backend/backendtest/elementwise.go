@@ -1,0 +1,279 @@
+package backendtest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+func (s *suite[T]) fill(t *testing.T) {
+	r := rng(t, 0)
+	values := []T{0, 1, s.one(r), s.one(r)}
+	if s.isFloat() {
+		negZero := T(math.Copysign(0, -1))
+		values = append(values, negZero, T(math.Inf(-1)), T(math.NaN()))
+	}
+	for _, n := range Sizes {
+		for _, v := range values {
+			x := s.upload(t, s.random(r, n))
+			s.b.Fill(x, backend.ScalarOf(v))
+			want := make([]T, n)
+			for i := range want {
+				want[i] = v
+			}
+			checkSame(t, fmt.Sprintf("n=%d: Fill(%v)", n, v), s.download(t, x), want)
+			s.b.Free(x)
+		}
+	}
+}
+
+func (s *suite[T]) copy(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		src, dst := s.random(r, n), s.random(r, n)
+		d, x := s.upload(t, dst), s.upload(t, src)
+		s.b.Copy(d, x)
+		checkSame(t, sizeName(n)+": Copy", s.download(t, d), src)
+		checkSame(t, sizeName(n)+": Copy source", s.download(t, x), src)
+		s.b.Free(d)
+		s.b.Free(x)
+	}
+}
+
+func (s *suite[T]) scale(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		for _, a := range []T{0, 1, 2, s.one(r)} {
+			xh := s.random(r, n)
+			x := s.upload(t, xh)
+			s.b.Scale(x, backend.ScalarOf(a))
+			want := make([]T, n)
+			for i := range want {
+				want[i] = xh[i] * a
+			}
+			checkSame(t, fmt.Sprintf("n=%d: Scale by %v", n, a), s.download(t, x), want)
+			s.b.Free(x)
+		}
+	}
+}
+
+func (s *suite[T]) axpy(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		for _, a := range []T{0, 1, s.one(r), s.one(r)} {
+			xh, yh := s.random(r, n), s.random(r, n)
+			x, y := s.upload(t, xh), s.upload(t, yh)
+			s.b.Axpy(backend.ScalarOf(a), x, y)
+			got := s.download(t, y)
+			what := fmt.Sprintf("n=%d: Axpy with a=%v", n, a)
+			if s.isFloat() {
+				checkAxpy(t, what, a, xh, yh, got)
+			} else {
+				want := make([]T, n)
+				for i := range want {
+					want[i] = a*xh[i] + yh[i]
+				}
+				checkSame(t, what, got, want)
+			}
+			checkSame(t, what+": x", s.download(t, x), xh)
+			s.b.Free(x)
+			s.b.Free(y)
+		}
+	}
+	if s.isFloat() {
+		// IEEE special values, and no shortcut for a == 0: 0*Inf is NaN.
+		inf, nan := T(math.Inf(1)), T(math.NaN())
+		xh := []T{inf, nan, 1, -inf, 3, 0}
+		yh := []T{1, 1, inf, 2, nan, -(T(1) / 2)}
+		for _, a := range []T{0, 2, inf} {
+			x, y := s.upload(t, xh), s.upload(t, yh)
+			s.b.Axpy(backend.ScalarOf(a), x, y)
+			want := make([]T, len(xh))
+			for i := range want {
+				want[i] = T(a*xh[i]) + yh[i]
+			}
+			checkSame(t, fmt.Sprintf("Axpy with a=%v and special values", a), s.download(t, y), want)
+			s.b.Free(x)
+			s.b.Free(y)
+		}
+	}
+}
+
+// checkAxpy checks got = a*x + y for floats, allowing a fused multiply-add:
+// within eps*(|a*x| + |a*x+y|) of the twice-rounded result.
+func checkAxpy[T backend.Element](t *testing.T, what string, a T, x, y, got []T) {
+	t.Helper()
+	bad := 0
+	for i := range got {
+		p := T(a * x[i]) // rounded: no fused multiply-add in the reference
+		want := p + y[i]
+		if same(got[i], want) {
+			continue
+		}
+		diff := math.Abs(float64(got[i]) - float64(want))
+		if tol := eps[T]() * (math.Abs(float64(p)) + math.Abs(float64(want))); diff <= tol {
+			continue
+		}
+		if bad < 5 {
+			t.Errorf("%s: element %d = %v, want %v (a=%v, x=%v, y=%v)", what, i, got[i], want, a, x[i], y[i])
+		}
+		bad++
+	}
+	if bad > 5 {
+		t.Errorf("%s: %d elements wrong in all", what, bad)
+	}
+}
+
+var ops = []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div}
+
+// apply is Go's arithmetic in T: the reference of Binary and BinaryScalar.
+func apply[T backend.Element](op backend.BinaryOp, x, y T) T {
+	switch op {
+	case backend.Add:
+		return x + y
+	case backend.Sub:
+		return x - y
+	case backend.Mul:
+		return x * y
+	default:
+		return x / y
+	}
+}
+
+// divisors returns random divisors: no zeros for integers (small ones half
+// of the time, and -1), zeros, infinities and NaNs among them for floats.
+func (s *suite[T]) divisors(r *rand.Rand, n int) []T {
+	y := s.random(r, n)
+	for i := range y {
+		switch k := r.IntN(16); {
+		case !s.isFloat() && y[i] == 0, !s.isFloat() && k < 8:
+			y[i] = T(r.IntN(7) + 1)
+		case k == 8 && s.dtype().IsSigned():
+			y[i] = T(0) - 1
+		case k == 9 && s.isFloat():
+			y[i] = 0
+		case k == 10 && s.isFloat():
+			y[i] = T(math.Inf(1))
+		case k == 11 && s.isFloat():
+			y[i] = T(math.NaN())
+		}
+	}
+	return y
+}
+
+// edge returns x with the type's extreme values in its first elements
+// (the most negative signed integer, so that it meets a -1 divisor).
+func (s *suite[T]) edge(x []T) []T {
+	var ext []T
+	// Variables, not constants: a constant converted to T must fit every
+	// element type.
+	var (
+		min32, max32 int64  = math.MinInt32, math.MaxInt32
+		min64, max64 int64  = math.MinInt64, math.MaxInt64
+		maxU32       uint64 = math.MaxUint32
+		maxU64       uint64 = math.MaxUint64
+	)
+	switch s.dtype() {
+	case backend.Int32:
+		ext = []T{T(min32), T(max32)}
+	case backend.Int64:
+		ext = []T{T(min64), T(max64)}
+	case backend.Uint32:
+		ext = []T{T(maxU32)}
+	case backend.Uint64:
+		ext = []T{T(maxU64)}
+	default:
+		ext = []T{T(math.Inf(1)), T(math.Inf(-1)), T(math.NaN()), T(math.Copysign(0, -1))}
+	}
+	copy(x, ext)
+	return x
+}
+
+func (s *suite[T]) binary(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		xh, dh := s.edge(s.random(r, n)), s.random(r, n)
+		yAny, yDiv := s.random(r, n), s.divisors(r, n)
+		for _, op := range ops {
+			yh := yAny
+			if op == backend.Div {
+				yh = yDiv
+			}
+			if n > 2 && s.dtype().IsSigned() {
+				yh[0] = T(0) - 1 // MinInt / -1 wraps to MinInt
+			}
+			want := make([]T, n)
+			for i := range want {
+				want[i] = apply(op, xh[i], yh[i])
+			}
+			what := fmt.Sprintf("n=%d: %v", n, op)
+			// dst distinct from x and y, dst == x, dst == y.
+			for _, alias := range []string{"", " into x", " into y"} {
+				x, y := s.upload(t, xh), s.upload(t, yh)
+				var d backend.Buffer
+				switch alias {
+				case "":
+					d = s.upload(t, dh)
+				case " into x":
+					d = x
+				default:
+					d = y
+				}
+				s.b.Binary(op, d, x, y)
+				checkSame(t, what+alias, s.download(t, d), want)
+				if alias == "" {
+					checkSame(t, what+": x", s.download(t, x), xh)
+					checkSame(t, what+": y", s.download(t, y), yh)
+					s.b.Free(d)
+				}
+				s.b.Free(x)
+				s.b.Free(y)
+			}
+		}
+	}
+}
+
+func (s *suite[T]) binaryScalar(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		xh, dh := s.edge(s.random(r, n)), s.random(r, n)
+		for _, op := range ops {
+			scalars := []T{1, 3, s.one(r)}
+			if s.dtype().IsSigned() {
+				scalars = append(scalars, T(0)-1)
+			}
+			if s.isFloat() {
+				scalars = append(scalars, 0, T(math.Inf(-1)), T(math.NaN()))
+			}
+			for _, c := range scalars {
+				if !s.isFloat() && op == backend.Div && c == 0 {
+					continue
+				}
+				want := make([]T, n)
+				for i := range want {
+					want[i] = apply(op, xh[i], c)
+				}
+				what := fmt.Sprintf("n=%d: %v %v", n, op, c)
+				for _, inPlace := range []bool{false, true} {
+					x := s.upload(t, xh)
+					d := x
+					if !inPlace {
+						d = s.upload(t, dh)
+					}
+					s.b.BinaryScalar(op, d, x, backend.ScalarOf(c))
+					if inPlace {
+						checkSame(t, what+" in place", s.download(t, d), want)
+					} else {
+						checkSame(t, what, s.download(t, d), want)
+						checkSame(t, what+": x", s.download(t, x), xh)
+						s.b.Free(d)
+					}
+					s.b.Free(x)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// Backend is the CPU backend: buffers are host memory (*backend.HostBuffer
+// over Go slices) and every operation is a Go loop, run on up to
+// backend.Threads() goroutines above a size threshold. It has no state; use
+// Default.
+type Backend struct{}
+
+// Default is the CPU backend, registered with package backend as "cpu".
+var Default = &Backend{}
+
+func init() {
+	backend.Register("cpu", func() (backend.Backend, error) { return Default, nil })
+}
+
+// Check at compile time that Backend is a backend.
+var (
+	_ backend.Backend   = (*Backend)(nil)
+	_ backend.Describer = (*Backend)(nil)
+)
+
+// Name returns "cpu".
+func (*Backend) Name() string { return "cpu" }
+
+// Device returns backend.Host.
+func (*Backend) Device() backend.Device { return backend.Host }
+
+// Describe says what the backend runs on: the Go version, the platform, the
+// number of CPUs and the thread budget of this rank.
+func (*Backend) Describe() string {
+	return fmt.Sprintf("pure Go (%s %s/%s), %d CPUs, thread budget %d",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), backend.Threads())
+}
+
+// Alloc returns a zeroed host buffer of n elements of type dt: a Go slice,
+// which the garbage collector frees once no buffer refers to it. It returns
+// an error if n elements cannot be addressed.
+func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+	if n < 0 {
+		panic(fmt.Sprintf("cpu: Alloc of %d elements", n))
+	}
+	size := dt.Size() // panics for an invalid DType
+	if n > math.MaxInt/size || n > maxAlloc/size {
+		return nil, fmt.Errorf("cpu: cannot allocate %d elements of %v", n, dt)
+	}
+	var p unsafe.Pointer
+	switch dt {
+	case backend.Float32:
+		p = unsafe.Pointer(unsafe.SliceData(make([]float32, n)))
+	case backend.Float64:
+		p = unsafe.Pointer(unsafe.SliceData(make([]float64, n)))
+	case backend.Int32:
+		p = unsafe.Pointer(unsafe.SliceData(make([]int32, n)))
+	case backend.Int64:
+		p = unsafe.Pointer(unsafe.SliceData(make([]int64, n)))
+	case backend.Uint32:
+		p = unsafe.Pointer(unsafe.SliceData(make([]uint32, n)))
+	case backend.Uint64:
+		p = unsafe.Pointer(unsafe.SliceData(make([]uint64, n)))
+	}
+	return backend.NewHostBuffer(p, n, dt), nil
+}
+
+// maxAlloc is the largest allocation in bytes that Alloc attempts (1 TiB):
+// larger requests are errors rather than a fatal out-of-memory crash.
+const maxAlloc = 1 << 40
+
+// Free does nothing: the garbage collector frees host buffers.
+func (*Backend) Free(b backend.Buffer) {}
+
+// Slice returns a view of elements [lo, hi) of b, sharing its memory.
+func (*Backend) Slice(b backend.Buffer, lo, hi int) backend.Buffer {
+	if hb, ok := b.(*backend.HostBuffer); ok {
+		return hb.Slice(lo, hi)
+	}
+	// Another kind of host buffer (pinned memory, say): view it the same way.
+	if lo < 0 || hi < lo || hi > b.Len() {
+		panic(fmt.Sprintf("cpu: slice [%d:%d] of a buffer of %d elements", lo, hi, b.Len()))
+	}
+	if !b.Device().IsHost() {
+		panic(fmt.Sprintf("cpu: Slice of a buffer on %v", b.Device()))
+	}
+	if lo == hi {
+		return backend.NewHostBuffer(nil, 0, b.DType())
+	}
+	return backend.NewHostBuffer(unsafe.Add(b.Ptr(), lo*b.DType().Size()), hi-lo, b.DType())
+}
+
+// Synchronize returns nil: CPU operations finish before they return.
+func (*Backend) Synchronize() error { return nil }
+
+// CopyFromHost copies dst.Len() elements from host memory at src into dst.
+func (*Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+	n := dst.Len() * dst.DType().Size()
+	if n == 0 {
+		return nil
+	}
+	memmove(dst.Ptr(), src, n)
+	return nil
+}
+
+// CopyToHost copies src into host memory at dst.
+func (*Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+	n := src.Len() * src.DType().Size()
+	if n == 0 {
+		return nil
+	}
+	memmove(dst, src.Ptr(), n)
+	return nil
+}
+
+// Copy copies src into dst, which have the same length and type. The two
+// may overlap.
+func (*Backend) Copy(dst, src backend.Buffer) {
+	n := dst.Len() * dst.DType().Size()
+	if n == 0 {
+		return
+	}
+	memmove(dst.Ptr(), src.Ptr(), n)
+}
+
+// memmove copies n > 0 bytes from src to dst; large copies of disjoint
+// memory run in parallel.
+func memmove(dst, src unsafe.Pointer, n int) {
+	d := unsafe.Slice((*byte)(dst), n)
+	s := unsafe.Slice((*byte)(src), n)
+	if n < copyParMin || overlap(dst, src, n) {
+		copy(d, s)
+		return
+	}
+	backend.ParallelFor(n, copyGrain, func(lo, hi int) { copy(d[lo:hi], s[lo:hi]) })
+}
+
+// overlap reports whether [a, a+n) and [b, b+n) share a byte.
+func overlap(a, b unsafe.Pointer, n int) bool {
+	x, y := uintptr(a), uintptr(b)
+	return x < y+uintptr(n) && y < x+uintptr(n)
+}
+
+// Fill sets every element of x to v.
+func (*Backend) Fill(x backend.Buffer, v backend.Scalar) { opsFor(x.DType()).fill(x, v) }
+
+// Scale multiplies x by a in place.
+func (*Backend) Scale(x backend.Buffer, a backend.Scalar) { opsFor(x.DType()).scale(x, a) }
+
+// Axpy sets y = a*x + y.
+func (*Backend) Axpy(a backend.Scalar, x, y backend.Buffer) { opsFor(y.DType()).axpy(a, x, y) }
+
+// Binary sets dst = x op y elementwise; dst may be x or y. Integer division
+// by zero panics with a message that starts "cpu: integer division by
+// zero", before any element is written.
+func (*Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+	opsFor(dst.DType()).binary(op, dst, x, y)
+}
+
+// BinaryScalar sets dst = x op s elementwise; dst may be x. Integer
+// division by zero panics as in Binary.
+func (*Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+	opsFor(dst.DType()).binaryScalar(op, dst, x, s)
+}
+
+// Sum returns the sum of x: a Float64 scalar for floating-point x (summed in
+// float64 over fixed chunks of ReduceChunk elements whose partial sums are
+// added pairwise, so that the result does not depend on the thread count),
+// an Int64 scalar for signed and a Uint64 scalar for unsigned integers
+// (wrapping).
+func (*Backend) Sum(x backend.Buffer) backend.Scalar { return opsFor(x.DType()).sum(x) }
+
+// Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
+// Products of float32 elements are formed in float64, exactly.
+func (*Backend) Dot(x, y backend.Buffer) backend.Scalar { return opsFor(x.DType()).dot(x, y) }
+
+// Argmin returns the index of the first smallest element of x and its value
+// (a Scalar of x's type), or -1 and a zero of x's type for an empty x. A NaN
+// counts as smaller than every number, so the first NaN wins.
+func (*Backend) Argmin(x backend.Buffer) (int, backend.Scalar) { return opsFor(x.DType()).argmin(x) }
+
+// Argmax returns the index of the first largest element of x and its value,
+// or -1 and a zero of x's type for an empty x. A NaN counts as larger than
+// every number, so the first NaN wins.
+func (*Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return opsFor(x.DType()).argmax(x) }
+
+// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
+// float32 or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
+// dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]),
+// summed in that order. Other elements of dst are left as they are. It
+// panics for integer grids, for buffers shorter than rows*cols, and if dst
+// and src overlap.
+func (*Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("cpu: Jacobi5 of a %d x %d grid", rows, cols))
+	}
+	if dst.DType() != src.DType() {
+		panic(fmt.Sprintf("cpu: Jacobi5 from %v to %v", src.DType(), dst.DType()))
+	}
+	if dst.Len() < rows*cols || src.Len() < rows*cols {
+		panic(fmt.Sprintf("cpu: Jacobi5 of a %d x %d grid on buffers of %d and %d elements",
+			rows, cols, dst.Len(), src.Len()))
+	}
+	if rows*cols > 0 && overlap(dst.Ptr(), src.Ptr(), rows*cols*dst.DType().Size()) {
+		panic("cpu: Jacobi5: dst and src overlap")
+	}
+	switch dst.DType() {
+	case backend.Float32:
+		jacobi5(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+	case backend.Float64:
+		jacobi5(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+	default:
+		panic(fmt.Sprintf("cpu: Jacobi5 needs a float32 or float64 grid, not %v", dst.DType()))
+	}
+}

@@ -1,0 +1,274 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// Thresholds of the elementwise loops, measured with the benchmarks of this
+// package (see bench_test.go and doc.go).
+const (
+	// elemGrain is the least number of elements per goroutine of an
+	// elementwise loop; arrays of at most elemGrain elements run on the
+	// calling goroutine.
+	elemGrain = 1 << 15
+	// copyGrain is the least number of bytes per goroutine of a copy;
+	// copies of fewer than copyParMin bytes run on the calling goroutine.
+	copyGrain  = 1 << 18
+	copyParMin = 2 * copyGrain
+)
+
+// parallel runs kernel over [0, n) in ranges of at least elemGrain
+// elements. The caller handles n <= elemGrain itself, without making a
+// closure.
+func parallel(n int, kernel func(lo, hi int)) { backend.ParallelFor(n, elemGrain, kernel) }
+
+func fill[T backend.Element](x []T, v T) {
+	if n := len(x); n > elemGrain {
+		parallel(n, func(lo, hi int) { fillK(x[lo:hi], v) })
+		return
+	}
+	fillK(x, v)
+}
+
+func fillK[T backend.Element](x []T, v T) {
+	if backend.ScalarOf(v).Bits() == 0 { // a zero, but not -0
+		clear(x) // memclr
+		return
+	}
+	i := 0
+	for ; i < len(x)-3; i += 4 {
+		x[i], x[i+1], x[i+2], x[i+3] = v, v, v, v
+	}
+	for ; i < len(x); i++ {
+		x[i] = v
+	}
+}
+
+func scale[T backend.Element](x []T, a T) {
+	if n := len(x); n > elemGrain {
+		parallel(n, func(lo, hi int) { scaleK(x[lo:hi], a) })
+		return
+	}
+	scaleK(x, a)
+}
+
+func scaleK[T backend.Element](x []T, a T) {
+	i := 0
+	for ; i < len(x)-3; i += 4 {
+		x[i] *= a
+		x[i+1] *= a
+		x[i+2] *= a
+		x[i+3] *= a
+	}
+	for ; i < len(x); i++ {
+		x[i] *= a
+	}
+}
+
+func axpy[T backend.Element](a T, x, y []T) {
+	if n := len(y); n > elemGrain {
+		parallel(n, func(lo, hi int) { axpyK(a, x[lo:hi], y[lo:hi]) })
+		return
+	}
+	axpyK(a, x, y)
+}
+
+// axpyK sets y = a*x + y. float64 and float32 go to gonum's SSE2 assembly,
+// which is faster than the Go loop (see axpyGo and BenchmarkAxpyKernel).
+func axpyK[T backend.Element](a T, x, y []T) {
+	switch a := any(a).(type) {
+	case float64:
+		axpy64(a, any(x).([]float64), any(y).([]float64))
+		return
+	case float32:
+		axpy32(a, any(x).([]float32), any(y).([]float32))
+		return
+	}
+	axpyGo(a, x, y)
+}
+
+// axpyGo is the Go loop of axpyK, unrolled by 4.
+func axpyGo[T backend.Element](a T, x, y []T) {
+	x = x[:len(y)]
+	i := 0
+	for ; i < len(y)-3; i += 4 {
+		y[i] = a*x[i] + y[i]
+		y[i+1] = a*x[i+1] + y[i+1]
+		y[i+2] = a*x[i+2] + y[i+2]
+		y[i+3] = a*x[i+3] + y[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] = a*x[i] + y[i]
+	}
+}
+
+func binary[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
+	var k func(dst, x, y []T)
+	switch op {
+	case backend.Add:
+		k = addK[T]
+	case backend.Sub:
+		k = subK[T]
+	case backend.Mul:
+		k = mulK[T]
+	case backend.Div:
+		if !isFloat[T]() {
+			for i, v := range y {
+				if v == 0 {
+					panic(fmt.Sprintf("cpu: integer division by zero (element %d of the divisor)", i))
+				}
+			}
+		}
+		k = divK[T]
+	default:
+		panic(fmt.Sprintf("cpu: invalid BinaryOp %d", int(op)))
+	}
+	if n := len(dst); n > elemGrain {
+		parallel(n, func(lo, hi int) { k(dst[lo:hi], x[lo:hi], y[lo:hi]) })
+		return
+	}
+	k(dst, x, y)
+}
+
+func addK[T backend.Element](dst, x, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] + y[i]
+		dst[i+1] = x[i+1] + y[i+1]
+		dst[i+2] = x[i+2] + y[i+2]
+		dst[i+3] = x[i+3] + y[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] + y[i]
+	}
+}
+
+func subK[T backend.Element](dst, x, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] - y[i]
+		dst[i+1] = x[i+1] - y[i+1]
+		dst[i+2] = x[i+2] - y[i+2]
+		dst[i+3] = x[i+3] - y[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] - y[i]
+	}
+}
+
+func mulK[T backend.Element](dst, x, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] * y[i]
+		dst[i+1] = x[i+1] * y[i+1]
+		dst[i+2] = x[i+2] * y[i+2]
+		dst[i+3] = x[i+3] * y[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] * y[i]
+	}
+}
+
+// divK divides elementwise. The caller has checked integer divisors for
+// zero.
+func divK[T backend.Element](dst, x, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] / y[i]
+		dst[i+1] = x[i+1] / y[i+1]
+		dst[i+2] = x[i+2] / y[i+2]
+		dst[i+3] = x[i+3] / y[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] / y[i]
+	}
+}
+
+func binaryScalar[T backend.Element](op backend.BinaryOp, dst, x []T, s T) {
+	var k func(dst, x []T, s T)
+	switch op {
+	case backend.Add:
+		k = addSK[T]
+	case backend.Sub:
+		k = subSK[T]
+	case backend.Mul:
+		k = mulSK[T]
+	case backend.Div:
+		if !isFloat[T]() && s == 0 {
+			panic("cpu: integer division by zero (the scalar divisor is 0)")
+		}
+		k = divSK[T]
+	default:
+		panic(fmt.Sprintf("cpu: invalid BinaryOp %d", int(op)))
+	}
+	if n := len(dst); n > elemGrain {
+		parallel(n, func(lo, hi int) { k(dst[lo:hi], x[lo:hi], s) })
+		return
+	}
+	k(dst, x, s)
+}
+
+func addSK[T backend.Element](dst, x []T, s T) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] + s
+		dst[i+1] = x[i+1] + s
+		dst[i+2] = x[i+2] + s
+		dst[i+3] = x[i+3] + s
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] + s
+	}
+}
+
+func subSK[T backend.Element](dst, x []T, s T) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] - s
+		dst[i+1] = x[i+1] - s
+		dst[i+2] = x[i+2] - s
+		dst[i+3] = x[i+3] - s
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] - s
+	}
+}
+
+func mulSK[T backend.Element](dst, x []T, s T) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] * s
+		dst[i+1] = x[i+1] * s
+		dst[i+2] = x[i+2] * s
+		dst[i+3] = x[i+3] * s
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] * s
+	}
+}
+
+// divSK divides by s, which the caller has checked is not an integer zero.
+// It divides rather than multiplying by 1/s, so that float results are
+// correctly rounded.
+func divSK[T backend.Element](dst, x []T, s T) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i < len(dst)-3; i += 4 {
+		dst[i] = x[i] / s
+		dst[i+1] = x[i+1] / s
+		dst[i+2] = x[i+2] / s
+		dst[i+3] = x[i+3] / s
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = x[i] / s
+	}
+}

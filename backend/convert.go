@@ -5,7 +5,16 @@ import (
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/xpmpi/xpmpi/profiling"
 )
+
+// record records a copy between host and device for the profiling package.
+func record(kind profiling.Kind, desc string, n int, dt DType, blocking, implicit bool) {
+	if profiling.Active() {
+		profiling.Record(profiling.Event{Kind: kind, Desc: desc, Bytes: int64(n * dt.Size()), Blocking: blocking, Implicit: implicit})
+	}
+}
 
 // ToHost returns x if it is already in host memory, and otherwise a new
 // host array with a copy of x's elements.
@@ -13,6 +22,15 @@ func ToHost[T Element](x *Array[T]) (*Array[T], error) {
 	if x.Device().IsHost() {
 		return x, nil
 	}
+	h, err := toHost(x)
+	if err == nil {
+		record(profiling.ToHost, "backend.ToHost", x.Len(), x.DType(), true, false)
+	}
+	return h, err
+}
+
+// toHost copies a device array to a new host array, without recording.
+func toHost[T Element](x *Array[T]) (*Array[T], error) {
 	if err := x.b.Synchronize(); err != nil {
 		return nil, err
 	}
@@ -39,6 +57,7 @@ func CopyToHostSlice[T Element](dst []T, x *Array[T]) error {
 	if err := x.b.Synchronize(); err != nil {
 		return err
 	}
+	record(profiling.ToHost, "backend.CopyToHostSlice", x.Len(), x.DType(), true, false)
 	return x.b.CopyToHost(unsafe.Pointer(unsafe.SliceData(dst)), x.buf)
 }
 
@@ -51,6 +70,7 @@ func CopyFromHostSlice[T Element](x *Array[T], src []T) error {
 		copy(x.Data(), src)
 		return nil
 	}
+	record(profiling.ToDevice, "backend.CopyFromHostSlice", x.Len(), x.DType(), true, false)
 	return x.b.CopyFromHost(x.buf, unsafe.Pointer(unsafe.SliceData(src)))
 }
 
@@ -74,6 +94,7 @@ func ToDevice[T Element](x *Array[T], b Backend) (*Array[T], error) {
 	if err := b.CopyFromHost(d.buf, x.Ptr()); err != nil {
 		return nil, err
 	}
+	record(profiling.ToDevice, "backend.ToDevice", x.Len(), x.DType(), true, false)
 	return d, nil
 }
 
@@ -104,6 +125,9 @@ func Synchronize[T Element](arrays ...*Array[T]) error {
 			if err := a.b.Synchronize(); err != nil {
 				return err
 			}
+			if !a.Device().IsHost() && profiling.Active() {
+				profiling.Record(profiling.Event{Kind: profiling.Sync, Desc: "backend.Synchronize " + a.Device().String(), Bytes: profiling.UnknownBytes, Blocking: true})
+			}
 		}
 	}
 	return nil
@@ -126,8 +150,9 @@ func ToHostAsync[T Element](x *Array[T]) *HostCopy[T] {
 		close(c.done)
 		return c
 	}
+	record(profiling.ToHost, "backend.ToHostAsync", x.Len(), x.DType(), false, false)
 	go func() {
-		c.result, c.err = ToHost(x)
+		c.result, c.err = toHost(x)
 		close(c.done)
 	}()
 	return c
@@ -157,10 +182,15 @@ func (c *HostCopy[T]) Result() (*Array[T], error) {
 func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) error {
 	host := make([]*Array[T], len(arrays))
 	for i, a := range arrays {
-		h, err := ToHost(a)
+		if a.Device().IsHost() {
+			host[i] = a
+			continue
+		}
+		h, err := toHost(a)
 		if err != nil {
 			return err
 		}
+		record(profiling.ToHost, "backend.HostCall argument", a.Len(), a.DType(), true, true)
 		host[i] = h
 	}
 	if err := f(host); err != nil {
@@ -171,6 +201,7 @@ func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) er
 			if err := a.b.CopyFromHost(a.buf, host[i].Ptr()); err != nil {
 				return err
 			}
+			record(profiling.ToDevice, "backend.HostCall result", a.Len(), a.DType(), true, true)
 		}
 	}
 	return nil

@@ -1,10 +1,16 @@
 package mpi
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/profiling"
+)
 
 // checked wraps a communicator so that every collective call goes through
 // CheckCollective first (a branch when neither checking nor a watchdog is
-// on) and records its exit for the watchdog. Init wraps the world with it.
+// on) and records its exit for the watchdog, and so that every call counts
+// for the profiling package's traffic counters (a branch when none is
+// active). Init wraps the world with it.
 type checked struct {
 	Comm
 }
@@ -45,6 +51,7 @@ func (w *checked) Bcast(buf unsafe.Pointer, count int, dt Datatype, root int) er
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Bcast", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Bcast(buf, count, dt, root)
 }
 
@@ -53,6 +60,7 @@ func (w *checked) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Reduce", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Reduce(send, recv, count, dt, op, root)
 }
 
@@ -61,6 +69,7 @@ func (w *checked) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, o
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Allreduce", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Allreduce(send, recv, count, dt, op)
 }
 
@@ -69,6 +78,7 @@ func (w *checked) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Gather", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Gather(send, count, recv, dt, root)
 }
 
@@ -77,6 +87,7 @@ func (w *checked) Gatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, 
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Gatherv", profiling.Collective, int64(scount*dt.Size()))
 	return w.Comm.Gatherv(send, scount, recv, counts, displs, dt, root)
 }
 
@@ -85,6 +96,7 @@ func (w *checked) Allgather(send unsafe.Pointer, count int, recv unsafe.Pointer,
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Allgather", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Allgather(send, count, recv, dt)
 }
 
@@ -93,6 +105,7 @@ func (w *checked) Allgatherv(send unsafe.Pointer, scount int, recv unsafe.Pointe
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Allgatherv", profiling.Collective, int64(scount*dt.Size()))
 	return w.Comm.Allgatherv(send, scount, recv, counts, displs, dt)
 }
 
@@ -101,6 +114,7 @@ func (w *checked) Scatter(send unsafe.Pointer, count int, recv unsafe.Pointer, d
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Scatter", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Scatter(send, count, recv, dt, root)
 }
 
@@ -109,6 +123,7 @@ func (w *checked) Scatterv(send unsafe.Pointer, counts, displs []int, recv unsaf
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Scatterv", profiling.Collective, int64(rcount*dt.Size()))
 	return w.Comm.Scatterv(send, counts, displs, recv, rcount, dt, root)
 }
 
@@ -117,6 +132,7 @@ func (w *checked) Alltoall(send unsafe.Pointer, count int, recv unsafe.Pointer, 
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Alltoall", profiling.Collective, int64(w.Size()*count*dt.Size()))
 	return w.Comm.Alltoall(send, count, recv, dt)
 }
 
@@ -125,6 +141,7 @@ func (w *checked) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv un
 		return err
 	}
 	defer leave()
+	profiling.RecordMessage("Alltoallv", profiling.Collective, int64(sum(scounts)*dt.Size()))
 	return w.Comm.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt)
 }
 
@@ -144,4 +161,46 @@ func (w *checked) SplitShared() (Comm, error) {
 	defer leave()
 	c, err := w.Comm.SplitShared()
 	return wrap(c), err
+}
+
+func sum(s []int) int {
+	n := 0
+	for _, v := range s {
+		n += v
+	}
+	return n
+}
+
+// The point-to-point calls are recorded for the traffic counters.
+
+func (w *checked) Send(buf unsafe.Pointer, count int, dt Datatype, dest, tag int) error {
+	profiling.RecordMessage("Send", dest, int64(count*dt.Size()))
+	return w.Comm.Send(buf, count, dt, dest, tag)
+}
+
+func (w *checked) Recv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Status, error) {
+	st, err := w.Comm.Recv(buf, count, dt, src, tag)
+	if err == nil {
+		profiling.RecordMessage("Recv", st.Source, int64(st.Count*dt.Size()))
+	}
+	return st, err
+}
+
+func (w *checked) Sendrecv(send unsafe.Pointer, scount int, dest, stag int, recv unsafe.Pointer, rcount int, src, rtag int, dt Datatype) (Status, error) {
+	profiling.RecordMessage("Send", dest, int64(scount*dt.Size()))
+	st, err := w.Comm.Sendrecv(send, scount, dest, stag, recv, rcount, src, rtag, dt)
+	if err == nil {
+		profiling.RecordMessage("Recv", st.Source, int64(st.Count*dt.Size()))
+	}
+	return st, err
+}
+
+func (w *checked) Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int) (Request, error) {
+	profiling.RecordMessage("Isend", dest, int64(count*dt.Size()))
+	return w.Comm.Isend(buf, count, dt, dest, tag)
+}
+
+func (w *checked) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Request, error) {
+	profiling.RecordMessage("Irecv", src, int64(count*dt.Size()))
+	return w.Comm.Irecv(buf, count, dt, src, tag)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/profiling/proftest"
 )
 
 func TestMain(m *testing.M) { mpitest.Main(m) }
@@ -61,5 +63,40 @@ func TestHeatRejectsBadSizes(t *testing.T) {
 	}
 	if _, err := solveHeat(world, heatConfig{N: 4, Iters: -1}); err == nil {
 		t.Fatal("iters = -1: no error")
+	}
+}
+
+func TestHeatHotLoopMovesNothing(t *testing.T) {
+	world := mpitest.World(t)
+	proftest.NoTransfers(t, func() {
+		if _, err := solveHeat(world, heatConfig{N: 40, Iters: 20}); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func TestHeatTraffic(t *testing.T) {
+	world := mpitest.World(t)
+	tr := profiling.CountTraffic()
+	n, iters := 40, 10
+	if _, err := solveHeat(world, heatConfig{N: n, Iters: iters}); err != nil {
+		t.Fatal(err)
+	}
+	tr.Stop()
+	// Each inner rank sends one row of n+2 values to each neighbour per
+	// iteration.
+	p, me := world.Size(), world.Rank()
+	want := int64(0)
+	if me > 0 {
+		want += int64(iters)
+	}
+	if me < p-1 {
+		want += int64(iters)
+	}
+	if got := tr.Op("Isend").Messages; got != want {
+		t.Fatalf("rank %d: %d halo sends, want %d\n%s", me, got, want, tr.Report())
+	}
+	if got := tr.Op("Isend").Bytes; got != want*int64(n+2)*8 {
+		t.Fatalf("rank %d: %d bytes sent, want %d", me, got, want*int64(n+2)*8)
 	}
 }

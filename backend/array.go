@@ -116,6 +116,12 @@ func Axpy[T Element](a T, x, y *Array[T]) {
 	y.b.Axpy(ScalarOf(a), x.buf, y.buf)
 }
 
+// Axpby sets y = a*x + b*y.
+func Axpby[T Element](a T, x *Array[T], b T, y *Array[T]) {
+	same("Axpby", y.Len(), x, y)
+	y.b.Axpby(ScalarOf(a), x.buf, ScalarOf(b), y.buf)
+}
+
 // Apply sets dst = x op y elementwise. dst may be x or y.
 func Apply[T Element](op BinaryOp, dst, x, y *Array[T]) {
 	same(op.String(), dst.Len(), dst, x, y)

@@ -39,6 +39,8 @@ type Backend interface {
 	Scale(x Buffer, a Scalar)
 	// Axpy sets y = a*x + y.
 	Axpy(a Scalar, x, y Buffer)
+	// Axpby sets y = a*x + b*y.
+	Axpby(a Scalar, x Buffer, b Scalar, y Buffer)
 	// Binary sets dst = x op y elementwise; dst may be x or y.
 	Binary(op BinaryOp, dst, x, y Buffer)
 	// BinaryScalar sets dst = x op s elementwise; dst may be x.
@@ -61,4 +63,10 @@ type Backend interface {
 	// dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]).
 	// Other elements of dst are left as they are.
 	Jacobi5(dst, src Buffer, rows, cols int)
+	// Laplace5 applies the 5-point Laplacian (with the sign that makes it
+	// positive definite) to a rows x cols row-major float grid: for
+	// 1 <= i < rows-1 and 1 <= j < cols-1,
+	// dst[i][j] = 4*src[i][j] - src[i-1][j] - src[i+1][j] - src[i][j-1] - src[i][j+1].
+	// Other elements of dst are left as they are.
+	Laplace5(dst, src Buffer, rows, cols int)
 }

@@ -11,6 +11,8 @@
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
+#   race        go test -race -short ./... on the default build
+#   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
 #   mpich       the same test binaries built with -tags mpi,mpich and run
 #               under MPICH's launcher at 2 and 3 ranks (skipped without MPICH)
 #   integration bin/xpmpi and the default-build CLI, then go test ./tests/
@@ -214,6 +216,9 @@ fi
 # ---------------------------------------------------------------- default build
 step "go build ./..." go build ./...
 step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
+# The race detector on the default build (goroutine-parallel loops, the
+# stand-in's queues, the profiling counters), with -short to bound its time.
+step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
 
 # ---------------------------------------------------------------- mpi build
 # bin_name PKG: ./backend/cpu -> backend_cpu
@@ -284,6 +289,17 @@ elif [ ${#mpi_pkgs[@]} -eq 0 ]; then
 	skip "mpi phase" "no package's TestMain calls mpitest.Main"
 else
 	mpi_phase mpi "" "${mpi_pkgs[@]}"
+fi
+
+# ---------------------------------------------------------------- TCP
+# The mpi package's tests once over TCP, the path that ranks on different
+# machines take (no shared memory transport).
+if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
+	for np in 2 3; do
+		step "mpirun -np $np ./mpi over TCP (btl self,tcp)" \
+			run_test "build/logs/mpi-tcp-np$np.log" ./mpi "$root/build/test/mpi.test" \
+			env OMPI_MCA_btl=self,tcp OMPI_MCA_pml=ob1 "$ompi_run" "${ompi_flags[@]}" -np "$np"
+	done
 fi
 
 # ---------------------------------------------------------------- MPICH

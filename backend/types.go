@@ -9,10 +9,13 @@ import (
 // Kind is the kind of a device.
 type Kind int
 
-// The kinds of device.
+// The kinds of device. Fake is a device for tests: its memory is host
+// memory, but it is treated as device memory everywhere (conversions,
+// staging, accounting), so that tests without a GPU take the device paths.
 const (
 	CPU Kind = iota
 	CUDA
+	Fake
 )
 
 func (k Kind) String() string {
@@ -21,6 +24,8 @@ func (k Kind) String() string {
 		return "cpu"
 	case CUDA:
 		return "cuda"
+	case Fake:
+		return "fake"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

@@ -54,7 +54,7 @@ func (f *mpiFile) pastEnd(call string, off int64, count int, dt Datatype) error 
 	if err != nil {
 		return err
 	}
-	if end := off + int64(count*dt.Size()); end > size {
+	if end := off + int64(count*dt.Size()); count > 0 && end > size {
 		return errorf(call, "reading %d bytes at offset %d goes past the end of the file (%d bytes)", count*dt.Size(), off, size)
 	}
 	return nil

@@ -1,0 +1,783 @@
+package dist
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// A checkpoint is a directory:
+//
+//	DIR/manifest.json   what the checkpoint holds (see Manifest)
+//	DIR/<name>.npy      one NumPy .npy file per array, the global array in C order
+//
+// SaveCheckpoint writes it under a temporary name, DIR.tmp-<step>-<random>,
+// in the same parent directory: every rank writes and syncs its blocks of
+// every array, then rank 0 writes and syncs the manifest, last, and moves
+// the directory into place. An existing checkpoint is first renamed to
+// DIR.old, the new one renamed to DIR, the parent directory synced, and
+// DIR.old removed. A crash at any point leaves a complete checkpoint at
+// DIR, or, between the two renames, none at DIR and the previous one at
+// DIR.old: OpenCheckpoint then moves DIR.old back to DIR and opens it. The
+// next SaveCheckpoint removes what a crash left (DIR.tmp-* directories, a
+// DIR.old beside a DIR).
+//
+// Checksums: each array's manifest entry carries the CRC-32C (Castagnoli)
+// of its data, the bytes of the global array in C order, exactly what
+// crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)) gives for the
+// data part of the .npy file. It does not depend on how the array was
+// split. CRC is linear: the CRC of the data equals the XOR, over the
+// contiguous runs of the file that the ranks hold, of each run's CRC
+// shifted by the number of bytes that follow it (multiplication by
+// x^(8n) modulo the CRC polynomial, as zlib's crc32_combine does). Each
+// rank folds its runs into one 32-bit value as it writes (or reads) them,
+// and one Allgather of those values gives the checksum on every rank. The
+// manifest carries a CRC-32C of itself too, over its compact JSON encoding
+// with that field empty, so that a corrupted manifest is an error rather
+// than a wrong step or metadata. CRC-32C detects accidental corruption
+// (truncation, flipped bits); it is not a defence against tampering.
+
+// castagnoli is the CRC-32C table (hardware accelerated where the CPU has
+// an instruction for it).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crcPoly is the CRC-32C polynomial, bit-reversed.
+const crcPoly = 0x82f63b78
+
+// x2n[k] is x^(2^k) modulo the polynomial, bit-reversed: enough for
+// shifts of up to 2^63 bytes.
+var x2n = func() (t [67]uint32) {
+	p := uint32(1) << 30 // x^1
+	for k := range t {
+		t[k] = p
+		p = multModP(p, p)
+	}
+	return t
+}()
+
+// multModP returns a*b modulo the CRC polynomial, bit-reversed (zlib's
+// multmodp).
+func multModP(a, b uint32) uint32 {
+	if a == 0 {
+		return 0
+	}
+	m := uint32(1) << 31
+	p := uint32(0)
+	for {
+		if a&m != 0 {
+			p ^= b
+			if a&(m-1) == 0 {
+				return p
+			}
+		}
+		m >>= 1
+		if b&1 != 0 {
+			b = b>>1 ^ crcPoly
+		} else {
+			b >>= 1
+		}
+	}
+}
+
+// x8n returns x^(8n) modulo the polynomial: the operator that appends n
+// zero bytes to a CRC register.
+func x8n(n int64) uint32 {
+	p := uint32(1) << 31 // x^0
+	for k := 3; n != 0; k++ {
+		if n&1 != 0 {
+			p = multModP(x2n[k], p)
+		}
+		n >>= 1
+	}
+	return p
+}
+
+// rawCRC returns the CRC-32C register after p from zero, without the
+// initial and final inversions.
+func rawCRC(p []byte) uint32 { return ^crc32.Update(^uint32(0), castagnoli, p) }
+
+// crcSum folds the runs of an array's data that one rank holds into the
+// raw CRC of the whole data with zeros outside those runs. Runs must come
+// in increasing order of offset, without overlap.
+type crcSum struct {
+	acc     uint32 // raw CRC of bytes [0, end)
+	end     int64
+	lastD   int64 // the last shift, and its operator
+	lastOp  uint32
+	started bool
+}
+
+func (s *crcSum) shift(v uint32, d int64) uint32 {
+	if v == 0 || d == 0 {
+		return v
+	}
+	if !s.started || d != s.lastD {
+		s.lastD, s.lastOp, s.started = d, x8n(d), true
+	}
+	return multModP(s.lastOp, v)
+}
+
+// add folds in the run p at byte offset off of the data.
+func (s *crcSum) add(off int64, p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if off < s.end {
+		panic(fmt.Sprintf("dist: checksum of a run at %d before the end %d of the previous one", off, s.end))
+	}
+	end := off + int64(len(p))
+	s.acc = s.shift(s.acc, end-s.end) ^ rawCRC(p)
+	s.end = end
+}
+
+// combine returns the CRC-32C of the total bytes of data whose runs the
+// ranks of c hold, the same on every rank. It is collective.
+func (s *crcSum) combine(c mpi.Comm, total int64) (uint32, error) {
+	mine := s.shift(s.acc, total-s.end)
+	all := make([]uint32, c.Size())
+	if err := mpi.Allgather(c, []uint32{mine}, all); err != nil {
+		return 0, err
+	}
+	raw := uint32(0)
+	for _, v := range all {
+		raw ^= v
+	}
+	// The standard CRC starts from all ones and inverts the result.
+	return raw ^ multModP(x8n(total), ^uint32(0)) ^ ^uint32(0), nil
+}
+
+// Named is an array with its name in a checkpoint; Entry makes one.
+type Named struct {
+	name string
+	a    namedArray
+}
+
+// namedArray is what a checkpoint needs of an array of any element type.
+type namedArray interface {
+	Comm() mpi.Comm
+	Layout() Layout
+	dtype() backend.DType
+	save(path string, sum bool) (uint32, error)
+}
+
+func (a *Array[T]) dtype() backend.DType { return backend.DTypeOf[T]() }
+
+// Entry names x for SaveCheckpoint; the array is saved as <name>.npy. A
+// name is 1 to 128 letters, digits, '_', '-' and '.', not starting with
+// '.' or '-'.
+func Entry[T backend.Element](name string, x *Array[T]) Named {
+	if x == nil {
+		panic(fmt.Sprintf("dist: Entry %q of a nil array", name))
+	}
+	if err := checkName(name); err != nil {
+		panic("dist: " + err.Error())
+	}
+	return Named{name: name, a: x}
+}
+
+// Name returns the entry's name.
+func (n Named) Name() string { return n.name }
+
+func checkName(name string) error {
+	if len(name) == 0 || len(name) > 128 {
+		return fmt.Errorf("checkpoint array name %q: 1 to 128 characters", name)
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || (i > 0 && (r == '-' || r == '.'))
+		if !ok {
+			return fmt.Errorf("checkpoint array name %q: only letters, digits, '_', and after the first character '-' and '.'", name)
+		}
+	}
+	return nil
+}
+
+// Manifest is what a checkpoint holds, from its manifest.json.
+type Manifest struct {
+	Step    int64             // the step the caller gave SaveCheckpoint
+	Meta    map[string]string // the caller's metadata
+	Created time.Time         // when it was written
+	Ranks   int               // the number of ranks that wrote it
+	Arrays  []ArrayInfo       // in the order they were given
+}
+
+// ArrayInfo describes one array of a checkpoint.
+type ArrayInfo struct {
+	Name     string
+	DType    backend.DType
+	Shape    []int
+	Checksum uint32 // CRC-32C of the data, the global array in C order
+}
+
+// Array returns the entry of the array called name.
+func (m Manifest) Array(name string) (ArrayInfo, bool) {
+	for _, a := range m.Arrays {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ArrayInfo{}, false
+}
+
+// The manifest file.
+const (
+	manifestName    = "manifest.json"
+	manifestFormat  = "xpmpi-checkpoint"
+	manifestVersion = 1
+	// maxManifest bounds the manifest that OpenCheckpoint reads.
+	maxManifest = 64 << 20
+)
+
+type manifestJSON struct {
+	Format   string            `json:"format"`
+	Version  int               `json:"version"`
+	Step     int64             `json:"step"`
+	Created  string            `json:"created"`
+	Ranks    int               `json:"ranks"`
+	Meta     map[string]string `json:"meta"`
+	Arrays   []arrayJSON       `json:"arrays"`
+	Checksum string            `json:"manifest_checksum"`
+}
+
+type arrayJSON struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	DType    string `json:"dtype"` // NumPy's type string
+	Shape    []int  `json:"shape"`
+	Bytes    int64  `json:"bytes"` // of data
+	Checksum string `json:"checksum"`
+}
+
+func formatCRC(v uint32) string { return fmt.Sprintf("crc32c:%08x", v) }
+
+func parseCRC(s string) (uint32, error) {
+	h, ok := strings.CutPrefix(s, "crc32c:")
+	if !ok || len(h) != 8 {
+		return 0, fmt.Errorf("checksum %q is not crc32c:<8 hex digits>", s)
+	}
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return 0, fmt.Errorf("checksum %q is not crc32c:<8 hex digits>", s)
+	}
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]), nil
+}
+
+// manifestSum returns the checksum of m, over its compact encoding with
+// the checksum field empty.
+func manifestSum(m manifestJSON) (string, error) {
+	m.Checksum = ""
+	b, err := marshalManifest(m, "")
+	if err != nil {
+		return "", err
+	}
+	return formatCRC(crc32.Checksum(b, castagnoli)), nil
+}
+
+// marshalManifest encodes m as JSON, indented by indent (none if empty),
+// without escaping <, > and &.
+func marshalManifest(m manifestJSON, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	err := enc.Encode(m)
+	return b.Bytes(), err
+}
+
+// encodeManifest returns the manifest file of m.
+func encodeManifest(m Manifest) ([]byte, error) {
+	j := manifestJSON{
+		Format:  manifestFormat,
+		Version: manifestVersion,
+		Step:    m.Step,
+		Created: m.Created.UTC().Format(time.RFC3339Nano),
+		Ranks:   m.Ranks,
+		Meta:    m.Meta,
+		Arrays:  []arrayJSON{},
+	}
+	for _, a := range m.Arrays {
+		j.Arrays = append(j.Arrays, arrayJSON{
+			Name:     a.Name,
+			File:     a.Name + ".npy",
+			DType:    npyDescr(a.DType),
+			Shape:    a.Shape,
+			Bytes:    int64(prod(a.Shape)) * int64(a.DType.Size()),
+			Checksum: formatCRC(a.Checksum),
+		})
+	}
+	sum, err := manifestSum(j)
+	if err != nil {
+		return nil, err
+	}
+	j.Checksum = sum
+	return marshalManifest(j, "  ")
+}
+
+// parseManifest parses and checks a manifest file.
+func parseManifest(b []byte) (Manifest, error) {
+	var m Manifest
+	if len(b) > maxManifest {
+		return m, fmt.Errorf("manifest of %d bytes, more than %d", len(b), maxManifest)
+	}
+	var j manifestJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return m, fmt.Errorf("bad manifest: %w", err)
+	}
+	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
+		return m, errors.New("bad manifest: more data after the JSON object")
+	}
+	if j.Format != manifestFormat {
+		return m, fmt.Errorf("bad manifest: format %q, not %q", j.Format, manifestFormat)
+	}
+	if j.Version != manifestVersion {
+		return m, fmt.Errorf("manifest version %d is not supported: this build reads version %d", j.Version, manifestVersion)
+	}
+	sum, err := manifestSum(j)
+	if err != nil {
+		return m, fmt.Errorf("bad manifest: %w", err)
+	}
+	if sum != j.Checksum {
+		return m, fmt.Errorf("manifest checksum mismatch: the manifest says %q, its content gives %q: the manifest is corrupted or was edited", j.Checksum, sum)
+	}
+	created, err := time.Parse(time.RFC3339Nano, j.Created)
+	if err != nil {
+		return m, fmt.Errorf("bad manifest: created %q: %w", j.Created, err)
+	}
+	if j.Ranks < 1 {
+		return m, fmt.Errorf("bad manifest: written by %d ranks", j.Ranks)
+	}
+	m = Manifest{Step: j.Step, Meta: j.Meta, Created: created, Ranks: j.Ranks}
+	seen := map[string]bool{}
+	for i, a := range j.Arrays {
+		if err := checkName(a.Name); err != nil {
+			return Manifest{}, fmt.Errorf("bad manifest: array %d: %w", i, err)
+		}
+		if low := strings.ToLower(a.Name); seen[low] {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q twice", a.Name)
+		} else {
+			seen[low] = true
+		}
+		if a.File != a.Name+".npy" {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q in file %q, not %q", a.Name, a.File, a.Name+".npy")
+		}
+		dt, err := parseDescr(a.DType)
+		if err != nil || a.DType != npyDescr(dt) {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q: dtype %q", a.Name, a.DType)
+		}
+		if len(a.Shape) == 0 || len(a.Shape) > npyMaxDims {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q: shape %v", a.Name, a.Shape)
+		}
+		if n, ok := shapeBytes(a.Shape, dt.Size()); !ok || n != a.Bytes {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q: %d bytes for shape %v of %v", a.Name, a.Bytes, a.Shape, dt)
+		}
+		sum, err := parseCRC(a.Checksum)
+		if err != nil {
+			return Manifest{}, fmt.Errorf("bad manifest: array %q: %w", a.Name, err)
+		}
+		m.Arrays = append(m.Arrays, ArrayInfo{Name: a.Name, DType: dt, Shape: slices.Clone(a.Shape), Checksum: sum})
+	}
+	return m, nil
+}
+
+// ErrNoCheckpoint is (wrapped in) the error of OpenCheckpoint where there
+// is no checkpoint.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+// SaveCheckpoint writes the arrays, the step and the metadata as a
+// checkpoint in the directory dir, replacing the checkpoint there if there
+// is one, atomically: a crash at any point leaves the previous checkpoint
+// or the new one loadable by OpenCheckpoint. It is collective over c: every
+// rank passes the same dir, step, metadata and arrays (of c), in the same
+// order; ranks that disagree get an error. Each array is a NumPy .npy file
+// that every rank writes its blocks of. A failure on any rank is the same
+// error on every rank, and leaves the previous checkpoint in place. A dir
+// that exists and is not a checkpoint (no manifest.json, not empty) is
+// never replaced.
+func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, arrays ...Named) error {
+	dir = filepath.Clean(dir)
+	seen := map[string]bool{}
+	for _, n := range arrays {
+		if n.a == nil {
+			panic("dist: SaveCheckpoint: a Named that Entry did not make")
+		}
+		if low := strings.ToLower(n.name); seen[low] {
+			panic(fmt.Sprintf("dist: SaveCheckpoint: array name %q twice", n.name))
+		} else {
+			seen[low] = true
+		}
+		if n.a.Comm() != c {
+			panic(fmt.Sprintf("dist: SaveCheckpoint: array %q is on another communicator", n.name))
+		}
+	}
+	for k, v := range meta {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			panic(fmt.Sprintf("dist: SaveCheckpoint: metadata %q: %q is not UTF-8", k, v))
+		}
+	}
+	fail := func(err error) error { return fmt.Errorf("dist: SaveCheckpoint %s: %w", dir, err) }
+
+	// Every rank must be saving the same thing.
+	h := saveHash(dir, step, meta, arrays)
+	if err := mpi.CheckCollective(c, "SaveCheckpoint", mpi.Arg{Name: "arrays", Value: int64(len(arrays))}, mpi.Arg{Name: "args", Value: h}); err != nil {
+		return err
+	}
+	all := make([]int64, c.Size())
+	if err := mpi.Allgather(c, []int64{h}, all); err != nil {
+		return fail(err)
+	}
+	for r, v := range all {
+		if v != all[0] {
+			return fail(fmt.Errorf("rank %d passed another directory, step, metadata or set of arrays than rank 0", r))
+		}
+	}
+
+	// Rank 0 makes the temporary directory; the others learn its name.
+	var suffix [16]byte
+	var err error
+	if c.Rank() == 0 {
+		var tmp string
+		if tmp, err = makeTempCheckpoint(dir, step); err == nil {
+			copy(suffix[:], tmp[len(tmp)-len(suffix):])
+		}
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return fail(err)
+	}
+	if err := mpi.BcastBytes(c, suffix[:], 0); err != nil {
+		return fail(err)
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d-%s", dir, step, suffix[:])
+	cleanup := func() {
+		if c.Rank() == 0 {
+			os.RemoveAll(tmp)
+		}
+	}
+
+	m := Manifest{Step: step, Meta: meta, Created: time.Now(), Ranks: c.Size()}
+	for _, n := range arrays {
+		sum, err := n.a.save(filepath.Join(tmp, n.name+".npy"), true)
+		if err != nil {
+			cleanup()
+			return fail(fmt.Errorf("array %q: %w", n.name, err))
+		}
+		m.Arrays = append(m.Arrays, ArrayInfo{Name: n.name, DType: n.a.dtype(), Shape: n.a.Layout().Shape(), Checksum: sum})
+	}
+
+	// The data is synced on every rank: rank 0 writes the manifest, last,
+	// and moves the checkpoint into place.
+	err = nil
+	if c.Rank() == 0 {
+		err = commitCheckpoint(dir, tmp, m)
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// saveHash hashes the arguments of SaveCheckpoint, for the check that
+// every rank passed the same.
+func saveHash(dir string, step int64, meta map[string]string, arrays []Named) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%q %d %d", dir, step, len(meta))
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, " %q=%q", k, meta[k])
+	}
+	for _, n := range arrays {
+		fmt.Fprintf(h, " %q %d %d", n.name, n.a.dtype(), n.a.Layout().hash())
+	}
+	return int64(h.Sum64())
+}
+
+// makeTempCheckpoint makes the temporary directory of a new checkpoint at
+// dir, after checking that dir may be replaced and removing what earlier
+// crashed saves left.
+func makeTempCheckpoint(dir string, step int64) (string, error) {
+	parent, base := filepath.Split(dir)
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return "", fmt.Errorf("%s exists and is not a directory", dir)
+		}
+		if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+			if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+				return "", fmt.Errorf("%s exists and is not a checkpoint (no %s): not replacing it", dir, manifestName)
+			}
+		}
+	}
+	// Temporary directories of saves that crashed.
+	if ents, err := os.ReadDir(parent); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && strings.HasPrefix(e.Name(), base+".tmp-") {
+				os.RemoveAll(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d-%s", dir, step, hex.EncodeToString(r[:]))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return "", err
+	}
+	return tmp, nil
+}
+
+// commitCheckpoint writes the manifest into tmp, syncs it, and moves tmp
+// to dir (on rank 0).
+func commitCheckpoint(dir, tmp string, m Manifest) error {
+	b, err := encodeManifest(m)
+	if err != nil {
+		return err
+	}
+	if err := writeFileSync(filepath.Join(tmp, manifestName), b); err != nil {
+		return err
+	}
+	if err := syncDir(tmp); err != nil {
+		return err
+	}
+	old := dir + ".old"
+	if _, err := os.Lstat(dir); err == nil {
+		// A DIR.old beside a DIR is what a crash after the second rename
+		// left: DIR is the newer.
+		if err := os.RemoveAll(old); err != nil {
+			return err
+		}
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Put the previous checkpoint back.
+		if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
+			os.Rename(old, dir)
+		}
+		return err
+	}
+	if err := syncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+func writeFileSync(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	err = firstErr(err, f.Sync(), f.Close())
+	return err
+}
+
+// syncDir makes the entries of a directory durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		err = nil // file systems that cannot sync a directory
+	}
+	return firstErr(err, f.Close())
+}
+
+// CheckpointReader reads the arrays of a checkpoint that OpenCheckpoint
+// opened.
+type CheckpointReader struct {
+	comm      mpi.Comm
+	dir       string
+	recovered bool
+	manifest  Manifest
+}
+
+// OpenCheckpoint opens the checkpoint in the directory dir on every rank of
+// c: rank 0 reads and checks its manifest and every rank gets it. If
+// there is no checkpoint at dir but a save crashed after it moved the
+// previous checkpoint aside (to dir.old), OpenCheckpoint moves it back and
+// opens it (reading it at dir.old if it cannot be moved). It is collective;
+// an error (ErrNoCheckpoint where there is none) is the same on every
+// rank.
+func OpenCheckpoint(c mpi.Comm, dir string) (*CheckpointReader, error) {
+	dir = filepath.Clean(dir)
+	if err := mpi.CheckCollective(c, "OpenCheckpoint", mpi.Arg{Name: "dir", Value: hashString(dir)}); err != nil {
+		return nil, err
+	}
+	// Rank 0 sends a status (0: open, 1: an error, 2: no checkpoint), the
+	// directory it opened or the error's text, and the manifest.
+	var status int64
+	var text string
+	var data []byte
+	recovered := false
+	if c.Rank() == 0 {
+		var err error
+		text, recovered, data, err = readManifest(dir)
+		switch {
+		case errors.Is(err, ErrNoCheckpoint):
+			status, text = 2, err.Error()
+		case err != nil:
+			status, text = 1, err.Error()
+		}
+	}
+	head := []int64{status, int64(len(text)), int64(len(data)), 0}
+	if recovered {
+		head[3] = 1
+	}
+	if err := mpi.Bcast(c, head, 0); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, head[1]+head[2])
+	if c.Rank() == 0 {
+		copy(buf, text)
+		copy(buf[len(text):], data)
+	}
+	if err := mpi.BcastBytes(c, buf, 0); err != nil {
+		return nil, err
+	}
+	text, data = string(buf[:head[1]]), buf[head[1]:]
+	switch head[0] {
+	case 2:
+		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %w (neither %s nor %s.old exists)", dir, ErrNoCheckpoint, dir, dir)
+	case 1:
+		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %s", dir, text)
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		// Rank 0 parsed the same bytes: it cannot fail here.
+		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %w", dir, err)
+	}
+	return &CheckpointReader{comm: c, dir: text, recovered: head[3] != 0, manifest: m}, nil
+}
+
+// readManifest finds the checkpoint at dir (or at dir.old after a crash),
+// and returns its directory and its checked manifest.
+func readManifest(dir string) (at string, recovered bool, data []byte, err error) {
+	at = dir
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", false, nil, err
+		}
+		if _, err := os.Stat(dir); err == nil {
+			return "", false, nil, fmt.Errorf("%s is not a checkpoint: it has no %s", dir, manifestName)
+		}
+		old := dir + ".old"
+		if _, err := os.Stat(filepath.Join(old, manifestName)); err != nil {
+			return "", false, nil, ErrNoCheckpoint
+		}
+		// A save crashed between moving the previous checkpoint aside and
+		// moving the new one in: restore the previous one.
+		recovered = true
+		if err := os.Rename(old, dir); err != nil {
+			at = old
+		} else {
+			syncDir(filepath.Dir(dir))
+		}
+	}
+	f, err := os.Open(filepath.Join(at, manifestName))
+	if err != nil {
+		return "", false, nil, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return "", false, nil, err
+	}
+	if _, err := parseManifest(data); err != nil {
+		return "", false, nil, err
+	}
+	return at, recovered, data, nil
+}
+
+// Manifest returns what the checkpoint holds. It is not collective.
+func (r *CheckpointReader) Manifest() Manifest {
+	m := r.manifest
+	if m.Meta != nil {
+		m.Meta = make(map[string]string, len(r.manifest.Meta))
+		for k, v := range r.manifest.Meta {
+			m.Meta[k] = v
+		}
+	}
+	m.Arrays = slices.Clone(m.Arrays)
+	for i := range m.Arrays {
+		m.Arrays[i].Shape = slices.Clone(m.Arrays[i].Shape)
+	}
+	return m
+}
+
+// Dir returns the directory the checkpoint was read from: the one given to
+// OpenCheckpoint, or its .old sibling after a crashed save if that could
+// not be moved back.
+func (r *CheckpointReader) Dir() string { return r.dir }
+
+// Recovered reports whether OpenCheckpoint found the checkpoint where a
+// crashed save had moved it aside.
+func (r *CheckpointReader) Recovered() bool { return r.recovered }
+
+// LoadArray reads the array called name from the checkpoint into a new
+// array on the reader's communicator, laid out by opts as for Load: any
+// number of ranks, any split axis. It verifies the file against the
+// manifest (element type, shape, size) and the data against its checksum;
+// a missing array or file, an element type other than T, a truncated or
+// corrupted file is the same error on every rank, never a wrong array. It
+// is collective.
+func LoadArray[T backend.Element](r *CheckpointReader, name string, opts ...Option) (*Array[T], error) {
+	c := r.comm
+	if err := mpi.CheckCollective(c, "LoadArray", mpi.Arg{Name: "name", Value: hashString(name)}, mpi.Arg{Name: "dtype", Value: int64(backend.DTypeOf[T]())}); err != nil {
+		return nil, err
+	}
+	fail := func(err error) error { return fmt.Errorf("dist: checkpoint %s: array %q: %w", r.dir, name, err) }
+	info, ok := r.manifest.Array(name)
+	if !ok {
+		var names []string
+		for _, a := range r.manifest.Arrays {
+			names = append(names, a.Name)
+		}
+		return nil, fail(fmt.Errorf("no such array (the checkpoint holds %v)", names))
+	}
+	if want := backend.DTypeOf[T](); info.DType != want {
+		return nil, fail(fmt.Errorf("the checkpoint holds %v, not %v", info.DType, want))
+	}
+	path := filepath.Join(r.dir, name+".npy")
+	a, sum, err := load[T](c, path, &npyExpect{dtype: info.DType, shape: info.Shape}, opts)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if sum != info.Checksum {
+		a.Free()
+		return nil, fail(fmt.Errorf("the data's checksum is %s, the manifest says %s: %s is corrupted", formatCRC(sum), formatCRC(info.Checksum), path))
+	}
+	return a, nil
+}

@@ -1,0 +1,237 @@
+package dist
+
+// Fuzz targets for the .npy header parser and the checkpoint manifest
+// reader, and tests of unexported parts of the file I/O: the CRC-32C
+// combination and every I/O path (in place, through a layout split on axis
+// 0, chunked calls). Seed corpora: testdata/fuzz/FuzzNPYHeader and
+// testdata/fuzz/FuzzManifest.
+
+import (
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+)
+
+func FuzzNPYHeader(f *testing.F) {
+	for dt := backend.Float32; dt <= backend.Uint64; dt++ {
+		for _, shape := range [][]int{{}, {0}, {5}, {3, 4}, {2, 0, 7}, {1 << 40, 3}} {
+			f.Add(npyHeaderBytes(dt, shape))
+		}
+	}
+	if files, _ := filepath.Glob("testdata/*.npy"); len(files) > 0 {
+		for _, name := range files {
+			if b, err := os.ReadFile(name); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bytes.NewReader(data)
+		h, err := ParseNPYHeader(r)
+		if err != nil {
+			return
+		}
+		if h.DType < backend.Float32 || h.DType > backend.Uint64 {
+			t.Fatalf("DType %v", h.DType)
+		}
+		if len(h.Shape) > npyMaxDims {
+			t.Fatalf("%d dimensions", len(h.Shape))
+		}
+		for _, d := range h.Shape {
+			if d < 0 {
+				t.Fatalf("shape %v", h.Shape)
+			}
+		}
+		if h.DataSize() < 0 || h.DataSize() > npyMaxBytes {
+			t.Fatalf("data size %d for %v", h.DataSize(), h.Shape)
+		}
+		if got := int64(len(data) - r.Len()); got != h.DataOffset {
+			t.Fatalf("read %d bytes, data offset %d", got, h.DataOffset)
+		}
+		// What the header says, written again, says the same.
+		var b bytes.Buffer
+		if err := WriteNPYHeader(&b, h.DType, h.Shape); err != nil {
+			t.Fatal(err)
+		}
+		if b.Len()%npyAlign != 0 {
+			t.Fatalf("header of %d bytes", b.Len())
+		}
+		h2, err := ParseNPYHeader(&b)
+		if err != nil || h2.DType != h.DType || !slices.Equal(h2.Shape, h.Shape) || b.Len() != 0 {
+			t.Fatalf("rewritten header: %v, %v (%d bytes left), want %v", h2, err, b.Len(), h)
+		}
+	})
+}
+
+// manifestSeed returns a valid manifest file.
+func manifestSeed(t testing.TB, arrays []ArrayInfo, meta map[string]string) []byte {
+	b, err := encodeManifest(Manifest{Step: 42, Meta: meta, Created: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC), Ranks: 3, Arrays: arrays})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func FuzzManifest(f *testing.F) {
+	f.Add(manifestSeed(f, nil, nil))
+	f.Add(manifestSeed(f, []ArrayInfo{
+		{Name: "u", DType: backend.Float64, Shape: []int{3, 4}, Checksum: 0xdeadbeef},
+		{Name: "count.v2", DType: backend.Int32, Shape: []int{0}, Checksum: 0},
+	}, map[string]string{"code": "heat2d", "dt": "0.1"}))
+	f.Add([]byte(`{"format":"xpmpi-checkpoint","version":1}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseManifest(data)
+		if err != nil {
+			return
+		}
+		for _, a := range m.Arrays {
+			if checkName(a.Name) != nil || len(a.Shape) == 0 {
+				t.Fatalf("accepted array %+v", a)
+			}
+			if _, ok := shapeBytes(a.Shape, a.DType.Size()); !ok {
+				t.Fatalf("accepted shape %v", a.Shape)
+			}
+		}
+		// A manifest that parses encodes to one that parses the same.
+		b, err := encodeManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, err := parseManifest(b)
+		if err != nil {
+			t.Fatalf("re-encoded manifest: %v\n%s", err, b)
+		}
+		if m2.Step != m.Step || m2.Ranks != m.Ranks || !m2.Created.Equal(m.Created) || len(m2.Arrays) != len(m.Arrays) || len(m2.Meta) != len(m.Meta) {
+			t.Fatalf("re-encoded manifest differs: %+v, %+v", m2, m)
+		}
+	})
+}
+
+// TestCRCCombine checks that folding runs gives the CRC-32C of the whole,
+// however the bytes are cut and whichever "rank" holds each run.
+func TestCRCCombine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		n := rng.IntN(3000)
+		if trial%10 == 0 {
+			n = rng.IntN(4)
+		}
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		want := crc32.Checksum(data, castagnoli)
+		const parts = 3
+		var sums [parts]crcSum
+		for off := 0; off < n; {
+			k := min(1+rng.IntN(100), n-off)
+			if rng.IntN(5) == 0 {
+				k = min(1+rng.IntN(1000), n-off)
+			}
+			sums[rng.IntN(parts)].add(int64(off), data[off:off+k])
+			off += k
+		}
+		raw := uint32(0)
+		for i := range sums {
+			raw ^= sums[i].shift(sums[i].acc, int64(n)-sums[i].end)
+		}
+		got := raw ^ multModP(x8n(int64(n)), ^uint32(0)) ^ ^uint32(0)
+		if got != want {
+			t.Fatalf("trial %d, %d bytes: combined CRC %08x, want %08x", trial, n, got, want)
+		}
+	}
+	// Long shifts agree with appending zeros.
+	for _, n := range []int64{1, 7, 64, 1000, 1 << 20} {
+		z := make([]byte, n)
+		v := uint32(0x12345678)
+		if got, want := multModP(x8n(n), v), ^crc32.Update(^v, castagnoli, z); got != want {
+			t.Fatalf("shift by %d: %08x, want %08x", n, got, want)
+		}
+	}
+}
+
+// commonDir returns a directory that every rank of c uses, made by rank 0.
+func commonDir(t testing.TB, c mpi.Comm) string {
+	t.Helper()
+	var dir string
+	if c.Rank() == 0 {
+		dir = t.TempDir()
+	}
+	b := make([]byte, 4096)
+	copy(b, dir)
+	if err := mpi.BcastBytes(c, b, 0); err != nil {
+		t.Fatal(err)
+	}
+	return string(b[:bytes.IndexByte(b, 0)])
+}
+
+// TestNPYIOPaths saves and loads through every I/O path: runs in place and
+// through a layout split on axis 0, in one call per rank and in many
+// chunked calls, and checks the data and the checksums against the file.
+func TestNPYIOPaths(t *testing.T) {
+	c := mpitest.World(t)
+	dir := commonDir(t, c)
+	defer func(r, k int) { minRunBytes, ioChunkBytes = r, k }(minRunBytes, ioChunkBytes)
+	shapes := [][]int{{7}, {5, 3}, {3, 0}, {2, 5, 3}, {1, 6}, {4, 1, 2}}
+	for _, tune := range []struct{ run, chunk int }{{0, 1 << 30}, {1 << 40, 1 << 30}, {0, 16}, {1 << 40, 24}} {
+		minRunBytes, ioChunkBytes = tune.run, tune.chunk
+		for _, shape := range shapes {
+			for save := Replicated; save < len(shape); save++ {
+				to := (save+2)%(len(shape)+1) - 1
+				name := fmt.Sprintf("run%d-chunk%d/%v/save%d-load%d", tune.run, tune.chunk, shape, save, to)
+				path := filepath.Join(dir, "paths.npy")
+				x, err := FromFunc(c, shape, func(idx []int) float64 { return float64(ravel(idx, shape))*1.5 - 3 }, SplitAxis(save))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum, err := x.save(path, true)
+				if err != nil {
+					t.Fatalf("%s: save: %v", name, err)
+				}
+				// The checksum is the CRC-32C of the file's data.
+				var fileSum uint32
+				if c.Rank() == 0 {
+					b, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h, err := ParseNPYHeader(bytes.NewReader(b))
+					if err != nil || int64(len(b)) != h.DataOffset+h.DataSize() {
+						t.Fatalf("%s: %d bytes, header %+v, %v", name, len(b), h, err)
+					}
+					fileSum = crc32.Checksum(b[h.DataOffset:], castagnoli)
+				}
+				fs := []uint32{fileSum}
+				if err := mpi.Bcast(c, fs, 0); err != nil {
+					t.Fatal(err)
+				}
+				mpitest.Check(t, c, sum == fs[0], "%s: save checksum %08x, the file's %08x", name, sum, fs[0])
+				y, lsum, err := load[float64](c, path, &npyExpect{dtype: backend.Float64, shape: shape}, []Option{SplitAxis(to)})
+				if err != nil {
+					t.Fatalf("%s: load: %v", name, err)
+				}
+				mpitest.Check(t, c, lsum == fs[0], "%s: load checksum %08x, the file's %08x", name, lsum, fs[0])
+				want, _ := Allgather(x)
+				got, err := Allgather(y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mpitest.Check(t, c, slices.Equal(got, want) && y.Layout().Axis() == to, "%s: loaded %v, want %v", name, got, want)
+				x.Free()
+				y.Free()
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
@@ -16,6 +17,13 @@ type heatConfig struct {
 	Progress func(done int)
 	// Gather asks for the final field on rank 0.
 	Gather bool
+	// Checkpoint, if set, is the directory where the field is saved every
+	// Every iterations and at the end.
+	Checkpoint string
+	Every      int
+	// Restart, if set, is a checkpoint directory to continue from: the run
+	// then does the iterations from the checkpoint's step to Iters.
+	Restart string
 }
 
 // heatResult is what a run reports, the same on every rank except Field.
@@ -58,11 +66,27 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 			backend.Fill(h.Local().Slice(0, cols), 1)
 		}
 	}
+	first := 0
+	field, err := dist.New[float64](world, layout, b)
+	if err != nil {
+		return heatResult{}, err
+	}
+	if cfg.Restart != "" {
+		if first, err = restartHeat(world, cfg, field); err != nil {
+			return heatResult{}, err
+		}
+		u.CopyFrom(field)
+	}
+	save := func(step int) error {
+		u.CopyTo(field)
+		meta := map[string]string{"app": "heat2d", "n": strconv.Itoa(n)}
+		return dist.SaveCheckpoint(world, cfg.Checkpoint, int64(step), meta, dist.Entry("u", field))
+	}
 	if err := world.Barrier(); err != nil {
 		return heatResult{}, err
 	}
 	start := world.Wtime()
-	for it := 0; it < cfg.Iters; it++ {
+	for it := first; it < cfg.Iters; it++ {
 		if err := u.Exchange(); err != nil {
 			return heatResult{}, err
 		}
@@ -73,6 +97,16 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 		if cfg.Progress != nil && world.Rank() == 0 {
 			cfg.Progress(it + 1)
 		}
+		if cfg.Checkpoint != "" && cfg.Every > 0 && (it+1)%cfg.Every == 0 {
+			if err := save(it + 1); err != nil {
+				return heatResult{}, err
+			}
+		}
+	}
+	if cfg.Checkpoint != "" && (cfg.Every <= 0 || cfg.Iters%cfg.Every != 0) && cfg.Iters > first {
+		if err := save(cfg.Iters); err != nil {
+			return heatResult{}, err
+		}
 	}
 	if err := backend.Synchronize(u.Local()); err != nil {
 		return heatResult{}, err
@@ -81,14 +115,10 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 	if elapsed, err = mpi.AllreduceValue(world, elapsed, mpi.Max); err != nil {
 		return heatResult{}, err
 	}
-	field, err := dist.New[float64](world, layout, b)
-	if err != nil {
-		return heatResult{}, err
-	}
 	u.CopyTo(field)
 	res := heatResult{Ranks: world.Size()}
-	if cfg.Iters > 0 {
-		res.PerIter = elapsed / float64(cfg.Iters)
+	if cfg.Iters > first {
+		res.PerIter = elapsed / float64(cfg.Iters-first)
 	}
 	// The walls are 0, so the sum of the block is the sum of the interior.
 	if res.Checksum, err = dist.Sum(field); err != nil {
@@ -101,4 +131,26 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 		res.FieldShape = []int{n, cols}
 	}
 	return res, nil
+}
+
+// restartHeat loads the field of a heat2d checkpoint into field and returns
+// the iteration it was saved at. Every failure is the same on every rank.
+func restartHeat(world mpi.Comm, cfg heatConfig, field *dist.Array[float64]) (int, error) {
+	r, err := dist.OpenCheckpoint(world, cfg.Restart)
+	if err != nil {
+		return 0, fmt.Errorf("heat2d: --restart %s: %w", cfg.Restart, err)
+	}
+	m := r.Manifest()
+	if m.Meta["app"] != "heat2d" || m.Meta["n"] != strconv.Itoa(cfg.N) {
+		return 0, fmt.Errorf("heat2d: --restart %s: a checkpoint of %s with n=%s, not of heat2d with n=%d", cfg.Restart, m.Meta["app"], m.Meta["n"], cfg.N)
+	}
+	if m.Step > int64(cfg.Iters) {
+		return 0, fmt.Errorf("heat2d: --restart %s: the checkpoint is at iteration %d, past --iters %d", cfg.Restart, m.Step, cfg.Iters)
+	}
+	u, err := dist.LoadArray[float64](r, "u", dist.BlockSizes(field.Layout().Counts()))
+	if err != nil {
+		return 0, fmt.Errorf("heat2d: --restart %s: %w", cfg.Restart, err)
+	}
+	dist.Copy(field, u)
+	return int(m.Step), nil
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"path/filepath"
+
+	"github.com/xpmpi/xpmpi/mpi"
 	"math"
 	"testing"
 
@@ -98,5 +102,41 @@ func TestHeatTraffic(t *testing.T) {
 	}
 	if got := tr.Op("Isend").Bytes; got != want*int64(n+2)*8 {
 		t.Fatalf("rank %d: %d bytes sent, want %d", me, got, want*int64(n+2)*8)
+	}
+}
+
+func TestHeatRestart(t *testing.T) {
+	world := mpitest.World(t)
+	var dir string
+	if world.Rank() == 0 {
+		dir = t.TempDir()
+	}
+	b := make([]byte, 1024)
+	copy(b, dir)
+	if err := mpi.BcastBytes(world, b, 0); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(string(b[:bytes.IndexByte(b, 0)]), "ck")
+	n := 23
+	full, err := solveHeat(world, heatConfig{N: n, Iters: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := solveHeat(world, heatConfig{N: n, Iters: 20, Checkpoint: dir, Every: 7}); err != nil {
+		t.Fatal(err)
+	}
+	// The last checkpoint is the one at the end (20), after those at 7 and 14.
+	res, err := solveHeat(world, heatConfig{N: n, Iters: 30, Restart: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checksum != full.Checksum {
+		t.Fatalf("restarted checksum %.17g, uninterrupted %.17g", res.Checksum, full.Checksum)
+	}
+	if _, err := solveHeat(world, heatConfig{N: n + 1, Iters: 30, Restart: dir}); err == nil {
+		t.Fatal("restart with another n: no error")
+	}
+	if _, err := solveHeat(world, heatConfig{N: n, Iters: 10, Restart: dir}); err == nil {
+		t.Fatal("restart past --iters: no error")
 	}
 }

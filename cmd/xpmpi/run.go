@@ -53,7 +53,9 @@ It prints progress on rank 0, then the checksum (the sum of u over the
 interior, 16 significant digits), the time per iteration and the rank count.
 The checksum is the same at any rank count.`,
 		Example: `  mpirun -np 2 xpmpi run heat2d --n 2048 --iters 200
-  xpmpi run heat2d --n 256 --iters 1000 --png heat.png`,
+  xpmpi run heat2d --n 256 --iters 1000 --png heat.png
+  mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
+  mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if be != "" {
@@ -89,6 +91,9 @@ The checksum is the same at any rank count.`,
 	f.StringVar(&be, "backend", "", "backend for the grid: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
 	f.StringVar(&png, "png", "", "write a picture of the final field to this PNG file")
 	f.BoolVar(&quiet, "quiet", false, "print no progress")
+	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
+	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints (0: only at the end)")
+	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
 	return cmd
 }
 

@@ -6,7 +6,8 @@ import (
 	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
-	_ "github.com/xpmpi/xpmpi/backend/cpu" // the default backend
+	_ "github.com/xpmpi/xpmpi/backend/cpu"  // the default backend
+	_ "github.com/xpmpi/xpmpi/backend/cuda" // selectable with XPMPI_BACKEND=cuda
 	"github.com/xpmpi/xpmpi/mpi"
 )
 

@@ -213,6 +213,18 @@ if [ $have_petsc = 1 ]; then
 	step "go vet -tags mpi,petsc ./..." go vet -tags mpi,petsc ./...
 fi
 
+# ---------------------------------------------------------------- NVRTC
+# Debian's NVRTC (non-free, unpacked into .deps/ without touching the
+# system's apt sources) lets the CUDA backend's kernels compile to PTX here,
+# with no GPU; its tests skip with a message where it is absent.
+if nvrtc_lib=$(scripts/fetch-nvrtc.sh "$root/.deps/nvrtc" 2>/dev/null | tail -n 1) && [ -f "$nvrtc_lib/libnvrtc.so.11.2" ]; then
+	export XPMPI_NVRTC=$nvrtc_lib/libnvrtc.so.11.2
+	export LD_LIBRARY_PATH=$nvrtc_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	echo "NVRTC for the CUDA kernel tests: $XPMPI_NVRTC"
+else
+	echo "NVRTC not available: the CUDA kernel compile tests will skip"
+fi
+
 # ---------------------------------------------------------------- default build
 step "go build ./..." go build ./...
 step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...

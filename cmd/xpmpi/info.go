@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -23,6 +24,7 @@ type rankInfo struct {
 	Backend    string `json:"backend"`
 	Device     string `json:"device"`
 	Threads    int    `json:"threads"`
+	GPU        string `json:"gpu"` // the GPU this rank binds, or why none
 	MPI        string `json:"mpi"`
 	MPIVersion string `json:"mpi_version"`
 	Thread     string `json:"thread_level"`
@@ -70,7 +72,7 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		Rank: world.Rank(), Size: world.Size(), LocalRank: lr, LocalSize: ls,
 		Host: host, PID: os.Getpid(), Backend: be.Name(), Device: be.Device().String(),
 		Threads: backend.Threads(), MPI: lib.Implementation, MPIVersion: lib.Version,
-		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(),
+		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(), GPU: gpuOf(),
 	}
 	b, err := json.Marshal(me)
 	if err != nil {
@@ -123,9 +125,9 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tSIZE\tLOCAL\tHOST\tPID\tBACKEND\tDEVICE\tTHREADS")
+	fmt.Fprintln(tw, "RANK\tSIZE\tLOCAL\tHOST\tPID\tBACKEND\tDEVICE\tTHREADS\tGPU")
 	for _, r := range doc.Ranks {
-		fmt.Fprintf(tw, "%d\t%d\t%d/%d\t%s\t%d\t%s\t%s\t%d\n", r.Rank, r.Size, r.LocalRank, r.LocalSize, r.Host, r.PID, r.Backend, r.Device, r.Threads)
+		fmt.Fprintf(tw, "%d\t%d\t%d/%d\t%s\t%d\t%s\t%s\t%d\t%s\n", r.Rank, r.Size, r.LocalRank, r.LocalSize, r.Host, r.PID, r.Backend, r.Device, r.Threads, r.GPU)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -136,4 +138,21 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// gpuOf says which GPU this rank binds (local rank modulo the device count,
+// or XPMPI_DEVICE), or why it binds none.
+func gpuOf() string {
+	if err := cuda.Available(); err != nil {
+		return "none (" + err.Error() + ")"
+	}
+	n, err := cuda.DeviceCount()
+	if err != nil {
+		return "none (" + err.Error() + ")"
+	}
+	id, err := cuda.ChooseDevice(n)
+	if err != nil {
+		return "none (" + err.Error() + ")"
+	}
+	return fmt.Sprintf("cuda:%d of %d", id, n)
 }

@@ -1,0 +1,90 @@
+// Package cuda is xpmpi's CUDA backend: arrays in the memory of an NVIDIA
+// GPU and their operations run as CUDA kernels.
+//
+// # No NVIDIA file at build time
+//
+// The package is a thin cgo layer of its own over the CUDA driver API
+// (libcuda.so.1) and NVRTC, both loaded at run time with dlopen and called
+// through entry points bound by their explicit versioned names
+// (cuMemAlloc_v2, ...) with the package's own declarations (xpcuda.h). The
+// build needs no CUDA header or library, binaries depend on libc only, and
+// they run everywhere: where the driver or a GPU is missing, looking the
+// backend up returns an error that says which, and nothing crashes.
+// Nothing is loaded when the package is initialized, only when the backend
+// is first looked up (backend.Lookup("cuda"), backend.Select,
+// XPMPI_BACKEND=cuda) or a function of this package that needs the driver
+// is called.
+//
+// Importing the package registers the backend with package backend as
+// "cuda"; Default and Open return it directly.
+//
+// # Devices and contexts
+//
+// Each process uses one device: ChooseDevice takes XPMPI_DEVICE=N if it is
+// set, and otherwise DeviceFor(local rank, device count), the local rank
+// coming from the MPI launcher's variables (mpi.LocalRank), so that the
+// ranks of a node spread over its GPUs and the choice is made before MPI
+// starts. Open gives the backend of any device. A backend works in its
+// device's primary context; since CUDA's current context belongs to an OS
+// thread and goroutines move between threads, every call into the driver
+// locks the goroutine to its thread and makes the context current first:
+// callers never see contexts.
+//
+// # Memory and copies
+//
+// Buffers (backend.Buffer) are device memory; their Ptr is a device
+// address, which Go code must not dereference (it is for CUDA-aware MPI and
+// CUDA libraries; DevicePtr gives it as an integer). Views share their
+// parent's memory. Memory is freed by Free, or by a cleanup once no buffer
+// refers to it. CopyFromHost and CopyToHost wait for their copy;
+// CopyFromHostAsync, CopyToHostAsync and CopyAsync queue it on a stream and
+// need pinned host memory: AllocHost, or Go memory registered with
+// RegisterHost or RegisterSlice (kept pinned with a runtime.Pinner while
+// registered). Streams and events (NewStream, NewEvent, Elapsed) order and
+// time work.
+//
+// # Kernels
+//
+// The operations of backend.Backend (Fill, Copy, Scale, Axpy, Binary,
+// BinaryScalar, Sum, Dot, Argmin, Argmax, Jacobi5) are CUDA kernels written
+// in CUDA C (KernelSource, kernels.cu, embedded), templated over the
+// element types as entries named xp_<op>_<type> (KernelEntries), compiled
+// with NVRTC at their first use for the device's compute capability
+// (--gpu-architecture=compute_XY, or the newest older one NVRTC knows) with
+// --fmad=false, so that elementwise float results are the CPU backend's bit
+// for bit. Compiled PTX is cached in memory, keyed by the hash of the
+// source, the architecture, the options and NVRTC's version, and on disk
+// under os.UserCacheDir()/xpmpi/ptx (XPMPI_PTX_CACHE=off turns the disk
+// cache off). Prepare compiles them ahead of time. CompileModule, LoadModule
+// and Function.Launch (with Args, packed at each argument's true size) run
+// other kernels.
+//
+// Reductions are deterministic: the number of blocks depends on the length
+// only, each block writes a float64 (or wrapping uint64) partial, and one
+// block adds the partials in a fixed order; Argmin and Argmax follow the
+// CPU backend's rules (first occurrence; a NaN beats every number).
+// Integer arithmetic wraps as Go's does; integer division by zero panics
+// before anything is written, as on the CPU.
+//
+// Operations without an error result panic with a message that starts
+// "cuda:" if the driver fails (a lost device, a kernel that faulted
+// earlier); asynchronous errors are returned by Synchronize and the copies.
+//
+// # NVRTC
+//
+// NVRTC is searched as NVRTCCandidates says: XPMPI_NVRTC (a path) if it is
+// set; otherwise libnvrtc.so.13, .12, .11.2 and libnvrtc.so on the loader's
+// path, then under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
+// /usr/local/cuda/lib64. A library newer than the driver is passed over if
+// an older one is found. The libnvrtc-builtins libraries next to a library
+// loaded by path are loaded first, so that its folder need not be on
+// LD_LIBRARY_PATH. CompilePTX needs NVRTC only, no driver or GPU: the tests
+// compile the kernels with Debian's NVRTC (scripts/fetch-nvrtc.sh).
+//
+// # Environment
+//
+//	XPMPI_DEVICE=N      the device of this process (default: local rank % devices)
+//	XPMPI_NVRTC=PATH    the NVRTC library to load
+//	XPMPI_LIBCUDA=PATH  the driver library to load instead of libcuda.so.1
+//	XPMPI_PTX_CACHE=off no PTX cache on disk
+package cuda

@@ -1,0 +1,373 @@
+package cuda
+
+/*
+#include "xpcuda.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// devMemory is one allocation of device memory.
+type devMemory struct {
+	b     *Backend
+	ptr   uint64 // device address
+	bytes int
+	freed atomic.Bool
+}
+
+// free releases the memory once; it waits for the device's work first, so
+// that no queued kernel still uses it.
+func (m *devMemory) free() {
+	if m.freed.Swap(true) {
+		return
+	}
+	m.b.withContext(func() error {
+		C.xpcu_cuCtxSynchronize()
+		return check("cuMemFree", C.xpcu_cuMemFree(C.CUdeviceptr(m.ptr)))
+	})
+}
+
+// devHandle is what buffers refer to: when no buffer refers to it any
+// more, a cleanup frees the memory (if Free was not called).
+type devHandle struct{ m *devMemory }
+
+// devBuffer is a backend.Buffer in device memory: an allocation, or a view
+// of one.
+type devBuffer struct {
+	h    *devHandle // nil for an empty buffer
+	off  int        // bytes from the start of the allocation
+	n    int
+	dt   backend.DType
+	dev  backend.Device
+	root bool // made by Alloc: Free frees it
+}
+
+// Device returns {backend.CUDA, ordinal}.
+func (d *devBuffer) Device() backend.Device { return d.dev }
+
+// DType returns the element type.
+func (d *devBuffer) DType() backend.DType { return d.dt }
+
+// Len returns the number of elements.
+func (d *devBuffer) Len() int { return d.n }
+
+// addr returns the device address of the first element (0 when empty).
+func (d *devBuffer) addr() uint64 {
+	if d.n == 0 || d.h == nil {
+		return 0
+	}
+	return d.h.m.ptr + uint64(d.off)
+}
+
+// Ptr returns the device address of the first element as an
+// unsafe.Pointer, or nil when Len is 0. It is a device address: Go code
+// must not dereference it; it is for calls that take device pointers
+// (CUDA-aware MPI, CUDA libraries).
+func (d *devBuffer) Ptr() unsafe.Pointer {
+	a := d.addr()
+	if a == 0 {
+		return nil
+	}
+	// A device address is not Go memory: reinterpret the integer's bits.
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a))
+}
+
+// String describes the buffer: length, type, device address and device.
+func (d *devBuffer) String() string {
+	return fmt.Sprintf("cuda buffer of %d %v at %#x on %v", d.n, d.dt, d.addr(), d.dev)
+}
+
+// DevicePtr returns the device address of a buffer of this package and
+// true, or 0 and false for a buffer of another backend. An empty buffer
+// has address 0.
+func DevicePtr(b backend.Buffer) (uint64, bool) {
+	d, ok := b.(*devBuffer)
+	if !ok {
+		return 0, false
+	}
+	return d.addr(), true
+}
+
+// buf returns x as a buffer of this backend, checking that it lives on its
+// device and was not freed.
+func (b *Backend) buf(op string, x backend.Buffer) *devBuffer {
+	d := b.view(op, x)
+	if d.h != nil && d.h.m.freed.Load() {
+		panic(fmt.Sprintf("cuda: %s of a freed buffer", op))
+	}
+	return d
+}
+
+// view returns x as a buffer of this backend, checking that it lives on
+// its device (it may have been freed).
+func (b *Backend) view(op string, x backend.Buffer) *devBuffer {
+	d, ok := x.(*devBuffer)
+	if !ok || d.dev != b.Device() {
+		panic(fmt.Sprintf("cuda: %s of a buffer on %v, on the backend of %v", op, x.Device(), b.Device()))
+	}
+	return d
+}
+
+// Alloc returns a zeroed buffer of n elements in device memory. The memory
+// is freed by Free, or when no buffer refers to it any more.
+func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+	if n < 0 {
+		panic(fmt.Sprintf("cuda: Alloc of %d elements", n))
+	}
+	size := dt.Size() // panics for an invalid DType
+	d := &devBuffer{n: n, dt: dt, dev: b.Device(), root: true}
+	if n == 0 {
+		return d, nil
+	}
+	if n > math.MaxInt/size {
+		return nil, fmt.Errorf("cuda: cannot allocate %d elements of %v", n, dt)
+	}
+	bytes := n * size
+	var p C.CUdeviceptr
+	err := b.withContext(func() error {
+		if err := check("cuMemAlloc", C.xpcu_cuMemAlloc(&p, C.size_t(bytes))); err != nil {
+			return err
+		}
+		// On the legacy default stream, which every stream of the backend
+		// waits for: the zeros are there before any later work.
+		if err := check("cuMemsetD8", C.xpcu_cuMemsetD8(p, 0, C.size_t(bytes))); err != nil {
+			C.xpcu_cuMemFree(p)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: cannot allocate %d elements of %v (%d bytes) on device %d: %w", n, dt, bytes, b.id, err)
+	}
+	m := &devMemory{b: b, ptr: uint64(p), bytes: bytes}
+	d.h = &devHandle{m: m}
+	runtime.AddCleanup(d.h, func(m *devMemory) { m.free() }, m)
+	return d, nil
+}
+
+// Free releases a buffer made by Alloc, after the work queued on the device
+// has finished. Freeing a view, an empty buffer or a freed buffer does
+// nothing.
+func (b *Backend) Free(x backend.Buffer) {
+	d, ok := x.(*devBuffer)
+	if !ok || !d.root || d.h == nil {
+		return
+	}
+	d.h.m.free()
+}
+
+// Slice returns a view of elements [lo, hi) of x, sharing its memory.
+func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
+	d := b.view("Slice", x)
+	if lo < 0 || hi < lo || hi > d.n {
+		panic(fmt.Sprintf("cuda: slice [%d:%d] of a buffer of %d elements", lo, hi, d.n))
+	}
+	if lo == hi {
+		return &devBuffer{dt: d.dt, dev: d.dev}
+	}
+	return &devBuffer{h: d.h, off: d.off + lo*d.dt.Size(), n: hi - lo, dt: d.dt, dev: d.dev}
+}
+
+// nbytes returns the size of d's elements in bytes.
+func (d *devBuffer) nbytes() int { return d.n * d.dt.Size() }
+
+// CopyFromHost copies dst.Len() elements from host memory at src into dst
+// and waits for the copy (after the work queued before it).
+func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+	d := b.buf("CopyFromHost", dst)
+	if d.n == 0 {
+		return nil
+	}
+	return b.withContext(func() error {
+		return check("cuMemcpyHtoDAsync", C.xpcu_htod_sync(C.CUdeviceptr(d.addr()), src, C.size_t(d.nbytes()), b.stream.s))
+	})
+}
+
+// CopyToHost copies src into host memory at dst, after the work queued
+// before it, and waits for the copy.
+func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+	s := b.buf("CopyToHost", src)
+	if s.n == 0 {
+		return nil
+	}
+	return b.withContext(func() error {
+		return check("cuMemcpyDtoHAsync", C.xpcu_dtoh_sync(dst, C.CUdeviceptr(s.addr()), C.size_t(s.nbytes()), b.stream.s))
+	})
+}
+
+// CopyFromHostAsync queues a copy of dst.Len() elements from host memory at
+// src into dst on stream s (nil: the backend's stream) and returns at once.
+// src must be pinned host memory (AllocHost, or Go memory registered with
+// RegisterHost) that stays untouched until the copy is done.
+func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s *Stream) error {
+	d := b.buf("CopyFromHostAsync", dst)
+	if d.n == 0 {
+		return nil
+	}
+	st := b.streamOf(s)
+	return b.withContext(func() error {
+		return check("cuMemcpyHtoDAsync", C.xpcu_cuMemcpyHtoDAsync(C.CUdeviceptr(d.addr()), src, C.size_t(d.nbytes()), st))
+	})
+}
+
+// CopyToHostAsync queues a copy of src into host memory at dst on stream s
+// (nil: the backend's stream) and returns at once. dst must be pinned host
+// memory (AllocHost, or Go memory registered with RegisterHost); wait for
+// the stream, or an event recorded after the copy, before reading it.
+func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s *Stream) error {
+	sb := b.buf("CopyToHostAsync", src)
+	if sb.n == 0 {
+		return nil
+	}
+	st := b.streamOf(s)
+	return b.withContext(func() error {
+		return check("cuMemcpyDtoHAsync", C.xpcu_cuMemcpyDtoHAsync(dst, C.CUdeviceptr(sb.addr()), C.size_t(sb.nbytes()), st))
+	})
+}
+
+// CopyAsync queues a copy of src into dst, two buffers of the same length
+// and type on this device, on stream s (nil: the backend's stream).
+func (b *Backend) CopyAsync(dst, src backend.Buffer, s *Stream) error {
+	d, sb := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
+	if d.nbytes() != sb.nbytes() {
+		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.nbytes(), d.nbytes()))
+	}
+	if d.n == 0 {
+		return nil
+	}
+	st := b.streamOf(s)
+	return b.withContext(func() error {
+		return check("cuMemcpyDtoDAsync", C.xpcu_cuMemcpyDtoDAsync(C.CUdeviceptr(d.addr()), C.CUdeviceptr(sb.addr()), C.size_t(d.nbytes()), st))
+	})
+}
+
+func (b *Backend) streamOf(s *Stream) C.CUstream {
+	if s == nil {
+		return b.stream.s
+	}
+	return s.s
+}
+
+// HostMemory is pinned (page-locked) host memory from AllocHost: copies
+// between it and the device run at full speed and can be asynchronous. It
+// is C memory, not Go memory: Go code may read and write it through Bytes,
+// Buffer or Ptr until Free.
+type HostMemory struct {
+	b     *Backend
+	p     unsafe.Pointer
+	bytes int
+}
+
+// AllocHost allocates bytes of pinned host memory.
+func (b *Backend) AllocHost(bytes int) (*HostMemory, error) {
+	if bytes <= 0 {
+		return nil, fmt.Errorf("cuda: AllocHost of %d bytes", bytes)
+	}
+	var p unsafe.Pointer
+	err := b.withContext(func() error { return check("cuMemAllocHost", C.xpcu_cuMemAllocHost(&p, C.size_t(bytes))) })
+	if err != nil {
+		return nil, fmt.Errorf("cuda: cannot allocate %d bytes of pinned host memory: %w", bytes, err)
+	}
+	return &HostMemory{b: b, p: p, bytes: bytes}, nil
+}
+
+// Ptr returns the address of the memory (nil after Free).
+func (h *HostMemory) Ptr() unsafe.Pointer { return h.p }
+
+// Len returns the size in bytes.
+func (h *HostMemory) Len() int { return h.bytes }
+
+// Bytes returns the memory as a byte slice, valid until Free.
+func (h *HostMemory) Bytes() []byte {
+	if h.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.bytes)
+}
+
+// Buffer returns a host buffer of n elements of type dt over the start of
+// the memory, valid until Free; the CPU backend works on it.
+func (h *HostMemory) Buffer(dt backend.DType, n int) *backend.HostBuffer {
+	if n < 0 || n*dt.Size() > h.bytes {
+		panic(fmt.Sprintf("cuda: a buffer of %d %v over %d bytes of pinned memory", n, dt, h.bytes))
+	}
+	return backend.NewHostBuffer(h.p, n, dt)
+}
+
+// Free releases the memory; it must not be used afterwards.
+func (h *HostMemory) Free() error {
+	if h.p == nil {
+		return nil
+	}
+	p := h.p
+	h.p = nil
+	return h.b.withContext(func() error { return check("cuMemFreeHost", C.xpcu_cuMemFreeHost(p)) })
+}
+
+// Registration is host memory registered with the driver (page-locked) by
+// RegisterHost, kept pinned for Go's garbage collector until Unregister.
+type Registration struct {
+	b      *Backend
+	p      unsafe.Pointer
+	bytes  int
+	pinner runtime.Pinner
+}
+
+// memHostRegisterPortable is CU_MEMHOSTREGISTER_PORTABLE: the memory is
+// pinned for every context.
+const memHostRegisterPortable = 1
+
+// RegisterHost page-locks bytes of host memory at p (Go memory, or C
+// memory) so that copies with it run at full speed and can be
+// asynchronous. Go memory is pinned with a runtime.Pinner until
+// Unregister, so that the driver may keep its address.
+func (b *Backend) RegisterHost(p unsafe.Pointer, bytes int) (*Registration, error) {
+	if p == nil || bytes <= 0 {
+		return nil, fmt.Errorf("cuda: RegisterHost of %d bytes at %p", bytes, p)
+	}
+	r := &Registration{b: b, p: p, bytes: bytes}
+	r.pinner.Pin(p) // does nothing for non-Go memory
+	err := b.withContext(func() error {
+		return check("cuMemHostRegister", C.xpcu_cuMemHostRegister(p, C.size_t(bytes), memHostRegisterPortable))
+	})
+	if err != nil {
+		r.pinner.Unpin()
+		return nil, fmt.Errorf("cuda: cannot register %d bytes of host memory: %w", bytes, err)
+	}
+	return r, nil
+}
+
+// RegisterSlice registers the memory of a Go slice with RegisterHost.
+func RegisterSlice[T backend.Element](b *Backend, s []T) (*Registration, error) {
+	if len(s) == 0 {
+		return nil, fmt.Errorf("cuda: RegisterSlice of an empty slice")
+	}
+	var z T
+	return b.RegisterHost(unsafe.Pointer(unsafe.SliceData(s)), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// Ptr returns the address of the registered memory.
+func (r *Registration) Ptr() unsafe.Pointer { return r.p }
+
+// Len returns the size in bytes of the registered memory.
+func (r *Registration) Len() int { return r.bytes }
+
+// Unregister unregisters the memory and unpins it.
+func (r *Registration) Unregister() error {
+	if r.p == nil {
+		return nil
+	}
+	p := r.p
+	r.p = nil
+	err := r.b.withContext(func() error { return check("cuMemHostUnregister", C.xpcu_cuMemHostUnregister(p)) })
+	r.pinner.Unpin()
+	return err
+}

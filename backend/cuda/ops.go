@@ -1,0 +1,428 @@
+package cuda
+
+/*
+#include "xpcuda.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// Launch configuration of the backend's kernels.
+const (
+	// blockSize is the block of the elementwise kernels.
+	blockSize = 256
+	// maxElemGrid caps the grid of the elementwise kernels: their threads
+	// loop over the elements with a grid stride.
+	maxElemGrid = 1 << 16
+	// reduceBlock is the block of the reductions; kernels.cu's XP_BLOCK.
+	reduceBlock = 256
+	// reducePerThread is the least number of elements per thread of a
+	// reduction's first pass, and maxReduceGrid its most blocks (partials).
+	reducePerThread = 4
+	maxReduceGrid   = 1024
+	// The block of Jacobi5: 32 elements of a row by 8 rows.
+	jacobiBX, jacobiBY = 32, 8
+)
+
+// elemGrid returns the grid of an elementwise kernel over n > 0 elements.
+func elemGrid(n int) Dim3 { return Dim3{X: min((n+blockSize-1)/blockSize, maxElemGrid)} }
+
+// reduceGrid returns the number of blocks (and partials) of a reduction
+// over n > 0 elements. It depends on n only, never on the device, so that
+// results are the same everywhere.
+func reduceGrid(n int) int {
+	return max(1, min((n+reduceBlock*reducePerThread-1)/(reduceBlock*reducePerThread), maxReduceGrid))
+}
+
+// jacobiGrid returns the grid of Jacobi5 on a rows x cols grid (both >= 3).
+func jacobiGrid(rows, cols int) Dim3 {
+	return Dim3{X: min((cols-2+jacobiBX-1)/jacobiBX, 1<<16), Y: min((rows-2+jacobiBY-1)/jacobiBY, 65535)}
+}
+
+// fail panics for a failure of the driver in an operation that has no
+// error result (it happens only when the device is lost or a kernel
+// faulted).
+func fail(op string, err error) {
+	panic(fmt.Sprintf("cuda: %s: %s", op, strings.TrimPrefix(err.Error(), "cuda: ")))
+}
+
+// launch launches the backend's kernel name on its stream.
+func (b *Backend) launch(op, name string, grid, block Dim3, args *Args) {
+	f, err := b.function(name)
+	if err != nil {
+		fail(op, err)
+	}
+	if err := f.Launch(grid, block, 0, nil, args); err != nil {
+		fail(op, err)
+	}
+}
+
+// convert returns s as a scalar of type dt (unchanged if it is one).
+func convert(s backend.Scalar, dt backend.DType) backend.Scalar {
+	if s.DType() == dt {
+		return s
+	}
+	switch dt {
+	case backend.Float32:
+		return backend.ScalarOf(backend.ValueOf[float32](s))
+	case backend.Float64:
+		return backend.ScalarOf(backend.ValueOf[float64](s))
+	case backend.Int32:
+		return backend.ScalarOf(backend.ValueOf[int32](s))
+	case backend.Int64:
+		return backend.ScalarOf(backend.ValueOf[int64](s))
+	case backend.Uint32:
+		return backend.ScalarOf(backend.ValueOf[uint32](s))
+	default:
+		return backend.ScalarOf(backend.ValueOf[uint64](s))
+	}
+}
+
+// scalarFromBits returns the scalar of type dt whose bits are the low
+// dt.Size() bytes of bits.
+func scalarFromBits(dt backend.DType, bits uint64) backend.Scalar {
+	switch dt {
+	case backend.Float32:
+		return backend.ScalarOf(math.Float32frombits(uint32(bits)))
+	case backend.Float64:
+		return backend.ScalarOf(math.Float64frombits(bits))
+	case backend.Int32:
+		return backend.ScalarOf(int32(uint32(bits)))
+	case backend.Int64:
+		return backend.ScalarOf(int64(bits))
+	case backend.Uint32:
+		return backend.ScalarOf(uint32(bits))
+	default:
+		return backend.ScalarOf(bits)
+	}
+}
+
+// sameShape panics unless the buffers have the type and length of the
+// first.
+func sameShape(op string, bufs ...*devBuffer) {
+	for _, x := range bufs[1:] {
+		if x.dt != bufs[0].dt || x.n != bufs[0].n {
+			panic(fmt.Sprintf("cuda: %s of %d %v and %d %v", op, bufs[0].n, bufs[0].dt, x.n, x.dt))
+		}
+	}
+}
+
+// Fill sets every element of x to v.
+func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
+	d := b.buf("Fill", x)
+	if d.n == 0 {
+		return
+	}
+	v = convert(v, d.dt)
+	if v.Bits() == 0 { // a zero, but not -0
+		err := b.withContext(func() error {
+			return check("cuMemsetD8Async", C.xpcu_cuMemsetD8Async(C.CUdeviceptr(d.addr()), 0, C.size_t(d.nbytes()), b.stream.s))
+		})
+		if err != nil {
+			fail("Fill", err)
+		}
+		return
+	}
+	b.launch("Fill", kernelName("fill", d.dt), elemGrid(d.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(d.n)).Scalar(v).Buffer(d))
+}
+
+// Copy copies src into dst, two buffers of the same length and type on
+// this device. They may overlap (the copy then goes through a temporary
+// buffer).
+func (b *Backend) Copy(dst, src backend.Buffer) {
+	d, s := b.buf("Copy", dst), b.buf("Copy", src)
+	sameShape("Copy", d, s)
+	if d.n == 0 || d.addr() == s.addr() {
+		return
+	}
+	if overlap(d.addr(), s.addr(), d.nbytes()) {
+		tmp, err := b.Alloc(d.dt, d.n)
+		if err != nil {
+			fail("Copy", err)
+		}
+		defer b.Free(tmp)
+		b.Copy(tmp, s)
+		b.Copy(d, tmp)
+		return
+	}
+	if err := b.CopyAsync(d, s, nil); err != nil {
+		fail("Copy", err)
+	}
+}
+
+// overlap reports whether [a, a+n) and [c, c+n) share a byte.
+func overlap(a, c uint64, n int) bool { return a < c+uint64(n) && c < a+uint64(n) }
+
+// Scale multiplies x by a in place.
+func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
+	d := b.buf("Scale", x)
+	if d.n == 0 {
+		return
+	}
+	b.launch("Scale", kernelName("scale", d.dt), elemGrid(d.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(d.n)).Scalar(convert(a, d.dt)).Buffer(d))
+}
+
+// Axpy sets y = a*x + y (a*x rounded before the addition, as on the CPU).
+func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
+	dx, dy := b.buf("Axpy", x), b.buf("Axpy", y)
+	sameShape("Axpy", dy, dx)
+	if dy.n == 0 {
+		return
+	}
+	b.launch("Axpy", kernelName("axpy", dy.dt), elemGrid(dy.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dy.n)).Scalar(convert(a, dy.dt)).Buffer(dx).Buffer(dy))
+}
+
+// Axpby sets y = a*x + b*y (each product rounded before the addition, as
+// on the CPU).
+func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+	dx, dy := b.buf("Axpby", x), b.buf("Axpby", y)
+	sameShape("Axpby", dy, dx)
+	if dy.n == 0 {
+		return
+	}
+	b.launch("Axpby", kernelName("axpby", dy.dt), elemGrid(dy.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dy.n)).Scalar(convert(a, dy.dt)).Buffer(dx).Scalar(convert(c, dy.dt)).Buffer(dy))
+}
+
+// binaryNames are the kernels of the binary operations, by BinaryOp.
+var (
+	binaryNames       = [...]string{backend.Add: "add", backend.Sub: "sub", backend.Mul: "mul", backend.Div: "div"}
+	binaryScalarNames = [...]string{backend.Add: "adds", backend.Sub: "subs", backend.Mul: "muls", backend.Div: "divs"}
+)
+
+// Binary sets dst = x op y elementwise; dst may be x or y. Integer
+// division by zero panics with a message that starts "cuda: integer
+// division by zero", before any element is written.
+func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+	if op < backend.Add || op > backend.Div {
+		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
+	}
+	dd, dx, dy := b.buf(op.String(), dst), b.buf(op.String(), x), b.buf(op.String(), y)
+	sameShape(op.String(), dd, dx, dy)
+	if dd.n == 0 {
+		return
+	}
+	if op == backend.Div && !dd.dt.IsFloat() {
+		b.checkDivisor(dy)
+	}
+	b.launch(op.String(), kernelName(binaryNames[op], dd.dt), elemGrid(dd.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dd.n)).Buffer(dd).Buffer(dx).Buffer(dy))
+}
+
+// BinaryScalar sets dst = x op s elementwise; dst may be x. Integer
+// division by zero panics as in Binary.
+func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+	if op < backend.Add || op > backend.Div {
+		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
+	}
+	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
+	sameShape(op.String(), dd, dx)
+	s = convert(s, dd.dt)
+	if op == backend.Div && !dd.dt.IsFloat() && s.Bits() == 0 {
+		panic("cuda: integer division by zero (the scalar divisor is 0)")
+	}
+	if dd.n == 0 {
+		return
+	}
+	b.launch(op.String(), kernelName(binaryScalarNames[op], dd.dt), elemGrid(dd.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dd.n)).Buffer(dd).Buffer(dx).Scalar(s))
+}
+
+// scratchBytes is the size of the scratch memory: maxReduceGrid partials
+// and two words of result.
+const scratchBytes = (maxReduceGrid + 2) * 8
+
+// scratchLocked returns the device address of the scratch memory,
+// allocating it on first use. The caller holds scratchMu.
+func (b *Backend) scratchLocked(op string) uint64 {
+	if b.scratch != 0 {
+		return b.scratch
+	}
+	var p C.CUdeviceptr
+	err := b.withContext(func() error { return check("cuMemAlloc", C.xpcu_cuMemAlloc(&p, scratchBytes)) })
+	if err != nil {
+		fail(op, err)
+	}
+	b.scratch = uint64(p)
+	return b.scratch
+}
+
+// readScratch copies n words of device memory at p to the host, after the
+// work queued on the backend's stream.
+func (b *Backend) readScratch(op string, p uint64, out []uint64) {
+	err := b.withContext(func() error {
+		return check("cuMemcpyDtoHAsync", C.xpcu_dtoh_sync(unsafe.Pointer(&out[0]), C.CUdeviceptr(p), C.size_t(8*len(out)), b.stream.s))
+	})
+	if err != nil {
+		fail(op, err)
+	}
+}
+
+// checkDivisor panics if the integer buffer y holds a zero, naming the
+// first.
+func (b *Backend) checkDivisor(y *devBuffer) {
+	b.scratchMu.Lock()
+	defer b.scratchMu.Unlock()
+	p := b.scratchLocked("div")
+	err := b.withContext(func() error {
+		return check("cuMemsetD8Async", C.xpcu_cuMemsetD8Async(C.CUdeviceptr(p), 0xff, 8, b.stream.s))
+	})
+	if err != nil {
+		fail("div", err)
+	}
+	b.launch("div", kernelName("zeroidx", y.dt), elemGrid(y.n), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(y.n)).Buffer(y).DevicePtr(p))
+	var first [1]uint64
+	b.readScratch("div", p, first[:])
+	if first[0] != math.MaxUint64 {
+		panic(fmt.Sprintf("cuda: integer division by zero (element %d of the divisor)", first[0]))
+	}
+}
+
+// reduce runs a sum-like reduction (op "sum" or "dot") over n > 0 elements
+// whose buffers are xs, and returns the bits of the float64 or wrapping
+// uint64 result.
+func (b *Backend) reduce(op string, dt backend.DType, n int, xs ...*devBuffer) uint64 {
+	b.scratchMu.Lock()
+	defer b.scratchMu.Unlock()
+	p := b.scratchLocked(op)
+	out := p + maxReduceGrid*8
+	g := reduceGrid(n)
+	args := (&Args{}).Int64(int64(n))
+	for _, x := range xs {
+		args.Buffer(x)
+	}
+	b.launch(op, kernelName(op, dt), Dim3{X: g}, Dim3{X: reduceBlock}, args.DevicePtr(p))
+	second := "xp_sum2_u64"
+	if dt.IsFloat() {
+		second = "xp_sum2_f64"
+	}
+	b.launch(op, second, Dim3{X: 1}, Dim3{X: reduceBlock}, (&Args{}).Int32(int32(g)).DevicePtr(p).DevicePtr(out))
+	var res [1]uint64
+	b.readScratch(op, out, res[:])
+	return res[0]
+}
+
+// reduced returns the result of Sum or Dot over elements of type dt: a
+// Float64 scalar for floats, Int64 for signed and Uint64 for unsigned
+// integers.
+func reduced(dt backend.DType, bits uint64) backend.Scalar {
+	switch {
+	case dt.IsFloat():
+		return backend.ScalarOf(math.Float64frombits(bits))
+	case dt.IsSigned():
+		return backend.ScalarOf(int64(bits))
+	default:
+		return backend.ScalarOf(bits)
+	}
+}
+
+// Sum returns the sum of x: a Float64 scalar for floating-point x (summed
+// in float64, in an order fixed by the length of x only), an Int64 scalar
+// for signed and a Uint64 scalar for unsigned integers (wrapping).
+func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
+	d := b.buf("Sum", x)
+	if d.n == 0 {
+		return reduced(d.dt, 0)
+	}
+	return reduced(d.dt, b.reduce("sum", d.dt, d.n, d))
+}
+
+// Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
+// Products of float32 elements are formed in float64, exactly.
+func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
+	dx, dy := b.buf("Dot", x), b.buf("Dot", y)
+	sameShape("Dot", dx, dy)
+	if dx.n == 0 {
+		return reduced(dx.dt, 0)
+	}
+	return reduced(dx.dt, b.reduce("dot", dx.dt, dx.n, dx, dy))
+}
+
+// arg runs Argmin (op "argmin") or Argmax ("argmax").
+func (b *Backend) arg(op string, x backend.Buffer) (int, backend.Scalar) {
+	d := b.buf(op, x)
+	if d.n == 0 {
+		return -1, scalarFromBits(d.dt, 0)
+	}
+	b.scratchMu.Lock()
+	defer b.scratchMu.Unlock()
+	p := b.scratchLocked(op)
+	out := p + maxReduceGrid*8
+	g := reduceGrid(d.n)
+	b.launch(op, kernelName(op, d.dt), Dim3{X: g}, Dim3{X: reduceBlock},
+		(&Args{}).Int64(int64(d.n)).Buffer(d).DevicePtr(p))
+	b.launch(op, kernelName(op+"2", d.dt), Dim3{X: 1}, Dim3{X: reduceBlock},
+		(&Args{}).Int32(int32(g)).Buffer(d).DevicePtr(p).DevicePtr(out))
+	var res [2]uint64
+	b.readScratch(op, out, res[:])
+	i := int(int64(res[0]))
+	if i < 0 || i >= d.n {
+		panic(fmt.Sprintf("cuda: %s found index %d of %d elements", op, i, d.n))
+	}
+	return i, scalarFromBits(d.dt, res[1])
+}
+
+// Argmin returns the index of the first smallest element of x and its value
+// (a Scalar of x's type), or -1 and a zero of x's type for an empty x. A NaN
+// counts as smaller than every number, so the first NaN wins.
+func (b *Backend) Argmin(x backend.Buffer) (int, backend.Scalar) { return b.arg("argmin", x) }
+
+// Argmax returns the index of the first largest element of x and its value,
+// or -1 and a zero of x's type for an empty x. A NaN counts as larger than
+// every number, so the first NaN wins.
+func (b *Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return b.arg("argmax", x) }
+
+// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
+// float32 or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
+// dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]),
+// summed in that order (the CPU backend's results, bit for bit). Other
+// elements of dst are left as they are. It panics for integer grids, for
+// buffers shorter than rows*cols, and if dst and src overlap.
+func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+	b.stencil("Jacobi5", "jacobi5", dst, src, rows, cols)
+}
+
+// Laplace5 applies the 5-point Laplacian to a rows x cols row-major float32
+// or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
+// dst[i][j] = 4*src[i][j] - src[i-1][j] - src[i+1][j] - src[i][j-1] - src[i][j+1],
+// subtracted in that order (the CPU backend's results, bit for bit). Other
+// elements of dst are left as they are. It panics as Jacobi5 does.
+func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
+	b.stencil("Laplace5", "laplace5", dst, src, rows, cols)
+}
+
+// stencil checks the arguments of a 5-point stencil and launches it.
+func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols int) {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("cuda: %s of a %d x %d grid", op, rows, cols))
+	}
+	d, s := b.buf(op, dst), b.buf(op, src)
+	if d.dt != s.dt {
+		panic(fmt.Sprintf("cuda: %s from %v to %v", op, s.dt, d.dt))
+	}
+	if d.n < rows*cols || s.n < rows*cols {
+		panic(fmt.Sprintf("cuda: %s of a %d x %d grid on buffers of %d and %d elements", op, rows, cols, d.n, s.n))
+	}
+	if !d.dt.IsFloat() {
+		panic(fmt.Sprintf("cuda: %s needs a float32 or float64 grid, not %v", op, d.dt))
+	}
+	if rows*cols > 0 && overlap(d.addr(), s.addr(), rows*cols*d.dt.Size()) {
+		panic(fmt.Sprintf("cuda: %s: dst and src overlap", op))
+	}
+	if rows < 3 || cols < 3 {
+		return
+	}
+	b.launch(op, kernelName(kernel, d.dt), jacobiGrid(rows, cols), Dim3{X: jacobiBX, Y: jacobiBY},
+		(&Args{}).Int64(int64(rows)).Int64(int64(cols)).Buffer(d).Buffer(s))
+}

@@ -17,10 +17,13 @@ var Sizes = []int{0, 1, 2, 3, 7, 31, 1000, 4097, 1<<16 + 3, 1<<18 + 5}
 
 // TestBackend runs the conformance suite on b: a subtest for every Backend
 // method and every element type, plus views, host round trips, and thread
-// count independence of reductions. It changes backend.SetThreads while it
-// runs and restores it, so it must not run in parallel with other tests
-// that depend on the thread budget.
+// count independence of reductions. It runs with a host thread budget of 4
+// (backend.SetThreads), so that the parallel paths of a host backend run
+// even on a one-CPU machine, and restores the budget at the end: it must not
+// run in parallel with other tests that depend on the thread budget.
 func TestBackend(t *testing.T, b backend.Backend) {
+	prev := backend.SetThreads(4)
+	defer backend.SetThreads(prev)
 	t.Run("Identity", func(t *testing.T) {
 		if b.Name() == "" {
 			t.Error("Name() is empty")
@@ -48,6 +51,7 @@ func TestBackend(t *testing.T, b backend.Backend) {
 		{"Copy", typed.copy},
 		{"Scale", typed.scale},
 		{"Axpy", typed.axpy},
+		{"Axpby", typed.axpby},
 		{"Binary", typed.binary},
 		{"BinaryScalar", typed.binaryScalar},
 		{"Sum", typed.sum},
@@ -55,6 +59,7 @@ func TestBackend(t *testing.T, b backend.Backend) {
 		{"Argmin", typed.argmin},
 		{"Argmax", typed.argmax},
 		{"Jacobi5", typed.jacobi5},
+		{"Laplace5", typed.laplace5},
 		{"Views", typed.views},
 	}
 	for _, tc := range tests {
@@ -77,6 +82,7 @@ type typed interface {
 	copy(t *testing.T)
 	scale(t *testing.T)
 	axpy(t *testing.T)
+	axpby(t *testing.T)
 	binary(t *testing.T)
 	binaryScalar(t *testing.T)
 	sum(t *testing.T)
@@ -84,6 +90,7 @@ type typed interface {
 	argmin(t *testing.T)
 	argmax(t *testing.T)
 	jacobi5(t *testing.T)
+	laplace5(t *testing.T)
 	views(t *testing.T)
 }
 

@@ -9,12 +9,13 @@
 // from seeded random inputs.
 //
 // What the suite requires:
-//   - Fill, Copy, Scale, Binary and BinaryScalar (float and integer), and
-//     integer Axpy: bitwise the result of Go arithmetic in the element type
+//   - Fill, Copy, Scale, Binary and BinaryScalar (float and integer):
+//     bitwise the result of Go arithmetic in the element type
 //     (integers wrap; a NaN result may be any NaN).
-//   - Float Axpy: a*x+y rounded once or twice, so that a backend may fuse the
-//     multiply-add (within eps*(|a*x|+|result|)); IEEE semantics for special
-//     values (0*Inf is NaN even when a is 0).
+//   - Float Axpy and Axpby: a*x+y and a*x+b*y with each product rounded, or
+//     within eps*(|a*x|+|b*y|+|result|) of that, so that a backend may fuse
+//     a multiply-add; IEEE semantics for special values (0*Inf is NaN even
+//     when a is 0). Integer Axpy and Axpby: bitwise, wrapping.
 //   - Sum and Dot of floats: a Float64 scalar within 1e-12*sum|terms| of
 //     the exact sum (float32 inputs included: they accumulate in float64);
 //     of integers: exact wrapping sums as Int64 (signed) or Uint64
@@ -24,9 +25,10 @@
 //     value as a scalar of the element type, with a NaN counting as smaller
 //     (Argmin) or larger (Argmax) than every number, so that the first NaN
 //     wins; -1 and a zero value for an empty buffer.
-//   - Jacobi5: the 5-point sweep of the interior within a few ulps of
-//     0.25*(up+down+left+right) (bitwise for the CPU), every other element
-//     untouched.
+//   - Jacobi5 and Laplace5: the 5-point stencil on the interior within a few
+//     ulps of 0.25*(up+down+left+right) and 4*centre-up-down-left-right
+//     computed in that order (bitwise for the CPU), every other element
+//     untouched; float grids only.
 //   - Alloc zeroes; views made by Slice see and change only their elements;
 //     CopyFromHost and CopyToHost round-trip bitwise.
 package backendtest

@@ -127,19 +127,97 @@ func checkAxpy[T backend.Element](t *testing.T, what string, a T, x, y, got []T)
 	}
 }
 
+func (s *suite[T]) axpby(t *testing.T) {
+	for _, n := range Sizes {
+		r := rng(t, n)
+		coefs := [][2]T{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {s.one(r), s.one(r)}, {s.one(r), 1}}
+		xh, yh := s.random(r, n), s.random(r, n)
+		for _, c := range coefs {
+			a, b := c[0], c[1]
+			what := fmt.Sprintf("n=%d: Axpby with a=%v, b=%v", n, a, b)
+			x, y := s.upload(t, xh), s.upload(t, yh)
+			s.b.Axpby(backend.ScalarOf(a), x, backend.ScalarOf(b), y)
+			checkAxpby(t, what, a, xh, b, yh, s.download(t, y))
+			checkSame(t, what+": x", s.download(t, x), xh)
+			// x and y the same buffer: y = (a*y) + (b*y).
+			s.b.Axpby(backend.ScalarOf(a), x, backend.ScalarOf(b), x)
+			checkAxpby(t, what+", x = y", a, xh, b, xh, s.download(t, x))
+			s.b.Free(x)
+			s.b.Free(y)
+		}
+	}
+	if s.isFloat() {
+		inf, nan := T(math.Inf(1)), T(math.NaN())
+		xh := []T{inf, nan, 1, -inf, 3, 0}
+		yh := []T{1, 1, inf, 2, nan, -(T(1) / 2)}
+		for _, c := range [][2]T{{0, 0}, {0, 1}, {1, 0}, {2, inf}} {
+			x, y := s.upload(t, xh), s.upload(t, yh)
+			s.b.Axpby(backend.ScalarOf(c[0]), x, backend.ScalarOf(c[1]), y)
+			checkAxpby(t, fmt.Sprintf("Axpby with a=%v, b=%v and special values", c[0], c[1]), c[0], xh, c[1], yh, s.download(t, y))
+			s.b.Free(x)
+			s.b.Free(y)
+		}
+	}
+}
+
+// checkAxpby checks got = a*x + b*y: bitwise for integers; for floats the
+// twice-rounded products added, or within eps*(|a*x| + |b*y| + |result|)
+// of it, so that a backend may fuse a multiply-add.
+func checkAxpby[T backend.Element](t *testing.T, what string, a T, x []T, b T, y, got []T) {
+	t.Helper()
+	bad := 0
+	for i := range got {
+		p, q := T(a*x[i]), T(b*y[i]) // rounded: no fused multiply-add in the reference
+		want := p + q
+		if same(got[i], want) {
+			continue
+		}
+		diff := math.Abs(float64(got[i]) - float64(want))
+		if tol := eps[T]() * (abs(p) + abs(q) + abs(want)); diff <= tol {
+			continue
+		}
+		if bad < 5 {
+			t.Errorf("%s: element %d = %v, want %v (x=%v, y=%v)", what, i, got[i], want, x[i], y[i])
+		}
+		bad++
+	}
+	if bad > 5 {
+		t.Errorf("%s: %d elements wrong in all", what, bad)
+	}
+}
+
 var ops = []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div}
 
-// apply is Go's arithmetic in T: the reference of Binary and BinaryScalar.
-func apply[T backend.Element](op backend.BinaryOp, x, y T) T {
-	switch op {
-	case backend.Add:
-		return x + y
-	case backend.Sub:
-		return x - y
-	case backend.Mul:
-		return x * y
-	default:
-		return x / y
+// apply sets dst = x op y with Go's arithmetic in T: the reference of
+// Binary.
+func apply[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
+	for i := range dst {
+		switch op {
+		case backend.Add:
+			dst[i] = x[i] + y[i]
+		case backend.Sub:
+			dst[i] = x[i] - y[i]
+		case backend.Mul:
+			dst[i] = x[i] * y[i]
+		default:
+			dst[i] = x[i] / y[i]
+		}
+	}
+}
+
+// applyScalar sets dst = x op c: the reference of BinaryScalar.
+func applyScalar[T backend.Element](op backend.BinaryOp, dst, x []T, c T) {
+	for i := range dst {
+		switch op {
+		case backend.Add:
+			dst[i] = x[i] + c
+		case backend.Sub:
+			dst[i] = x[i] - c
+		case backend.Mul:
+			dst[i] = x[i] * c
+		default:
+			dst[i] = x[i] / c
+		}
 	}
 }
 
@@ -206,9 +284,7 @@ func (s *suite[T]) binary(t *testing.T) {
 				yh[0] = T(0) - 1 // MinInt / -1 wraps to MinInt
 			}
 			want := make([]T, n)
-			for i := range want {
-				want[i] = apply(op, xh[i], yh[i])
-			}
+			apply(op, want, xh, yh)
 			what := fmt.Sprintf("n=%d: %v", n, op)
 			// dst distinct from x and y, dst == x, dst == y.
 			for _, alias := range []string{"", " into x", " into y"} {
@@ -253,9 +329,7 @@ func (s *suite[T]) binaryScalar(t *testing.T) {
 					continue
 				}
 				want := make([]T, n)
-				for i := range want {
-					want[i] = apply(op, xh[i], c)
-				}
+				applyScalar(op, want, xh, c)
 				what := fmt.Sprintf("n=%d: %v %v", n, op, c)
 				for _, inPlace := range []bool{false, true} {
 					x := s.upload(t, xh)

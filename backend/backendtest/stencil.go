@@ -4,17 +4,38 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
 )
 
-// Shapes are the grids of the Jacobi5 test: grids without an interior,
+// Shapes are the grids of the Jacobi5 and Laplace5 tests: grids without an interior,
 // thin and square ones, and one past the CPU backend's parallel threshold.
-var Shapes = [][2]int{{0, 0}, {1, 1}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {64, 33}, {3, 1000}, {1000, 3}, {257, 513}}
+var Shapes = [][2]int{{0, 0}, {1, 1}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4, 6}, {6, 7}, {64, 33}, {3, 1000}, {1000, 3}, {257, 513}}
 
 // jacobi5 checks one sweep against a reference computed in T, with every
 // element of dst outside the interior untouched.
 func (s *suite[T]) jacobi5(t *testing.T) {
+	q := T(1) / 4
+	s.stencil(t, "Jacobi5", s.b.Jacobi5,
+		func(c, u, d, l, r T) T { return q * (u + d + l + r) },
+		func(c, u, d, l, r T) float64 { return 0.25 * (abs(u) + abs(d) + abs(l) + abs(r)) })
+}
+
+// laplace5 checks the 5-point Laplacian as jacobi5 checks the sweep.
+func (s *suite[T]) laplace5(t *testing.T) {
+	s.stencil(t, "Laplace5", s.b.Laplace5,
+		func(c, u, d, l, r T) T { return 4*c - u - d - l - r },
+		func(c, u, d, l, r T) float64 { return 4*abs(c) + abs(u) + abs(d) + abs(l) + abs(r) })
+}
+
+// stencil checks a 5-point stencil op on every grid of Shapes against ref
+// (of the centre and the up, down, left and right neighbours), allowing
+// 4 eps times mag for another order of the operations; elements of dst
+// outside the interior must be untouched, and src unchanged.
+func (s *suite[T]) stencil(t *testing.T, name string, op func(dst, src backend.Buffer, rows, cols int),
+	ref func(c, u, d, l, r T) T, mag func(c, u, d, l, r T) float64) {
 	if !s.isFloat() {
-		t.Skip("Jacobi5 is defined for float grids only")
+		t.Skip(name + " is defined for float grids only")
 	}
 	for _, sh := range Shapes {
 		rows, cols := sh[0], sh[1]
@@ -22,27 +43,23 @@ func (s *suite[T]) jacobi5(t *testing.T) {
 		r := rng(t, n)
 		srcH, dstH := s.random(r, n), s.random(r, n)
 		src, dst := s.upload(t, srcH), s.upload(t, dstH)
-		s.b.Jacobi5(dst, src, rows, cols)
+		op(dst, src, rows, cols)
 		got := s.download(t, dst)
-		want := append([]T(nil), dstH...)
-		q := T(1) / 4
-		for i := 1; i < rows-1; i++ {
-			for j := 1; j < cols-1; j++ {
-				want[i*cols+j] = q * (srcH[(i-1)*cols+j] + srcH[(i+1)*cols+j] + srcH[i*cols+j-1] + srcH[i*cols+j+1])
-			}
-		}
 		bad := 0
 		for i := 0; i < rows; i++ {
 			for j := 0; j < cols; j++ {
 				k := i*cols + j
-				if same(got[k], want[k]) {
-					continue
-				}
+				want := dstH[k]
 				interior := i > 0 && i < rows-1 && j > 0 && j < cols-1
 				if interior {
-					// Allow another order of the four additions.
-					mag := 0.25 * (abs(srcH[k-cols]) + abs(srcH[k+cols]) + abs(srcH[k-1]) + abs(srcH[k+1]))
-					if math.Abs(float64(got[k])-float64(want[k])) <= 4*eps[T]()*mag {
+					want = ref(srcH[k], srcH[k-cols], srcH[k+cols], srcH[k-1], srcH[k+1])
+				}
+				if same(got[k], want) {
+					continue
+				}
+				if interior {
+					m := mag(srcH[k], srcH[k-cols], srcH[k+cols], srcH[k-1], srcH[k+1])
+					if math.Abs(float64(got[k])-float64(want)) <= 4*eps[T]()*m {
 						continue
 					}
 				}
@@ -51,15 +68,15 @@ func (s *suite[T]) jacobi5(t *testing.T) {
 					if !interior {
 						where = "boundary, must be untouched"
 					}
-					t.Errorf("%dx%d grid: element [%d][%d] (%s) = %v, want %v", rows, cols, i, j, where, got[k], want[k])
+					t.Errorf("%s of a %dx%d grid: element [%d][%d] (%s) = %v, want %v", name, rows, cols, i, j, where, got[k], want)
 				}
 				bad++
 			}
 		}
 		if bad > 5 {
-			t.Errorf("%dx%d grid: %d elements wrong in all", rows, cols, bad)
+			t.Errorf("%s of a %dx%d grid: %d elements wrong in all", name, rows, cols, bad)
 		}
-		checkSame(t, fmt.Sprintf("%dx%d grid: src", rows, cols), s.download(t, src), srcH)
+		checkSame(t, fmt.Sprintf("%s of a %dx%d grid: src", name, rows, cols), s.download(t, src), srcH)
 		s.b.Free(src)
 		s.b.Free(dst)
 	}

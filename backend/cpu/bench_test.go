@@ -110,6 +110,21 @@ func BenchmarkJacobi5(b *testing.B) {
 	}
 }
 
+// BenchmarkLaplace5 measures the 5-point Laplacian of conjugate gradients.
+func BenchmarkLaplace5(b *testing.B) {
+	for _, sh := range [][2]int{{64, 64}, {2048, 2048}} {
+		rows, cols := sh[0], sh[1]
+		n := rows * cols
+		src, dst := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(make([]float64, n))
+		withThreads(b, fmt.Sprintf("float64/%dx%d", rows, cols), func(b *testing.B) {
+			b.SetBytes(int64(16 * n))
+			for b.Loop() {
+				Default.Laplace5(dst, src, rows, cols)
+			}
+		})
+	}
+}
+
 // BenchmarkArgmin measures Argmin of float64 (8 bytes per element).
 func BenchmarkArgmin(b *testing.B) {
 	for _, n := range benchSizes {

@@ -169,9 +169,9 @@ func (*Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backe
 }
 
 // Sum returns the sum of x: a Float64 scalar for floating-point x (summed in
-// float64 over fixed chunks of ReduceChunk elements whose partial sums are
-// added pairwise, so that the result does not depend on the thread count),
-// an Int64 scalar for signed and a Uint64 scalar for unsigned integers
+// float64 over fixed chunks of 4096 elements whose partial sums are added
+// pairwise, so that the result does not depend on the thread count), an
+// Int64 scalar for signed and a Uint64 scalar for unsigned integers
 // (wrapping).
 func (*Backend) Sum(x backend.Buffer) backend.Scalar { return opsFor(x.DType()).sum(x) }
 
@@ -192,29 +192,15 @@ func (*Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return opsFor(x
 // Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
 // float32 or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
 // dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]),
-// summed in that order. Other elements of dst are left as they are. It
-// panics for integer grids, for buffers shorter than rows*cols, and if dst
-// and src overlap.
+// summed in that order, in parallel over rows. Other elements of dst are
+// left as they are. It panics for integer grids, for buffers shorter than
+// rows*cols, and if dst and src overlap.
 func (*Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
-	if rows < 0 || cols < 0 {
-		panic(fmt.Sprintf("cpu: Jacobi5 of a %d x %d grid", rows, cols))
-	}
-	if dst.DType() != src.DType() {
-		panic(fmt.Sprintf("cpu: Jacobi5 from %v to %v", src.DType(), dst.DType()))
-	}
-	if dst.Len() < rows*cols || src.Len() < rows*cols {
-		panic(fmt.Sprintf("cpu: Jacobi5 of a %d x %d grid on buffers of %d and %d elements",
-			rows, cols, dst.Len(), src.Len()))
-	}
-	if rows*cols > 0 && overlap(dst.Ptr(), src.Ptr(), rows*cols*dst.DType().Size()) {
-		panic("cpu: Jacobi5: dst and src overlap")
-	}
+	checkGrid("Jacobi5", dst, src, rows, cols)
 	switch dst.DType() {
 	case backend.Float32:
-		jacobi5(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+		stencil(jacobiRows[float32], backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
 	case backend.Float64:
-		jacobi5(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
-	default:
-		panic(fmt.Sprintf("cpu: Jacobi5 needs a float32 or float64 grid, not %v", dst.DType()))
+		stencil(jacobiRows[float64], backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
 	}
 }

@@ -1,8 +1,10 @@
 package cpu_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/backendtest"
@@ -95,6 +97,35 @@ func TestPanics(t *testing.T) {
 	mustPanic(t, "backend: slice [3:2]", func() { b.Slice(backend.HostBufferOf(f), 3, 2) })
 	if _, err := b.Alloc(backend.Float64, 1<<60); err == nil {
 		t.Error("Alloc of 2^60 float64s: no error")
+	}
+}
+
+// TestLargeCopies checks the parallel paths of Copy, CopyFromHost and
+// CopyToHost.
+func TestLargeCopies(t *testing.T) {
+	prev := backend.SetThreads(4)
+	defer backend.SetThreads(prev)
+	const n = 3<<20 + 5 // 24 MiB of float64
+	src := make([]float64, n)
+	for i := range src {
+		src[i] = float64(i)
+	}
+	b := cpu.Default
+	buf, err := b.Alloc(backend.Float64, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyFromHost(buf, unsafe.Pointer(&src[0])); err != nil {
+		t.Fatal(err)
+	}
+	dst := backend.HostBufferOf(make([]float64, n))
+	b.Copy(dst, buf)
+	back := make([]float64, n)
+	if err := b.CopyToHost(unsafe.Pointer(&back[0]), dst); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back, src) {
+		t.Error("large copies do not round-trip")
 	}
 }
 

@@ -6,26 +6,33 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 )
 
-// Thresholds of the elementwise loops, measured with the benchmarks of this
-// package (see bench_test.go and doc.go).
+// Thresholds of the elementwise loops, measured with BenchmarkGrain (see
+// doc.go): on the 2-core development machine, splitting an AXPY of 2^17
+// float64s in two was a loss (78 against 58 us), 2^18 about even (148
+// against 168 us), 2^19 a clear gain (273 against 499 us). Goroutines start
+// in about a microsecond, but waking an idle core, or sharing a busy one,
+// costs tens.
 const (
-	// elemGrain is the least number of elements per goroutine of an
-	// elementwise loop; arrays of at most elemGrain elements run on the
-	// calling goroutine.
-	elemGrain = 1 << 15
+	// elemGrain is the number of elements per goroutine of an elementwise
+	// loop (about: ParallelFor cuts equal ranges); arrays of fewer than
+	// elemParMin elements run on the calling goroutine.
+	elemGrain  = 1 << 17
+	elemParMin = 2 * elemGrain
+	// stencilGrain is the least number of grid points per goroutine of
+	// Jacobi5, whose points cost about twice an AXPY element.
+	stencilGrain = 1 << 16
 	// copyGrain is the least number of bytes per goroutine of a copy;
 	// copies of fewer than copyParMin bytes run on the calling goroutine.
-	copyGrain  = 1 << 18
+	copyGrain  = 1 << 21
 	copyParMin = 2 * copyGrain
 )
 
-// parallel runs kernel over [0, n) in ranges of at least elemGrain
-// elements. The caller handles n <= elemGrain itself, without making a
-// closure.
+// parallel runs kernel over [0, n) in ranges of about elemGrain elements.
+// The caller handles n < elemParMin itself, without making a closure.
 func parallel(n int, kernel func(lo, hi int)) { backend.ParallelFor(n, elemGrain, kernel) }
 
 func fill[T backend.Element](x []T, v T) {
-	if n := len(x); n > elemGrain {
+	if n := len(x); n >= elemParMin {
 		parallel(n, func(lo, hi int) { fillK(x[lo:hi], v) })
 		return
 	}
@@ -47,7 +54,7 @@ func fillK[T backend.Element](x []T, v T) {
 }
 
 func scale[T backend.Element](x []T, a T) {
-	if n := len(x); n > elemGrain {
+	if n := len(x); n >= elemParMin {
 		parallel(n, func(lo, hi int) { scaleK(x[lo:hi], a) })
 		return
 	}
@@ -68,7 +75,7 @@ func scaleK[T backend.Element](x []T, a T) {
 }
 
 func axpy[T backend.Element](a T, x, y []T) {
-	if n := len(y); n > elemGrain {
+	if n := len(y); n >= elemParMin {
 		parallel(n, func(lo, hi int) { axpyK(a, x[lo:hi], y[lo:hi]) })
 		return
 	}
@@ -125,7 +132,7 @@ func binary[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
 	default:
 		panic(fmt.Sprintf("cpu: invalid BinaryOp %d", int(op)))
 	}
-	if n := len(dst); n > elemGrain {
+	if n := len(dst); n >= elemParMin {
 		parallel(n, func(lo, hi int) { k(dst[lo:hi], x[lo:hi], y[lo:hi]) })
 		return
 	}
@@ -207,7 +214,7 @@ func binaryScalar[T backend.Element](op backend.BinaryOp, dst, x []T, s T) {
 	default:
 		panic(fmt.Sprintf("cpu: invalid BinaryOp %d", int(op)))
 	}
-	if n := len(dst); n > elemGrain {
+	if n := len(dst); n >= elemParMin {
 		parallel(n, func(lo, hi int) { k(dst[lo:hi], x[lo:hi], s) })
 		return
 	}

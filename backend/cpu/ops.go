@@ -12,6 +12,7 @@ type ops interface {
 	fill(x backend.Buffer, v backend.Scalar)
 	scale(x backend.Buffer, a backend.Scalar)
 	axpy(a backend.Scalar, x, y backend.Buffer)
+	axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y backend.Buffer)
 	binary(op backend.BinaryOp, dst, x, y backend.Buffer)
 	binaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar)
 	sum(x backend.Buffer) backend.Scalar

@@ -122,6 +122,34 @@ func Axpby[T Element](a T, x *Array[T], b T, y *Array[T]) {
 	y.b.Axpby(ScalarOf(a), x.buf, ScalarOf(b), y.buf)
 }
 
+// Jacobi5 applies one 5-point Jacobi sweep of src into dst, two rows x cols
+// row-major grids on one device (see Backend.Jacobi5).
+func Jacobi5[T Float](dst, src *Array[T], rows, cols int) {
+	stencilArgs("Jacobi5", dst, src, rows, cols)
+	dst.b.Jacobi5(dst.buf, src.buf, rows, cols)
+}
+
+// Laplace5 applies the 5-point Laplacian of src into dst, two rows x cols
+// row-major grids on one device (see Backend.Laplace5).
+func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
+	stencilArgs("Laplace5", dst, src, rows, cols)
+	dst.b.Laplace5(dst.buf, src.buf, rows, cols)
+}
+
+func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {
+	if rows < 0 || cols < 0 || rows*cols > dst.Len() || rows*cols > src.Len() {
+		panic(fmt.Sprintf("backend: %s of a %d x %d grid over arrays of %d and %d elements", op, rows, cols, dst.Len(), src.Len()))
+	}
+	same(op, dst.Len(), dst)
+	same(op, src.Len(), src)
+	if dst.Device() != src.Device() {
+		panic(fmt.Sprintf("backend: %s: arrays on %v and %v", op, dst.Device(), src.Device()))
+	}
+	if dst.Len() > 0 && src.Len() > 0 && dst.Ptr() == src.Ptr() {
+		panic(fmt.Sprintf("backend: %s: dst and src are the same memory", op))
+	}
+}
+
 // Apply sets dst = x op y elementwise. dst may be x or y.
 func Apply[T Element](op BinaryOp, dst, x, y *Array[T]) {
 	same(op.String(), dst.Len(), dst, x, y)

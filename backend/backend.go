@@ -33,7 +33,8 @@ type Backend interface {
 
 	// Fill sets every element of x to v.
 	Fill(x Buffer, v Scalar)
-	// Copy copies src into dst, two buffers on this backend's device.
+	// Copy copies src into dst, two buffers on this backend's device that
+	// must not overlap.
 	Copy(dst, src Buffer)
 	// Scale multiplies x by a in place.
 	Scale(x Buffer, a Scalar)
@@ -51,11 +52,13 @@ type Backend interface {
 	Sum(x Buffer) Scalar
 	// Dot returns the sum of x[i]*y[i], typed as Sum's result.
 	Dot(x, y Buffer) Scalar
-	// Argmin returns the index of the first smallest element and its value,
-	// or -1 for an empty x. A NaN counts as smaller than every number.
+	// Argmin returns the index of the first smallest element and its value
+	// as a Scalar of x's type, or -1 and a zero of x's type for an empty x.
+	// A NaN counts as smaller than every number.
 	Argmin(x Buffer) (int, Scalar)
-	// Argmax returns the index of the first largest element and its value,
-	// or -1 for an empty x. A NaN counts as larger than every number.
+	// Argmax returns the index of the first largest element and its value
+	// as a Scalar of x's type, or -1 and a zero of x's type for an empty x.
+	// A NaN counts as larger than every number.
 	Argmax(x Buffer) (int, Scalar)
 
 	// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major

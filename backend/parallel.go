@@ -53,10 +53,11 @@ func SetThreads(n int) int {
 }
 
 // ParallelFor calls f on consecutive ranges [lo, hi) that cover [0, n),
-// using up to Threads() goroutines, each range at least grain elements long
-// (but the last). With one thread or n <= grain it calls f(0, n) on the
-// calling goroutine. How ranges are cut depends on the thread count: use
-// ParallelChunks where results must not.
+// using up to Threads() goroutines, each range at least grain elements
+// long. With one thread or n < 2*grain it calls f(0, n) on the calling
+// goroutine. How ranges are cut depends on the thread count: use
+// ParallelChunks where results must not. A panic in f is raised again on
+// the calling goroutine once every range has finished.
 func ParallelFor(n, grain int, f func(lo, hi int)) {
 	if n <= 0 {
 		return
@@ -65,29 +66,54 @@ func ParallelFor(n, grain int, f func(lo, hi int)) {
 	if grain < 1 {
 		grain = 1
 	}
-	if t > (n+grain-1)/grain {
-		t = (n + grain - 1) / grain
-	}
+	t = max(1, min(t, n/grain))
 	if t <= 1 {
 		f(0, n)
 		return
 	}
 	var wg sync.WaitGroup
+	var p panicked
 	wg.Add(t - 1)
 	for k := 1; k < t; k++ {
 		lo, hi := k*n/t, (k+1)*n/t
 		go func() {
 			defer wg.Done()
+			defer p.catch()
 			f(lo, hi)
 		}()
 	}
-	f(0, n/t)
+	func() {
+		defer p.catch()
+		f(0, n/t)
+	}()
 	wg.Wait()
+	p.repanic()
+}
+
+// panicked keeps the first panic of the goroutines of a parallel loop, to
+// raise it again on the calling goroutine, where the caller can recover it.
+type panicked struct {
+	once sync.Once
+	val  any
+	set  bool
+}
+
+func (p *panicked) catch() {
+	if r := recover(); r != nil {
+		p.once.Do(func() { p.val, p.set = r, true })
+	}
+}
+
+func (p *panicked) repanic() {
+	if p.set {
+		panic(p.val)
+	}
 }
 
 // ParallelChunks calls f(c) for every chunk c in [0, nchunks), using up to
 // Threads() goroutines. The chunks, and so any per-chunk result, do not
-// depend on the thread count.
+// depend on the thread count. A panic in f is raised again on the calling
+// goroutine once the other goroutines have stopped.
 func ParallelChunks(nchunks int, f func(c int)) {
 	if nchunks <= 0 {
 		return
@@ -104,7 +130,9 @@ func ParallelChunks(nchunks int, f func(c int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var p panicked
 	work := func() {
+		defer p.catch()
 		for {
 			c := int(next.Add(1) - 1)
 			if c >= nchunks {
@@ -122,6 +150,7 @@ func ParallelChunks(nchunks int, f func(c int)) {
 	}
 	work()
 	wg.Wait()
+	p.repanic()
 }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }

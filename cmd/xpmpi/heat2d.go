@@ -91,7 +91,7 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 			return heatResult{}, err
 		}
 		if hi > lo {
-			b.Jacobi5(v.Local().Buffer(), u.Local().Buffer(), rows, cols)
+			backend.Jacobi5(v.Local(), u.Local(), rows, cols)
 		}
 		u.Swap(v)
 		if cfg.Progress != nil && world.Rank() == 0 {

@@ -1,0 +1,554 @@
+package fakedev
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
+)
+
+// Backend is a fake device. Use Default, or New for a device of its own (a
+// test that must not share counters with others).
+type Backend struct {
+	dev backend.Device
+	def *Stream
+
+	mu      sync.Mutex
+	streams map[*Stream]struct{} // streams made by NewStream, not destroyed
+	pinned  map[unsafe.Pointer][]uint64
+	counts  Counts
+
+	copyDelay   atomic.Int64
+	kernelDelay atomic.Int64
+}
+
+// Default is the fake device registered with package backend as "fake".
+var Default = New()
+
+func init() {
+	backend.Register("fake", func() (backend.Backend, error) { return Default, nil })
+}
+
+// Check at compile time that Backend is an async device backend.
+var (
+	_ backend.Async     = (*Backend)(nil)
+	_ backend.Describer = (*Backend)(nil)
+)
+
+// New returns a new fake device, backend.Device{Kind: backend.Fake, ID: 0},
+// with counters of its own. Its default stream's goroutine lives as long as
+// the program.
+func New() *Backend {
+	b := &Backend{
+		dev:     backend.Device{Kind: backend.Fake},
+		streams: map[*Stream]struct{}{},
+		pinned:  map[unsafe.Pointer][]uint64{},
+	}
+	b.def = b.newStream(true)
+	return b
+}
+
+// SetCopyDelay makes every copy of Default (blocking or async, in any
+// direction) take at least d when it runs, so that tests catch code that
+// reads a copy's destination before waiting for it. Zero turns it off.
+func SetCopyDelay(d time.Duration) { Default.SetCopyDelay(d) }
+
+// SetKernelDelay makes every operation of Default (Fill, Axpy, ...) take at
+// least d when it runs, so that tests catch copies that do not wait for
+// the work that produced their source. Zero turns it off.
+func SetKernelDelay(d time.Duration) { Default.SetKernelDelay(d) }
+
+// Stats returns Default's counts.
+func Stats() Counts { return Default.Stats() }
+
+// ResetStats zeroes Default's counters of events; see Backend.ResetStats.
+func ResetStats() { Default.ResetStats() }
+
+// SetCopyDelay makes every copy take at least d; see the function
+// SetCopyDelay.
+func (b *Backend) SetCopyDelay(d time.Duration) { b.copyDelay.Store(int64(d)) }
+
+// SetKernelDelay makes every operation take at least d; see the function
+// SetKernelDelay.
+func (b *Backend) SetKernelDelay(d time.Duration) { b.kernelDelay.Store(int64(d)) }
+
+// Name returns "fake".
+func (*Backend) Name() string { return "fake" }
+
+// Device returns backend.Device{Kind: backend.Fake}.
+func (b *Backend) Device() backend.Device { return b.dev }
+
+// Describe says what the device is.
+func (*Backend) Describe() string {
+	return "fake device for tests: host memory treated as device memory, asynchronous streams, arithmetic of the cpu backend"
+}
+
+// memory is one allocation of the fake device's memory.
+type memory struct {
+	words []uint64 // 8-byte aligned for every element type
+	bytes int
+	freed atomic.Bool
+}
+
+// buffer is a backend.Buffer in the fake device's memory: an allocation or
+// a view of one.
+type buffer struct {
+	m    *memory // nil for an empty buffer
+	off  int     // bytes from the start of the allocation
+	n    int
+	dt   backend.DType
+	dev  backend.Device
+	root bool // made by Alloc: Free frees it
+}
+
+// Device returns the fake device.
+func (x *buffer) Device() backend.Device { return x.dev }
+
+// DType returns the element type.
+func (x *buffer) DType() backend.DType { return x.dt }
+
+// Len returns the number of elements.
+func (x *buffer) Len() int { return x.n }
+
+// Ptr returns the address of the first element, or nil when Len is 0. It is
+// host memory, but callers treat it as a device address: MPI told that it
+// is CUDA-aware can be handed it.
+func (x *buffer) Ptr() unsafe.Pointer {
+	if x.n == 0 || x.m == nil {
+		return nil
+	}
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(x.m.words)), x.off)
+}
+
+func (x *buffer) String() string {
+	return fmt.Sprintf("fake buffer of %d %v at %p", x.n, x.dt, x.Ptr())
+}
+
+func (x *buffer) nbytes() int { return x.n * x.dt.Size() }
+
+// host returns a host view of x's memory, for the CPU backend's arithmetic.
+func (x *buffer) host() *backend.HostBuffer { return backend.NewHostBuffer(x.Ptr(), x.n, x.dt) }
+
+// view returns x as a buffer of this device, which may have been freed.
+func (b *Backend) view(op string, x backend.Buffer) *buffer {
+	d, ok := x.(*buffer)
+	if !ok || d.dev != b.dev {
+		panic(fmt.Sprintf("fakedev: %s of a buffer on %v", op, x.Device()))
+	}
+	return d
+}
+
+// buf returns x as a live buffer of this device.
+func (b *Backend) buf(op string, x backend.Buffer) *buffer {
+	d := b.view(op, x)
+	if d.m != nil && d.m.freed.Load() {
+		panic(fmt.Sprintf("fakedev: %s of a freed buffer", op))
+	}
+	return d
+}
+
+// maxAlloc is the largest allocation in bytes that Alloc attempts.
+const maxAlloc = 1 << 40
+
+// Alloc returns a zeroed buffer of n elements.
+func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+	if n < 0 {
+		panic(fmt.Sprintf("fakedev: Alloc of %d elements", n))
+	}
+	size := dt.Size() // panics for an invalid DType
+	x := &buffer{n: n, dt: dt, dev: b.dev, root: true}
+	b.mu.Lock()
+	b.counts.Allocs++
+	b.mu.Unlock()
+	if n == 0 {
+		return x, nil
+	}
+	if n > math.MaxInt/size || n > maxAlloc/size {
+		return nil, fmt.Errorf("fakedev: cannot allocate %d elements of %v", n, dt)
+	}
+	bytes := n * size
+	x.m = &memory{words: make([]uint64, (bytes+7)/8), bytes: bytes}
+	b.mu.Lock()
+	b.counts.LiveBytes += int64(bytes)
+	b.mu.Unlock()
+	return x, nil
+}
+
+// Free releases a buffer made by Alloc, once the work queued on the device
+// has finished, and fills its memory with a pattern, so that a later use
+// through a stale pointer reads garbage. Freeing a view, an empty buffer or
+// a freed buffer does nothing.
+func (b *Backend) Free(x backend.Buffer) {
+	d, ok := x.(*buffer)
+	if !ok || !d.root || d.m == nil || d.m.freed.Load() {
+		return
+	}
+	b.waitAll() // as cuMemFree waits for the device
+	if d.m.freed.Swap(true) {
+		return
+	}
+	poison(unsafe.Pointer(unsafe.SliceData(d.m.words)), len(d.m.words)*8)
+	b.mu.Lock()
+	b.counts.Frees++
+	b.counts.LiveBytes -= int64(d.m.bytes)
+	b.mu.Unlock()
+}
+
+// poison fills n bytes at p with 0xA5.
+func poison(p unsafe.Pointer, n int) {
+	s := unsafe.Slice((*byte)(p), n)
+	for i := range s {
+		s[i] = 0xA5
+	}
+}
+
+// Slice returns a view of elements [lo, hi) of x.
+func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
+	d := b.view("Slice", x)
+	if lo < 0 || hi < lo || hi > d.n {
+		panic(fmt.Sprintf("fakedev: slice [%d:%d] of a buffer of %d elements", lo, hi, d.n))
+	}
+	if lo == hi {
+		return &buffer{dt: d.dt, dev: d.dev}
+	}
+	return &buffer{m: d.m, off: d.off + lo*d.dt.Size(), n: hi - lo, dt: d.dt, dev: d.dev}
+}
+
+// Synchronize waits until the work queued on every stream of the device has
+// finished. It returns the first failure of an operation not yet reported.
+func (b *Backend) Synchronize() error {
+	b.mu.Lock()
+	b.counts.Syncs++
+	b.mu.Unlock()
+	return b.waitAll()
+}
+
+// waitAll waits for every stream, without counting a synchronization.
+func (b *Backend) waitAll() error {
+	b.mu.Lock()
+	streams := make([]*Stream, 0, len(b.streams)+1)
+	streams = append(streams, b.def)
+	for s := range b.streams {
+		streams = append(streams, s)
+	}
+	b.mu.Unlock()
+	var first error
+	for _, s := range streams {
+		if err := s.waitFor(s.queued()); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// countCopy counts one copy.
+func (b *Backend) countCopy(dir direction, bytes int, async bool, host unsafe.Pointer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch dir {
+	case toHost:
+		b.counts.ToHost++
+		b.counts.ToHostBytes += int64(bytes)
+	case toDevice:
+		b.counts.ToDevice++
+		b.counts.ToDeviceBytes += int64(bytes)
+	case onDevice:
+		b.counts.DeviceCopies++
+		b.counts.DeviceCopyBytes += int64(bytes)
+	}
+	if async {
+		b.counts.Async++
+		if dir != onDevice && bytes > 0 && !b.isPinnedLocked(host, bytes) {
+			b.counts.PageableAsync++
+		}
+	}
+}
+
+type direction int
+
+const (
+	toHost direction = iota
+	toDevice
+	onDevice
+)
+
+// copyOp returns the operation that copies n bytes from src to dst, after
+// the copy delay.
+func (b *Backend) copyOp(dst, src unsafe.Pointer, n int) func() {
+	return func() {
+		if d := time.Duration(b.copyDelay.Load()); d > 0 {
+			time.Sleep(d)
+		}
+		if n > 0 {
+			copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+		}
+	}
+}
+
+// CopyFromHost copies dst.Len() elements from host memory at src into dst,
+// in order on the default stream, and waits for the copy.
+func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+	d := b.buf("CopyFromHost", dst)
+	b.countCopy(toDevice, d.nbytes(), false, src)
+	return b.def.run(b.copyOp(d.Ptr(), src, d.nbytes()))
+}
+
+// CopyToHost copies src into host memory at dst, in order on the default
+// stream, and waits for the copy.
+func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+	s := b.buf("CopyToHost", src)
+	b.countCopy(toHost, s.nbytes(), false, dst)
+	return b.def.run(b.copyOp(dst, s.Ptr(), s.nbytes()))
+}
+
+// stream returns s as a live stream of this device.
+func (b *Backend) stream(op string, s backend.Stream) (*Stream, error) {
+	st, ok := s.(*Stream)
+	if !ok || st.b != b {
+		return nil, fmt.Errorf("fakedev: %s on a stream of another device (%T)", op, s)
+	}
+	return st, nil
+}
+
+// CopyToHostAsync queues a copy of src into host memory at dst on s and
+// returns at once.
+func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s backend.Stream) error {
+	x := b.buf("CopyToHostAsync", src)
+	st, err := b.stream("CopyToHostAsync", s)
+	if err != nil {
+		return err
+	}
+	b.countCopy(toHost, x.nbytes(), true, dst)
+	_, err = st.enqueue(b.copyOp(dst, x.Ptr(), x.nbytes()))
+	return err
+}
+
+// CopyFromHostAsync queues a copy of host memory at src into dst on s and
+// returns at once.
+func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s backend.Stream) error {
+	x := b.buf("CopyFromHostAsync", dst)
+	st, err := b.stream("CopyFromHostAsync", s)
+	if err != nil {
+		return err
+	}
+	b.countCopy(toDevice, x.nbytes(), true, src)
+	_, err = st.enqueue(b.copyOp(x.Ptr(), src, x.nbytes()))
+	return err
+}
+
+// CopyAsync queues a copy of src into dst, two buffers of the device of
+// the same length and type, on s and returns at once.
+func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
+	d, x := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
+	if d.n != x.n || d.dt != x.dt {
+		panic(fmt.Sprintf("fakedev: CopyAsync of %d %v into %d %v", x.n, x.dt, d.n, d.dt))
+	}
+	st, err := b.stream("CopyAsync", s)
+	if err != nil {
+		return err
+	}
+	b.countCopy(onDevice, x.nbytes(), true, nil)
+	_, err = st.enqueue(b.copyOp(d.Ptr(), x.Ptr(), x.nbytes()))
+	return err
+}
+
+// AllocPinned returns n > 0 bytes of "pinned" host memory: Go memory,
+// 8-byte aligned, tracked until FreePinned so that tests can check that it
+// is allocated once and freed (Counts.PinnedAllocs, PinnedLive), and so
+// that async copies can tell pinned host memory from pageable.
+func (b *Backend) AllocPinned(n int) (unsafe.Pointer, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("fakedev: AllocPinned of %d bytes", n)
+	}
+	if n > maxAlloc {
+		return nil, fmt.Errorf("fakedev: cannot allocate %d bytes of pinned memory", n)
+	}
+	words := make([]uint64, (n+7)/8)
+	p := unsafe.Pointer(unsafe.SliceData(words))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pinned[p] = words
+	b.counts.PinnedAllocs++
+	b.counts.PinnedLive++
+	b.counts.PinnedLiveBytes += int64(len(words) * 8)
+	return p, nil
+}
+
+// FreePinned releases memory from AllocPinned and fills it with a pattern,
+// so that a later read through a stale pointer sees garbage. It panics if p
+// is not live pinned memory of this device (freed twice, say).
+func (b *Backend) FreePinned(p unsafe.Pointer) {
+	b.mu.Lock()
+	words, ok := b.pinned[p]
+	if ok {
+		delete(b.pinned, p)
+		b.counts.PinnedFrees++
+		b.counts.PinnedLive--
+		b.counts.PinnedLiveBytes -= int64(len(words) * 8)
+	}
+	b.mu.Unlock()
+	if !ok {
+		panic(fmt.Sprintf("fakedev: FreePinned(%p): not live pinned memory of this device (freed twice?)", p))
+	}
+	poison(p, len(words)*8)
+}
+
+// isPinnedLocked reports whether [p, p+n) lies in one pinned allocation.
+// The caller holds b.mu.
+func (b *Backend) isPinnedLocked(p unsafe.Pointer, n int) bool {
+	a := uintptr(p)
+	for q, words := range b.pinned {
+		lo := uintptr(q)
+		if a >= lo && a+uintptr(n) <= lo+uintptr(len(words)*8) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewStream returns a new stream of the device, run by a goroutine of its
+// own until Destroy.
+func (b *Backend) NewStream() (backend.Stream, error) {
+	s := b.newStream(false)
+	b.mu.Lock()
+	b.streams[s] = struct{}{}
+	b.counts.Streams++
+	b.mu.Unlock()
+	return s, nil
+}
+
+// DefaultStream returns the stream where the backend's operations run.
+func (b *Backend) DefaultStream() backend.Stream { return b.def }
+
+// kernel queues op on the default stream, after the kernel delay.
+func (b *Backend) kernel(op func()) {
+	b.mu.Lock()
+	b.counts.Kernels++
+	b.mu.Unlock()
+	f := func() {
+		if d := time.Duration(b.kernelDelay.Load()); d > 0 {
+			time.Sleep(d)
+		}
+		op()
+	}
+	if _, err := b.def.enqueue(f); err != nil {
+		panic(err) // the default stream is never destroyed
+	}
+}
+
+// call runs op on the default stream and waits for it; a failure of op or
+// of earlier work panics here, on the caller's goroutine.
+func (b *Backend) call(op func()) {
+	b.mu.Lock()
+	b.counts.Kernels++
+	b.mu.Unlock()
+	err := b.def.run(func() {
+		if d := time.Duration(b.kernelDelay.Load()); d > 0 {
+			time.Sleep(d)
+		}
+		op()
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Fill sets every element of x to v.
+func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
+	h := b.buf("Fill", x).host()
+	b.kernel(func() { cpu.Default.Fill(h, v) })
+}
+
+// Copy copies src into dst, two buffers of the device, in order on the
+// default stream. It counts as a device copy.
+func (b *Backend) Copy(dst, src backend.Buffer) {
+	d, s := b.buf("Copy", dst), b.buf("Copy", src)
+	if d.n != s.n || d.dt != s.dt {
+		panic(fmt.Sprintf("fakedev: Copy of %d %v into %d %v", s.n, s.dt, d.n, d.dt))
+	}
+	b.countCopy(onDevice, s.nbytes(), false, nil)
+	hd, hs := d.host(), s.host()
+	if _, err := b.def.enqueue(func() {
+		if d := time.Duration(b.copyDelay.Load()); d > 0 {
+			time.Sleep(d)
+		}
+		cpu.Default.Copy(hd, hs)
+	}); err != nil {
+		panic(err)
+	}
+}
+
+// Scale multiplies x by a in place.
+func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
+	h := b.buf("Scale", x).host()
+	b.kernel(func() { cpu.Default.Scale(h, a) })
+}
+
+// Axpy sets y = a*x + y.
+func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
+	hx, hy := b.buf("Axpy", x).host(), b.buf("Axpy", y).host()
+	b.kernel(func() { cpu.Default.Axpy(a, hx, hy) })
+}
+
+// Axpby sets y = a*x + b*y.
+func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+	hx, hy := b.buf("Axpby", x).host(), b.buf("Axpby", y).host()
+	b.kernel(func() { cpu.Default.Axpby(a, hx, c, hy) })
+}
+
+// Binary sets dst = x op y elementwise.
+func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+	hd, hx, hy := b.buf(op.String(), dst).host(), b.buf(op.String(), x).host(), b.buf(op.String(), y).host()
+	b.kernel(func() { cpu.Default.Binary(op, hd, hx, hy) })
+}
+
+// BinaryScalar sets dst = x op s elementwise.
+func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+	hd, hx := b.buf(op.String(), dst).host(), b.buf(op.String(), x).host()
+	b.kernel(func() { cpu.Default.BinaryScalar(op, hd, hx, s) })
+}
+
+// Sum returns the sum of x, once the work queued before it has finished.
+func (b *Backend) Sum(x backend.Buffer) (r backend.Scalar) {
+	h := b.buf("Sum", x).host()
+	b.call(func() { r = cpu.Default.Sum(h) })
+	return r
+}
+
+// Dot returns the sum of x[i]*y[i].
+func (b *Backend) Dot(x, y backend.Buffer) (r backend.Scalar) {
+	hx, hy := b.buf("Dot", x).host(), b.buf("Dot", y).host()
+	b.call(func() { r = cpu.Default.Dot(hx, hy) })
+	return r
+}
+
+// Argmin returns the index and value of the first smallest element.
+func (b *Backend) Argmin(x backend.Buffer) (i int, v backend.Scalar) {
+	h := b.buf("Argmin", x).host()
+	b.call(func() { i, v = cpu.Default.Argmin(h) })
+	return i, v
+}
+
+// Argmax returns the index and value of the first largest element.
+func (b *Backend) Argmax(x backend.Buffer) (i int, v backend.Scalar) {
+	h := b.buf("Argmax", x).host()
+	b.call(func() { i, v = cpu.Default.Argmax(h) })
+	return i, v
+}
+
+// Jacobi5 applies one 5-point Jacobi sweep.
+func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+	hd, hs := b.buf("Jacobi5", dst).host(), b.buf("Jacobi5", src).host()
+	b.kernel(func() { cpu.Default.Jacobi5(hd, hs, rows, cols) })
+}
+
+// Laplace5 applies the 5-point Laplacian.
+func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
+	hd, hs := b.buf("Laplace5", dst).host(), b.buf("Laplace5", src).host()
+	b.kernel(func() { cpu.Default.Laplace5(hd, hs, rows, cols) })
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fakedev_test
+
+const raceEnabled = false

@@ -129,15 +129,22 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 			})
 		}
 	}
-	var serr error
-	err = a.hostFill(func(host []T) {
-		serr = mpi.Scatterv(c, send, counts, displs, host, root)
-	})
-	if serr != nil {
-		return nil, serr
+	// A block on a device receives on the host and is copied to the device
+	// once, if the scatter succeeded.
+	onHost := a.local.Device().IsHost()
+	var host []T
+	if onHost {
+		host = a.local.Data()
+	} else {
+		host = make([]T, a.local.Len())
 	}
-	if err != nil {
+	if err := mpi.Scatterv(c, send, counts, displs, host, root); err != nil {
 		return nil, err
+	}
+	if !onHost {
+		if err := backend.CopyFromHostSlice(a.local, host); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
 }

@@ -2,10 +2,11 @@ package dist
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // haloTag is the MPI tag of halo messages. At most one message goes from a
@@ -23,6 +24,15 @@ const haloTag = 0x4841
 // hold whatever the caller puts there (boundary values). Where a neighbour's
 // block is narrower than width, the ghost layer gathers from as many ranks
 // as it takes; ranks with an empty block send and receive nothing.
+//
+// A block on a device exchanges through package staging: MPI is handed the
+// device memory when it is CUDA-aware (mpi.CUDAAware), after the device is
+// synchronized; otherwise each message goes through a pinned host buffer,
+// allocated once per message of the Halo at its first exchange, with one
+// copy to the host per message sent and one to the device per message
+// received (recorded with package profiling). Slabs that are not
+// contiguous (split axis > 0) are packed into, and unpacked from, a
+// contiguous buffer on the device first.
 type Halo[T backend.Element] struct {
 	comm   mpi.Comm
 	layout Layout
@@ -34,14 +44,17 @@ type Halo[T backend.Element] struct {
 	ext    int   // extent of the split axis in local storage
 	sends  []haloMsg[T]
 	recvs  []haloMsg[T]
-	reqs   []mpi.Request
+	reqs   []mpi.Request // non-nil while an exchange is in flight
 }
 
 // haloMsg is one message of an exchange: k indices of the split axis,
 // starting at index at of the local storage, to or from peer.
 type haloMsg[T backend.Element] struct {
 	peer, at, k int
-	buf         []T // packing buffer, when the slab is not contiguous
+	n           int                 // elements: pre*k*post
+	scratch     *backend.Array[T]   // packing buffer on the block's backend, when the slab is not contiguous
+	stage       *staging.Staging[T] // hands MPI the message's buffer
+	lease       *staging.Lease[T]   // while the exchange is in flight
 }
 
 // NewHalo returns a zeroed halo block for arrays of layout l on c with
@@ -69,7 +82,10 @@ func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) 
 	if h.local, err = backend.NewOn[T](b, prod(shape)); err != nil {
 		return nil, fmt.Errorf("dist: rank %d: %w", me, err)
 	}
-	h.plan()
+	if err := h.plan(); err != nil {
+		h.Free()
+		return nil, fmt.Errorf("dist: rank %d: %w", me, err)
+	}
 	return h, nil
 }
 
@@ -96,8 +112,9 @@ func (h *Halo[T]) ghosts(r int) [2][2]int {
 }
 
 // plan works out the messages of an exchange from the layout alone, so
-// that every rank agrees on them.
-func (h *Halo[T]) plan() {
+// that every rank agrees on them, and makes each message's packing buffer
+// and staging, once.
+func (h *Halo[T]) plan() error {
 	me, p := h.comm.Rank(), h.comm.Size()
 	mlo, mhi := h.layout.Range(me)
 	for r := 0; r < p; r++ {
@@ -108,51 +125,75 @@ func (h *Halo[T]) plan() {
 		// What r needs of my block.
 		for _, g := range h.ghosts(r) {
 			if lo, hi := max(g[0], mlo), min(g[1], mhi); lo < hi {
-				h.sends = append(h.sends, h.msg(r, lo-mlo+h.width, hi-lo))
+				m, err := h.msg(r, lo-mlo+h.width, hi-lo)
+				if err != nil {
+					return err
+				}
+				h.sends = append(h.sends, m)
 			}
 		}
 		// What I need of r's block.
 		for _, g := range h.ghosts(me) {
 			if lo, hi := max(g[0], rlo), min(g[1], rhi); lo < hi {
-				h.recvs = append(h.recvs, h.msg(r, lo-mlo+h.width, hi-lo))
+				m, err := h.msg(r, lo-mlo+h.width, hi-lo)
+				if err != nil {
+					return err
+				}
+				h.recvs = append(h.recvs, m)
 			}
 		}
 	}
+	return nil
 }
 
-func (h *Halo[T]) msg(peer, at, k int) haloMsg[T] {
-	m := haloMsg[T]{peer: peer, at: at, k: k}
-	if h.pre > 1 {
-		m.buf = make([]T, h.pre*k*h.post)
+func (h *Halo[T]) msg(peer, at, k int) (haloMsg[T], error) {
+	m := haloMsg[T]{peer: peer, at: at, k: k, n: h.pre * k * h.post}
+	b := h.local.Backend()
+	if h.pre > 1 && m.n > 0 {
+		var err error
+		if m.scratch, err = backend.NewOn[T](b, m.n); err != nil {
+			return m, err
+		}
 	}
-	return m
+	m.stage = staging.NewStaging[T](b, m.n)
+	return m, nil
 }
 
-// bufPtr returns the address MPI reads or writes for m: its packing buffer,
-// or the contiguous slab itself.
-func (h *Halo[T]) bufPtr(m *haloMsg[T]) unsafe.Pointer {
-	if h.pre*m.k*h.post == 0 {
-		return nil
+// array returns the contiguous array whose memory MPI reads or writes for
+// m: its packing buffer, or the slab itself.
+func (h *Halo[T]) array(m *haloMsg[T]) *backend.Array[T] {
+	switch {
+	case m.n == 0:
+		return h.local.Slice(0, 0)
+	case m.scratch != nil:
+		return m.scratch
 	}
-	if m.buf != nil {
-		return unsafe.Pointer(&m.buf[0])
-	}
-	return h.slab(m.at, m.k, 0).Ptr()
+	return h.slab(m.at, m.k, 0)
 }
 
-// pack copies the slab of m into its buffer.
+// pack copies the slab of m into its packing buffer, on the block's
+// device.
 func (h *Halo[T]) pack(m *haloMsg[T]) {
 	n := m.k * h.post
 	for i := 0; i < h.pre; i++ {
-		copy(m.buf[i*n:(i+1)*n], h.slab(m.at, m.k, i).Data())
+		backend.Copy(m.scratch.Slice(i*n, (i+1)*n), h.slab(m.at, m.k, i))
 	}
+	h.recordDeviceCopy("dist.Halo pack", m.n)
 }
 
-// unpack copies m's buffer into its slab.
+// unpack copies m's packing buffer into its slab, on the block's device.
 func (h *Halo[T]) unpack(m *haloMsg[T]) {
 	n := m.k * h.post
 	for i := 0; i < h.pre; i++ {
-		copy(h.slab(m.at, m.k, i).Data(), m.buf[i*n:(i+1)*n])
+		backend.Copy(h.slab(m.at, m.k, i), m.scratch.Slice(i*n, (i+1)*n))
+	}
+	h.recordDeviceCopy("dist.Halo unpack", m.n)
+}
+
+// recordDeviceCopy records a copy of n elements within a device block.
+func (h *Halo[T]) recordDeviceCopy(desc string, n int) {
+	if !h.local.Device().IsHost() && profiling.Active() {
+		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(n * h.local.DType().Size())})
 	}
 }
 
@@ -166,6 +207,11 @@ func (h *Halo[T]) slab(at, k, i int) *backend.Array[T] {
 // Start begins an exchange: it posts the receives and the sends of the
 // ghost layers, and returns at once. Finish completes it; the block must not
 // change in between, and ghosts must not be read.
+//
+// For a block on a device, Start leases each message's buffer from its
+// staging (see Halo): with an MPI that is not CUDA-aware, it copies each
+// message sent to the host before posting it; with no answer to whether
+// MPI is CUDA-aware, it returns staging.ErrCUDAAwareUnknown.
 func (h *Halo[T]) Start() error {
 	if h.reqs != nil {
 		panic("dist: Halo.Start while an exchange is in flight")
@@ -175,51 +221,84 @@ func (h *Halo[T]) Start() error {
 		mpi.Arg{Name: "layout", Value: h.layout.hash(), Text: h.layout.String()}, mpi.Arg{Name: "width", Value: int64(h.width)}); err != nil {
 		return err
 	}
-	if !h.local.Device().IsHost() && (len(h.sends) > 0 || len(h.recvs) > 0) {
-		return fmt.Errorf("dist: halo exchange of a block on %v needs host staging, which this build does not have yet", h.local.Device())
-	}
 	h.reqs = make([]mpi.Request, 0, len(h.sends)+len(h.recvs))
 	for i := range h.recvs {
 		m := &h.recvs[i]
-		req, err := h.comm.Irecv(h.bufPtr(m), h.pre*m.k*h.post, mpiType[T](), m.peer, haloTag)
+		l, err := m.stage.Lease(h.array(m), false)
 		if err != nil {
 			return h.abandon(err)
 		}
+		m.lease = l
+		req, err := h.comm.Irecv(l.Ptr(), m.n, mpiType[T](), m.peer, haloTag)
+		if err != nil {
+			return h.abandon(err)
+		}
+		l.Attach(req)
 		h.reqs = append(h.reqs, req)
 	}
 	for i := range h.sends {
 		m := &h.sends[i]
-		if m.buf != nil {
+		if m.scratch != nil {
 			h.pack(m)
 		}
-		req, err := h.comm.Isend(h.bufPtr(m), h.pre*m.k*h.post, mpiType[T](), m.peer, haloTag)
+		l, err := m.stage.Lease(h.array(m), true)
 		if err != nil {
 			return h.abandon(err)
 		}
+		m.lease = l
+		req, err := h.comm.Isend(l.Ptr(), m.n, mpiType[T](), m.peer, haloTag)
+		if err != nil {
+			return h.abandon(err)
+		}
+		l.Attach(req)
 		h.reqs = append(h.reqs, req)
 	}
 	return nil
 }
 
-// abandon waits for the requests already posted and returns err.
+// abandon waits for the requests already posted, ends the leases without
+// copying anything into the block, and returns err.
 func (h *Halo[T]) abandon(err error) error {
-	mpi.Waitall(h.reqs)
+	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
+		for i := range msgs {
+			if m := &msgs[i]; m.lease != nil {
+				m.lease.Abandon()
+				m.lease = nil
+			}
+		}
+	}
 	h.reqs = nil
 	return err
 }
 
-// Finish waits for the exchange begun by Start and fills the ghosts.
+// Finish waits for the exchange begun by Start and fills the ghosts. For a
+// block on a device staged through the host, it copies each message
+// received to the device.
 func (h *Halo[T]) Finish() error {
 	if h.reqs == nil {
 		panic("dist: Halo.Finish without Start")
 	}
-	_, err := mpi.Waitall(h.reqs)
+	// Releasing a lease waits for its request, then copies a staged
+	// receive to the device. Every lease is released, even after a failure.
+	var first error
+	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
+		for i := range msgs {
+			m := &msgs[i]
+			if m.lease == nil {
+				continue
+			}
+			if err := m.lease.Release(); err != nil && first == nil {
+				first = err
+			}
+			m.lease = nil
+		}
+	}
 	h.reqs = nil
-	if err != nil {
-		return err
+	if first != nil {
+		return first
 	}
 	for i := range h.recvs {
-		if m := &h.recvs[i]; m.buf != nil {
+		if m := &h.recvs[i]; m.scratch != nil {
 			h.unpack(m)
 		}
 	}
@@ -232,6 +311,25 @@ func (h *Halo[T]) Exchange() error {
 		return err
 	}
 	return h.Finish()
+}
+
+// Free releases the local storage, the packing buffers and the pinned
+// staging memory. The Halo must not be used afterwards; no exchange may be
+// in flight. It is not collective.
+func (h *Halo[T]) Free() {
+	if h.reqs != nil {
+		panic("dist: Halo.Free while an exchange is in flight")
+	}
+	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
+		for i := range msgs {
+			m := &msgs[i]
+			if m.scratch != nil {
+				m.scratch.Free()
+			}
+			m.stage.Close()
+		}
+	}
+	h.local.Free()
 }
 
 // Local returns the local storage, ghosts included, in row-major order of
@@ -270,6 +368,11 @@ func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
 			backend.Copy(plain, ghosted)
 		}
 	}
+	if in {
+		h.recordDeviceCopy("dist.Halo.CopyFrom", x.local.Len())
+	} else {
+		h.recordDeviceCopy("dist.Halo.CopyTo", x.local.Len())
+	}
 }
 
 // Swap exchanges the storage of h and o, two halo blocks of the same layout
@@ -280,6 +383,9 @@ func (h *Halo[T]) Swap(o *Halo[T]) {
 	}
 	if h.reqs != nil || o.reqs != nil {
 		panic("dist: Halo.Swap while an exchange is in flight")
+	}
+	if h.local.Device() != o.local.Device() {
+		panic(fmt.Sprintf("dist: Halo.Swap of blocks on %v and %v", h.local.Device(), o.local.Device()))
 	}
 	h.local, o.local = o.local, h.local
 }

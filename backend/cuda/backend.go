@@ -26,6 +26,7 @@ type Backend struct {
 	ctx    C.CUcontext
 	stream *Stream
 	info   DeviceInfo
+	pinned sync.Map // AllocPinned's memory: pointer -> *HostMemory
 
 	kernelsOnce sync.Once
 	kernels     *Module
@@ -241,3 +242,11 @@ func (b *Backend) function(name string) (*Function, error) {
 	b.fnMu.Unlock()
 	return f, nil
 }
+
+// The CUDA backend is a device backend: package staging uses its pinned
+// memory, streams and events.
+var (
+	_ backend.Async  = (*Backend)(nil)
+	_ backend.Stream = (*Stream)(nil)
+	_ backend.Event  = (*Event)(nil)
+)

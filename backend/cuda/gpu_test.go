@@ -239,10 +239,11 @@ func TestGPUAsync(t *testing.T) {
 	if _, err := cuda.RegisterSlice(b, src[10:20]); err == nil {
 		t.Error("registering registered memory again: no error")
 	}
-	s, err := b.NewStream()
+	ns, err := b.NewStream()
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := ns.(*cuda.Stream)
 	start, err := b.NewEvent(true)
 	if err != nil {
 		t.Fatal(err)

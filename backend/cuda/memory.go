@@ -207,7 +207,7 @@ func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 // src into dst on stream s (nil: the backend's stream) and returns at once.
 // src must be pinned host memory (AllocHost, or Go memory registered with
 // RegisterHost) that stays untouched until the copy is done.
-func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s *Stream) error {
+func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s backend.Stream) error {
 	d := b.buf("CopyFromHostAsync", dst)
 	if d.n == 0 {
 		return nil
@@ -222,7 +222,7 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s *S
 // (nil: the backend's stream) and returns at once. dst must be pinned host
 // memory (AllocHost, or Go memory registered with RegisterHost); wait for
 // the stream, or an event recorded after the copy, before reading it.
-func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s *Stream) error {
+func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s backend.Stream) error {
 	sb := b.buf("CopyToHostAsync", src)
 	if sb.n == 0 {
 		return nil
@@ -235,7 +235,7 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s *Str
 
 // CopyAsync queues a copy of src into dst, two buffers of the same length
 // and type on this device, on stream s (nil: the backend's stream).
-func (b *Backend) CopyAsync(dst, src backend.Buffer, s *Stream) error {
+func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
 	d, sb := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
 	if d.nbytes() != sb.nbytes() {
 		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.nbytes(), d.nbytes()))
@@ -249,11 +249,38 @@ func (b *Backend) CopyAsync(dst, src backend.Buffer, s *Stream) error {
 	})
 }
 
-func (b *Backend) streamOf(s *Stream) C.CUstream {
+// streamOf returns the CUDA stream of s: the backend's own for nil. A
+// stream of another backend is a caller's mistake and panics.
+func (b *Backend) streamOf(s backend.Stream) C.CUstream {
 	if s == nil {
 		return b.stream.s
 	}
-	return s.s
+	cs, ok := s.(*Stream)
+	if !ok || cs == nil {
+		if !ok {
+			panic(fmt.Sprintf("cuda: a %T is not a CUDA stream", s))
+		}
+		return b.stream.s
+	}
+	return cs.s
+}
+
+// AllocPinned returns n bytes of pinned host memory (backend.Async); free
+// it with FreePinned.
+func (b *Backend) AllocPinned(n int) (unsafe.Pointer, error) {
+	h, err := b.AllocHost(n)
+	if err != nil {
+		return nil, err
+	}
+	b.pinned.Store(h.p, h)
+	return h.p, nil
+}
+
+// FreePinned releases memory from AllocPinned.
+func (b *Backend) FreePinned(p unsafe.Pointer) {
+	if h, ok := b.pinned.LoadAndDelete(p); ok {
+		h.(*HostMemory).Free()
+	}
 }
 
 // HostMemory is pinned (page-locked) host memory from AllocHost: copies

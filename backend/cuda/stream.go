@@ -8,6 +8,8 @@ import "C"
 import (
 	"fmt"
 	"time"
+
+	"github.com/xpmpi/xpmpi/backend"
 )
 
 // Stream is a CUDA stream: work queued on it runs in order, concurrently
@@ -19,8 +21,9 @@ type Stream struct {
 	owned bool // made by NewStream: Destroy destroys it
 }
 
-// NewStream makes a stream on the backend's device.
-func (b *Backend) NewStream() (*Stream, error) {
+// NewStream makes a stream on the backend's device (backend.Async): a
+// *Stream.
+func (b *Backend) NewStream() (backend.Stream, error) {
 	st := &Stream{b: b, owned: true}
 	err := b.withContext(func() error { return check("cuStreamCreate", C.xpcu_cuStreamCreate(&st.s, 0)) })
 	if err != nil {
@@ -31,6 +34,24 @@ func (b *Backend) NewStream() (*Stream, error) {
 
 // Stream returns the stream where the backend's operations run.
 func (b *Backend) Stream() *Stream { return b.stream }
+
+// DefaultStream returns the stream where the backend's operations run
+// (backend.Async).
+func (b *Backend) DefaultStream() backend.Stream { return b.stream }
+
+// Record returns a new event recorded at the current end of the stream
+// (backend.Stream).
+func (s *Stream) Record() (backend.Event, error) {
+	e, err := s.b.NewEvent(false)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Record(s); err != nil {
+		e.Destroy()
+		return nil, err
+	}
+	return e, nil
+}
 
 // Synchronize waits until the work queued on the stream has finished.
 func (s *Stream) Synchronize() error {
@@ -56,8 +77,12 @@ func (s *Stream) Done() (bool, error) {
 
 // Wait makes the work queued on s after this call wait for event e (its
 // latest Record) without blocking the host.
-func (s *Stream) Wait(e *Event) error {
-	return s.b.withContext(func() error { return check("cuStreamWaitEvent", C.xpcu_cuStreamWaitEvent(s.s, e.e, 0)) })
+func (s *Stream) Wait(e backend.Event) error {
+	ce, ok := e.(*Event)
+	if !ok {
+		panic(fmt.Sprintf("cuda: a %T is not a CUDA event", e))
+	}
+	return s.b.withContext(func() error { return check("cuStreamWaitEvent", C.xpcu_cuStreamWaitEvent(s.s, ce.e, 0)) })
 }
 
 // Destroy destroys a stream made by NewStream, once its work has finished;

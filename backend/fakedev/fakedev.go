@@ -63,6 +63,11 @@ func SetCopyDelay(d time.Duration) { Default.SetCopyDelay(d) }
 // the work that produced their source. Zero turns it off.
 func SetKernelDelay(d time.Duration) { Default.SetKernelDelay(d) }
 
+// Stall queues on Default's default stream work that takes d, as a long
+// kernel would: whatever is queued after it (the producer of an array, say)
+// finishes d later, so that a test catches code that does not wait for it.
+func Stall(d time.Duration) { Default.Stall(d) }
+
 // Stats returns Default's counts.
 func Stats() Counts { return Default.Stats() }
 
@@ -76,6 +81,14 @@ func (b *Backend) SetCopyDelay(d time.Duration) { b.copyDelay.Store(int64(d)) }
 // SetKernelDelay makes every operation take at least d; see the function
 // SetKernelDelay.
 func (b *Backend) SetKernelDelay(d time.Duration) { b.kernelDelay.Store(int64(d)) }
+
+// Stall queues work that takes d on the default stream; see the function
+// Stall. It is not counted as an operation.
+func (b *Backend) Stall(d time.Duration) {
+	if _, err := b.def.enqueue(func() { time.Sleep(d) }); err != nil {
+		panic(err)
+	}
+}
 
 // Name returns "fake".
 func (*Backend) Name() string { return "fake" }
@@ -188,7 +201,11 @@ func (b *Backend) Free(x backend.Buffer) {
 	if !ok || !d.root || d.m == nil || d.m.freed.Load() {
 		return
 	}
-	b.waitAll() // as cuMemFree waits for the device
+	// As cuMemFree waits for the device; a failure of the work stays for
+	// the next synchronization to report.
+	for _, s := range b.allStreams() {
+		s.reached(s.queued())
+	}
 	if d.m.freed.Swap(true) {
 		return
 	}
@@ -228,17 +245,23 @@ func (b *Backend) Synchronize() error {
 	return b.waitAll()
 }
 
-// waitAll waits for every stream, without counting a synchronization.
-func (b *Backend) waitAll() error {
+// allStreams returns the default stream and the streams not destroyed.
+func (b *Backend) allStreams() []*Stream {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	streams := make([]*Stream, 0, len(b.streams)+1)
 	streams = append(streams, b.def)
 	for s := range b.streams {
 		streams = append(streams, s)
 	}
-	b.mu.Unlock()
+	return streams
+}
+
+// waitAll waits for every stream, without counting a synchronization, and
+// returns the first failure not yet reported.
+func (b *Backend) waitAll() error {
 	var first error
-	for _, s := range streams {
+	for _, s := range b.allStreams() {
 		if err := s.waitFor(s.queued()); err != nil && first == nil {
 			first = err
 		}

@@ -19,7 +19,7 @@ func TestBackend(t *testing.T) {
 		// race-tested by the other tests here.
 		t.Skip("the conformance suite is slow under the race detector; run without -short")
 	}
-	backendtest.TestBackend(t, fakedev.New())
+	backendtest.TestBackend(t, fakedev.Default)
 }
 
 func TestRegistered(t *testing.T) {

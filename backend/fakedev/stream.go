@@ -73,6 +73,7 @@ type OpError struct {
 	Value any
 }
 
+// Error says that an operation failed, and how.
 func (e *OpError) Error() string { return fmt.Sprintf("fakedev: an operation failed: %v", e.Value) }
 
 // protect runs f and returns its panic as an *OpError.

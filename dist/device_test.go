@@ -1,0 +1,510 @@
+package dist_test
+
+// Tests of distributed arrays whose blocks live on a device: the fake device
+// of backend/fakedev, which is host memory treated as device memory, so that
+// every staging, synchronization and accounting step runs without a GPU.
+// The package's TestMain (mpitest.Main) runs them at every rank count.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/fakedev"
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
+)
+
+// slowDevice makes the fake device's copies and operations slow for the
+// test, so that a missing synchronization shows as a wrong result.
+func slowDevice(t *testing.T) {
+	fakedev.SetCopyDelay(20 * time.Microsecond)
+	fakedev.SetKernelDelay(20 * time.Microsecond)
+	t.Cleanup(func() {
+		fakedev.SetCopyDelay(0)
+		fakedev.SetKernelDelay(0)
+	})
+}
+
+// awareMode is how a test answers "is MPI CUDA-aware?".
+type awareMode int
+
+const (
+	staged  awareMode = iota // mpi.SetCUDAAware(false)
+	aware                    // mpi.SetCUDAAware(true): MPI gets the fake device's memory
+	library                  // no setting: the library's answer, or none
+)
+
+func (m awareMode) String() string { return [...]string{"staged", "aware", "library"}[m] }
+
+// setAware sets the answer for the test and clears it afterwards.
+func setAware(t *testing.T, m awareMode) mpi.CUDAAwareness {
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	switch m {
+	case staged:
+		mpi.SetCUDAAware(false)
+	case aware:
+		mpi.SetCUDAAware(true)
+	default:
+		mpi.ClearCUDAAware()
+	}
+	t.Cleanup(mpi.ClearCUDAAware)
+	return mpi.CUDAAware()
+}
+
+// haloMessage is one message of a halo exchange, as the layout says.
+type haloMessage struct{ peer, k int }
+
+// haloPlan returns the messages that rank me sends and receives in a halo
+// exchange of width w over layout l: rank r's ghost layers are the w
+// indices of the split axis on each side of its block, clipped to the
+// array (none for an empty block); me sends r the part of r's ghosts that
+// me holds, and receives from r the part of its own ghosts that r holds.
+func haloPlan(l dist.Layout, me, w int) (sends, recvs []haloMessage) {
+	n := l.Shape()[l.Axis()]
+	ghosts := func(r int) [][2]int {
+		lo, hi := l.Range(r)
+		if lo == hi || w == 0 {
+			return nil
+		}
+		return [][2]int{{max(lo-w, 0), lo}, {hi, min(hi+w, n)}}
+	}
+	overlap := func(g [2]int, r int) int {
+		lo, hi := l.Range(r)
+		return max(0, min(g[1], hi)-max(g[0], lo))
+	}
+	for r := 0; r < l.Ranks(); r++ {
+		if r == me {
+			continue
+		}
+		for _, g := range ghosts(r) {
+			if k := overlap(g, me); k > 0 {
+				sends = append(sends, haloMessage{r, k})
+			}
+		}
+		for _, g := range ghosts(me) {
+			if k := overlap(g, r); k > 0 {
+				recvs = append(recvs, haloMessage{r, k})
+			}
+		}
+	}
+	return sends, recvs
+}
+
+// transfers is what one exchange is expected to record.
+type transfers struct {
+	toHost, toDevice, deviceCopies, syncs       int
+	toHostBytes, toDeviceBytes, deviceCopyBytes int64
+	pinned                                      int // pinned buffers the first exchange allocates
+}
+
+// expectHalo derives the events of one exchange from the layout: one
+// to_host per non-empty message sent and one to_device per non-empty
+// message received when staged, none but a sync per non-empty message when
+// MPI is CUDA-aware; a pack or unpack on the device per non-empty message
+// when the split axis is not the first (the slabs are not contiguous).
+func expectHalo(l dist.Layout, me, w int, aware bool) transfers {
+	shape := l.LocalShape(me)
+	pre, post := prod(shape[:l.Axis()]), prod(shape[l.Axis()+1:])
+	sends, recvs := haloPlan(l, me, w)
+	var e transfers
+	for _, dir := range []struct {
+		msgs []haloMessage
+		send bool
+	}{{sends, true}, {recvs, false}} {
+		for _, m := range dir.msgs {
+			n := int64(pre * m.k * post)
+			if n == 0 {
+				continue // an empty message moves nothing
+			}
+			switch {
+			case aware:
+				e.syncs++
+			case dir.send:
+				e.toHost++
+				e.toHostBytes += 8 * n
+				e.pinned++
+			default:
+				e.toDevice++
+				e.toDeviceBytes += 8 * n
+				e.pinned++
+			}
+			if pre > 1 {
+				e.deviceCopies++
+				e.deviceCopyBytes += 8 * n
+			}
+		}
+	}
+	return e
+}
+
+// got reads a counter as transfers.
+func got(c *profiling.Counter) transfers {
+	return transfers{
+		toHost: c.Count(profiling.ToHost), toDevice: c.Count(profiling.ToDevice),
+		deviceCopies: c.Count(profiling.DeviceCopy), syncs: c.Count(profiling.Sync),
+		toHostBytes: c.Bytes(profiling.ToHost), toDeviceBytes: c.Bytes(profiling.ToDevice),
+		deviceCopyBytes: c.Bytes(profiling.DeviceCopy),
+	}
+}
+
+const ghostMark = -1e300
+
+// exchanged makes a halo of width w for an array of ref values of the
+// shape on backend b, marks its ghosts and exchanges, twice (the second
+// time with 1000 added to the block, the first with Exchange, the second
+// with Start and Finish), and returns the whole local storage after each
+// exchange, on the host, with what each exchange recorded and what the
+// device did meanwhile.
+func exchanged(t *testing.T, c mpi.Comm, shape []int, axis, w int, counts []int, b backend.Backend) (local [2][]float64, rec [2]transfers, dev [2]fakedev.Counts, firstErr error) {
+	t.Helper()
+	opts := []dist.Option{dist.SplitAxis(axis), dist.OnBackend(b)}
+	if counts != nil {
+		opts = append(opts, dist.BlockSizes(counts))
+	}
+	x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) }, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	h, err := dist.HaloOf(x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Free()
+	if h.Local().Device() != b.Device() {
+		t.Fatalf("halo on %v, want %v", h.Local().Device(), b.Device())
+	}
+	lshape := h.LocalShape()
+	lo, hi := x.Range()
+	for round := range 2 {
+		if round == 1 {
+			dist.AddScalar(x, x, 1000)
+		}
+		// Mark every ghost on the host, then put the block back on the
+		// device, through Halo.CopyFrom (queued on the device after a slow
+		// producer: the exchange must wait for it).
+		marks := make([]float64, h.Local().Len())
+		for i := range marks {
+			idx := dist.Unravel(i, lshape)
+			if k := idx[axis] - w; k < 0 || k >= hi-lo {
+				marks[i] = ghostMark
+			}
+		}
+		if err := backend.CopyFromHostSlice(h.Local(), marks); err != nil {
+			t.Fatal(err)
+		}
+		if b == backend.Backend(fakedev.Default) {
+			fakedev.Stall(time.Millisecond) // a slow producer
+		}
+		h.CopyFrom(x)
+		before := fakedev.Stats()
+		cnt := profiling.Count()
+		var err error
+		if round == 0 {
+			err = h.Exchange()
+		} else {
+			if err = h.Start(); err == nil {
+				err = h.Finish()
+			}
+		}
+		cnt.Stop()
+		dev[round] = fakedev.Stats().Sub(before)
+		rec[round] = got(cnt)
+		if err != nil {
+			// Go on to the next round all the same, so that every rank
+			// makes the same collective calls.
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		local[round] = make([]float64, h.Local().Len())
+		if err := backend.CopyToHostSlice(local[round], h.Local()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return local, rec, dev, firstErr
+}
+
+// layoutOf returns the layout of a halo case on c.
+func layoutOf(c mpi.Comm, hc haloCase) dist.Layout {
+	if hc.counts != nil {
+		return dist.NewLayoutCounts(hc.shape, hc.axis, hc.counts)
+	}
+	return dist.NewLayout(hc.shape, hc.axis, c.Size())
+}
+
+type haloCase struct {
+	shape  []int
+	axis   int
+	w      int
+	counts []int // block sizes, or nil for the even split
+}
+
+func (hc haloCase) String() string {
+	s := fmt.Sprintf("%v/axis%d/w%d", hc.shape, hc.axis, hc.w)
+	if hc.counts != nil {
+		s += fmt.Sprintf("/counts%v", hc.counts)
+	}
+	return s
+}
+
+// haloCases are shapes, axes and widths of halo exchanges, with empty
+// blocks, zero dimensions, blocks narrower than the width, and uneven
+// blocks with empty ranks inside.
+func haloCases(p int) []haloCase {
+	var cs []haloCase
+	for _, shape := range [][]int{{0}, {1}, {3}, {7}, {13}, {5, 3}, {2, 4}, {3, 4, 2}, {4, 0, 3}} {
+		for axis := range shape {
+			for _, w := range []int{0, 1, 2, 3} {
+				cs = append(cs, haloCase{shape: shape, axis: axis, w: w})
+			}
+		}
+	}
+	if p >= 3 {
+		counts := make([]int, p)
+		counts[0], counts[2] = 4, 1
+		counts[p-1] += 3
+		cs = append(cs, haloCase{shape: []int{8}, axis: 0, w: 2, counts: counts},
+			haloCase{shape: []int{3, 8, 2}, axis: 1, w: 2, counts: counts})
+	}
+	return cs
+}
+
+// TestDeviceHalo exchanges ghosts of blocks on the fake device, staged
+// through pinned host memory and handed to a "CUDA-aware" MPI, and checks
+// that the results are those of the CPU and that every copy is the one the
+// layout calls for, recorded once.
+func TestDeviceHalo(t *testing.T) {
+	c := mpitest.World(t)
+	slowDevice(t)
+	for _, mode := range []awareMode{staged, aware, library} {
+		t.Run(mode.String(), func(t *testing.T) {
+			answer := setAware(t, mode)
+			for _, hc := range haloCases(c.Size()) {
+				t.Run(hc.String(), func(t *testing.T) { checkDeviceHalo(t, c, hc, fakedev.Default, answer) })
+			}
+		})
+	}
+}
+
+// TestDeviceHaloCUDA is TestDeviceHalo on a GPU, staged through the host
+// (scripts/gpu-check.sh runs it at 2 ranks on one GPU). It skips where any
+// rank has no CUDA device.
+func TestDeviceHaloCUDA(t *testing.T) {
+	c := mpitest.World(t)
+	b, err := backend.Lookup("cuda")
+	all, aerr := mpi.AllTrue(c, err == nil)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	if !all {
+		t.Skipf("no CUDA device on every rank (here: %v)", err)
+	}
+	answer := setAware(t, staged)
+	for _, hc := range haloCases(c.Size()) {
+		t.Run(hc.String(), func(t *testing.T) { checkDeviceHalo(t, c, hc, b, answer) })
+	}
+}
+
+// checkDeviceHalo runs one halo case on device backend b and checks it
+// against the CPU: the storage after each exchange, the events recorded,
+// and on the fake device what the device did.
+func checkDeviceHalo(t *testing.T, c mpi.Comm, hc haloCase, b backend.Backend, answer mpi.CUDAAwareness) {
+	me := c.Rank()
+	fake := b == backend.Backend(fakedev.Default)
+	want, _, _, err := exchanged(t, c, hc.shape, hc.axis, hc.w, hc.counts, cpu.Default)
+	if err != nil {
+		t.Fatalf("on the CPU: %v", err)
+	}
+	l := layoutOf(c, hc)
+	e := expectHalo(l, me, hc.w, answer.Aware)
+	sends, recvs := haloPlan(l, me, hc.w)
+	liveBefore := fakedev.Stats().PinnedLive
+	local, rec, dev, err := exchanged(t, c, hc.shape, hc.axis, hc.w, hc.counts, b)
+	// Halo.Free (in exchanged) frees the pinned memory.
+	if live := fakedev.Stats().PinnedLive; live > liveBefore {
+		t.Errorf("%d pinned buffers live after Halo.Free, %d before", live, liveBefore)
+	}
+	// One collective check per case on every rank.
+	var ok bool
+	msg := fmt.Sprint(err)
+	if !answer.Known && len(sends)+len(recvs) > 0 {
+		// Nobody knows whether MPI takes device memory: an error before
+		// anything is posted, on every rank with messages.
+		ok = errors.Is(err, staging.ErrCUDAAwareUnknown)
+	} else if ok = err == nil; ok {
+		for round := range 2 {
+			if !slices.Equal(local[round], want[round]) {
+				ok, msg = false, fmt.Sprintf("exchange %d: storage %v, on the CPU %v", round+1, local[round], want[round])
+				break
+			}
+		}
+	}
+	mpitest.Check(t, c, ok, "%s", msg)
+	if err != nil {
+		return
+	}
+	for round := range 2 {
+		g := rec[round]
+		wantRound := e
+		wantRound.pinned = 0
+		if g != wantRound {
+			t.Errorf("exchange %d (%s, %d sends %d receives): recorded %+v, want %+v", round+1, answer.Source, len(sends), len(recvs), g, wantRound)
+		}
+		if !fake {
+			continue
+		}
+		d := dev[round]
+		// What the device did is what was recorded (a pack or unpack is
+		// one event for its pre copies).
+		if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice ||
+			d.ToDeviceBytes != g.toDeviceBytes || d.DeviceCopyBytes != g.deviceCopyBytes {
+			t.Errorf("exchange %d: the device made %v, recorded %+v", round+1, d, g)
+		}
+		if d.PageableAsync != 0 {
+			t.Errorf("exchange %d: %d async copies to pageable memory", round+1, d.PageableAsync)
+		}
+		// Pinned memory: allocated at the first exchange, once per staged
+		// message, and reused.
+		if wantPinned := []int{e.pinned, 0}[round]; d.PinnedAllocs != wantPinned {
+			t.Errorf("exchange %d: %d pinned allocations, want %d", round+1, d.PinnedAllocs, wantPinned)
+		}
+	}
+}
+
+// TestDeviceGatherScatter checks that Gather, Allgather, Scatter and Get of
+// arrays on the fake device give the CPU's results and make one recorded
+// conversion each: a copy of the block to the host (Gather, Allgather), a
+// copy to the device (Scatter), a copy of one element on its owner (Get).
+func TestDeviceGatherScatter(t *testing.T) {
+	c := mpitest.World(t)
+	me := c.Rank()
+	slowDevice(t)
+	forEachLayout(t, func(t *testing.T, shape []int, axis int) {
+		want := make([]float64, prod(shape))
+		for i := range want {
+			want[i] = ref(i)
+		}
+		x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) },
+			dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Free()
+		l := x.Layout()
+		block := int64(8 * l.LocalLen(me))
+		// expect checks that f made exactly one copy of bytes bytes in the
+		// direction kind (none if bytes < 0), recorded once.
+		expect := func(what string, kind profiling.Kind, bytes int64, f func() error) {
+			t.Helper()
+			before := fakedev.Stats()
+			var err error
+			cnt := profiling.Counting(func() { err = f() })
+			d := fakedev.Stats().Sub(before)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			g := got(cnt)
+			var w transfers
+			if bytes >= 0 {
+				if kind == profiling.ToHost {
+					w.toHost, w.toHostBytes = 1, bytes
+				} else {
+					w.toDevice, w.toDeviceBytes = 1, bytes
+				}
+			}
+			if g != w {
+				t.Errorf("%s: recorded %+v, want %+v", what, g, w)
+			}
+			if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice || d.ToDeviceBytes != g.toDeviceBytes {
+				t.Errorf("%s: the device made %v, recorded %+v", what, d, g)
+			}
+		}
+		var gathered, all []float64
+		expect("Gather", profiling.ToHost, block, func() (err error) {
+			gathered, err = dist.Gather(x, 0)
+			return err
+		})
+		expect("Allgather", profiling.ToHost, block, func() (err error) {
+			all, err = dist.Allgather(x)
+			return err
+		})
+		ok := slices.Equal(all, want) && (me != 0 || slices.Equal(gathered, want))
+		mpitest.Check(t, c, ok, "Gather %v, Allgather %v, want %v", gathered, all, want)
+
+		root := c.Size() - 1
+		var data []float64
+		if me == root {
+			data = want
+		}
+		var y *dist.Array[float64]
+		expect("Scatter", profiling.ToDevice, block, func() (err error) {
+			y, err = dist.Scatter(c, root, data, shape, dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
+			return err
+		})
+		defer y.Free()
+		if y.Device() != fakedev.Default.Device() {
+			t.Fatalf("Scatter made an array on %v", y.Device())
+		}
+		back, err := dist.Allgather(y)
+		mpitest.Check(t, c, err == nil && slices.Equal(back, want), "Scatter then Allgather: %v (%v), want %v", back, err, want)
+
+		if len(want) == 0 {
+			return
+		}
+		for _, i := range []int{0, len(want) / 2, len(want) - 1} {
+			idx := dist.Unravel(i, shape)
+			owner := l.OwnerOf(idx)
+			bytes := int64(-1)
+			if owner == me || owner == -1 {
+				bytes = 8
+			}
+			var v float64
+			expect(fmt.Sprintf("Get%v", idx), profiling.ToHost, bytes, func() (err error) {
+				v, err = dist.Get(x, idx...)
+				return err
+			})
+			mpitest.Check(t, c, v == want[i], "Get%v = %v, want %v", idx, v, want[i])
+		}
+	})
+}
+
+// TestDeviceHaloUnknownAnswer checks the error of an exchange of device
+// blocks when nobody knows whether MPI is CUDA-aware: every rank that has
+// messages fails before posting any, with an error that says what to set.
+// The serial stand-in has no messages, and Open MPI answers: there the
+// staging package's own tests, with an injected answer, cover the error.
+func TestDeviceHaloUnknownAnswer(t *testing.T) {
+	c := mpitest.World(t)
+	if aw := setAware(t, library); aw.Known {
+		t.Skipf("the MPI library answers (aware %v, from %s)", aw.Aware, aw.Source)
+	}
+	if c.Size() == 1 {
+		t.Skip("one rank exchanges nothing")
+	}
+	x, err := dist.Zeros[float64](c, []int{4 * c.Size()}, dist.OnBackend(fakedev.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := dist.HaloOf(x, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = h.Exchange()
+	ok := errors.Is(err, staging.ErrCUDAAwareUnknown) && strings.Contains(err.Error(), "XPMPI_CUDA_AWARE")
+	mpitest.Check(t, c, ok, "exchange with no answer: %v", err)
+	// The halo recovers once an answer is set.
+	mpi.SetCUDAAware(false)
+	err = h.Exchange()
+	mpitest.Check(t, c, err == nil, "exchange after SetCUDAAware(false): %v", err)
+	h.Free()
+}

@@ -155,7 +155,7 @@ func (h *Halo[T]) msg(peer, at, k int) (haloMsg[T], error) {
 			return m, err
 		}
 	}
-	m.stage = staging.NewStaging[T](b, m.n)
+	m.stage = staging.NewStaging[T](b, m.n, staging.WithCUDAAware(awareOrStage))
 	return m, nil
 }
 
@@ -388,4 +388,16 @@ func (h *Halo[T]) Swap(o *Halo[T]) {
 		panic(fmt.Sprintf("dist: Halo.Swap of blocks on %v and %v", h.local.Device(), o.local.Device()))
 	}
 	h.local, o.local = o.local, h.local
+}
+
+// awareOrStage is the CUDA-aware answer dist acts on: the recorded one, and
+// where nobody could tell (an MPI library without a query, and no setting
+// or probe), "not aware", so that device buffers are staged through host
+// memory, which is always correct.
+func awareOrStage() mpi.CUDAAwareness {
+	a := mpi.CUDAAware()
+	if !a.Known {
+		return mpi.CUDAAwareness{Aware: false, Known: true, Source: "unknown: staging"}
+	}
+	return a
 }

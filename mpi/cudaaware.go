@@ -40,8 +40,10 @@ func RecordCUDAAwareProbe(aware bool) {
 // CUDAAware returns whether MPI accepts device pointers, and where the
 // answer came from: first an explicit setting (XPMPI_CUDA_AWARE=1|0, then
 // SetCUDAAware), then the library's own answer where mpi-ext.h provides
-// MPIX_Query_cuda_support, then a recorded probe. Unknown means "stage
-// through host memory", which is always correct.
+// MPIX_Query_cuda_support, then a recorded probe. Known is false where
+// none of them answers: package dist then stages device buffers through
+// host memory, which is always correct, while a staging.Staging used
+// directly reports an error that asks to set or detect the answer.
 func CUDAAware() CUDAAwareness {
 	switch strings.TrimSpace(os.Getenv("XPMPI_CUDA_AWARE")) {
 	case "1", "true", "yes":

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/staging"
+)
+
+// finding is one line of the doctor's diagnosis.
+type finding struct {
+	check  string
+	ok     bool
+	detail string
+	fix    string
+}
+
+func newDoctorCmd(world mpi.Comm) *cobra.Command {
+	var (
+		np     int
+		runner string
+		probe  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Diagnose the GPU and MPI set-up, with the fix for each problem",
+		Long: `doctor checks what a GPU job needs and prints a diagnosis with the fix for each
+problem it finds: no NVIDIA driver, no device, all ranks on one GPU, MPI not
+CUDA-aware, launcher variables missing.
+
+Run it directly, not under mpirun: it starts its own small jobs (mpirun -np
+--np) as child processes, so that the CUDA-aware probe, which can crash an MPI
+library that is not CUDA-aware, cannot take the doctor down with it. The probe
+sends device memory around a ring of ranks and checks what arrives. The exit
+code is 1 when a problem is found.`,
+		Example: `  xpmpi doctor
+  xpmpi doctor --np 4 --mpirun /usr/bin/mpirun.openmpi`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if probe {
+				return runProbe(world, cmd.OutOrStdout())
+			}
+			if world.Size() > 1 {
+				return errors.New("doctor: run xpmpi doctor directly, not under mpirun: it starts its own jobs")
+			}
+			findings := diagnose(np, runner)
+			printFindings(cmd.OutOrStdout(), findings)
+			for _, f := range findings {
+				if !f.ok {
+					return errors.New("doctor: problems found")
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&np, "np", 2, "ranks of the jobs the doctor starts")
+	f.StringVar(&runner, "mpirun", "", "MPI launcher (default: mpirun.openmpi or mpirun on PATH)")
+	f.BoolVar(&probe, "probe", false, "run the CUDA-aware probe (inside a job the doctor starts)")
+	f.MarkHidden("probe")
+	return cmd
+}
+
+// probeLine is what a probe job prints on rank 0.
+const probeLine = "xpmpi-probe:"
+
+// runProbe is the child job: the ring probe with device memory.
+func runProbe(world mpi.Comm, w io.Writer) error {
+	b, err := backend.Lookup("cuda")
+	if err != nil {
+		fmt.Fprintf(w, "%s no-device %v\n", probeLine, err)
+		return nil
+	}
+	aware, err := staging.ProbeCUDAAware(world, b)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "%s not-aware %v\n", probeLine, err)
+	case aware:
+		fmt.Fprintf(w, "%s aware\n", probeLine)
+	default:
+		fmt.Fprintf(w, "%s not-aware another rank saw wrong data\n", probeLine)
+	}
+	return nil
+}
+
+// diagnose runs every check and returns the findings.
+func diagnose(np int, runner string) []finding {
+	var out []finding
+	gpus := 0
+	if err := cuda.Available(); err != nil {
+		out = append(out, finding{"driver", false, err.Error(),
+			"install the NVIDIA driver (libcuda.so.1), or run on the CPU backend (XPMPI_BACKEND=cpu)"})
+	} else {
+		v, _ := cuda.DriverVersion()
+		out = append(out, finding{check: "driver", ok: true, detail: "CUDA driver " + v})
+		n, err := cuda.DeviceCount()
+		if err != nil || n == 0 {
+			out = append(out, finding{"devices", false, fmt.Sprintf("no CUDA device (%v)", err),
+				"check nvidia-smi, CUDA_VISIBLE_DEVICES and the container's device access"})
+		} else {
+			gpus = n
+			out = append(out, finding{check: "devices", ok: true, detail: fmt.Sprintf("%d CUDA device(s)", n)})
+		}
+	}
+	launcher := runner
+	if launcher == "" {
+		for _, name := range []string{"mpirun.openmpi", "mpirun"} {
+			if p, err := exec.LookPath(name); err == nil {
+				launcher = p
+				break
+			}
+		}
+	}
+	self, err := os.Executable()
+	if launcher == "" || err != nil {
+		return append(out, finding{"mpi job", false, "no MPI launcher found",
+			"install Open MPI (scripts/setup.sh) or pass --mpirun"})
+	}
+	info, text, err := childJob(launcher, np, self, "info", "--json")
+	if err != nil {
+		fix := "see the output above; run the job by hand to see more"
+		if strings.Contains(text, "-tags mpi") {
+			fix = "rebuild with -tags mpi: go build -tags mpi -o bin/xpmpi ./cmd/xpmpi"
+		}
+		return append(out, finding{"mpi job", false, fmt.Sprintf("%s -np %d xpmpi info failed: %v: %s", launcher, np, err, lastLine(text)), fix})
+	}
+	var doc jobInfo
+	if err := json.Unmarshal([]byte(info), &doc); err != nil || len(doc.Ranks) != np {
+		return append(out, finding{"mpi job", false, fmt.Sprintf("xpmpi info printed no document for %d ranks", np), "run the job by hand to see its output"})
+	}
+	out = append(out, finding{check: "mpi job", ok: true, detail: fmt.Sprintf("%d ranks, %s", np, doc.MPIVersion)})
+	out = append(out, launcherFinding(doc))
+	if gpus > 0 {
+		out = append(out, gpuFinding(doc, gpus))
+	}
+	out = append(out, awareFinding(doc, gpus, launcher, np, self))
+	return out
+}
+
+// childJob runs launcher -np np self args..., and returns rank 0's
+// standard output and everything it printed.
+func childJob(launcher string, np int, self string, args ...string) (stdout, all string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	full := []string{"--oversubscribe"}
+	if os.Geteuid() == 0 {
+		full = append(full, "--allow-run-as-root")
+	}
+	full = append(full, "-np", strconv.Itoa(np), self)
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, launcher, full...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), o.String() + e.String(), err
+}
+
+// lastLine returns the last line of s with words in it.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Trim(l, "-=") != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func launcherFinding(doc jobInfo) finding {
+	if !doc.Launched {
+		return finding{"launcher", false, "the ranks see none of the launcher variables (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, ...)",
+			"start jobs with mpirun/mpiexec/srun --mpi=pmix; or set XPMPI_MPI=1 and a local-rank variable such as LOCAL_RANK"}
+	}
+	for _, r := range doc.Ranks {
+		if r.Warning != "" {
+			return finding{"launcher", false, fmt.Sprintf("rank %d: %s", r.Rank, r.Warning),
+				"the launcher's local rank disagrees with MPI's: check the launcher's rank mapping"}
+		}
+	}
+	return finding{check: "launcher", ok: true, detail: "launcher variables and local ranks agree with MPI"}
+}
+
+// gpuFinding checks whether ranks of one node share a GPU.
+func gpuFinding(doc jobInfo, gpus int) finding {
+	perHost := map[string]map[string]int{}
+	for _, r := range doc.Ranks {
+		if perHost[r.Host] == nil {
+			perHost[r.Host] = map[string]int{}
+		}
+		perHost[r.Host][r.GPU]++
+	}
+	for host, m := range perHost {
+		for gpu, n := range m {
+			if n > 1 {
+				return finding{"gpu binding", false, fmt.Sprintf("%d ranks on %s share %s", n, host, gpu),
+					fmt.Sprintf("run at most %d ranks per node (one per GPU), or give each rank its own GPU with XPMPI_DEVICE or CUDA_VISIBLE_DEVICES", gpus)}
+			}
+		}
+	}
+	return finding{check: "gpu binding", ok: true, detail: "one GPU per rank"}
+}
+
+func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) finding {
+	hints := "build Open MPI with CUDA and UCX, MPICH with ch4:ucx, use MVAPICH2-GDR with MV2_USE_CUDA=1 or Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1; or leave it: xpmpi stages device buffers through pinned host memory, which is always correct"
+	lib := fmt.Sprintf("MPI's own answer: %v (from %s)", doc.CUDAAware, doc.CUDAAwareSource)
+	if !doc.CUDAAwareKnown {
+		lib = "MPI gives no answer"
+	}
+	if gpus == 0 {
+		return finding{check: "cuda-aware", ok: true, detail: lib + "; no device to probe"}
+	}
+	out, text, err := childJob(launcher, np, self, "doctor", "--probe")
+	var verdict string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, probeLine) {
+			verdict = strings.TrimSpace(strings.TrimPrefix(l, probeLine))
+		}
+	}
+	switch {
+	case err != nil && verdict == "":
+		return finding{"cuda-aware", false, fmt.Sprintf("%s; the probe crashed the MPI job (%v: %s): MPI is not CUDA-aware", lib, err, lastLine(text)), hints}
+	case strings.HasPrefix(verdict, "aware"):
+		return finding{check: "cuda-aware", ok: true, detail: lib + "; the probe passed: set XPMPI_CUDA_AWARE=1 to hand MPI device memory"}
+	default:
+		return finding{"cuda-aware", false, fmt.Sprintf("%s; probe: %s", lib, verdict), hints}
+	}
+}
+
+func printFindings(w io.Writer, fs []finding) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
+	problems := 0
+	for _, f := range fs {
+		status := "ok"
+		if !f.ok {
+			status = "PROBLEM"
+			problems++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.check, status, f.detail)
+	}
+	tw.Flush()
+	for _, f := range fs {
+		if !f.ok && f.fix != "" {
+			fmt.Fprintf(w, "fix (%s): %s\n", f.check, f.fix)
+		}
+	}
+	if problems == 0 {
+		fmt.Fprintln(w, "no problems found")
+	}
+}

@@ -3,9 +3,12 @@ module github.com/xpmpi/xpmpi
 go 1.26.8
 
 require (
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/image v0.48.0
+	gonum.org/v1/gonum v0.17.0
+)
+
+require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/image v0.48.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 )

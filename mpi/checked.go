@@ -7,8 +7,8 @@ import (
 )
 
 // checked wraps a communicator so that every collective call goes through
-// CheckCollective first (a branch when neither checking nor a watchdog is
-// on) and records its exit for the watchdog, and so that every call counts
+// CheckCollective first (one atomic load and a branch when neither checking
+// nor a watchdog is on, before any argument is built) and records its exit for the watchdog, and so that every call counts
 // for the profiling package's traffic counters (a branch when none is
 // active). Init wraps the world with it.
 type checked struct {
@@ -39,126 +39,154 @@ func rootArg(r int) Arg     { return Arg{Name: "root", Value: int64(r)} }
 func countArg(n int) Arg    { return Arg{Name: "count", Value: int64(n)} }
 
 func (w *checked) Barrier() error {
-	if err := CheckCollective(w.Comm, "Barrier"); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Barrier"); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	return w.Comm.Barrier()
 }
 
 func (w *checked) Bcast(buf unsafe.Pointer, count int, dt Datatype, root int) error {
-	if err := CheckCollective(w.Comm, "Bcast", dtArg(dt), countArg(count), rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Bcast", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Bcast", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Bcast(buf, count, dt, root)
 }
 
 func (w *checked) Reduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op, root int) error {
-	if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}, rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}, rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Reduce", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Reduce(send, recv, count, dt, op, root)
 }
 
 func (w *checked) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
-	if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(count), Arg{Name: "op", Value: int64(op), Text: op.String()}); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Allreduce", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Allreduce(send, recv, count, dt, op)
 }
 
 func (w *checked) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
-	if err := CheckCollective(w.Comm, "Gather", dtArg(dt), countArg(count), rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Gather", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Gather", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Gather(send, count, recv, dt, root)
 }
 
 func (w *checked) Gatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype, root int) error {
-	if err := CheckCollective(w.Comm, "Gatherv", dtArg(dt), rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Gatherv", dtArg(dt), rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Gatherv", profiling.Collective, int64(scount*dt.Size()))
 	return w.Comm.Gatherv(send, scount, recv, counts, displs, dt, root)
 }
 
 func (w *checked) Allgather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
-	if err := CheckCollective(w.Comm, "Allgather", dtArg(dt), countArg(count)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Allgather", dtArg(dt), countArg(count)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Allgather", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Allgather(send, count, recv, dt)
 }
 
 func (w *checked) Allgatherv(send unsafe.Pointer, scount int, recv unsafe.Pointer, counts, displs []int, dt Datatype) error {
-	if err := CheckCollective(w.Comm, "Allgatherv", dtArg(dt)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Allgatherv", dtArg(dt)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Allgatherv", profiling.Collective, int64(scount*dt.Size()))
 	return w.Comm.Allgatherv(send, scount, recv, counts, displs, dt)
 }
 
 func (w *checked) Scatter(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {
-	if err := CheckCollective(w.Comm, "Scatter", dtArg(dt), countArg(count), rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Scatter", dtArg(dt), countArg(count), rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Scatter", profiling.Collective, int64(count*dt.Size()))
 	return w.Comm.Scatter(send, count, recv, dt, root)
 }
 
 func (w *checked) Scatterv(send unsafe.Pointer, counts, displs []int, recv unsafe.Pointer, rcount int, dt Datatype, root int) error {
-	if err := CheckCollective(w.Comm, "Scatterv", dtArg(dt), rootArg(root)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Scatterv", dtArg(dt), rootArg(root)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Scatterv", profiling.Collective, int64(rcount*dt.Size()))
 	return w.Comm.Scatterv(send, counts, displs, recv, rcount, dt, root)
 }
 
 func (w *checked) Alltoall(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype) error {
-	if err := CheckCollective(w.Comm, "Alltoall", dtArg(dt), countArg(count)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Alltoall", dtArg(dt), countArg(count)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Alltoall", profiling.Collective, int64(w.Size()*count*dt.Size()))
 	return w.Comm.Alltoall(send, count, recv, dt)
 }
 
 func (w *checked) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) error {
-	if err := CheckCollective(w.Comm, "Alltoallv", dtArg(dt)); err != nil {
-		return err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Alltoallv", dtArg(dt)); err != nil {
+			return err
+		}
+		defer leave()
 	}
-	defer leave()
 	profiling.RecordMessage("Alltoallv", profiling.Collective, int64(sum(scounts)*dt.Size()))
 	return w.Comm.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt)
 }
 
 func (w *checked) Split(color, key int) (Comm, error) {
-	if err := CheckCollective(w.Comm, "Split"); err != nil {
-		return nil, err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Split"); err != nil {
+			return nil, err
+		}
+		defer leave()
 	}
-	defer leave()
 	c, err := w.Comm.Split(color, key)
 	return wrap(c), err
 }
 
 func (w *checked) SplitShared() (Comm, error) {
-	if err := CheckCollective(w.Comm, "SplitShared"); err != nil {
-		return nil, err
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "SplitShared"); err != nil {
+			return nil, err
+		}
+		defer leave()
 	}
-	defer leave()
 	c, err := w.Comm.SplitShared()
 	return wrap(c), err
 }
@@ -203,4 +231,19 @@ func (w *checked) Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag in
 func (w *checked) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Request, error) {
 	profiling.RecordMessage("Irecv", src, int64(count*dt.Size()))
 	return w.Comm.Irecv(buf, count, dt, src, tag)
+}
+
+// allreduceValue is the scalar fast path of AllreduceValue.
+func (w *checked) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error) {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(1), Arg{Name: "op", Value: int64(op), Text: op.String()}); err != nil {
+			return 0, err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Allreduce", profiling.Collective, int64(dt.Size()))
+	if f, ok := w.Comm.(valueReducer); ok {
+		return f.allreduceValue(bits, dt, op)
+	}
+	return allreduceBits(w.Comm, bits, dt, op)
 }

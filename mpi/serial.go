@@ -350,3 +350,11 @@ func (s *Serial) Abort(code int) {
 
 // Wtime returns the seconds since the program started.
 func (s *Serial) Wtime() float64 { return time.Since(serialStart).Seconds() }
+
+// allreduceValue returns the one rank's value.
+func (s *Serial) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error) {
+	if !op.validFor(dt) {
+		return 0, errorf("Allreduce", "operation %v is not defined on %v", op, dt)
+	}
+	return bits, nil
+}

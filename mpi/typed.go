@@ -87,9 +87,32 @@ func AllreduceInPlace[T Number](c Comm, buf []T, op Op) error {
 // AllreduceValue combines one value from every rank.
 func AllreduceValue[T Number](c Comm, v T, op Op) (T, error) {
 	checkOp[T]("Allreduce", op)
-	var r T
-	err := c.Allreduce(unsafe.Pointer(&v), unsafe.Pointer(&r), 1, TypeOf[T](), op)
-	return r, err
+	// The value travels as bits, so that no pointer to it goes through an
+	// interface call and it stays on the stack.
+	var bits uint64
+	*(*T)(unsafe.Pointer(&bits)) = v
+	dt := TypeOf[T]()
+	var err error
+	if f, ok := c.(valueReducer); ok {
+		bits, err = f.allreduceValue(bits, dt, op)
+	} else {
+		bits, err = allreduceBits(c, bits, dt, op)
+	}
+	return *(*T)(unsafe.Pointer(&bits)), err
+}
+
+// valueReducer is implemented by communicators with a fast path for the
+// allreduce of one value.
+type valueReducer interface {
+	allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error)
+}
+
+// allreduceBits is the allreduce of one value through the raw interface.
+func allreduceBits(c Comm, bits uint64, dt Datatype, op Op) (uint64, error) {
+	buf := new([2]uint64)
+	buf[0] = bits
+	err := c.Allreduce(unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[1]), 1, dt, op)
+	return buf[1], err
 }
 
 // AllTrue reports whether ok is true on every rank.

@@ -5,6 +5,18 @@ package mpi
 /*
 #cgo !mpich pkg-config: ompi-c
 #cgo mpich pkg-config: mpich
+#cgo noescape xp_allreduce
+#cgo nocallback xp_allreduce
+#cgo noescape xp_allreduce_value
+#cgo nocallback xp_allreduce_value
+#cgo noescape xp_send
+#cgo nocallback xp_send
+#cgo noescape xp_recv
+#cgo nocallback xp_recv
+#cgo noescape xp_sendrecv
+#cgo nocallback xp_sendrecv
+#cgo noescape xp_bcast
+#cgo nocallback xp_bcast
 #include <stdlib.h>
 #include "xpmpi_mpi.h"
 */
@@ -186,6 +198,16 @@ func (m *comm) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 	rc := C.xp_allreduce(s, recv, ip, n, C.int(dt), C.int(op), m.c)
 	lib.Unlock()
 	return check("Allreduce", rc)
+}
+
+// allreduceValue is the scalar fast path: the value and the result live in
+// C's stack frame.
+func (m *comm) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error) {
+	var out C.uint64_t
+	lib.Lock()
+	rc := C.xp_allreduce_value(C.uint64_t(bits), &out, C.int(dt), C.int(op), m.c)
+	lib.Unlock()
+	return uint64(out), check("Allreduce", rc)
 }
 
 func (m *comm) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {

@@ -108,6 +108,13 @@ int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op,
 	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
 }
 
+int xp_allreduce_value(uint64_t v, uint64_t *out, int dt, int op, MPI_Comm c) {
+	uint64_t r = 0;
+	int rc = MPI_Allreduce(&v, &r, 1, types(dt), ops(op), c);
+	*out = r;
+	return rc;
+}
+
 int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {
 	return MPI_Gather(s, count, types(dt), r, count, types(dt), root, c);
 }

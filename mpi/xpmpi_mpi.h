@@ -6,6 +6,7 @@
 #define XPMPI_MPI_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 // Datatype codes: the order of the Go Datatype constants.
 enum { XP_BYTE, XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64 };
@@ -33,6 +34,7 @@ int xp_barrier(MPI_Comm c);
 int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c);
 int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c);
 int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c);
+int xp_allreduce_value(uint64_t v, uint64_t *out, int dt, int op, MPI_Comm c);
 int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c);
 int xp_gatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, int root, MPI_Comm c);
 int xp_allgather(const void *s, int count, void *r, int dt, MPI_Comm c);

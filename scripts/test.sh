@@ -12,6 +12,7 @@
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
 #   race        go test -race -short ./... on the default build
+#   fuzz        each fuzzer for XPMPI_FUZZTIME (default 10s)
 #   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
 #   mpich       the same test binaries built with -tags mpi,mpich and run
 #               under MPICH's launcher at 2 and 3 ranks (skipped without MPICH)
@@ -231,6 +232,13 @@ step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
 # stand-in's queues, the profiling counters), with -short to bound its time.
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
+
+# ---------------------------------------------------------------- fuzzers
+# Each fuzzer briefly, from its committed seed corpus (dist/testdata/fuzz).
+fuzz_time=${XPMPI_FUZZTIME:-10s}
+for f in FuzzNPYHeader FuzzManifest; do
+	step "go test -fuzz $f ./dist ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" ./dist
+done
 
 # ---------------------------------------------------------------- mpi build
 # bin_name PKG: ./backend/cpu -> backend_cpu

@@ -29,6 +29,6 @@ mpirun. Build with -tags mpi for several ranks:
 		root.SetOut(os.Stdout)
 	}
 	root.SetErr(os.Stderr)
-	root.AddCommand(newInfoCmd(world), newRunCmd(world), newSelftestCmd(world))
+	root.AddCommand(newInfoCmd(world), newRunCmd(world), newSelftestCmd(world), newDoctorCmd(world), newBenchCmd(world))
 	return root
 }

@@ -1,0 +1,599 @@
+/*
+ * xpref: the plain C + MPI reference of BENCH.md's workloads (see xpref.h).
+ *
+ * Ordinary C as one would write it for the job: plain loops that the
+ * compiler (mpicc -O3 -march=native) vectorizes where it can, one thread per
+ * rank, OpenMP only for the full-thread variant of the triad.
+ */
+#include "xpref.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call)                        \
+	do {                                   \
+		int rc_ = (call);                  \
+		if (rc_ != MPI_SUCCESS) return rc_; \
+	} while (0)
+
+int xpref_abi(void) { return XPREF_ABI; }
+
+const char *xpref_mpi_impl(void) {
+#if defined(OPEN_MPI) && OPEN_MPI
+	return "Open MPI";
+#elif defined(MPICH_VERSION)
+	return "MPICH";
+#else
+	return "MPI";
+#endif
+}
+
+/* block returns the first index and the count of rank's block of n
+ * elements over size ranks: the first n % size ranks get one more. */
+static void block(int64_t n, int size, int rank, int64_t *lo, int64_t *count) {
+	int64_t q = n / size, rem = n % size;
+	*count = q + (rank < rem ? 1 : 0);
+	*lo = rank * q + (rank < rem ? rank : rem);
+}
+
+static double *alloc_doubles(int64_t n) {
+	size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
+	bytes = (bytes + 63) / 64 * 64;
+	return aligned_alloc(64, bytes);
+}
+
+/* finish sets r->seconds to the slowest rank's elapsed time. */
+static int finish(double elapsed, xpref_result *r) {
+	CHECK(MPI_Allreduce(&elapsed, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return MPI_SUCCESS;
+}
+
+/* ---- W1: triad ---- */
+
+int xpref_triad(const xpref_params *p, xpref_result *r) {
+	int64_t n = p->n;
+	int threads = (int)p->threads;
+	const double a = 0.5;
+	double *x = alloc_doubles(n), *y = alloc_doubles(n);
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	if (threads > 1) {
+		omp_set_num_threads(threads);
+#pragma omp parallel for schedule(static)
+		for (int64_t i = 0; i < n; i++) {
+			x[i] = (double)(i % 1024) / 1024.0;
+			y[i] = 1.0;
+		}
+	} else {
+		for (int64_t i = 0; i < n; i++) {
+			x[i] = (double)(i % 1024) / 1024.0;
+			y[i] = 1.0;
+		}
+	}
+	double t0 = 0;
+	for (int64_t s = -1; s < p->iters; s++) { /* sweep -1 is the warm-up */
+		if (s == 0) t0 = MPI_Wtime();
+		if (threads > 1) {
+#pragma omp parallel for schedule(static)
+			for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+		} else {
+			for (int64_t i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+		}
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++) sum += y[i];
+	free(x);
+	free(y);
+	r->checksum = sum;
+	r->ok = 1;
+	return finish(elapsed, r);
+}
+
+/* ---- W2: distributed dot ---- */
+
+int xpref_dot(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t lo, m;
+	block(p->n, size, rank, &lo, &m);
+	double *x = alloc_doubles(m), *y = alloc_doubles(m);
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	for (int64_t i = 0; i < m; i++) {
+		int64_t g = lo + i;
+		x[i] = (double)(g % 8) / 8.0;
+		y[i] = (double)(g % 16) / 16.0;
+	}
+	double dot = 0;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	for (int64_t k = 0; k < p->iters; k++) {
+		double local = 0;
+		for (int64_t i = 0; i < m; i++) local += x[i] * y[i];
+		CHECK(MPI_Allreduce(&local, &dot, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	}
+	double elapsed = MPI_Wtime() - t0;
+	free(x);
+	free(y);
+	r->checksum = dot;
+	r->ok = 1;
+	return finish(elapsed, r);
+}
+
+/* ---- W3: Jacobi ---- */
+
+/* exchange fills the ghost rows 0 and rows+1 of u (rows x cols interior
+ * block with a ghost row on either side) from the neighbouring ranks, which
+ * are up (or MPI_PROC_NULL) and down. */
+static int exchange(double *u, int64_t rows, int64_t cols, int up, int down) {
+	MPI_Request req[4];
+	int tag = 0x4841;
+	CHECK(MPI_Irecv(u, (int)cols, MPI_DOUBLE, up, tag, MPI_COMM_WORLD, &req[0]));
+	CHECK(MPI_Irecv(u + (rows + 1) * cols, (int)cols, MPI_DOUBLE, down, tag, MPI_COMM_WORLD, &req[1]));
+	CHECK(MPI_Isend(u + cols, (int)cols, MPI_DOUBLE, up, tag, MPI_COMM_WORLD, &req[2]));
+	CHECK(MPI_Isend(u + rows * cols, (int)cols, MPI_DOUBLE, down, tag, MPI_COMM_WORLD, &req[3]));
+	CHECK(MPI_Waitall(4, req, MPI_STATUSES_IGNORE));
+	return MPI_SUCCESS;
+}
+
+/* neighbours returns the ranks above and below this rank's row block, or
+ * MPI_PROC_NULL: ranks with an empty block (only the last ones, when there
+ * are fewer rows than ranks) take no part. */
+static void neighbours(int64_t n, int size, int rank, int *up, int *down) {
+	int64_t lo, m;
+	block(n, size, rank + 1 < size ? rank + 1 : rank, &lo, &m);
+	*up = (rank > 0) ? rank - 1 : MPI_PROC_NULL;
+	*down = (rank + 1 < size && m > 0) ? rank + 1 : MPI_PROC_NULL;
+}
+
+int xpref_jacobi(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t n = p->n, cols = n + 2, lo, rows;
+	block(n, size, rank, &lo, &rows);
+	int up, down;
+	neighbours(n, size, rank, &up, &down);
+	if (rows == 0) up = down = MPI_PROC_NULL;
+	int64_t len = (rows + 2) * cols;
+	double *u = alloc_doubles(len), *v = alloc_doubles(len);
+	if (!u || !v) {
+		free(u);
+		free(v);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	memset(u, 0, len * sizeof(double));
+	memset(v, 0, len * sizeof(double));
+	if (lo == 0 && rows > 0) {
+		/* The top edge is the ghost row above global row 0. */
+		for (int64_t j = 0; j < cols; j++) u[j] = v[j] = 1.0;
+	}
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	for (int64_t it = 0; it < p->iters; it++) {
+		if (rows > 0) {
+			CHECK(exchange(u, rows, cols, up, down));
+			for (int64_t i = 1; i <= rows; i++) {
+				const double *um = u + (i - 1) * cols, *u0 = u + i * cols, *up1 = u + (i + 1) * cols;
+				double *v0 = v + i * cols;
+				for (int64_t j = 1; j <= n; j++)
+					v0[j] = 0.25 * (um[j] + up1[j] + u0[j - 1] + u0[j + 1]);
+			}
+		}
+		double *t = u;
+		u = v;
+		v = t;
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double local = 0;
+	for (int64_t i = 1; i <= rows; i++)
+		for (int64_t j = 1; j <= n; j++) local += u[i * cols + j];
+	free(u);
+	free(v);
+	CHECK(MPI_Allreduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	r->ok = 1;
+	return finish(elapsed, r);
+}
+
+/* ---- W4: conjugate gradient ---- */
+
+static int global_dot(const double *a, const double *b, int64_t m, double *out) {
+	double local = 0;
+	for (int64_t i = 0; i < m; i++) local += a[i] * b[i];
+	CHECK(MPI_Allreduce(&local, out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	return MPI_SUCCESS;
+}
+
+int xpref_cg(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t n = p->n, cols = n + 2, lo, rows;
+	block(n, size, rank, &lo, &rows);
+	int up, down;
+	neighbours(n, size, rank, &up, &down);
+	if (rows == 0) up = down = MPI_PROC_NULL;
+	int64_t m = rows * n;
+	/* x, r, q = A p: rows x n; d (the search direction): (rows + 2) x
+	 * (n + 2) with ghost rows and zero walls. */
+	double *x = alloc_doubles(m), *res = alloc_doubles(m), *q = alloc_doubles(m);
+	double *d = alloc_doubles((rows + 2) * cols);
+	if (!x || !res || !q || !d) {
+		free(x);
+		free(res);
+		free(q);
+		free(d);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	memset(d, 0, (rows + 2) * cols * sizeof(double));
+	for (int64_t i = 0; i < m; i++) {
+		x[i] = 0;
+		res[i] = 1; /* r = b - A x0 = b */
+		q[i] = 0;
+	}
+	for (int64_t i = 0; i < rows; i++)
+		for (int64_t j = 0; j < n; j++) d[(i + 1) * cols + j + 1] = res[i * n + j];
+	double bnorm = sqrt((double)n * (double)n);
+	double rr, pq;
+	int64_t k = 0;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	CHECK(global_dot(res, res, m, &rr));
+	while (sqrt(rr) / bnorm > p->tol && k < p->iters) {
+		CHECK(exchange(d, rows, cols, up, down));
+		/* q = A d and d.q */
+		double local = 0;
+		for (int64_t i = 0; i < rows; i++) {
+			const double *dm = d + i * cols, *d0 = d + (i + 1) * cols, *dp = d + (i + 2) * cols;
+			double *qi = q + i * n;
+			for (int64_t j = 1; j <= n; j++) {
+				qi[j - 1] = 4 * d0[j] - dm[j] - dp[j] - d0[j - 1] - d0[j + 1];
+			}
+		}
+		for (int64_t i = 0; i < rows; i++) {
+			const double *d0 = d + (i + 1) * cols + 1, *qi = q + i * n;
+			for (int64_t j = 0; j < n; j++) local += d0[j] * qi[j];
+		}
+		CHECK(MPI_Allreduce(&local, &pq, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+		double alpha = rr / pq;
+		for (int64_t i = 0; i < rows; i++) {
+			const double *d0 = d + (i + 1) * cols + 1;
+			double *xi = x + i * n;
+			for (int64_t j = 0; j < n; j++) xi[j] += alpha * d0[j];
+		}
+		for (int64_t i = 0; i < m; i++) res[i] -= alpha * q[i];
+		double rrNew;
+		CHECK(global_dot(res, res, m, &rrNew));
+		double beta = rrNew / rr;
+		for (int64_t i = 0; i < rows; i++) {
+			double *d0 = d + (i + 1) * cols + 1;
+			const double *ri = res + i * n;
+			for (int64_t j = 0; j < n; j++) d0[j] = ri[j] + beta * d0[j];
+		}
+		rr = rrNew;
+		k++;
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double local = 0;
+	for (int64_t i = 0; i < m; i++) local += x[i];
+	free(x);
+	free(res);
+	free(q);
+	free(d);
+	CHECK(MPI_Allreduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	CHECK(finish(elapsed, r));
+	r->extra[0] = (double)k;
+	r->extra[1] = sqrt(rr) / bnorm;
+	r->extra[2] = k > 0 ? r->seconds / (double)k : 0;
+	r->ok = sqrt(rr) / bnorm <= p->tol;
+	return MPI_SUCCESS;
+}
+
+/* ---- W5: sample sort ---- */
+
+/* philox4x32_10 is Random123's Philox4x32 with ten rounds. */
+static void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
+	for (int i = 0; i < 10; i++) {
+		uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n1 = (uint32_t)p1;
+		uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1, n3 = (uint32_t)p0;
+		c[0] = n0, c[1] = n1, c[2] = n2, c[3] = n3;
+		k0 += 0x9E3779B9u;
+		k1 += 0xBB67AE85u;
+	}
+}
+
+/* uniform returns key g: the top 53 bits of the first 64-bit word of the
+ * Philox block of (seed, stream g, counter 0), times 2^-53. */
+static double uniform(uint64_t seed, uint64_t g) {
+	uint32_t c[4] = {0, 0, (uint32_t)g, (uint32_t)(g >> 32)};
+	philox4x32_10(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+	uint64_t x0 = (uint64_t)c[1] << 32 | c[0];
+	return (double)(x0 >> 11) * 0x1p-53;
+}
+
+/* ordered maps a double's bits to an unsigned integer of the same order. */
+static inline uint64_t ordered(double v) {
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	return (u >> 63) ? ~u : (u | (uint64_t)1 << 63);
+}
+
+/* radix_sort sorts a[0:m] with an LSD radix sort on the ordered bits,
+ * 8 bits per pass, skipping passes whose digit is the same for every key;
+ * tmp has room for m keys. */
+static void radix_sort(double *a, double *tmp, int64_t m) {
+	static int64_t hist[8][256];
+	memset(hist, 0, sizeof hist);
+	for (int64_t i = 0; i < m; i++) {
+		uint64_t u = ordered(a[i]);
+		for (int d = 0; d < 8; d++) hist[d][(u >> (8 * d)) & 255]++;
+	}
+	double *src = a, *dst = tmp;
+	for (int d = 0; d < 8; d++) {
+		int64_t *h = hist[d], sum = 0;
+		int trivial = 0;
+		for (int b = 0; b < 256; b++)
+			if (h[b] == m) trivial = 1;
+		if (trivial) continue;
+		for (int b = 0; b < 256; b++) {
+			int64_t c = h[b];
+			h[b] = sum;
+			sum += c;
+		}
+		for (int64_t i = 0; i < m; i++) {
+			uint64_t u = ordered(src[i]);
+			dst[h[(u >> (8 * d)) & 255]++] = src[i];
+		}
+		double *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a) memcpy(a, src, m * sizeof(double));
+}
+
+/* lower_bound returns the first index of a[0:m] whose key is not below v. */
+static int64_t lower_bound(const double *a, int64_t m, double v) {
+	int64_t lo = 0, hi = m;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void merge(double *dst, const double *a, int64_t na, const double *b, int64_t nb) {
+	int64_t i = 0, j = 0, k = 0;
+	while (i < na && j < nb) dst[k++] = (b[j] < a[i]) ? b[j++] : a[i++];
+	while (i < na) dst[k++] = a[i++];
+	while (j < nb) dst[k++] = b[j++];
+}
+
+/* merge_runs merges the sorted runs [off[i], off[i+1]) of a, pairwise
+ * level by level; tmp has the length of a. It returns the buffer that
+ * holds the result (a or tmp). */
+static double *merge_runs(double *a, double *tmp, int64_t *off, int runs) {
+	while (runs > 1) {
+		int out = 0;
+		for (int i = 0; i < runs; i += 2) {
+			int64_t s = off[i], mid = off[i + 1 < runs ? i + 1 : runs], e = off[i + 2 < runs ? i + 2 : runs];
+			if (i + 1 < runs)
+				merge(tmp + s, a + s, mid - s, a + mid, e - mid);
+			else
+				memcpy(tmp + s, a + s, (e - s) * sizeof(double));
+			off[out++] = s;
+		}
+		off[out] = off[runs];
+		runs = out;
+		double *t = a;
+		a = tmp;
+		tmp = t;
+	}
+	return a;
+}
+
+int xpref_sort(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t lo, m;
+	block(p->n, size, rank, &lo, &m);
+	double *keys = alloc_doubles(m), *tmp = alloc_doubles(m);
+	int *scount = calloc(size, sizeof(int)), *sdispl = calloc(size, sizeof(int));
+	int *rcount = calloc(size, sizeof(int)), *rdispl = calloc(size, sizeof(int));
+	int *samplecount = calloc(size, sizeof(int)), *sampledispl = calloc(size, sizeof(int));
+	int64_t *off = calloc(size + 1, sizeof(int64_t));
+	double *recv = NULL, *rtmp = NULL, *allsamples = NULL, *samples = NULL;
+	int rc = -1;
+	if (!keys || !tmp || !scount || !sdispl || !rcount || !rdispl || !samplecount || !sampledispl || !off) goto out;
+	memset(r, 0, sizeof *r);
+	for (int64_t i = 0; i < m; i++) keys[i] = uniform(p->seed, (uint64_t)(lo + i));
+
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	radix_sort(keys, tmp, m);
+	double *sorted = keys;
+	int64_t total = m;
+	if (size > 1) {
+		/* Regular samples: 128 per splitter from each rank's sorted block. */
+		int s = 128 * (size - 1);
+		if (s > m) s = (int)m;
+		samples = malloc((s > 0 ? s : 1) * sizeof(double));
+		for (int i = 0; i < s; i++) samples[i] = keys[(int64_t)(i + 1) * m / (s + 1)];
+		if ((rc = MPI_Allgather(&s, 1, MPI_INT, samplecount, 1, MPI_INT, MPI_COMM_WORLD))) goto out;
+		int all = 0;
+		for (int i = 0; i < size; i++) {
+			sampledispl[i] = all;
+			all += samplecount[i];
+		}
+		allsamples = malloc((all > 0 ? all : 1) * sizeof(double));
+		if ((rc = MPI_Allgatherv(samples, s, MPI_DOUBLE, allsamples, samplecount, sampledispl, MPI_DOUBLE, MPI_COMM_WORLD))) goto out;
+		qsort(allsamples, all, sizeof(double), cmp_double);
+		/* Splitter k cuts at the (k+1)/size quantile of the samples;
+		 * piece k holds the keys below splitter k and not below k-1. */
+		int64_t prev = 0;
+		for (int k = 0; k < size - 1; k++) {
+			int64_t cut = m;
+			if (all > 0) cut = lower_bound(keys, m, allsamples[(int64_t)(k + 1) * all / size]);
+			if (cut < prev) cut = prev;
+			sdispl[k] = (int)prev;
+			scount[k] = (int)(cut - prev);
+			prev = cut;
+		}
+		sdispl[size - 1] = (int)prev;
+		scount[size - 1] = (int)(m - prev);
+		if ((rc = MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD))) goto out;
+		total = 0;
+		for (int i = 0; i < size; i++) {
+			rdispl[i] = (int)total;
+			off[i] = total;
+			total += rcount[i];
+		}
+		off[size] = total;
+		recv = alloc_doubles(total);
+		rtmp = alloc_doubles(total);
+		if (!recv || !rtmp) {
+			rc = -1;
+			goto out;
+		}
+		if ((rc = MPI_Alltoallv(keys, scount, sdispl, MPI_DOUBLE, recv, rcount, rdispl, MPI_DOUBLE, MPI_COMM_WORLD))) goto out;
+		sorted = merge_runs(recv, rtmp, off, size);
+	}
+	double elapsed = MPI_Wtime() - t0;
+
+	/* Verify: each block in order, the blocks in order, n keys in all. */
+	int ok = 1;
+	for (int64_t i = 1; i < total; i++)
+		if (sorted[i] < sorted[i - 1]) ok = 0;
+	double ends[3] = {(double)total, total ? sorted[0] : 0, total ? sorted[total - 1] : 0};
+	double *allends = malloc(3 * size * sizeof(double));
+	if ((rc = MPI_Allgather(ends, 3, MPI_DOUBLE, allends, 3, MPI_DOUBLE, MPI_COMM_WORLD))) {
+		free(allends);
+		goto out;
+	}
+	int64_t count = 0, start = 0, maxrecv = 0;
+	double last = -INFINITY;
+	for (int i = 0; i < size; i++) {
+		int64_t c = (int64_t)allends[3 * i];
+		if (i < rank) start += c;
+		count += c;
+		if (c > maxrecv) maxrecv = c;
+		if (c > 0) {
+			if (allends[3 * i + 1] < last) ok = 0;
+			last = allends[3 * i + 2];
+		}
+	}
+	free(allends);
+	if (count != p->n) ok = 0;
+	double sum = 0;
+	for (int64_t i = 0; i < total; i++) sum += sorted[i] * (double)((start + i) % 1024 + 1);
+	int allok;
+	if ((rc = MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD))) goto out;
+	if ((rc = MPI_Allreduce(&sum, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD))) goto out;
+	if ((rc = finish(elapsed, r))) goto out;
+	r->ok = allok;
+	r->extra[0] = p->n > 0 ? (double)maxrecv / ((double)p->n / size) : 1;
+	rc = MPI_SUCCESS;
+out:
+	free(keys);
+	free(tmp);
+	free(scount);
+	free(sdispl);
+	free(rcount);
+	free(rdispl);
+	free(samplecount);
+	free(sampledispl);
+	free(off);
+	free(recv);
+	free(rtmp);
+	free(samples);
+	free(allsamples);
+	return rc;
+}
+
+/* ---- W6: MPI micro-benchmarks ---- */
+
+int xpref_allreduce(const xpref_params *p, xpref_result *r) {
+	memset(r, 0, sizeof *r);
+	double one = 1, out = 0, acc = 0;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	for (int64_t k = 0; k < p->iters; k++) {
+		CHECK(MPI_Allreduce(&one, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+		acc += out;
+	}
+	double elapsed = MPI_Wtime() - t0;
+	r->checksum = acc;
+	r->ok = 1;
+	return finish(elapsed, r);
+}
+
+int xpref_pingpong(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	memset(r, 0, sizeof *r);
+	if (size < 2) return MPI_ERR_COMM;
+	int count = (int)(p->n / 8);
+	double *buf = alloc_doubles(count);
+	if (!buf) return -1;
+	for (int i = 0; i < count; i++) buf[i] = (double)(i % 1000);
+	const int tag = 7;
+	double elapsed = 0;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	for (int64_t k = -1; k < p->iters; k++) { /* round trip -1 is the warm-up */
+		if (k == 0) elapsed = MPI_Wtime();
+		if (rank == 0) {
+			CHECK(MPI_Send(buf, count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD));
+			CHECK(MPI_Recv(buf, count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		} else if (rank == 1) {
+			CHECK(MPI_Recv(buf, count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK(MPI_Send(buf, count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD));
+		}
+	}
+	elapsed = MPI_Wtime() - elapsed;
+	double sum = 0;
+	for (int i = 0; i < count; i++) sum += buf[i];
+	free(buf);
+	CHECK(MPI_Bcast(&sum, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	CHECK(MPI_Bcast(&elapsed, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	r->checksum = sum;
+	r->seconds = elapsed;
+	r->ok = 1;
+	return MPI_SUCCESS;
+}
+
+int xpref_allreduce1(const xpref_params *p, xpref_result *r) {
+	(void)p;
+	double one = 1;
+	return MPI_Allreduce(&one, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+int xpref_noop(const xpref_params *p, xpref_result *r) {
+	(void)p;
+	(void)r;
+	return 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * xpref: the plain C + MPI reference of the workloads of BENCH.md, which
+ * `xpmpi bench` loads at run time (dlopen) and calls in the same process and
+ * the same MPI job as the xpmpi side, alternating repetitions.
+ *
+ * Build (scripts/bench.sh does it):
+ *
+ *   mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c
+ *
+ * Every function takes the parameters of one repetition, runs it on
+ * MPI_COMM_WORLD (all ranks call it together), and fills a result: the
+ * seconds of the timed region (the slowest rank's, the same on every rank),
+ * a checksum (the same on every rank) and workload-specific figures. It
+ * returns 0, or an MPI error code (the caller has set MPI_ERRORS_RETURN on
+ * MPI_COMM_WORLD), or -1 if memory ran out. Setup (allocation, first touch,
+ * initial values) is outside the timed region, as on the xpmpi side.
+ *
+ * Data is float64, split over the ranks in contiguous blocks, the first
+ * n % P ranks holding one element (or row) more, as dist.NewLayout does.
+ */
+#ifndef XPREF_H
+#define XPREF_H
+
+#include <stdint.h>
+
+/* XPREF_ABI changes whenever the structs or the functions change; the Go
+ * side refuses a library of another version. */
+#define XPREF_ABI 2
+
+typedef struct xpref_params {
+	int64_t n;       /* size: see each function */
+	int64_t iters;   /* sweeps, dots, iterations, calls or round trips */
+	int64_t threads; /* OpenMP threads (xpref_triad only); 1: plain loop */
+	uint64_t seed;   /* random keys (xpref_sort) */
+	double tol;      /* relative residual to stop at (xpref_cg) */
+} xpref_params;
+
+typedef struct xpref_result {
+	double seconds;  /* timed region, slowest rank */
+	double checksum; /* see each function */
+	double extra[4]; /* see each function */
+	int64_t ok;      /* 1 if the function's own verification passed */
+} xpref_result;
+
+/* xpref_abi returns XPREF_ABI. */
+int xpref_abi(void);
+
+/* xpref_mpi_impl names the MPI implementation whose mpi.h the library was
+ * compiled with ("Open MPI", "MPICH" or "MPI"), without calling MPI: a
+ * library built for one implementation must not be loaded into a process
+ * that runs another. */
+const char *xpref_mpi_impl(void);
+
+/* W1: y = a*x + y over n elements per rank (a = 0.5, x[i] = (i % 1024) /
+ * 1024, y[i] = 1), one untimed sweep then iters timed sweeps, on `threads`
+ * OpenMP threads (a plain loop for 1). checksum: sum of y after all the
+ * sweeps (rank 0's). */
+int xpref_triad(const xpref_params *p, xpref_result *r);
+
+/* W2: dot of two global arrays of n elements (x[g] = (g % 8) / 8, y[g] =
+ * (g % 16) / 16), local loop then MPI_Allreduce of one double, iters times.
+ * checksum: the dot (exact: dyadic values). */
+int xpref_dot(const xpref_params *p, xpref_result *r);
+
+/* W3: Jacobi on an n x n interior, u = 1 on the top edge and 0 elsewhere,
+ * row blocks with one ghost row exchanged with each neighbour per iteration
+ * (MPI_Irecv, MPI_Isend, MPI_Waitall), iters iterations. checksum: sum of u
+ * over the interior. */
+int xpref_jacobi(const xpref_params *p, xpref_result *r);
+
+/* W4: conjugate gradient for the 5-point Laplacian (4u - neighbours) on an
+ * n x n interior with zero Dirichlet boundary, b = 1, x0 = 0, until
+ * ||r|| / ||b|| <= tol or iters iterations. checksum: sum of x; extra[0]:
+ * iterations; extra[1]: final relative residual (recursive); extra[2]:
+ * seconds per iteration. */
+int xpref_cg(const xpref_params *p, xpref_result *r);
+
+/* W5: sample sort of n global keys, key g = the Philox4x32-10 uniform
+ * double of (seed, stream g, counter 0) as rng.FillUniform makes it: local
+ * LSD radix sort on the key bits, regular samples (128 per splitter per
+ * rank), MPI_Alltoallv, local merge. ok: the result is in global order with
+ * n keys. checksum: sum over the sorted keys of key * (g % 1024 + 1), g the
+ * position in the global order; extra[0]: largest number of keys a rank
+ * received over the mean. */
+int xpref_sort(const xpref_params *p, xpref_result *r);
+
+/* W6: iters calls of MPI_Allreduce of one double (every rank adds 1).
+ * seconds: total; checksum: the sum of the results (iters * P). */
+int xpref_allreduce(const xpref_params *p, xpref_result *r);
+
+/* W6: ping-pong of n bytes (n/8 doubles) between ranks 0 and 1, one
+ * untimed round trip, then iters timed ones; other ranks wait. seconds:
+ * total of the timed round trips; checksum: sum of the doubles rank 0
+ * received last (rank 0's, broadcast). Needs 2 ranks. */
+int xpref_pingpong(const xpref_params *p, xpref_result *r);
+
+/* One MPI_Allreduce of one double (p and r unused but for r->checksum):
+ * what one call from Go into C and MPI costs, for the W6 breakdown. */
+int xpref_allreduce1(const xpref_params *p, xpref_result *r);
+
+/* Does nothing: the cost of the call from Go alone. */
+int xpref_noop(const xpref_params *p, xpref_result *r);
+
+#endif

@@ -18,7 +18,8 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 		Short: "Run a distributed example job",
 		Long: `run starts one of the distributed example jobs on every rank:
 
-  heat2d   2-D heat equation by Jacobi iteration on row blocks with halo exchange`,
+  heat2d   2-D heat equation by Jacobi iteration on row blocks with halo exchange
+  cg       2-D Poisson equation by conjugate gradients (matrix-free Laplacian)`,
 	}
 	var timeout time.Duration
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
@@ -30,7 +31,7 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 		}
 		return nil
 	}
-	cmd.AddCommand(newHeat2DCmd(world))
+	cmd.AddCommand(newHeat2DCmd(world), newCGCmd(world))
 	return cmd
 }
 

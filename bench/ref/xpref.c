@@ -12,6 +12,8 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #define CHECK(call)                        \
 	do {                                   \
@@ -595,5 +597,45 @@ int xpref_allreduce1(const xpref_params *p, xpref_result *r) {
 int xpref_noop(const xpref_params *p, xpref_result *r) {
 	(void)p;
 	(void)r;
+	return 0;
+}
+
+int xpref_filewrite(const xpref_params *p, xpref_result *r) {
+	int rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	int64_t n = p->n;
+	double tw = 0, tr = 0, sum = 0;
+	int ok = 1;
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		const char *dir = getenv("XPREF_W7_DIR");
+		char path[4096];
+		snprintf(path, sizeof path, "%s/xpref-w7-%d.bin", dir ? dir : "/tmp", (int)getpid());
+		double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+		for (int64_t g = 0; g < n; g++) x[g] = (double)(g % 1024) / 1024;
+		double t0 = MPI_Wtime();
+		FILE *f = fopen(path, "wb");
+		if (f == NULL || fwrite(x, sizeof(double), (size_t)n, f) != (size_t)n || fflush(f) != 0 || fsync(fileno(f)) != 0) ok = 0;
+		if (f != NULL) fclose(f);
+		tw = MPI_Wtime() - t0;
+		memset(x, 0, (size_t)n * sizeof(double));
+		t0 = MPI_Wtime();
+		f = fopen(path, "rb");
+		if (f == NULL || fread(x, sizeof(double), (size_t)n, f) != (size_t)n) ok = 0;
+		if (f != NULL) fclose(f);
+		tr = MPI_Wtime() - t0;
+		for (int64_t g = 0; g < n; g++) sum += x[g];
+		unlink(path);
+		free(x);
+	}
+	double t[2] = {tw, tr};
+	MPI_Bcast(t, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&sum, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	r->seconds = t[0] + t[1];
+	r->extra[0] = t[0];
+	r->extra[1] = t[1];
+	r->checksum = sum;
+	r->ok = ok;
 	return 0;
 }

@@ -101,4 +101,11 @@ int xpref_allreduce1(const xpref_params *p, xpref_result *r);
 /* Does nothing: the cost of the call from Go alone. */
 int xpref_noop(const xpref_params *p, xpref_result *r);
 
+/* W7: a plain sequential write of the n float64 values x[g] = (g % 1024) /
+ * 1024 to one file by rank 0 (fwrite, fflush, fsync), then a sequential read
+ * of them back (fread), in the folder $XPREF_W7_DIR (default /tmp); the
+ * other ranks wait. seconds: write and read; extra[0]: write seconds;
+ * extra[1]: read seconds; checksum: the sum of the values read. */
+int xpref_filewrite(const xpref_params *p, xpref_result *r);
+
 #endif

@@ -28,7 +28,7 @@ import (
 // benchRefFuncs are the functions the bench calls in the reference library.
 var benchRefFuncs = []string{
 	"xpref_triad", "xpref_dot", "xpref_jacobi", "xpref_cg", "xpref_sort",
-	"xpref_allreduce", "xpref_pingpong", "xpref_allreduce1", "xpref_noop",
+	"xpref_allreduce", "xpref_pingpong", "xpref_allreduce1", "xpref_noop", "xpref_filewrite",
 }
 
 // cRef is the reference library, loaded with dlopen into this process: it

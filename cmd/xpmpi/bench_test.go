@@ -111,7 +111,7 @@ func TestParseOnly(t *testing.T) {
 		{"", benchIDs, ""},
 		{"W3", []string{"W3"}, ""},
 		{"w4, W1,W4", []string{"W1", "W4"}, ""},
-		{"W7", nil, "W7 (checkpoint"},
+		{"W7", []string{"W7"}, ""},
 		{"W9", nil, "unknown workload"},
 		{",", nil, "names no workload"},
 	} {
@@ -332,6 +332,11 @@ func (f *fakeRef) Call(name string, p refParams) (benchSample, error) {
 		for i := 0; i < n/8; i++ {
 			s.Checksum += float64(i % 1000)
 		}
+	case "xpref_filewrite":
+		for g := 0; g < n; g++ {
+			s.Checksum += float64(g%1024) / 1024
+		}
+		s.Extra[0], s.Extra[1] = s.Seconds/2, s.Seconds/2
 	default:
 		return benchSample{}, fmt.Errorf("fake reference: no %s", name)
 	}
@@ -356,6 +361,7 @@ func tinySizes() benchSizes {
 		SortN:          2001,
 		AllreduceCalls: 10,
 		PingBytes:      4096, PingTrips: 3,
+		FileN:          3001,
 	}
 }
 
@@ -378,6 +384,7 @@ func TestBenchWithFakeReference(t *testing.T) {
 	} else {
 		want = append(want, "W6") // the ping-pong
 	}
+	want = append(want, "W7", "W7") // write and read
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Workload)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -21,6 +24,7 @@ type benchSizes struct {
 	SortN                int // W5: global keys
 	AllreduceCalls       int // W6: allreduce calls per repetition
 	PingBytes, PingTrips int // W6: message size, round trips per repetition
+	FileN                int // W7: global elements written and read
 }
 
 // sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
@@ -33,12 +37,14 @@ func sizesFor(small bool) benchSizes {
 		SortN:          1 << 23,
 		AllreduceCalls: 20000,
 		PingBytes:      4 << 20, PingTrips: 100,
+		FileN: 1 << 26,
 	}
 	if small {
 		s.TriadN, s.DotN, s.SortN = s.TriadN/64, s.DotN/64, s.SortN/64
 		s.JacobiN, s.CGN = s.JacobiN/8, s.CGN/8
 		s.AllreduceCalls /= 64
 		s.PingBytes /= 64
+		s.FileN /= 64
 	}
 	return s
 }
@@ -64,6 +70,7 @@ const (
 	targetCG        = 1.10
 	targetAllreduce = 1.3
 	targetPingPong  = 1 / 0.95
+	targetFile      = 1 / 0.8 // at least 0.8 of a sequential write's GB/s
 )
 
 func (e *benchEnv) runWorkload(id string) ([]benchRow, error) {
@@ -80,6 +87,8 @@ func (e *benchEnv) runWorkload(id string) ([]benchRow, error) {
 		return e.benchSort()
 	case "W6":
 		return e.benchMPI()
+	case "W7":
+		return e.benchFile()
 	}
 	return nil, fmt.Errorf("bench: no workload %s", id)
 }
@@ -533,4 +542,75 @@ func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
 		return benchSample{}, err
 	}
 	return benchSample{Seconds: res[0], Checksum: res[1], OK: true}, nil
+}
+
+// ---- W7: checkpoint file ----
+
+// benchFile writes a distributed array to a .npy file with every rank
+// writing its block (dist.Save, MPI-IO) and reads it back on another layout
+// (every element on the last rank, as a job of another rank count would
+// split it differently), against one process writing and reading the same
+// bytes sequentially.
+func (e *benchEnv) benchFile() ([]benchRow, error) {
+	p, n := e.world.Size(), e.sizes.FileN
+	var dir string
+	if e.world.Rank() == 0 {
+		d, err := os.MkdirTemp("", "xpmpi-w7-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+		defer os.RemoveAll(d)
+	}
+	b := make([]byte, 4096)
+	copy(b, dir)
+	if err := mpi.BcastBytes(e.world, b, 0); err != nil {
+		return nil, err
+	}
+	dir = string(b[:strings.IndexByte(string(b), 0)])
+	os.Setenv("XPREF_W7_DIR", dir)
+	e.say("W7 checkpoint file of %d float64 values (%d MiB)", n, n*8>>20)
+	x, err := dist.FromFunc(e.world, []int{n}, func(idx []int) float64 { return float64(idx[0]%1024) / 1024 })
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "w7.npy")
+	counts := make([]int, p)
+	counts[p-1] = n
+	xp := func() (benchSample, error) {
+		var s benchSample
+		w, err := e.timed(func() error { return dist.Save(x, path) })
+		if err != nil {
+			return s, err
+		}
+		var y *dist.Array[float64]
+		r, err := e.timed(func() error {
+			var lerr error
+			y, lerr = dist.Load[float64](e.world, path, dist.BlockSizes(counts))
+			return lerr
+		})
+		if err != nil {
+			return s, err
+		}
+		sum, err := dist.Sum(y)
+		s = benchSample{Seconds: w + r, Checksum: sum, OK: true}
+		s.Extra[0], s.Extra[1] = w, r
+		return s, err
+	}
+	ref := func() (benchSample, error) {
+		return e.ref.Call("xpref_filewrite", refParams{N: int64(n), Threads: 1})
+	}
+	xs, rs, err := e.interleave(xp, ref)
+	if err != nil {
+		return nil, err
+	}
+	c := compareChecksums("W7", "sum of the values read back", xs, rs, 0, nil)
+	e.checks = append(e.checks, c)
+	bytes := float64(n) * 8
+	wr := func(s benchSample) float64 { return bytes / s.Extra[0] / 1e9 }
+	rd := func(s benchSample) float64 { return bytes / s.Extra[1] / 1e9 }
+	return []benchRow{
+		newRow("W7", p, e.be, "checkpoint write", "GB/s", kindRate, targetFile, figures(xs, wr), figures(rs, wr), c.OK),
+		newRow("W7", p, e.be, "checkpoint read, other layout", "GB/s", kindRate, targetFile, figures(xs, rd), figures(rs, rd), c.OK),
+	}, nil
 }

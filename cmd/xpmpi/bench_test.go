@@ -361,7 +361,7 @@ func tinySizes() benchSizes {
 		SortN:          2001,
 		AllreduceCalls: 10,
 		PingBytes:      4096, PingTrips: 3,
-		FileN:          3001,
+		FileN: 3001,
 	}
 }
 

@@ -240,6 +240,15 @@ for f in FuzzNPYHeader FuzzManifest; do
 	step "go test -fuzz $f ./dist ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" ./dist
 done
 
+# ---------------------------------------------------------------- bench reference
+# The C reference of xpmpi bench, for the bench's end-to-end test in
+# cmd/xpmpi (under Open MPI only: it is built against Open MPI's mpi.h).
+build_ref() {
+	mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c
+}
+step "mpicc bench/ref/xpref.c (the bench's C reference)" build_ref
+[ -f build/libxpref.so ] && export XPMPI_BENCH_REF=$root/build/libxpref.so
+
 # ---------------------------------------------------------------- mpi build
 # bin_name PKG: ./backend/cpu -> backend_cpu
 bin_name() {
@@ -337,7 +346,7 @@ else
 		for np in $mpich_np_list; do
 			step "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
 				run_test "build/logs/mpich-$name-np$np.log" "$pkg" "$bin" \
-				"$mpich_run" -prepend-rank -np "$np"
+				env -u XPMPI_BENCH_REF "$mpich_run" -prepend-rank -np "$np"
 		done
 	done
 fi

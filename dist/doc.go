@@ -17,6 +17,21 @@
 // layout. Elementwise operations need no communication; the reductions
 // agree on one result on every rank.
 //
+// Random arrays (Uniform, Normal, UniformInts) draw element g from
+// (seed, stream g, draw), so they are the same bit for bit at any rank
+// count and on any layout. Sort, SortWithIndex and SortWithOptions sort 1-D
+// arrays with a sample sort and return the even block layout.
+//
+// Save and Load write and read NumPy .npy files, each rank its own block
+// (MPI-IO under -tags mpi), and load on any number of ranks and any split
+// axis. SaveCheckpoint writes several arrays, a manifest and CRC-32C
+// checksums under a temporary name and renames it into place, so a crash
+// leaves the previous checkpoint loadable; OpenCheckpoint and LoadArray
+// verify everything they read.
+//
+// Halo blocks on a device exchange through package staging: MPI gets the
+// device memory when it is CUDA-aware, and pinned host copies otherwise.
+//
 // A program runs the same on one process (the default build's stand-in
 // communicator) and under mpirun (built with -tags mpi):
 //

@@ -152,25 +152,13 @@ func CheckCollective(c Comm, call string, args ...Arg) error {
 
 // allgatherStrings returns every rank's s, in rank order, on every rank.
 func allgatherStrings(c Comm, s string) ([]string, error) {
-	p := c.Size()
-	lens := make([]int64, p)
-	if err := Allgather(c, []int64{int64(len(s))}, lens); err != nil {
+	all, err := AllgatherBytes(c, []byte(s))
+	if err != nil {
 		return nil, err
 	}
-	counts, displs := make([]int, p), make([]int, p)
-	total := 0
-	for r, n := range lens {
-		counts[r], displs[r] = int(n), total
-		total += int(n)
-	}
-	all := make([]byte, total)
-	b := []byte(s)
-	if err := c.Allgatherv(ptr(b), len(b), ptr(all), counts, displs, Byte); err != nil {
-		return nil, err
-	}
-	out := make([]string, p)
-	for r := range out {
-		out[r] = string(all[displs[r] : displs[r]+counts[r]])
+	out := make([]string, len(all))
+	for r, b := range all {
+		out[r] = string(b)
 	}
 	return out, nil
 }

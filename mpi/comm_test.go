@@ -559,3 +559,31 @@ func TestLibraryInfo(t *testing.T) {
 		t.Errorf("thread level %q: want serialized or better", info.ThreadLevel)
 	}
 }
+
+func TestGatherBytes(t *testing.T) {
+	c := mpitest.World(t)
+	mine := []byte(strings.Repeat("x", c.Rank())) // rank 0 sends nothing
+	all, err := mpi.AllgatherBytes(c, mine)
+	if err != nil || len(all) != c.Size() {
+		t.Fatalf("AllgatherBytes: %d parts, %v", len(all), err)
+	}
+	for r, b := range all {
+		if string(b) != strings.Repeat("x", r) {
+			t.Fatalf("AllgatherBytes: part %d = %q", r, b)
+		}
+	}
+	root := c.Size() - 1
+	g, err := mpi.GatherBytes(c, mine, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rank() == root {
+		for r, b := range g {
+			if string(b) != strings.Repeat("x", r) {
+				t.Fatalf("GatherBytes: part %d = %q", r, b)
+			}
+		}
+	} else if g != nil {
+		t.Fatalf("GatherBytes off the root: %v", g)
+	}
+}

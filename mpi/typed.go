@@ -263,3 +263,28 @@ func GatherBytes(c Comm, b []byte, root int) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// AllgatherBytes gathers a byte slice of any length from every rank to
+// every rank, in rank order.
+func AllgatherBytes(c Comm, b []byte) ([][]byte, error) {
+	p := c.Size()
+	lens := make([]int64, p)
+	if err := Allgather(c, []int64{int64(len(b))}, lens); err != nil {
+		return nil, err
+	}
+	counts, displs := make([]int, p), make([]int, p)
+	total := 0
+	for r, n := range lens {
+		counts[r], displs[r] = int(n), total
+		total += int(n)
+	}
+	all := make([]byte, total)
+	if err := c.Allgatherv(ptr(b), len(b), ptr(all), counts, displs, Byte); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, p)
+	for r := range out {
+		out[r] = all[displs[r] : displs[r]+counts[r]]
+	}
+	return out, nil
+}

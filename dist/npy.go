@@ -756,25 +756,18 @@ func (x *Array[T]) save(path string, sum bool) (uint32, error) {
 // writeFlat writes data at off in calls collective calls of at most
 // ioChunkBytes each (some of them empty).
 func writeFlat[T backend.Element](f mpi.File, off int64, data []T, calls int) error {
-	per := max(ioChunkBytes/int(unsafe.Sizeof(*new(T))), 1)
-	var first error
-	for i := 0; i < calls; i++ {
-		lo, hi := min(i*per, len(data)), min((i+1)*per, len(data))
-		if first != nil {
-			lo = hi
-		}
-		at := off + int64(lo)*int64(unsafe.Sizeof(*new(T)))
-		if lo == hi {
-			at = 0 // nothing to move: an offset inside the file
-		}
-		err := mpi.WriteAtAll(f, at, data[lo:hi])
-		first = firstErr(first, err)
-	}
-	return first
+	return flatCalls(f, off, data, calls, mpi.WriteAtAll[T])
 }
 
 // readFlat reads data at off in calls collective calls.
 func readFlat[T backend.Element](f mpi.File, off int64, data []T, calls int) error {
+	return flatCalls(f, off, data, calls, mpi.ReadAtAll[T])
+}
+
+// flatCalls moves data at off with calls collective calls of io, at most
+// ioChunkBytes each; after a failure the remaining calls move nothing, so
+// that every rank still makes the same number of calls.
+func flatCalls[T backend.Element](f mpi.File, off int64, data []T, calls int, io func(mpi.File, int64, []T) error) error {
 	per := max(ioChunkBytes/int(unsafe.Sizeof(*new(T))), 1)
 	var first error
 	for i := 0; i < calls; i++ {
@@ -786,8 +779,7 @@ func readFlat[T backend.Element](f mpi.File, off int64, data []T, calls int) err
 		if lo == hi {
 			at = 0 // nothing to move: an offset inside the file
 		}
-		err := mpi.ReadAtAll(f, at, data[lo:hi])
-		first = firstErr(first, err)
+		first = firstErr(first, io(f, at, data[lo:hi]))
 	}
 	return first
 }

@@ -692,32 +692,70 @@ func (x *Array[T]) save(path string, sum bool) (uint32, error) {
 	header := npyHeaderBytes(dt, l.shape)
 	dataOff := int64(len(header))
 	total := dataOff + int64(l.Len())*int64(size)
+	how, err := writePath(c)
+	if err := mpi.Agree(c, err); err != nil {
+		return 0, err
+	}
+	if err := mpi.CheckCollective(c, "Save.write", mpi.Arg{Name: "path", Value: int64(how), Text: how.String()}); err != nil {
+		return 0, err
+	}
+	host, herr := x.localHost()
 
-	// Rank 0 creates (or truncates) the file first, so that a file that
-	// cannot be created is an agreed error before the collective open.
-	var err error
+	// Rank 0 creates (or truncates) the file at its size first, so that a
+	// file that cannot be created is an agreed error before anyone writes;
+	// on the POSIX path it writes the header too.
+	err = nil
 	if c.Rank() == 0 {
-		var f *os.File
-		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
-			err = f.Close()
+		head := header
+		if how == ioMPI {
+			head = nil
 		}
+		err = createSized(path, total, head)
 	}
 	if err := mpi.Agree(c, err); err != nil {
 		return 0, err
 	}
-	f, err := mpi.OpenFile(c, path, mpi.WriteOnly|mpi.Create)
+	var lerr error
+	if how == ioPOSIX {
+		lerr = herr
+		if lerr == nil {
+			lerr = writePOSIX(path, l, c.Rank(), host, dataOff)
+		}
+	} else {
+		lerr = writeMPIIO(c, path, l, host, herr, header)
+	}
+	// Whatever the write calls said, every rank reads back what it wrote:
+	// a library can report a failed write as done.
+	var crc crcSum
+	if lerr == nil {
+		crc, lerr = verifyWritten(path, l, c.Rank(), host, header, total)
+	}
+	if err := mpi.Agree(c, lerr); err != nil {
+		return 0, err
+	}
+	if !sum {
+		return 0, nil
+	}
+	return crc.combine(c, int64(l.Len())*int64(size))
+}
+
+// writeMPIIO writes this rank's part of the file at path (rank 0 the
+// header too) with MPI-IO: collective calls for flat ranges, independent
+// ones for strided runs. herr is the failure to get the data to the host:
+// the rank still takes part in every collective call, writing nothing.
+func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, herr error, header []byte) error {
+	size := int(unsafe.Sizeof(*new(T)))
+	dataOff := int64(len(header))
+	f, err := mpi.OpenFile(c, path, mpi.WriteOnly)
 	if err := mpi.Agree(c, err); err != nil {
 		// A rank whose open succeeded keeps its handle: closing it is
 		// collective, and the ranks that failed have none.
-		return 0, err
+		return err
 	}
-	lerr := f.SetSize(total)
-	host, herr := x.localHost()
-	lerr = firstErr(lerr, herr)
+	lerr := herr
 	if c.Rank() == 0 && lerr == nil {
 		lerr = f.WriteAt(0, unsafe.Pointer(&header[0]), len(header), mpi.Byte)
 	}
-	var crc crcSum
 	if lo, hi, ok := l.flatRange(c.Rank()); ok {
 		var data []T // after a failure, take part in the collective calls, writing nothing
 		if lerr == nil {
@@ -727,30 +765,13 @@ func (x *Array[T]) save(path string, sum bool) (uint32, error) {
 			}
 		}
 		lerr = firstErr(lerr, writeFlat(f, dataOff+int64(lo)*int64(size), data, ioCalls(l.maxFlat(), size)))
-		if sum && lerr == nil {
-			crc.add(int64(lo)*int64(size), asBytes(data))
-		}
 	} else if lerr == nil {
-		start, shape := l.box(c.Rank())
-		boxRuns(make([]int, len(l.shape)), l.shape, start, shape, func(globalOff, packedOff, n int) {
-			run := host[packedOff : packedOff+n]
-			if lerr == nil {
-				lerr = writeRun(f, dataOff+int64(globalOff)*int64(size), run)
-			}
-			if sum {
-				crc.add(int64(globalOff)*int64(size), asBytes(run))
-			}
+		lerr = eachRun(l, c.Rank(), host, func(off int64, run []T) error {
+			return writeRun(f, dataOff+off, run)
 		})
 	}
 	lerr = firstErr(lerr, f.Sync())
-	lerr = firstErr(lerr, f.Close())
-	if err := mpi.Agree(c, lerr); err != nil {
-		return 0, err
-	}
-	if !sum {
-		return 0, nil
-	}
-	return crc.combine(c, int64(l.Len())*int64(size))
+	return firstErr(lerr, f.Close())
 }
 
 // writeFlat writes data at off in calls collective calls of at most

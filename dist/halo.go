@@ -221,6 +221,9 @@ func (h *Halo[T]) Start() error {
 		mpi.Arg{Name: "layout", Value: h.layout.hash(), Text: h.layout.String()}, mpi.Arg{Name: "width", Value: int64(h.width)}); err != nil {
 		return err
 	}
+	// Posting returns at once: between Start and Finish the rank computes,
+	// and a watchdog must not say it is in the exchange.
+	defer mpi.Leave()
 	h.reqs = make([]mpi.Request, 0, len(h.sends)+len(h.recvs))
 	for i := range h.recvs {
 		m := &h.recvs[i]
@@ -278,6 +281,8 @@ func (h *Halo[T]) Finish() error {
 	if h.reqs == nil {
 		panic("dist: Halo.Finish without Start")
 	}
+	mpi.Enter("Halo.Finish")
+	defer mpi.Leave()
 	// Releasing a lease waits for its request, then copies a staged
 	// receive to the device. Every lease is released, even after a failure.
 	var first error

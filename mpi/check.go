@@ -248,6 +248,22 @@ func leave() {
 	}
 }
 
+// Enter records, while a watchdog runs, that this rank is now inside call:
+// a blocking step of a collective operation that makes no collective MPI
+// call of its own (waiting for the messages of a halo exchange, say), so
+// that a watchdog that fires names it. Leave records that the rank left
+// it. Outside a watchdog both cost one atomic load.
+func Enter(call string) {
+	if mode.Load()&modeTrack != 0 {
+		current.Store(&trackedCall{name: call, since: time.Now()})
+	}
+}
+
+// Leave records that this rank left the call that Enter or a collective
+// recorded: a watchdog that fires now says the rank is in no collective
+// call.
+func Leave() { leave() }
+
 // Current returns the collective call this rank is in, and since when, as
 // recorded while a watchdog runs; "" outside collectives.
 func Current() (call string, since time.Time) {
@@ -257,23 +273,46 @@ func Current() (call string, since time.Time) {
 	return "", time.Time{}
 }
 
+// watchdogFired is set when a watchdog's time limit has passed: from then
+// on the job ends with exit code 3, even if it finishes its work first.
+var watchdogFired atomic.Bool
+
+// abortGrace is how long a watchdog waits for MPI_Abort to end the job
+// before the rank exits by itself.
+const abortGrace = 5 * time.Second
+
 // StartWatchdog arms a timer for the job: if stop has not been called
 // within d, this rank prints which collective call it is in (or that it is
 // in none) and, a second later so that every rank can say where it is,
 // aborts the job through c. It is collective: the ranks arm their timers
-// together, after a barrier, so that they fire together.
+// together, after a barrier, so that they fire together. A watchdog that
+// fires always ends the job with exit code 3: if the abort does not end
+// this rank within a few seconds (an MPI library that cannot reach a lost
+// host), the rank exits by itself, and Main does not report success for a
+// rank that finished after its watchdog fired. d must be positive.
 func StartWatchdog(c Comm, d time.Duration) (stop func(), err error) {
 	if err := unwrap(c).Barrier(); err != nil {
 		return nil, err
 	}
+	if d <= 0 {
+		return nil, fmt.Errorf("mpi: StartWatchdog: time limit %v: it must be positive", d)
+	}
 	setBit(modeTrack, true)
 	t := time.AfterFunc(d, func() {
+		watchdogFired.Store(true)
 		where := "not in a collective call"
 		if call, since := Current(); call != "" {
 			where = fmt.Sprintf("in %s for %.1fs", call, time.Since(since).Seconds())
 		}
 		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: the job exceeded its time limit of %v; this rank is %s\n", c.Rank(), d, where)
-		time.Sleep(time.Second)
+		// An abort may itself hang (a lost link): then the rank ends
+		// itself.
+		go func() {
+			time.Sleep(abortGrace)
+			fmt.Fprintf(os.Stderr, "xpmpi: rank %d: the abort did not end the job within %v; exiting\n", c.Rank(), abortGrace)
+			os.Exit(3)
+		}()
+		time.Sleep(time.Second) // so that every rank can say where it is
 		c.Abort(3)
 	})
 	return func() {

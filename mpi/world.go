@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 var world struct {
@@ -162,7 +163,15 @@ func Main(f func(world Comm) error) int {
 
 func run(c Comm, f func(Comm) error) int {
 	defer AbortOnPanic(c)
-	if err := f(c); err != nil {
+	err := f(c)
+	if watchdogFired.Load() {
+		// The watchdog ends the job with code 3 (by an abort, or by exiting
+		// itself): a job past its time limit never exits 0.
+		for {
+			time.Sleep(time.Second)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: %v\n", c.Rank(), err)
 		if c.Size() > 1 {
 			// Other ranks may be waiting for this one in a collective: only an

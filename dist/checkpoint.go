@@ -410,7 +410,13 @@ var ErrNoCheckpoint = errors.New("no checkpoint")
 // that every rank writes its blocks of. A failure on any rank is the same
 // error on every rank, and leaves the previous checkpoint in place. A dir
 // that exists and is not a checkpoint (no manifest.json, not empty) is
-// never replaced.
+// never replaced. The first save of a process to dir locks it (a file
+// dir.lock beside it, held until the process ends): a save by another job
+// to the same directory fails, naming the holder. Every rank reads back
+// what it wrote and compares it with memory before the checkpoint is
+// committed, and the checksums come from what reached the file: a write
+// that a library reported as done but that did not reach the file fails
+// the save on every rank and keeps the previous checkpoint.
 func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, arrays ...Named) error {
 	dir = filepath.Clean(dir)
 	seen := map[string]bool{}
@@ -454,7 +460,10 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 	var err error
 	if c.Rank() == 0 {
 		var tmp string
-		if tmp, err = makeTempCheckpoint(dir, step); err == nil {
+		if err = lockCheckpointDir(dir); err == nil {
+			tmp, err = makeTempCheckpoint(dir, step)
+		}
+		if err == nil {
 			copy(suffix[:], tmp[len(tmp)-len(suffix):])
 		}
 	}

@@ -122,12 +122,13 @@ func ckptVerify(c mpi.Comm, dir string, step int64, meta map[string]string, arra
 	return ""
 }
 
-// ckptDirEntries lists dir's parent's entries that start with dir's name.
+// ckptDirEntries lists dir's parent's entries that start with dir's name,
+// except the lock file dir.lock that saves leave (TestCheckpointDirLock).
 func ckptDirEntries(dir string) []string {
 	ents, _ := os.ReadDir(filepath.Dir(dir))
 	var out []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), filepath.Base(dir)) {
+		if strings.HasPrefix(e.Name(), filepath.Base(dir)) && e.Name() != filepath.Base(dir)+".lock" {
 			out = append(out, e.Name())
 		}
 	}

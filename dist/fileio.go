@@ -285,15 +285,26 @@ type writerAt interface {
 	WriteAt(b []byte, off int64) (int, error)
 }
 
+// Hooks for the package's own tests, which make one rank's writes fail or
+// vanish in process: nil outside tests.
+var (
+	testWrapPOSIX func(path string, w writerAt) writerAt
+	testWrapMPI   func(f mpi.File) mpi.File
+)
+
 // faultWriter returns f, or a writer whose writes fail where the fault
 // injection variables say.
 func faultWriter(f *os.File) writerAt {
+	var w writerAt = f
 	if fail := failWrite(); fail != nil {
 		if err := fail(f.Name()); err != nil {
-			return failingWriter{f.Name(), err}
+			w = failingWriter{f.Name(), err}
 		}
 	}
-	return f
+	if testWrapPOSIX != nil {
+		w = testWrapPOSIX(f.Name(), w)
+	}
+	return w
 }
 
 type failingWriter struct {

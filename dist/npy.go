@@ -752,6 +752,9 @@ func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, 
 		// collective, and the ranks that failed have none.
 		return err
 	}
+	if testWrapMPI != nil {
+		f = testWrapMPI(f)
+	}
 	lerr := herr
 	if c.Rank() == 0 && lerr == nil {
 		lerr = f.WriteAt(0, unsafe.Pointer(&header[0]), len(header), mpi.Byte)

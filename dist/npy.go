@@ -740,11 +740,15 @@ func (x *Array[T]) save(path string, sum bool) (uint32, error) {
 }
 
 // writeMPIIO writes this rank's part of the file at path (rank 0 the
-// header too) with MPI-IO: collective calls for flat ranges, independent
-// ones for strided runs. herr is the failure to get the data to the host:
-// the rank still takes part in every collective call, writing nothing.
+// header too) with MPI-IO, each rank its own bytes with independent
+// writes. Not collective writes: with Open MPI 4.1 the ranks that write
+// for the others (aggregators) hang in a collective write after a failed
+// pwrite on one of them, from 3 ranks on, and report a failed write on
+// another rank as done; with independent writes each rank's failure stays
+// its own, and the read-back (verifyWritten) catches it. herr is the
+// failure to get the data to the host: the rank still takes part in the
+// open, the sync and the close.
 func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, herr error, header []byte) error {
-	size := int(unsafe.Sizeof(*new(T)))
 	dataOff := int64(len(header))
 	f, err := mpi.OpenFile(c, path, mpi.WriteOnly)
 	if err := mpi.Agree(c, err); err != nil {
@@ -759,28 +763,13 @@ func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, 
 	if c.Rank() == 0 && lerr == nil {
 		lerr = f.WriteAt(0, unsafe.Pointer(&header[0]), len(header), mpi.Byte)
 	}
-	if lo, hi, ok := l.flatRange(c.Rank()); ok {
-		var data []T // after a failure, take part in the collective calls, writing nothing
-		if lerr == nil {
-			data = host
-			if l.axis == Replicated {
-				data = host[lo:hi]
-			}
-		}
-		lerr = firstErr(lerr, writeFlat(f, dataOff+int64(lo)*int64(size), data, ioCalls(l.maxFlat(), size)))
-	} else if lerr == nil {
+	if lerr == nil {
 		lerr = eachRun(l, c.Rank(), host, func(off int64, run []T) error {
 			return writeRun(f, dataOff+off, run)
 		})
 	}
 	lerr = firstErr(lerr, f.Sync())
 	return firstErr(lerr, f.Close())
-}
-
-// writeFlat writes data at off in calls collective calls of at most
-// ioChunkBytes each (some of them empty).
-func writeFlat[T backend.Element](f mpi.File, off int64, data []T, calls int) error {
-	return flatCalls(f, off, data, calls, mpi.WriteAtAll[T])
 }
 
 // readFlat reads data at off in calls collective calls.

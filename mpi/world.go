@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+
+	"github.com/xpmpi/xpmpi/launch"
 )
 
 var world struct {
@@ -47,8 +49,8 @@ func Init() (Comm, error) {
 		world.nodeRank, world.nodeSize = node.Rank(), node.Size()
 		node.Free()
 	}
-	if Launched() && world.nodeRank != LocalRank() {
-		world.warning = fmt.Sprintf("the launcher's local rank %d differs from MPI's node rank %d; MPI's is used", LocalRank(), world.nodeRank)
+	if d := launch.Detect(); d.Launched && world.nodeRank != d.LocalRank {
+		world.warning = fmt.Sprintf("the launcher's local rank %d differs from MPI's node rank %d; MPI's is used", d.LocalRank, world.nodeRank)
 	}
 	return c, nil
 }
@@ -72,12 +74,14 @@ func Initialized() bool {
 
 // NodeRank returns the rank of this process among the ranks of its node and
 // the number of ranks there, from a shared-memory split of the world, once
-// Init has run; before, it returns the launcher's LocalRank and LocalSize.
+// Init has run; before, it returns the launcher's launch.LocalRank and
+// launch.LocalSize.
 func NodeRank() (rank, size int) {
 	world.mu.Lock()
 	defer world.mu.Unlock()
 	if world.comm == nil {
-		return LocalRank(), LocalSize()
+		d := launch.Detect()
+		return d.LocalRank, d.LocalSize
 	}
 	return world.nodeRank, world.nodeSize
 }

@@ -27,7 +27,11 @@ var ErrNeedMPIBuild = fmt.Errorf("mpi: this binary was built without MPI support
 // return the same communicator, or the same error.
 //
 // In the default build the world is the serial stand-in, unless a launcher
-// started several ranks, where Init returns ErrNeedMPIBuild.
+// started several ranks, where Init returns ErrNeedMPIBuild. In either build,
+// where MPI's world size differs from the number of ranks the launcher says
+// it started (package launch), Init ends MPI and returns an error that
+// matches ErrLauncherMismatch, on every rank. XPMPI_MPI=0 turns both checks
+// off and prints a warning to standard error, once per process.
 func Init() (Comm, error) {
 	world.mu.Lock()
 	defer world.mu.Unlock()
@@ -37,9 +41,20 @@ func Init() (Comm, error) {
 	if world.finalized {
 		return nil, errorf("Init", "MPI was finalized and cannot start again")
 	}
+	d := launch.Detect()
 	c, err := initWorld()
 	if err != nil {
 		world.err = err
+		return nil, err
+	}
+	warnOverrideOnce(os.Stderr, d, c.Rank(), c.Size())
+	impl, version, _ := libraryInfo()
+	if err := checkLauncher(d, c.Size(), impl, version); err != nil {
+		// Every rank of the launcher's job sees the same mismatch and ends
+		// its own MPI (a one-rank world, usually) without waiting for
+		// another.
+		_ = finalize()
+		world.err, world.finalized = err, true
 		return nil, err
 	}
 	c = wrap(c)
@@ -49,7 +64,7 @@ func Init() (Comm, error) {
 		world.nodeRank, world.nodeSize = node.Rank(), node.Size()
 		node.Free()
 	}
-	if d := launch.Detect(); d.Launched && world.nodeRank != d.LocalRank {
+	if d.Launched && world.nodeRank != d.LocalRank {
 		world.warning = fmt.Sprintf("the launcher's local rank %d differs from MPI's node rank %d; MPI's is used", d.LocalRank, world.nodeRank)
 	}
 	return c, nil

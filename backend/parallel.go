@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/launch"
 )
 
 var threads atomic.Int64
@@ -24,7 +24,7 @@ func DefaultThreads() int {
 			return n
 		}
 	}
-	n := runtime.NumCPU() / mpi.LocalSize()
+	n := runtime.NumCPU() / launch.LocalSize()
 	if n < 1 {
 		n = 1
 	}

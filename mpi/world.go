@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/xpmpi/xpmpi/launch"
 )
 
 var world struct {
@@ -26,7 +28,11 @@ var ErrNeedMPIBuild = fmt.Errorf("mpi: this binary was built without MPI support
 // return the same communicator, or the same error.
 //
 // In the default build the world is the serial stand-in, unless a launcher
-// started several ranks, where Init returns ErrNeedMPIBuild.
+// started several ranks, where Init returns ErrNeedMPIBuild. In either build,
+// where MPI's world size differs from the number of ranks the launcher says
+// it started (package launch), Init ends MPI and returns an error that
+// matches ErrLauncherMismatch, on every rank. XPMPI_MPI=0 turns both checks
+// off and prints a warning to standard error, once per process.
 func Init() (Comm, error) {
 	world.mu.Lock()
 	defer world.mu.Unlock()
@@ -36,9 +42,20 @@ func Init() (Comm, error) {
 	if world.finalized {
 		return nil, errorf("Init", "MPI was finalized and cannot start again")
 	}
+	d := launch.Detect()
 	c, err := initWorld()
 	if err != nil {
 		world.err = err
+		return nil, err
+	}
+	warnOverrideOnce(os.Stderr, d, c.Rank(), c.Size())
+	impl, version, _ := libraryInfo()
+	if err := checkLauncher(d, c.Size(), impl, version); err != nil {
+		// Every rank of the launcher's job sees the same mismatch and ends
+		// its own MPI (a one-rank world, usually) without waiting for
+		// another.
+		_ = finalize()
+		world.err, world.finalized = err, true
 		return nil, err
 	}
 	c = wrap(c)
@@ -48,8 +65,8 @@ func Init() (Comm, error) {
 		world.nodeRank, world.nodeSize = node.Rank(), node.Size()
 		node.Free()
 	}
-	if Launched() && world.nodeRank != LocalRank() {
-		world.warning = fmt.Sprintf("the launcher's local rank %d differs from MPI's node rank %d; MPI's is used", LocalRank(), world.nodeRank)
+	if d.Launched && world.nodeRank != d.LocalRank {
+		world.warning = fmt.Sprintf("the launcher's local rank %d differs from MPI's node rank %d; MPI's is used", d.LocalRank, world.nodeRank)
 	}
 	return c, nil
 }
@@ -73,12 +90,14 @@ func Initialized() bool {
 
 // NodeRank returns the rank of this process among the ranks of its node and
 // the number of ranks there, from a shared-memory split of the world, once
-// Init has run; before, it returns the launcher's LocalRank and LocalSize.
+// Init has run; before, it returns the launcher's launch.LocalRank and
+// launch.LocalSize.
 func NodeRank() (rank, size int) {
 	world.mu.Lock()
 	defer world.mu.Unlock()
 	if world.comm == nil {
-		return LocalRank(), LocalSize()
+		d := launch.Detect()
+		return d.LocalRank, d.LocalSize
 	}
 	return world.nodeRank, world.nodeSize
 }

@@ -3,8 +3,6 @@
 package mpi
 
 /*
-#cgo !mpich pkg-config: ompi-c
-#cgo mpich pkg-config: mpich
 #cgo noescape xp_allreduce
 #cgo nocallback xp_allreduce
 #cgo noescape xp_allreduce_value

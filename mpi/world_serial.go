@@ -2,11 +2,13 @@
 
 package mpi
 
+import "github.com/xpmpi/xpmpi/launch"
+
 // Built reports whether this binary was built with real MPI (-tags mpi).
 const Built = false
 
 func initWorld() (Comm, error) {
-	if n := LaunchedSize(); Launched() && n > 1 {
+	if d := launch.Detect(); d.Launched && d.Size > 1 {
 		return nil, ErrNeedMPIBuild
 	}
 	return NewSerial(), nil

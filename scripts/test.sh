@@ -17,7 +17,10 @@
 #               exceeded")
 #   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
 #   mpich       the same test binaries built with -tags mpi,mpich and run
-#               under MPICH's launcher at 2 and 3 ranks (skipped without MPICH)
+#               under MPICH's launcher at 2 and 3 ranks, and the CLI built
+#               for MPICH (build/xpmpi-mpich); ldd must show every one linked
+#               to libmpich, not Open MPI's libmpi.so.40, and xpmpi info
+#               under MPICH's launcher must report MPICH (skipped without MPICH)
 #   integration bin/xpmpi and the default-build CLI, then go test ./tests/
 #   petsc       only once petsc/ holds Go files: -tags mpi,petsc under mpirun
 # It ends with a line "N passed, M failed" and exits non-zero on a failure.
@@ -338,6 +341,19 @@ fi
 if [ -z "$mpich_run" ]; then
 	skip "MPICH phase" "MPICH not found (pkg-config mpich and mpiexec.mpich or mpirun.mpich); scripts/setup.sh installs it"
 else
+	# links_mpich BINARY: ldd must show MPICH's libmpich and not Open MPI's
+	# libmpi.so.40 (a build cache shared with the -tags mpi builds once gave
+	# a -tags mpi,mpich build Open MPI).
+	links_mpich() {
+		local libs
+		libs=$(ldd "$1")
+		if ! grep -q 'libmpich\.so' <<<"$libs" || grep -q 'libmpi\.so\.40' <<<"$libs"; then
+			echo "$1 is not linked to MPICH; ldd says:"
+			grep -E 'libmpi|libmpich' <<<"$libs" || echo "    no MPI library"
+			return 1
+		fi
+		echo "${1#"$root"/}: $(grep -oE 'libmpich\.so[.0-9]*' <<<"$libs" | head -n 1)"
+	}
 	for pkg in "${mpi_pkgs[@]}"; do
 		name=$(bin_name "$pkg")
 		bin=$root/build/test/mpich-$name.test
@@ -346,12 +362,37 @@ else
 			skip "MPICH $pkg" "its test binary did not build"
 			continue
 		fi
+		step "ldd: the -tags mpi,mpich $pkg tests link MPICH" links_mpich "$bin"
 		for np in $mpich_np_list; do
 			step "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
 				run_test "build/logs/mpich-$name-np$np.log" "$pkg" "$bin" \
 				env -u XPMPI_BENCH_REF "$mpich_run" -prepend-rank -np "$np"
 		done
 	done
+	# The CLI built for MPICH: linked to it, it says MPICH under MPICH's
+	# launcher; the integration tests start it under Open MPI's mpirun.
+	build_mpich_cli() {
+		rm -f build/xpmpi-mpich
+		go build -tags mpi,mpich -o build/xpmpi-mpich ./cmd/xpmpi
+		links_mpich "$root/build/xpmpi-mpich"
+	}
+	step "go build -tags mpi,mpich -o build/xpmpi-mpich ./cmd/xpmpi (ldd: MPICH)" build_mpich_cli
+	mpich_info() {
+		local out
+		out=$(timeout -k 5 60 "$mpich_run" -np 2 build/xpmpi-mpich info --json) || {
+			echo "xpmpi info under ${mpich_run##*/} -np 2 failed (exit $?): $out"
+			return 1
+		}
+		grep -E '"(mpi|mpi_version)":' <<<"$out"
+		if ! grep -q '"mpi": "MPICH"' <<<"$out" || [ "$(grep -c '"rank": ' <<<"$out")" -ne 2 ]; then
+			echo "xpmpi info under ${mpich_run##*/} -np 2 does not report MPICH on 2 ranks:"
+			echo "$out"
+			return 1
+		fi
+	}
+	if [ -x build/xpmpi-mpich ]; then
+		step "${mpich_run##*/} -np 2 build/xpmpi-mpich info reports MPICH" mpich_info
+	fi
 fi
 
 # ---------------------------------------------------------------- integration
@@ -367,6 +408,14 @@ integration() {
 	local env=(XPMPI_MPIRUN="$ompi_run")
 	[ -x bin/xpmpi ] && env+=(XPMPI_BIN="$root/bin/xpmpi")
 	[ -x build/xpmpi-nompi ] && env+=(XPMPI_NOMPI_BIN="$root/build/xpmpi-nompi")
+	# The launcher/library mismatch tests: MPICH's launcher, and the CLI the
+	# MPICH step built (only if that step ran).
+	if [ -n "$mpich_run" ]; then
+		env+=(XPMPI_MPICH_RUN="$mpich_run")
+		if [ -x build/xpmpi-mpich ]; then
+			env+=(XPMPI_MPICH_BIN="$root/build/xpmpi-mpich")
+		fi
+	fi
 	env "${env[@]}" go test -tags mpi -count=1 -v -timeout 10m "${short[@]}" ./tests/
 }
 step "go test -tags mpi ./tests/ (integration)" integration

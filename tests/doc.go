@@ -8,6 +8,8 @@
 //	XPMPI_BIN        the CLI built with -tags mpi (bin/xpmpi)
 //	XPMPI_NOMPI_BIN  the CLI of the default build, without MPI
 //	XPMPI_MPIRUN     Open MPI's launcher (default: mpirun.openmpi, mpirun)
+//	XPMPI_MPICH_BIN  the CLI built with -tags mpi,mpich (build/xpmpi-mpich)
+//	XPMPI_MPICH_RUN  MPICH's launcher (default: mpiexec.mpich, mpirun.mpich)
 //
 // A test whose binary or launcher is missing skips with a message, so that
 // go test ./... passes without them.

@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/launch"
 )
 
 // Backend is the CUDA backend on one device: buffers are device memory,
@@ -177,7 +177,7 @@ func (b *Backend) Describe() string {
 	if d := strings.TrimSpace(os.Getenv("XPMPI_DEVICE")); d != "" {
 		fmt.Fprintf(&sb, "; device from XPMPI_DEVICE=%s", d)
 	} else {
-		fmt.Fprintf(&sb, "; device = local rank %d %% %d", mpi.LocalRank(), driver.count)
+		fmt.Fprintf(&sb, "; device = local rank %d %% %d", launch.LocalRank(), driver.count)
 	}
 	return sb.String()
 }

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/launch"
 )
 
 // DeviceFor returns the device that the rank with local rank localRank on
@@ -29,7 +29,7 @@ func DeviceFor(localRank, count int) int {
 }
 
 // ChooseDevice returns the device this process uses among count devices:
-// XPMPI_DEVICE=N if it is set, and otherwise DeviceFor(mpi.LocalRank(),
+// XPMPI_DEVICE=N if it is set, and otherwise DeviceFor(launch.LocalRank(),
 // count), the local rank coming from the launcher's variables, so that the
 // choice can be made before MPI starts. An XPMPI_DEVICE that is not a
 // device number below count is an error.
@@ -47,7 +47,7 @@ func ChooseDevice(count int) (int, error) {
 		}
 		return n, nil
 	}
-	return DeviceFor(mpi.LocalRank(), count), nil
+	return DeviceFor(launch.LocalRank(), count), nil
 }
 
 // Device attributes (CUdevice_attribute values of the driver API).

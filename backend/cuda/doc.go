@@ -22,7 +22,7 @@
 //
 // Each process uses one device: ChooseDevice takes XPMPI_DEVICE=N if it is
 // set, and otherwise DeviceFor(local rank, device count), the local rank
-// coming from the MPI launcher's variables (mpi.LocalRank), so that the
+// coming from the MPI launcher's variables (launch.LocalRank), so that the
 // ranks of a node spread over its GPUs and the choice is made before MPI
 // starts. Open gives the backend of any device. A backend works in its
 // device's primary context; since CUDA's current context belongs to an OS

@@ -1,0 +1,38 @@
+package mpi_test
+
+import (
+	"testing"
+
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+func TestCUDAAwareSetting(t *testing.T) {
+	mpi.ClearCUDAAware()
+	t.Cleanup(mpi.ClearCUDAAware)
+	t.Setenv("XPMPI_CUDA_AWARE", "1")
+	if a := mpi.CUDAAware(); !a.Aware || !a.Known || a.Source != "XPMPI_CUDA_AWARE" {
+		t.Fatalf("XPMPI_CUDA_AWARE=1: %+v", a)
+	}
+	t.Setenv("XPMPI_CUDA_AWARE", "0")
+	if a := mpi.CUDAAware(); a.Aware || !a.Known || a.Source != "XPMPI_CUDA_AWARE" {
+		t.Fatalf("XPMPI_CUDA_AWARE=0: %+v", a)
+	}
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	a := mpi.CUDAAware()
+	if mpi.Built {
+		// Open MPI answers through mpi-ext.h; other libraries may not.
+		if mpi.LibraryInfo().Implementation == "Open MPI" && (a.Source != "library" || !a.Known) {
+			t.Fatalf("Open MPI: %+v", a)
+		}
+	} else if a.Known || a.Source != "unknown" {
+		t.Fatalf("stand-in: %+v", a)
+	}
+	mpi.SetCUDAAware(true)
+	if a := mpi.CUDAAware(); !a.Aware || a.Source != "SetCUDAAware" {
+		t.Fatalf("after SetCUDAAware(true): %+v", a)
+	}
+	mpi.SetCUDAAware(false)
+	if a := mpi.CUDAAware(); a.Aware || a.Source != "SetCUDAAware" {
+		t.Fatalf("after SetCUDAAware(false): %+v", a)
+	}
+}

@@ -650,15 +650,18 @@ func firstErr(errs ...error) error {
 
 // Save writes x to the file at path as a NumPy .npy file: the global
 // array in C order, which numpy.load reads. It is collective. Rank 0
-// writes the header; every rank writes its own block at its offset with
-// collective MPI-IO (plain file I/O in the stand-in), so that no rank
-// holds more than its block. With a split axis other than 0, a rank's
-// block is a set of strided runs in the file: runs of at least 16 KiB are
-// written in place with independent writes; shorter runs go through a
-// copy of x split on axis 0 first. A replicated array is written by every
-// rank, each its share. The file is synced and has exactly the size of the
-// header and the data. A failure on any rank is the same error on every
-// rank.
+// creates the file at its final size and writes the header; every rank
+// writes its own block at its offset, so that no rank holds more than its
+// block: with ordinary file I/O when all ranks are on one node, with
+// independent MPI-IO writes otherwise (XPMPI_IO=posix or mpiio chooses;
+// plain file I/O in the stand-in). With a split axis other than 0, a
+// rank's block is a set of strided runs in the file: runs of at least
+// 16 KiB are written in place; shorter runs go through a copy of x split
+// on axis 0 first. A replicated array is written by every rank, each its
+// share. The file is synced, and every rank then reads back what it wrote
+// and compares it with memory: a write that a library reported as done
+// but that did not reach the file is an error. A failure on any rank is
+// the same error on every rank.
 func Save[T backend.Element](x *Array[T], path string) error {
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err

@@ -85,8 +85,7 @@ func writePath(c mpi.Comm) (ioPath, error) {
 
 // eachRun calls f with each run of the data file that this rank of l
 // writes (and verifies): its byte offset in the data and its elements in
-// host, in increasing order of offset. lo, hi is the rank's flat range if
-// flat.
+// host, in increasing order of offset.
 func eachRun[T backend.Element](l Layout, rank int, host []T, f func(off int64, run []T) error) error {
 	size := int64(unsafe.Sizeof(*new(T)))
 	if lo, hi, ok := l.flatRange(rank); ok {

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -17,18 +18,32 @@ var threads atomic.Int64
 // DefaultThreads returns the thread budget of this rank when nothing
 // overrides it: the CPUs this process may use divided by the ranks on its
 // node (from the launcher's local size), at least 1, so that P ranks on a
-// node do not oversubscribe it. XPMPI_THREADS=N overrides it.
+// node do not oversubscribe it. XPMPI_THREADS=N overrides it; a value that
+// ThreadsFromEnv refuses is ignored here (the CLI refuses to start on it).
 func DefaultThreads() int {
-	if s := strings.TrimSpace(os.Getenv("XPMPI_THREADS")); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
+	if n, err := ThreadsFromEnv(); err == nil && n > 0 {
+		return n
 	}
 	n := runtime.NumCPU() / launch.LocalSize()
 	if n < 1 {
 		n = 1
 	}
 	return n
+}
+
+// ThreadsFromEnv returns the thread budget XPMPI_THREADS sets: 0 where it
+// is unset or empty, and an error naming the variable where it is not a
+// positive integer.
+func ThreadsFromEnv() (int, error) {
+	s := strings.TrimSpace(os.Getenv("XPMPI_THREADS"))
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("XPMPI_THREADS=%q: want a positive integer (host loop goroutines per rank; unset for CPUs / ranks per node)", s)
+	}
+	return n, nil
 }
 
 // Threads returns the number of goroutines host loops may use.

@@ -59,20 +59,35 @@ func (p ioPath) String() string {
 // ioOverride is the write path tests force (ioDefault: none).
 var ioOverride ioPath
 
+// WritePathFromEnv returns the write path XPMPI_IO chooses for saves:
+// "posix", "mpiio", or "" where it is unset (each save then picks by where
+// the ranks are), and an error naming the variable for any other value.
+func WritePathFromEnv() (string, error) {
+	switch v := strings.TrimSpace(os.Getenv("XPMPI_IO")); strings.ToLower(v) {
+	case "posix":
+		return "posix", nil
+	case "mpiio", "mpi-io", "mpi":
+		return "mpiio", nil
+	case "":
+		return "", nil
+	default:
+		return "", fmt.Errorf("XPMPI_IO=%q: want posix or mpiio (unset: posix when every rank is on one node)", v)
+	}
+}
+
 // writePath returns the write path for the ranks of c: the same on every
 // rank as long as XPMPI_IO is.
 func writePath(c mpi.Comm) (ioPath, error) {
 	if ioOverride != ioDefault {
 		return ioOverride, nil
 	}
-	switch v := strings.TrimSpace(os.Getenv("XPMPI_IO")); strings.ToLower(v) {
-	case "posix":
+	switch v, err := WritePathFromEnv(); {
+	case err != nil:
+		return ioDefault, err
+	case v == "posix":
 		return ioPOSIX, nil
-	case "mpiio", "mpi-io", "mpi":
+	case v == "mpiio":
 		return ioMPI, nil
-	case "":
-	default:
-		return ioDefault, fmt.Errorf("XPMPI_IO=%q: want posix or mpiio", v)
 	}
 	if c.Size() == 1 || !mpi.Initialized() {
 		return ioPOSIX, nil

@@ -79,10 +79,8 @@ func checkShape(shape []int) {
 	if len(shape) == 0 {
 		panic("dist: empty shape: arrays have at least one dimension")
 	}
-	for _, d := range shape {
-		if d < 0 {
-			panic(fmt.Sprintf("dist: negative dimension in shape %v", shape))
-		}
+	if _, err := ShapeLen(shape); err != nil {
+		panic(err.Error())
 	}
 }
 

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -45,11 +46,8 @@ func RecordCUDAAwareProbe(aware bool) {
 // host memory, which is always correct, while a staging.Staging used
 // directly reports an error that asks to set or detect the answer.
 func CUDAAware() CUDAAwareness {
-	switch strings.TrimSpace(os.Getenv("XPMPI_CUDA_AWARE")) {
-	case "1", "true", "yes":
-		return CUDAAwareness{Aware: true, Known: true, Source: "XPMPI_CUDA_AWARE"}
-	case "0", "false", "no":
-		return CUDAAwareness{Aware: false, Known: true, Source: "XPMPI_CUDA_AWARE"}
+	if aware, set, err := CUDAAwareFromEnv(); set && err == nil {
+		return CUDAAwareness{Aware: aware, Known: true, Source: "XPMPI_CUDA_AWARE"}
 	}
 	cudaAware.mu.Lock()
 	set := cudaAware.set
@@ -72,4 +70,21 @@ func ClearCUDAAware() {
 	cudaAware.mu.Lock()
 	defer cudaAware.mu.Unlock()
 	cudaAware.set = nil
+}
+
+// CUDAAwareFromEnv returns the answer XPMPI_CUDA_AWARE gives: set is false
+// where it is unset or empty, and err names the variable where its value
+// is none of 1, true, yes, 0, false, no. CUDAAware ignores a value this
+// refuses (the CLI refuses to start on it).
+func CUDAAwareFromEnv() (aware, set bool, err error) {
+	v := strings.TrimSpace(os.Getenv("XPMPI_CUDA_AWARE"))
+	switch strings.ToLower(v) {
+	case "":
+		return false, false, nil
+	case "1", "true", "yes":
+		return true, true, nil
+	case "0", "false", "no":
+		return false, true, nil
+	}
+	return false, false, fmt.Errorf("XPMPI_CUDA_AWARE=%q: want 1 (MPI takes device memory) or 0 (stage through host memory); unset to ask the library and the recorded probe", v)
 }

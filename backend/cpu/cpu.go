@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/sysmem"
 )
 
 // Backend is the CPU backend: buffers are host memory (*backend.HostBuffer
@@ -50,7 +51,14 @@ func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 	}
 	size := dt.Size() // panics for an invalid DType
 	if n > math.MaxInt/size || n > maxAlloc/size {
-		return nil, fmt.Errorf("cpu: cannot allocate %d elements of %v", n, dt)
+		return nil, fmt.Errorf("cpu: cannot allocate %d elements of %v: more than %s", n, dt, sysmem.Bytes(maxAlloc))
+	}
+	if bytes := uint64(n) * uint64(size); bytes >= checkAbove {
+		// Go ends the process on an allocation the system refuses; ask
+		// first, for large ones.
+		if avail, err := sysmem.Available(); err == nil && bytes > avail.Bytes {
+			return nil, fmt.Errorf("cpu: allocating %s (%d elements of %v): this node has %v", sysmem.Bytes(bytes), n, dt, avail)
+		}
 	}
 	var p unsafe.Pointer
 	switch dt {
@@ -73,6 +81,10 @@ func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 // maxAlloc is the largest allocation in bytes that Alloc attempts (1 TiB):
 // larger requests are errors rather than a fatal out-of-memory crash.
 const maxAlloc = 1 << 40
+
+// checkAbove is the size in bytes from which Alloc first compares a request
+// with the memory available (reading it costs a few microseconds).
+const checkAbove = 64 << 20
 
 // Free does nothing: the garbage collector frees host buffers.
 func (*Backend) Free(b backend.Buffer) {}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/internal/sysmem"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -42,8 +45,11 @@ type heatResult struct {
 // ghost rows and replaces each interior value by the average of its four
 // neighbours.
 func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
-	if cfg.N < 1 || cfg.Iters < 0 {
-		return heatResult{}, fmt.Errorf("heat2d: need --n >= 1 and --iters >= 0, got %d and %d", cfg.N, cfg.Iters)
+	if err := checkHeatConfig(cfg); err != nil {
+		return heatResult{}, err
+	}
+	if err := checkHeatMemory(world, cfg.N); err != nil {
+		return heatResult{}, err
 	}
 	n := cfg.N
 	cols := n + 2 // the side walls are columns 0 and n+1
@@ -131,6 +137,77 @@ func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
 		res.FieldShape = []int{n, cols}
 	}
 	return res, nil
+}
+
+// checkHeatConfig refuses a configuration before anything is allocated,
+// naming the flag.
+func checkHeatConfig(cfg heatConfig) error {
+	switch {
+	case cfg.N < 1:
+		return fmt.Errorf("heat2d: --n %d: want at least 1", cfg.N)
+	case cfg.N > math.MaxInt-2:
+		return fmt.Errorf("heat2d: --n %d: %w: n+2 columns overflow an int", cfg.N, dist.ErrTooLarge)
+	case cfg.Iters < 0:
+		return fmt.Errorf("heat2d: --iters %d: want 0 or more", cfg.Iters)
+	case cfg.Every < 0:
+		return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
+	case cfg.Every > 0 && cfg.Checkpoint == "":
+		return fmt.Errorf("heat2d: --every %d without --checkpoint: say where to save", cfg.Every)
+	}
+	if _, err := dist.ShapeLen([]int{cfg.N, cfg.N + 2}); err != nil {
+		return fmt.Errorf("heat2d: --n %d: %w", cfg.N, err)
+	}
+	return nil
+}
+
+// checkHeatMemory checks, collectively, that a grid of n fits in the memory
+// of every rank's node, and says at how many ranks it would if not.
+func checkHeatMemory(world mpi.Comm, n int) error {
+	need, err := heatBytesPerRank(n, world.Size())
+	if err != nil {
+		return err
+	}
+	if err := dist.CheckMemory(world, fmt.Sprintf("--n %d on %d ranks", n, world.Size()), need); err != nil {
+		return heatMemoryHint(err, n)
+	}
+	return nil
+}
+
+// heatBytesPerRank returns the memory heat2d allocates on the rank with the
+// most rows over p ranks: the two halo blocks (rows+2 rows each) and the
+// field (rows rows), n+2 float64 columns each.
+func heatBytesPerRank(n, p int) (int64, error) {
+	rows := int64(n/p + 1)
+	if n%p == 0 {
+		rows--
+	}
+	row, err := dist.MulBytes(int64(n)+2, 8)
+	if err != nil {
+		return 0, fmt.Errorf("heat2d: --n %d: %w", n, err)
+	}
+	need, err := dist.MulBytes(row, 3*rows+4)
+	if err != nil {
+		return 0, fmt.Errorf("heat2d: --n %d on %d ranks: %w", n, p, err)
+	}
+	return need, nil
+}
+
+// heatMemoryHint adds to a *dist.MemoryError the rank count at which the
+// grid would fit, with as many ranks per node as now.
+func heatMemoryHint(err error, n int) error {
+	var me *dist.MemoryError
+	if !errors.As(err, &me) {
+		return err
+	}
+	perRank := me.Available / uint64(me.NodeRanks)
+	rowBytes := uint64(n+2) * 8
+	// Rows per rank that fit: 3*rows+4 rows of n+2 float64.
+	if perRank/rowBytes < 7 {
+		return fmt.Errorf("heat2d: %w; no rank count fits: one row per rank needs %s per rank", err, sysmem.Bytes(7*rowBytes))
+	}
+	rows := (perRank/rowBytes - 4) / 3
+	ranks := (uint64(n) + rows - 1) / rows
+	return fmt.Errorf("heat2d: %w; it fits on %d or more ranks, %d per node like this one", err, ranks, me.NodeRanks)
 }
 
 // restartHeat loads the field of a heat2d checkpoint into field and returns

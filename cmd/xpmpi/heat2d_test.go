@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
+	"strings"
+	"testing"
 
 	"github.com/xpmpi/xpmpi/mpi"
-	"math"
-	"testing"
 
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
@@ -138,5 +139,45 @@ func TestHeatRestart(t *testing.T) {
 	}
 	if _, err := solveHeat(world, heatConfig{N: n, Iters: 10, Restart: dir}); err == nil {
 		t.Fatal("restart past --iters: no error")
+	}
+}
+
+func TestCheckHeatConfig(t *testing.T) {
+	for _, c := range []struct {
+		cfg  heatConfig
+		want string
+	}{
+		{heatConfig{N: 16, Iters: 3}, ""},
+		{heatConfig{N: 16, Iters: 3, Checkpoint: "ck", Every: 2}, ""},
+		{heatConfig{N: 0, Iters: 3}, "--n 0: want at least 1"},
+		{heatConfig{N: 16, Iters: -1}, "--iters -1"},
+		{heatConfig{N: 16, Iters: 3, Every: 2}, "--every 2 without --checkpoint"},
+		{heatConfig{N: 16, Iters: 3, Checkpoint: "ck", Every: -2}, "--every -2"},
+		{heatConfig{N: 4294967294, Iters: 3}, "too large"},
+		{heatConfig{N: math.MaxInt, Iters: 3}, "too large"},
+	} {
+		err := checkHeatConfig(c.cfg)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", c.cfg, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+func TestHeatBytesPerRank(t *testing.T) {
+	// 10 rows over 3 ranks: 4 on the first; 3*4+4 rows of 12 float64.
+	if b, err := heatBytesPerRank(10, 3); err != nil || b != 16*12*8 {
+		t.Errorf("heatBytesPerRank(10, 3) = %d, %v, want %d", b, err, 16*12*8)
+	}
+	if b, err := heatBytesPerRank(9, 3); err != nil || b != 13*11*8 {
+		t.Errorf("heatBytesPerRank(9, 3) = %d, %v, want %d", b, err, 13*11*8)
+	}
+	if _, err := heatBytesPerRank(math.MaxInt-2, 1); err == nil {
+		t.Error("heatBytesPerRank(MaxInt-2, 1): no error")
 	}
 }

@@ -10,10 +10,14 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
 func main() {
+	// The root's checks run before those of run's subcommands.
+	cobra.EnableTraverseRunHooks = true
 	os.Exit(mpi.Main(func(world mpi.Comm) error {
 		return newRoot(world).Execute()
 	}))

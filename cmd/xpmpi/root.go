@@ -21,6 +21,14 @@ mpirun. Build with -tags mpi for several ranks:
   mpirun -np 4 bin/xpmpi info`,
 		SilenceUsage:  true,
 		SilenceErrors: true, // Main prints errors with the rank
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// info and doctor report the environment rather than refuse it.
+			switch cmd.Name() {
+			case "info", "doctor", "help":
+				return nil
+			}
+			return checkEnv()
+		},
 	}
 	if world.Rank() != 0 {
 		// Help and usage once per job, not once per rank.

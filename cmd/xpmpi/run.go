@@ -24,6 +24,9 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 	var timeout time.Duration
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if timeout < 0 {
+			return fmt.Errorf("--timeout %v: want a positive duration (0 or unset: no limit)", timeout)
+		}
 		if timeout > 0 {
 			// The watchdog lives until the process ends.
 			_, err := mpi.StartWatchdog(world, timeout)
@@ -59,6 +62,15 @@ The checksum is the same at any rank count.`,
   mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("every") && cfg.Every <= 0 {
+				return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
+			}
+			if err := checkHeatConfig(cfg); err != nil {
+				return err
+			}
+			if err := checkHeatMemory(world, cfg.N); err != nil {
+				return err
+			}
 			if be != "" {
 				if err := backend.SelectStrict(be); err != nil {
 					return err
@@ -93,7 +105,7 @@ The checksum is the same at any rank count.`,
 	f.StringVar(&png, "png", "", "write a picture of the final field to this PNG file")
 	f.BoolVar(&quiet, "quiet", false, "print no progress")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
-	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints (0: only at the end)")
+	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints, with --checkpoint (unset: only at the end)")
 	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
 	return cmd
 }

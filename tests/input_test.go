@@ -1,0 +1,91 @@
+//go:build mpi
+
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadInputRefused gives heat2d sizes, flags and environment variables
+// that once crashed the runtime, overflowed, or were silently ignored, at
+// 2, 3 and 4 ranks: every rank must refuse with a message naming the flag
+// or variable, promptly, without a Go crash or stack trace, and exit 1.
+func TestBadInputRefused(t *testing.T) {
+	bin := binary(t, "XPMPI_BIN")
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want []string
+	}{
+		// 100000^2 float64 three times over: hundreds of GiB per rank.
+		{"n past memory", nil, []string{"--n", "100000"},
+			[]string{"heat2d: --n 100000 on", "GiB per rank", "available (", "it fits on"}},
+		{"n overflows", nil, []string{"--n", "4294967294"},
+			[]string{"--n 4294967294", "too large"}},
+		{"n at MaxInt", nil, []string{"--n", "9223372036854775807"},
+			[]string{"--n 9223372036854775807", "too large"}},
+		{"negative timeout", nil, []string{"--timeout", "-5s"},
+			[]string{"--timeout -5s: want a positive duration"}},
+		{"every without checkpoint", nil, []string{"--every", "5"},
+			[]string{"--every 5 without --checkpoint"}},
+		{"every zero", nil, []string{"--every", "0", "--checkpoint", "CKPT"},
+			[]string{"--every 0: want a positive number"}},
+		{"every negative", nil, []string{"--every", "-3", "--checkpoint", "CKPT"},
+			[]string{"--every -3: want a positive number"}},
+		{"threads zero", []string{"XPMPI_THREADS=0"}, nil,
+			[]string{`XPMPI_THREADS="0": want a positive integer`}},
+		{"threads not a number", []string{"XPMPI_THREADS=many"}, nil,
+			[]string{`XPMPI_THREADS="many": want a positive integer`}},
+		{"cuda-aware maybe", []string{"XPMPI_CUDA_AWARE=maybe"}, nil,
+			[]string{`XPMPI_CUDA_AWARE="maybe": want 1`}},
+		{"io path unknown", []string{"XPMPI_IO=nfs"}, nil,
+			[]string{`XPMPI_IO="nfs": want posix or mpiio`}},
+	}
+	for _, np := range []int{2, 3, 4} {
+		for _, c := range cases {
+			if c.args == nil {
+				c.args = []string{"--n", "16"}
+			}
+			t.Run(fmt.Sprintf("%s/np%d", c.name, np), func(t *testing.T) {
+				args := []string{"run", "heat2d", "--iters", "3", "--quiet"}
+				for _, a := range c.args {
+					if a == "CKPT" {
+						a = t.TempDir() + "/ck"
+					}
+					args = append(args, a)
+				}
+				if c.args[0] == "--timeout" {
+					// A flag of run's, before the example.
+					args = []string{"run", c.args[0], c.args[1], "heat2d", "--iters", "3", "--quiet"}
+				}
+				res := launchEnv(t, 60*time.Second, np, c.env, bin, args...)
+				if res.code != 1 {
+					res.fail(t, "exit code %d, want 1", res.code)
+				}
+				if res.elapsed > 20*time.Second {
+					res.fail(t, "took %v", res.elapsed)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(res.combined, w) {
+						res.fail(t, "the output lacks %q", w)
+					}
+				}
+				// Every rank says it, and nothing crashed.
+				for r := 0; r < np; r++ {
+					if !strings.Contains(res.combined, fmt.Sprintf("xpmpi: rank %d: ", r)) {
+						res.fail(t, "rank %d printed no error", r)
+					}
+				}
+				for _, bad := range []string{"goroutine ", "fatal error", "panic:", "checksum"} {
+					if strings.Contains(res.combined, bad) {
+						res.fail(t, "the output holds %q", bad)
+					}
+				}
+			})
+		}
+	}
+}

@@ -10,6 +10,9 @@ import "C"
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"unsafe"
 )
 
@@ -17,6 +20,23 @@ import (
 type mpiFile struct {
 	fh   C.MPI_File
 	comm Comm
+	path string
+}
+
+// fail returns the error of a file call that returned rc, leaving errno;
+// end, where positive, is the byte the call would have made the file end
+// at (for the diagnosis of a failed write).
+func (f *mpiFile) fail(call string, rc C.int, errno error, end int64) error {
+	return fileFail(call, f.path, rc, errno, end)
+}
+
+func fileFail(call, path string, rc C.int, errno error, end int64) error {
+	err := check(call, rc)
+	if err == nil {
+		return nil
+	}
+	en, _ := errno.(syscall.Errno)
+	return asFileError(err, call, path, C.GoString(C.xp_error_class(rc)), en, end, fileHint)
 }
 
 func openFile(c Comm, path string, flags int) (File, error) {
@@ -27,12 +47,12 @@ func openFile(c Comm, path string, flags int) (File, error) {
 	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
-	f := &mpiFile{comm: c}
+	f := &mpiFile{comm: c, path: path}
 	lib.Lock()
-	rc := C.xp_file_open(m.c, cpath, C.int(flags), &f.fh)
+	rc, errno := C.xp_file_open(m.c, cpath, C.int(flags), &f.fh)
 	lib.Unlock()
-	if err := check("File_open", rc); err != nil {
-		return nil, fmt.Errorf("%w: %s", err, path)
+	if err := fileFail("File_open", path, rc, errno, 0); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -43,8 +63,9 @@ func (f *mpiFile) WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Dataty
 		return err
 	}
 	lib.Lock()
-	defer lib.Unlock()
-	return check("File_write_at_all", C.xp_file_write_at_all(f.fh, C.longlong(off), buf, n, C.int(dt)))
+	rc, errno := C.xp_file_write_at_all(f.fh, C.longlong(off), buf, n, C.int(dt))
+	lib.Unlock()
+	return f.fail("File_write_at_all", rc, errno, off+int64(count*dt.Size()))
 }
 
 // pastEnd reports an error if count elements at off go past the end of the
@@ -73,9 +94,9 @@ func (f *mpiFile) ReadAtAll(off int64, buf unsafe.Pointer, count int, dt Datatyp
 	}
 	var got C.int
 	lib.Lock()
-	rc := C.xp_file_read_at_all(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
+	rc, errno := C.xp_file_read_at_all(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
 	lib.Unlock()
-	if err := check("File_read_at_all", rc); err != nil {
+	if err := f.fail("File_read_at_all", rc, errno, 0); err != nil {
 		return err
 	}
 	if end != nil {
@@ -93,8 +114,9 @@ func (f *mpiFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt Datatype)
 		return err
 	}
 	lib.Lock()
-	defer lib.Unlock()
-	return check("File_write_at", C.xp_file_write_at(f.fh, C.longlong(off), buf, n, C.int(dt)))
+	rc, errno := C.xp_file_write_at(f.fh, C.longlong(off), buf, n, C.int(dt))
+	lib.Unlock()
+	return f.fail("File_write_at", rc, errno, off+int64(count*dt.Size()))
 }
 
 func (f *mpiFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
@@ -107,9 +129,9 @@ func (f *mpiFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) 
 	}
 	var got C.int
 	lib.Lock()
-	rc := C.xp_file_read_at(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
+	rc, errno := C.xp_file_read_at(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
 	lib.Unlock()
-	if err := check("File_read_at", rc); err != nil {
+	if err := f.fail("File_read_at", rc, errno, 0); err != nil {
 		return err
 	}
 	if got != n {
@@ -120,26 +142,52 @@ func (f *mpiFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) 
 
 func (f *mpiFile) Sync() error {
 	lib.Lock()
-	defer lib.Unlock()
-	return check("File_sync", C.xp_file_sync(f.fh))
+	rc, errno := C.xp_file_sync(f.fh)
+	lib.Unlock()
+	return f.fail("File_sync", rc, errno, 0)
 }
 
 func (f *mpiFile) SetSize(size int64) error {
 	lib.Lock()
-	defer lib.Unlock()
-	return check("File_set_size", C.xp_file_set_size(f.fh, C.longlong(size)))
+	rc, errno := C.xp_file_set_size(f.fh, C.longlong(size))
+	lib.Unlock()
+	return f.fail("File_set_size", rc, errno, size)
 }
 
 func (f *mpiFile) Size() (int64, error) {
 	var s C.longlong
 	lib.Lock()
-	rc := C.xp_file_get_size(f.fh, &s)
+	rc, errno := C.xp_file_get_size(f.fh, &s)
 	lib.Unlock()
-	return int64(s), check("File_get_size", rc)
+	return int64(s), f.fail("File_get_size", rc, errno, 0)
 }
 
 func (f *mpiFile) Close() error {
 	lib.Lock()
-	defer lib.Unlock()
-	return check("File_close", C.xp_file_close(&f.fh))
+	rc, errno := C.xp_file_close(&f.fh)
+	lib.Unlock()
+	return f.fail("File_close", rc, errno, 0)
+}
+
+// fileHint looks for the likely cause of a failed write or resize that
+// would have made path end at byte end: the process's file-size limit,
+// or too little free space on its file system.
+func fileHint(path string, end int64, errno syscall.Errno) string {
+	var hints []string
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err == nil && lim.Cur < 1<<62 /* not RLIM_INFINITY */ {
+		if end > 0 && uint64(end) > lim.Cur {
+			hints = append(hints, fmt.Sprintf("the file would end at byte %d, past this process's file-size limit of %d bytes (ulimit -f)", end, lim.Cur))
+		} else if errno == syscall.EFBIG {
+			hints = append(hints, fmt.Sprintf("this process has a file-size limit of %d bytes (ulimit -f)", lim.Cur))
+		}
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &st); err == nil {
+		free := uint64(st.Bavail) * uint64(st.Bsize)
+		if errno == syscall.ENOSPC || errno == syscall.EDQUOT || (end > 0 && free < uint64(end)) {
+			hints = append(hints, fmt.Sprintf("the file system of %s has %d bytes free", filepath.Dir(path), free))
+		}
+	}
+	return strings.Join(hints, "; ")
 }

@@ -209,6 +209,37 @@ int xp_comm_size(MPI_Comm c, int *size) { return MPI_Comm_size(c, size); }
 int xp_abort(MPI_Comm c, int code) { return MPI_Abort(c, code); }
 double xp_wtime(void) { return MPI_Wtime(); }
 
+// xp_error_class returns the name of the MPI error class of code.
+const char *xp_error_class(int code) {
+	int cls = 0;
+	if (MPI_Error_class(code, &cls) != MPI_SUCCESS) return "";
+	switch (cls) {
+	case MPI_ERR_FILE: return "MPI_ERR_FILE";
+	case MPI_ERR_NOT_SAME: return "MPI_ERR_NOT_SAME";
+	case MPI_ERR_AMODE: return "MPI_ERR_AMODE";
+	case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP";
+	case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION";
+	case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE";
+	case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS";
+	case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE";
+	case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS";
+	case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE";
+	case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA";
+	case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY";
+	case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE";
+	case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP";
+	case MPI_ERR_CONVERSION: return "MPI_ERR_CONVERSION";
+	case MPI_ERR_IO: return "MPI_ERR_IO";
+	case MPI_ERR_ARG: return "MPI_ERR_ARG";
+	case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
+	case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
+	case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
+	case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN";
+	case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
+	default: return "";
+	}
+}
+
 int xp_file_open(MPI_Comm c, const char *path, int flags, MPI_File *fh) {
 	int amode = 0;
 	if (flags & XP_RDONLY) amode |= MPI_MODE_RDONLY;

@@ -65,6 +65,7 @@ double xp_wtime(void);
 
 // MPI-IO. Flags: the Go package's file flags.
 enum { XP_RDONLY = 1, XP_WRONLY = 2, XP_RDWR = 4, XP_CREATE = 8, XP_EXCL = 16 };
+const char *xp_error_class(int code);
 int xp_file_open(MPI_Comm c, const char *path, int flags, MPI_File *fh);
 int xp_file_close(MPI_File *fh);
 int xp_file_write_at_all(MPI_File fh, long long off, const void *buf, int count, int dt);

@@ -401,6 +401,12 @@ func parseManifest(b []byte) (Manifest, error) {
 // is no checkpoint.
 var ErrNoCheckpoint = errors.New("no checkpoint")
 
+func init() {
+	// The kinds keep their identity through mpi.Agree on every rank.
+	mpi.RegisterErrorKind("dist.no-checkpoint", ErrNoCheckpoint)
+	mpi.RegisterErrorKind("dist.too-large", ErrTooLarge)
+}
+
 // SaveCheckpoint writes the arrays, the step and the metadata as a
 // checkpoint in the directory dir, replacing the checkpoint there if there
 // is one, atomically: a crash at any point leaves the previous checkpoint
@@ -645,50 +651,44 @@ func OpenCheckpoint(c mpi.Comm, dir string) (*CheckpointReader, error) {
 	if err := mpi.CheckCollective(c, "OpenCheckpoint", mpi.Arg{Name: "dir", Value: hashString(dir)}); err != nil {
 		return nil, err
 	}
-	// Rank 0 sends a status (0: open, 1: an error, 2: no checkpoint), the
-	// directory it opened or the error's text, and the manifest.
-	var status int64
-	var text string
+	// Rank 0 reads the manifest; its failure, with its kind
+	// (ErrNoCheckpoint), becomes every rank's through Agree.
+	var at string
 	var data []byte
 	recovered := false
+	var err error
 	if c.Rank() == 0 {
-		var err error
-		text, recovered, data, err = readManifest(dir)
-		switch {
-		case errors.Is(err, ErrNoCheckpoint):
-			status, text = 2, err.Error()
-		case err != nil:
-			status, text = 1, err.Error()
+		at, recovered, data, err = readManifest(dir)
+		if errors.Is(err, ErrNoCheckpoint) {
+			err = fmt.Errorf("%w (neither %s nor %s.old exists)", ErrNoCheckpoint, dir, dir)
 		}
 	}
-	head := []int64{status, int64(len(text)), int64(len(data)), 0}
+	if err := mpi.Agree(c, err); err != nil {
+		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %w", dir, err)
+	}
+	head := []int64{int64(len(at)), int64(len(data)), 0}
 	if recovered {
-		head[3] = 1
+		head[2] = 1
 	}
 	if err := mpi.Bcast(c, head, 0); err != nil {
 		return nil, err
 	}
-	buf := make([]byte, head[1]+head[2])
+	buf := make([]byte, head[0]+head[1])
 	if c.Rank() == 0 {
-		copy(buf, text)
-		copy(buf[len(text):], data)
+		copy(buf, at)
+		copy(buf[len(at):], data)
 	}
 	if err := mpi.BcastBytes(c, buf, 0); err != nil {
 		return nil, err
 	}
-	text, data = string(buf[:head[1]]), buf[head[1]:]
-	switch head[0] {
-	case 2:
-		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %w (neither %s nor %s.old exists)", dir, ErrNoCheckpoint, dir, dir)
-	case 1:
-		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %s", dir, text)
-	}
+	text := string(buf[:head[0]])
+	data = buf[head[0]:]
 	m, err := parseManifest(data)
 	if err != nil {
 		// Rank 0 parsed the same bytes: it cannot fail here.
 		return nil, fmt.Errorf("dist: OpenCheckpoint %s: %w", dir, err)
 	}
-	return &CheckpointReader{comm: c, dir: text, recovered: head[3] != 0, manifest: m}, nil
+	return &CheckpointReader{comm: c, dir: text, recovered: head[2] != 0, manifest: m}, nil
 }
 
 // readManifest finds the checkpoint at dir (or at dir.old after a crash),

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -165,10 +164,34 @@ func allgatherStrings(c Comm, s string) ([]string, error) {
 
 // RankError is a failure on some ranks of a collective operation, agreed on
 // by all of them: every rank returns the same RankError.
+//
+// It keeps the kind of the failure: where a failing rank's error matched a
+// kind registered with RegisterErrorKind (fs.ErrNotExist,
+// dist.ErrNoCheckpoint, ...), errors.Is finds that kind's sentinel in the
+// RankError on every rank. On a rank that failed, errors.Unwrap gives its
+// own error as well.
 type RankError struct {
-	Ranks []int    // the ranks where it failed, in order
-	Msgs  []string // the failure on each of those ranks
+	Ranks []int      // the ranks where it failed, in order
+	Msgs  []string   // the failure on each of those ranks
+	Kinds [][]string // the registered kinds of each rank's failure
+
+	kinds []error // the sentinels of every failing rank's kinds
+	local error   // this rank's own error; nil where it did not fail
 }
+
+// Is reports whether target is the sentinel of a kind of the failure on
+// any of the failing ranks.
+func (e *RankError) Is(target error) bool {
+	for _, k := range e.kinds {
+		if k == target {
+			return true
+		}
+	}
+	return false
+}
+
+// Unwrap returns this rank's own error, or nil where it did not fail.
+func (e *RankError) Unwrap() error { return e.local }
 
 func (e *RankError) Error() string {
 	var b strings.Builder
@@ -204,7 +227,8 @@ func Agree(c Comm, err error) error {
 	}
 	msg := ""
 	if err != nil {
-		msg = err.Error()
+		// The kinds first, then the message (which may hold anything).
+		msg = strings.Join(kindsOf(err), ",") + "\x00" + err.Error()
 	}
 	msgs, gerr := allgatherStrings(inner, msg)
 	if gerr != nil {
@@ -215,14 +239,26 @@ func Agree(c Comm, err error) error {
 	if gerr := Allgather(inner, []int32{failed}, flags); gerr != nil {
 		return gerr
 	}
-	re := &RankError{}
+	re := &RankError{local: err}
+	var all []string
 	for r, f := range flags {
-		if f != 0 {
-			re.Ranks = append(re.Ranks, r)
-			re.Msgs = append(re.Msgs, msgs[r])
+		if f == 0 {
+			continue
 		}
+		names, text, ok := strings.Cut(msgs[r], "\x00")
+		if !ok {
+			names, text = "", msgs[r]
+		}
+		var ks []string
+		if names != "" {
+			ks = strings.Split(names, ",")
+		}
+		re.Ranks = append(re.Ranks, r)
+		re.Msgs = append(re.Msgs, text)
+		re.Kinds = append(re.Kinds, ks)
+		all = append(all, ks...)
 	}
-	sort.Ints(re.Ranks)
+	re.kinds = kindErrors(all)
 	return re
 }
 

@@ -71,9 +71,7 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 // backend). l must be a layout over c's ranks. If the allocation fails on
 // any rank, New returns the same error on every rank.
 func New[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
-	if l.Ranks() != c.Size() {
-		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
-	}
+	l.mustBeValid("New", c.Size())
 	if b == nil {
 		b = backend.Current()
 	}

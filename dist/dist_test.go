@@ -1,6 +1,7 @@
 package dist_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -362,9 +363,17 @@ func TestArgTiesAndNaN(t *testing.T) {
 			}
 		}
 	}
-	e, _ := dist.Zeros[int32](c, []int{0})
-	if i, _ := dist.Argmax(e); i != -1 {
-		t.Fatalf("Argmax of an empty array = %d", i)
+	e, _ := dist.Zeros[int32](c, []int{0, 3})
+	for name, f := range map[string]func() (int, error){
+		"Argmax": func() (int, error) { return dist.Argmax(e) },
+		"Argmin": func() (int, error) { return dist.Argmin(e) },
+		"Max":    func() (int, error) { v, err := dist.Max(e); return int(v), err },
+		"Min":    func() (int, error) { v, err := dist.Min(e); return int(v), err },
+	} {
+		i, err := f()
+		if !errors.Is(err, dist.ErrEmpty) || (name[0] == 'A' && i != -1) {
+			t.Fatalf("%s of an empty array = %d, %v; want an ErrEmpty error (and -1 for the index)", name, i, err)
+		}
 	}
 }
 

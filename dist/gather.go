@@ -149,9 +149,23 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 	return a, nil
 }
 
+// checkIndex panics, saying what is wrong, unless idx is a valid
+// multi-index of shape.
+func checkIndex(op string, idx, shape []int) {
+	if len(idx) != len(shape) {
+		panic(fmt.Sprintf("dist: %s: %d indices %v for an array of shape %v: give one per dimension", op, len(idx), idx, shape))
+	}
+	for d, i := range idx {
+		if i < 0 || i >= shape[d] {
+			panic(fmt.Sprintf("dist: %s: index %d of dimension %d out of range [0, %d) of shape %v", op, i, d, shape[d], shape))
+		}
+	}
+}
+
 // Get returns the element at the global multi-index idx on every rank.
 func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
 	var v [1]T
+	checkIndex("Get", idx, a.layout.shape)
 	if err := check("Get", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
 		return v[0], err
 	}
@@ -173,4 +187,27 @@ func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
 	}
 	err := mpi.Bcast(a.comm, v[:], owner)
 	return v[0], err
+}
+
+// Set stores v at the global multi-index idx: the rank that holds the
+// element (every rank, for a replicated array) writes it. It is collective
+// in the sense of Get: every rank calls it with the same arguments, and
+// the checking mode checks that they do.
+func Set[T backend.Element](a *Array[T], v T, idx ...int) error {
+	checkIndex("Set", idx, a.layout.shape)
+	if err := check("Set", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
+		return err
+	}
+	owner := a.layout.OwnerOf(idx)
+	me := a.comm.Rank()
+	if owner != -1 && owner != me {
+		return nil
+	}
+	start, shape := a.layout.box(me)
+	local := make([]int, len(idx))
+	for d := range idx {
+		local[d] = idx[d] - start[d]
+	}
+	off := ravel(local, shape)
+	return backend.CopyFromHostSlice(a.local.Slice(off, off+1), []T{v})
 }

@@ -61,6 +61,7 @@ type haloMsg[T backend.Element] struct {
 // ghost layers of width w, on backend b (nil: the selected one). It is not
 // collective. l must be split (not replicated).
 func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) (*Halo[T], error) {
+	l.mustBeValid("NewHalo", c.Size())
 	if l.axis == Replicated {
 		panic("dist: NewHalo of a replicated layout: every rank already holds every element")
 	}

@@ -96,8 +96,29 @@ func (l Layout) Axis() int { return l.axis }
 // Ranks returns the number of ranks the layout is for.
 func (l Layout) Ranks() int { return l.ranks }
 
-// Len returns the number of elements of the global array.
-func (l Layout) Len() int { return prod(l.shape) }
+// Len returns the number of elements of the global array: 0 for the zero
+// Layout, which describes no array.
+func (l Layout) Len() int {
+	if l.ranks == 0 {
+		return 0
+	}
+	return prod(l.shape)
+}
+
+// IsZero reports whether l is the zero Layout, which no array has: make
+// layouts with NewLayout or NewLayoutCounts.
+func (l Layout) IsZero() bool { return l.ranks == 0 }
+
+// mustBeValid panics, saying so, on the zero Layout or one for another
+// number of ranks than the communicator's.
+func (l Layout) mustBeValid(op string, ranks int) {
+	if l.ranks == 0 {
+		panic(fmt.Sprintf("dist: %s with the zero Layout: make layouts with NewLayout or NewLayoutCounts", op))
+	}
+	if l.ranks != ranks {
+		panic(fmt.Sprintf("dist: %s: %v for a communicator of %d ranks", op, l, ranks))
+	}
+}
 
 // Counts returns the block size of every rank along the split axis, or nil
 // for a replicated layout.

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -153,36 +154,54 @@ func (a *Array[T]) globalFlat(i int) int {
 	return ravel(idx, a.layout.shape)
 }
 
-// Argmin returns the global row-major index of the first smallest element,
-// or -1 for an empty array. A NaN counts as smaller than every number.
-// Unravel turns the index into a multi-index.
+// ErrEmpty is (wrapped in) the error of a reduction that has no answer on
+// an empty array: Min, Max, Argmin, Argmax.
+var ErrEmpty = errors.New("empty array")
+
+func emptyErr(op string, x interface{ Shape() []int }) error {
+	return fmt.Errorf("dist: %s of an array of shape %v: %w", op, x.Shape(), ErrEmpty)
+}
+
+// Argmin returns the global row-major index of the first smallest element.
+// A NaN counts as smaller than every number. Unravel turns the index into
+// a multi-index. On an empty array every rank returns -1 and an error
+// wrapping ErrEmpty, as Min does.
 func Argmin[T backend.Element](x *Array[T]) (int, error) {
+	if x.Len() == 0 {
+		return -1, emptyErr("Argmin", x)
+	}
 	i, _, err := argExtreme(x, false)
 	return i, err
 }
 
-// Argmax returns the global row-major index of the first largest element,
-// or -1 for an empty array. A NaN counts as larger than every number.
+// Argmax returns the global row-major index of the first largest element.
+// A NaN counts as larger than every number. On an empty array every rank
+// returns -1 and an error wrapping ErrEmpty, as Max does.
 func Argmax[T backend.Element](x *Array[T]) (int, error) {
+	if x.Len() == 0 {
+		return -1, emptyErr("Argmax", x)
+	}
 	i, _, err := argExtreme(x, true)
 	return i, err
 }
 
-// Min returns the smallest element (NaN if any element is NaN). It panics
-// on every rank if the array is empty.
+// Min returns the smallest element (NaN if any element is NaN). On an
+// empty array every rank returns an error wrapping ErrEmpty.
 func Min[T backend.Element](x *Array[T]) (T, error) {
 	if x.Len() == 0 {
-		panic("dist: Min of an empty array")
+		var zero T
+		return zero, emptyErr("Min", x)
 	}
 	_, v, err := argExtreme(x, false)
 	return v, err
 }
 
-// Max returns the largest element (NaN if any element is NaN). It panics on
-// every rank if the array is empty.
+// Max returns the largest element (NaN if any element is NaN). On an empty
+// array every rank returns an error wrapping ErrEmpty.
 func Max[T backend.Element](x *Array[T]) (T, error) {
 	if x.Len() == 0 {
-		panic("dist: Max of an empty array")
+		var zero T
+		return zero, emptyErr("Max", x)
 	}
 	_, v, err := argExtreme(x, true)
 	return v, err

@@ -1,0 +1,105 @@
+package dist_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+)
+
+// Set then Get every element of arrays split on each axis and replicated,
+// with sizes that leave blocks empty at 3 and 4 ranks.
+func TestSetGet(t *testing.T) {
+	c := mpitest.World(t)
+	for _, shape := range [][]int{{7, 5}, {2, 3}, {1, 4}, {5}} {
+		axes := []int{dist.Replicated}
+		for a := range shape {
+			axes = append(axes, a)
+		}
+		for _, axis := range axes {
+			x, err := dist.Zeros[float64](c, shape, dist.SplitAxis(axis))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := x.Len()
+			for i := 0; i < n; i++ {
+				if err := dist.Set(x, float64(i)+0.5, dist.Unravel(i, shape)...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			all, err := dist.Gather(x, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Rank() == 0 {
+				for i, v := range all {
+					if v != float64(i)+0.5 {
+						t.Fatalf("shape %v axis %d: element %d = %v after Set", shape, axis, i, v)
+					}
+				}
+			}
+			for i := 0; i < n; i++ {
+				v, err := dist.Get(x, dist.Unravel(i, shape)...)
+				if err != nil || v != float64(i)+0.5 {
+					t.Fatalf("shape %v axis %d: Get %d = %v, %v", shape, axis, i, v, err)
+				}
+			}
+		}
+	}
+}
+
+// A wrong index panics on every rank with a dist: message, before any
+// indexing (Get(x, 3) on a 7x5 array was an index-out-of-range runtime
+// error).
+func TestGetSetBadIndex(t *testing.T) {
+	c := mpitest.World(t)
+	x, err := dist.Zeros[int32](c, []int{7, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		idx  []int
+		want string
+	}{
+		{[]int{3}, "1 indices [3] for an array of shape [7 5]"},
+		{[]int{3, 1, 0}, "3 indices"},
+		{[]int{7, 0}, "index 7 of dimension 0 out of range [0, 7)"},
+		{[]int{0, -1}, "index -1 of dimension 1"},
+	} {
+		for _, op := range []string{"Get", "Set"} {
+			msg := func() (msg string) {
+				defer func() { msg = fmt.Sprint(recover()) }()
+				if op == "Get" {
+					dist.Get(x, tc.idx...)
+				} else {
+					dist.Set(x, 1, tc.idx...)
+				}
+				return "no panic"
+			}()
+			if !strings.HasPrefix(msg, "dist: "+op+": ") || !strings.Contains(msg, tc.want) {
+				t.Errorf("%s%v: %q, want a dist: panic with %q", op, tc.idx, msg, tc.want)
+			}
+		}
+	}
+}
+
+func TestZeroLayout(t *testing.T) {
+	c := mpitest.World(t)
+	var l dist.Layout
+	if !l.IsZero() || l.Len() != 0 {
+		t.Fatalf("zero Layout: IsZero %v, Len %d; want true, 0", l.IsZero(), l.Len())
+	}
+	if dist.NewLayout([]int{3}, 0, 2).IsZero() {
+		t.Fatal("a real layout IsZero")
+	}
+	msg := func() (msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		dist.New[float64](c, l, nil)
+		return "no panic"
+	}()
+	if !strings.Contains(msg, "zero Layout") {
+		t.Fatalf("New with the zero Layout: %q", msg)
+	}
+}

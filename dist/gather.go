@@ -95,11 +95,18 @@ func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
 // Scatter returns a new array of the global shape whose elements come from
 // data, the whole array in row-major order at the root (ignored elsewhere).
 // shape and the options must be the same on every rank.
-func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (*Array[T], error) {
+func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (_ *Array[T], err error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
 	}
+	// A failure after the allocation frees it (device memory is not
+	// collected).
+	defer func() {
+		if err != nil {
+			a.Free()
+		}
+	}()
 	l := a.layout
 	if err := check("Scatter", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
 		return nil, err
@@ -115,7 +122,10 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 		if err := mpi.Bcast(c, buf, root); err != nil {
 			return nil, err
 		}
-		return a, backend.CopyFromHostSlice(a.local, buf)
+		if err := backend.CopyFromHostSlice(a.local, buf); err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 	counts, displs := l.blockCounts()
 	send := data

@@ -12,7 +12,7 @@ import (
 // split axis, other block sizes, or replicated. l must have x's shape and
 // rank count. Each rank sends every other rank the part of its block that
 // the other's new block covers, in one all-to-all.
-func Redistribute[T backend.Element](x *Array[T], l Layout) (*Array[T], error) {
+func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err error) {
 	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
 		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
 	}
@@ -23,6 +23,13 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (*Array[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	// A failure after the allocation frees it (device memory is not
+	// collected).
+	defer func() {
+		if err != nil {
+			out.Free()
+		}
+	}()
 	src, err := x.localHost()
 	if err != nil {
 		return nil, err
@@ -35,7 +42,10 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (*Array[T], error) {
 		boxRuns(make([]int, len(l.shape)), l.shape, dStart, dShape, func(blockOff, packedOff, n int) {
 			copy(dst[packedOff:packedOff+n], src[blockOff:blockOff+n])
 		})
-		return out, backend.CopyFromHostSlice(out.local, dst)
+		if err := backend.CopyFromHostSlice(out.local, dst); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	sStart, sShape := x.layout.box(me)
 	scounts, sdispls := make([]int, p), make([]int, p)
@@ -81,7 +91,10 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (*Array[T], error) {
 	if len(dst) == 0 {
 		return out, nil
 	}
-	return out, backend.CopyFromHostSlice(out.local, dst)
+	if err := backend.CopyFromHostSlice(out.local, dst); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Resplit returns a new array with x's elements split evenly along axis (or

@@ -6,8 +6,9 @@ import (
 	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
-	_ "github.com/xpmpi/xpmpi/backend/cpu"  // the default backend
-	_ "github.com/xpmpi/xpmpi/backend/cuda" // selectable with XPMPI_BACKEND=cuda
+	// The default backend. The CUDA backend is the program's choice:
+	// import backend/all (or backend/cuda) to make it selectable.
+	_ "github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 

@@ -7,7 +7,8 @@
 # error, and the suite goes on to the next step (a failed setup stops it):
 #   setup       scripts/setup.sh (installs what is missing)
 #   gofmt       gofmt -l must print nothing
-#   vet         go vet for every build tag: none, mpi, mpi,mpich, (petsc)
+#   vet         go vet for every build tag: none, mpi, mpi,mpich, (petsc); and
+#               dist, mpi, backend, staging with CGO_ENABLED=0
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
@@ -211,6 +212,9 @@ step "gofmt" check_gofmt
 
 # ---------------------------------------------------------------- vet
 step "go vet ./..." go vet ./...
+# dist, mpi, backend and staging build without cgo: the CUDA backend (cgo)
+# is the program's choice (backend/all), not a dependency of dist.
+step "CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging" env CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging
 step "go vet -tags mpi ./..." go vet -tags mpi ./...
 if [ -n "$mpich_run" ]; then
 	step "go vet -tags mpi,mpich ./..." go vet -tags mpi,mpich ./...

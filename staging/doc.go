@@ -35,7 +35,8 @@
 // produced it, then copies the snapshot to pinned memory on a private
 // stream, so that the device goes on computing. At most Buffers copies are
 // in flight; a result is the staging buffer itself, valid until its slot is
-// reused. ToHostAsync copies a small array without a ring.
+// reused. ToHostOnStream copies a small array without a ring (backend.ToHostAsync is
+// another thing: a copy on a goroutine, not ordered on a stream).
 //
 // # Accounting
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
-// Pending is a copy to the host in flight, from Ring.Copy or ToHostAsync.
+// Pending is a copy to the host in flight, from Ring.Copy or ToHostOnStream.
 // It is safe for concurrent use.
 type Pending[T backend.Element] struct {
 	// A ring copy: slot and generation in the ring.
@@ -18,7 +18,7 @@ type Pending[T backend.Element] struct {
 	slot int
 	gen  uint64
 
-	// A ToHostAsync copy.
+	// A ToHostOnStream copy.
 	mu     sync.Mutex
 	ev     backend.Event // nil once finished
 	result []T
@@ -45,7 +45,7 @@ func (p *Pending[T]) Ready() bool {
 // For a ring copy they are the staging buffer itself, not a copy: they stay
 // valid until the ring's slot is reused, Buffers copies later. Result of a
 // copy whose slot has been reused is ErrReused; after Ring.Close, ErrClosed.
-// For ToHostAsync they are a new slice (or the array's own memory for a
+// For ToHostOnStream they are a new slice (or the array's own memory for a
 // host array).
 func (p *Pending[T]) Result() ([]T, error) {
 	if p.ring != nil {
@@ -60,7 +60,7 @@ func (p *Pending[T]) Result() ([]T, error) {
 		p.ev = nil
 		p.pin.Unpin()
 		if err != nil {
-			p.err = fmt.Errorf("staging: ToHostAsync: %w", err)
+			p.err = fmt.Errorf("staging: ToHostOnStream: %w", err)
 		}
 	}
 	if p.err != nil {
@@ -69,13 +69,13 @@ func (p *Pending[T]) Result() ([]T, error) {
 	return p.result, nil
 }
 
-// ToHostAsync starts a copy of x, a small array or a scalar held in a
+// ToHostOnStream starts a copy of x, a small array or a scalar held in a
 // one-element array, to a new host slice, and returns at once. The copy is
 // queued on the backend's default stream, after the work that produced x.
 // A host array completes at once, without a copy: its result is its own
 // memory. On a device backend without async copies, the copy is made at
 // once.
-func ToHostAsync[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
+func ToHostOnStream[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
 	p := &Pending[T]{}
 	if x.Device().IsHost() {
 		p.result = x.Data()
@@ -90,9 +90,9 @@ func ToHostAsync[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
 	a, ok := x.Backend().(backend.Async)
 	if !ok {
 		if err := copyToHost(dst, x); err != nil {
-			return nil, fmt.Errorf("staging: ToHostAsync: %w", err)
+			return nil, fmt.Errorf("staging: ToHostOnStream: %w", err)
 		}
-		record(profiling.ToHost, "staging.ToHostAsync", nbytes(x), true)
+		record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), true)
 		return p, nil
 	}
 	// The device writes the slice after this call returns: keep it pinned
@@ -101,7 +101,7 @@ func ToHostAsync[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
 	s := a.DefaultStream()
 	if err := a.CopyToHostAsync(dst, x.Buffer(), s); err != nil {
 		p.pin.Unpin()
-		return nil, fmt.Errorf("staging: ToHostAsync: %w", err)
+		return nil, fmt.Errorf("staging: ToHostOnStream: %w", err)
 	}
 	ev, err := s.Record()
 	if err != nil {
@@ -109,12 +109,12 @@ func ToHostAsync[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
 		serr := s.Synchronize()
 		p.pin.Unpin()
 		if serr != nil {
-			return nil, fmt.Errorf("staging: ToHostAsync: %w", serr)
+			return nil, fmt.Errorf("staging: ToHostOnStream: %w", serr)
 		}
-		record(profiling.ToHost, "staging.ToHostAsync", nbytes(x), true)
+		record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), true)
 		return p, nil
 	}
-	record(profiling.ToHost, "staging.ToHostAsync", nbytes(x), false)
+	record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), false)
 	p.ev = ev
 	return p, nil
 }

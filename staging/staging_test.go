@@ -239,10 +239,10 @@ func TestRingHost(t *testing.T) {
 	}
 }
 
-func TestToHostAsync(t *testing.T) {
+func TestToHostOnStream(t *testing.T) {
 	// Host input completes at once, with its own memory.
 	h := backend.Wrap([]float64{1, 2})
-	p, err := staging.ToHostAsync(h)
+	p, err := staging.ToHostOnStream(h)
 	if err != nil || !p.Ready() {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestToHostAsync(t *testing.T) {
 	dev.SetCopyDelay(30 * time.Millisecond)
 	var q *staging.Pending[int32]
 	c, d := counted(dev, func() {
-		q, err = staging.ToHostAsync(x)
+		q, err = staging.ToHostOnStream(x)
 		if err != nil {
 			t.Fatal(err)
 		}

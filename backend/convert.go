@@ -9,13 +9,6 @@ import (
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
-// record records a copy between host and device for the profiling package.
-func record(kind profiling.Kind, desc string, n int, dt DType, blocking, implicit bool) {
-	if profiling.Active() {
-		profiling.Record(profiling.Event{Kind: kind, Desc: desc, Bytes: int64(n * dt.Size()), Blocking: blocking, Implicit: implicit})
-	}
-}
-
 // ToHost returns x if it is already in host memory, and otherwise a new
 // host array with a copy of x's elements.
 func ToHost[T Element](x *Array[T]) (*Array[T], error) {
@@ -24,7 +17,7 @@ func ToHost[T Element](x *Array[T]) (*Array[T], error) {
 	}
 	h, err := toHost(x)
 	if err == nil {
-		record(profiling.ToHost, "backend.ToHost", x.Len(), x.DType(), true, false)
+		profiling.RecordTransfer(profiling.ToHost, "backend.ToHost", int64(x.Len()*x.DType().Size()), true, false)
 	}
 	return h, err
 }
@@ -57,7 +50,7 @@ func CopyToHostSlice[T Element](dst []T, x *Array[T]) error {
 	if err := x.b.Synchronize(); err != nil {
 		return err
 	}
-	record(profiling.ToHost, "backend.CopyToHostSlice", x.Len(), x.DType(), true, false)
+	profiling.RecordTransfer(profiling.ToHost, "backend.CopyToHostSlice", int64(x.Len()*x.DType().Size()), true, false)
 	return x.b.CopyToHost(unsafe.Pointer(unsafe.SliceData(dst)), x.buf)
 }
 
@@ -70,7 +63,7 @@ func CopyFromHostSlice[T Element](x *Array[T], src []T) error {
 		copy(x.Data(), src)
 		return nil
 	}
-	record(profiling.ToDevice, "backend.CopyFromHostSlice", x.Len(), x.DType(), true, false)
+	profiling.RecordTransfer(profiling.ToDevice, "backend.CopyFromHostSlice", int64(x.Len()*x.DType().Size()), true, false)
 	return x.b.CopyFromHost(x.buf, unsafe.Pointer(unsafe.SliceData(src)))
 }
 
@@ -94,7 +87,7 @@ func ToDevice[T Element](x *Array[T], b Backend) (*Array[T], error) {
 	if err := b.CopyFromHost(d.buf, x.Ptr()); err != nil {
 		return nil, err
 	}
-	record(profiling.ToDevice, "backend.ToDevice", x.Len(), x.DType(), true, false)
+	profiling.RecordTransfer(profiling.ToDevice, "backend.ToDevice", int64(x.Len()*x.DType().Size()), true, false)
 	return d, nil
 }
 
@@ -150,7 +143,7 @@ func ToHostAsync[T Element](x *Array[T]) *HostCopy[T] {
 		close(c.done)
 		return c
 	}
-	record(profiling.ToHost, "backend.ToHostAsync", x.Len(), x.DType(), false, false)
+	profiling.RecordTransfer(profiling.ToHost, "backend.ToHostAsync", int64(x.Len()*x.DType().Size()), false, false)
 	go func() {
 		c.result, c.err = toHost(x)
 		close(c.done)
@@ -190,7 +183,7 @@ func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) er
 		if err != nil {
 			return err
 		}
-		record(profiling.ToHost, "backend.HostCall argument", a.Len(), a.DType(), true, true)
+		profiling.RecordTransfer(profiling.ToHost, "backend.HostCall argument", int64(a.Len()*a.DType().Size()), true, true)
 		host[i] = h
 	}
 	if err := f(host); err != nil {
@@ -201,7 +194,7 @@ func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) er
 			if err := a.b.CopyFromHost(a.buf, host[i].Ptr()); err != nil {
 				return err
 			}
-			record(profiling.ToDevice, "backend.HostCall result", a.Len(), a.DType(), true, true)
+			profiling.RecordTransfer(profiling.ToDevice, "backend.HostCall result", int64(a.Len()*a.DType().Size()), true, true)
 		}
 	}
 	return nil

@@ -57,6 +57,24 @@ func Record(e Event) {
 	}
 }
 
+// RecordTransfer records a transfer of bytes bytes of the given kind: the
+// one call every package makes for a copy between host and device, a
+// staging step or a conversion. blocking says whether the caller waited
+// for it, implicit whether the caller did not ask for it by name. It costs
+// one atomic load when nothing records.
+func RecordTransfer(kind Kind, desc string, bytes int64, blocking, implicit bool) {
+	if active.Load() != 0 {
+		record(Event{Kind: kind, Desc: desc, Bytes: bytes, Blocking: blocking, Implicit: implicit})
+	}
+}
+
+// RecordSync records a blocking synchronization with a device.
+func RecordSync(desc string) {
+	if active.Load() != 0 {
+		record(Event{Kind: Sync, Desc: desc, Bytes: UnknownBytes, Blocking: true})
+	}
+}
+
 // Active reports whether anything is recording transfer events, that is,
 // whether Record does more than one check. Callers can skip building an
 // event's description when it is false.

@@ -212,3 +212,15 @@ func TestRecordDeepStack(t *testing.T) {
 		t.Errorf("groups %v, want site one line above %s", gs, site)
 	}
 }
+
+func TestRecordTransferAndSync(t *testing.T) {
+	RecordTransfer(ToHost, "not counted", 8, true, false) // nothing records: no effect
+	c := Counting(func() {
+		RecordTransfer(ToHost, "a", 100, true, false)
+		RecordTransfer(ToDevice, "b", 28, false, true)
+		RecordSync("c")
+	})
+	if c.Count(ToHost) != 1 || c.Bytes(ToHost) != 100 || c.Bytes(ToDevice) != 28 || c.Count(Sync) != 1 {
+		t.Fatalf("counted:\n%s", c.Report())
+	}
+}

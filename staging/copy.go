@@ -6,22 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/profiling"
 )
-
-// record records a transfer event of bytes bytes.
-func record(kind profiling.Kind, desc string, bytes int, blocking bool) {
-	if profiling.Active() {
-		profiling.Record(profiling.Event{Kind: kind, Desc: desc, Bytes: int64(bytes), Blocking: blocking})
-	}
-}
-
-// recordSync records a synchronization.
-func recordSync(desc string) {
-	if profiling.Active() {
-		profiling.Record(profiling.Event{Kind: profiling.Sync, Desc: desc, Bytes: profiling.UnknownBytes, Blocking: true})
-	}
-}
 
 // nbytes returns the size of x's elements in bytes.
 func nbytes[T backend.Element](x *backend.Array[T]) int { return x.Len() * x.DType().Size() }

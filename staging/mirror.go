@@ -59,7 +59,7 @@ func (m *Mirror[T]) ToDevice() (*backend.Array[T], error) {
 	if err := copyToDevice(d, unsafe.Pointer(unsafe.SliceData(m.host))); err != nil {
 		return nil, fmt.Errorf("staging: Mirror.ToDevice: %w", err)
 	}
-	record(profiling.ToDevice, "staging.Mirror.ToDevice", nbytes(d), true)
+	profiling.RecordTransfer(profiling.ToDevice, "staging.Mirror.ToDevice", int64(nbytes(d)), true, false)
 	return d, nil
 }
 
@@ -78,7 +78,7 @@ func (m *Mirror[T]) ToHost() ([]T, error) {
 	if err := copyToHost(unsafe.Pointer(unsafe.SliceData(m.host)), m.dev); err != nil {
 		return nil, fmt.Errorf("staging: Mirror.ToHost: %w", err)
 	}
-	record(profiling.ToHost, "staging.Mirror.ToHost", nbytes(m.dev), true)
+	profiling.RecordTransfer(profiling.ToHost, "staging.Mirror.ToHost", int64(nbytes(m.dev)), true, false)
 	return m.host, nil
 }
 

@@ -33,13 +33,13 @@ func SynchronizeForMPI(event backend.Event, stream backend.Stream, arrays ...Dev
 		if err := event.Synchronize(); err != nil {
 			return fmt.Errorf("staging: SynchronizeForMPI: %w", err)
 		}
-		recordSync("staging.SynchronizeForMPI (event)")
+		profiling.RecordSync("staging.SynchronizeForMPI (event)")
 		return nil
 	case stream != nil:
 		if err := stream.Synchronize(); err != nil {
 			return fmt.Errorf("staging: SynchronizeForMPI: %w", err)
 		}
-		recordSync("staging.SynchronizeForMPI (stream)")
+		profiling.RecordSync("staging.SynchronizeForMPI (stream)")
 		return nil
 	}
 	var seen []backend.Backend
@@ -58,7 +58,7 @@ outer:
 		if err := b.Synchronize(); err != nil {
 			return fmt.Errorf("staging: SynchronizeForMPI on %v: %w", a.Device(), err)
 		}
-		recordSync("staging.SynchronizeForMPI " + a.Device().String())
+		profiling.RecordSync("staging.SynchronizeForMPI " + a.Device().String())
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func (s *Staging[T]) Lease(x *backend.Array[T], send bool) (*Lease[T], error) {
 			if err := copyToHost(s.host.p, x); err != nil {
 				return nil, fmt.Errorf("staging: copying %d bytes from %v for MPI: %w", nbytes(x), dev, err)
 			}
-			record(profiling.ToHost, "staging.Lease (send)", nbytes(x), true)
+			profiling.RecordTransfer(profiling.ToHost, "staging.Lease (send)", int64(nbytes(x)), true, false)
 		}
 		l.ptr = s.host.p
 	}
@@ -274,7 +274,7 @@ func (l *Lease[T]) end(copyBack bool) error {
 		if err := copyToDevice(l.x, l.ptr); err != nil {
 			return fmt.Errorf("staging: copying %d bytes received by MPI to %v: %w", nbytes(l.x), l.x.Device(), err)
 		}
-		record(profiling.ToDevice, "staging.Lease.Release (receive)", nbytes(l.x), true)
+		profiling.RecordTransfer(profiling.ToDevice, "staging.Lease.Release (receive)", int64(nbytes(l.x)), true, false)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (p *Pending[T]) Result() ([]T, error) {
 	defer p.mu.Unlock()
 	if p.ev != nil {
 		err := p.ev.Synchronize()
-		recordSync("staging.Pending.Result")
+		profiling.RecordSync("staging.Pending.Result")
 		p.ev.Destroy()
 		p.ev = nil
 		p.pin.Unpin()
@@ -92,7 +92,7 @@ func ToHostOnStream[T backend.Element](x *backend.Array[T]) (*Pending[T], error)
 		if err := copyToHost(dst, x); err != nil {
 			return nil, fmt.Errorf("staging: ToHostOnStream: %w", err)
 		}
-		record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), true)
+		profiling.RecordTransfer(profiling.ToHost, "staging.ToHostOnStream", int64(nbytes(x)), true, false)
 		return p, nil
 	}
 	// The device writes the slice after this call returns: keep it pinned
@@ -111,10 +111,10 @@ func ToHostOnStream[T backend.Element](x *backend.Array[T]) (*Pending[T], error)
 		if serr != nil {
 			return nil, fmt.Errorf("staging: ToHostOnStream: %w", serr)
 		}
-		record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), true)
+		profiling.RecordTransfer(profiling.ToHost, "staging.ToHostOnStream", int64(nbytes(x)), true, false)
 		return p, nil
 	}
-	record(profiling.ToHost, "staging.ToHostOnStream", nbytes(x), false)
+	profiling.RecordTransfer(profiling.ToHost, "staging.ToHostOnStream", int64(nbytes(x)), false, false)
 	p.ev = ev
 	return p, nil
 }

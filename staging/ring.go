@@ -170,7 +170,7 @@ func (r *Ring[T]) Copy(x *backend.Array[T]) (*Pending[T], error) {
 	if s.done != nil {
 		if ok, _ := s.done.Done(); !ok {
 			err := s.done.Synchronize()
-			recordSync("staging.Ring.Copy: waiting for the slot's previous copy")
+			profiling.RecordSync("staging.Ring.Copy: waiting for the slot's previous copy")
 			if err != nil {
 				return nil, fmt.Errorf("staging: Ring.Copy: %w", err)
 			}
@@ -192,7 +192,7 @@ func (r *Ring[T]) Copy(x *backend.Array[T]) (*Pending[T], error) {
 	if err := r.a.CopyAsync(s.snap, x.Buffer(), def); err != nil {
 		return nil, fmt.Errorf("staging: Ring.Copy: snapshot: %w", err)
 	}
-	record(profiling.DeviceCopy, "staging.Ring.Copy snapshot", bytes, false)
+	profiling.RecordTransfer(profiling.DeviceCopy, "staging.Ring.Copy snapshot", int64(bytes), false, false)
 	ev, err := def.Record()
 	if err != nil {
 		return nil, fmt.Errorf("staging: Ring.Copy: %w", err)
@@ -205,7 +205,7 @@ func (r *Ring[T]) Copy(x *backend.Array[T]) (*Pending[T], error) {
 	if err := r.a.CopyToHostAsync(unsafe.Pointer(unsafe.SliceData(s.host)), s.snap, r.res.stream); err != nil {
 		return nil, fmt.Errorf("staging: Ring.Copy: %w", err)
 	}
-	record(profiling.ToHost, "staging.Ring.Copy", bytes, false)
+	profiling.RecordTransfer(profiling.ToHost, "staging.Ring.Copy", int64(bytes), false, false)
 	if s.done, err = r.res.stream.Record(); err != nil {
 		return nil, fmt.Errorf("staging: Ring.Copy: %w", err)
 	}
@@ -260,7 +260,7 @@ func (r *Ring[T]) result(i int, gen uint64) ([]T, error) {
 	if s.done != nil {
 		if ok, _ := s.done.Done(); !ok {
 			err := s.done.Synchronize()
-			recordSync("staging.Pending.Result")
+			profiling.RecordSync("staging.Pending.Result")
 			if err != nil {
 				return nil, fmt.Errorf("staging: Ring copy: %w", err)
 			}

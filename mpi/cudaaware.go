@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // CUDAAwareness is the answer to "can MPI take device pointers?", with where
@@ -12,7 +13,7 @@ import (
 type CUDAAwareness struct {
 	Aware  bool   // MPI may be handed device memory
 	Known  bool   // false: nobody could tell; stage through host memory
-	Source string // "XPMPI_CUDA_AWARE", "SetCUDAAware", "library", "probe", or "unknown"
+	Source string // "XPMPI_CUDA_AWARE", "SetCUDAAware", "library", "probe", "probe cache PATH (TIME)", or "unknown"
 }
 
 var cudaAware struct {
@@ -41,7 +42,8 @@ func RecordCUDAAwareProbe(aware bool) {
 // CUDAAware returns whether MPI accepts device pointers, and where the
 // answer came from: first an explicit setting (XPMPI_CUDA_AWARE=1|0, then
 // SetCUDAAware), then the library's own answer where mpi-ext.h provides
-// MPIX_Query_cuda_support, then a recorded probe. Known is false where
+// MPIX_Query_cuda_support, then a probe recorded in this process, then one
+// cached by an earlier job on this host with this library (SaveProbe). Known is false where
 // none of them answers: package dist then stages device buffers through
 // host memory, which is always correct, while a staging.Staging used
 // directly reports an error that asks to set or detect the answer.
@@ -61,6 +63,9 @@ func CUDAAware() CUDAAwareness {
 	if set != nil {
 		return *set
 	}
+	if r, ok := CachedProbe(); ok {
+		return CUDAAwareness{Aware: r.Aware, Known: true, Source: "probe cache " + ProbeCachePath() + " (" + r.Time.Format(time.DateTime) + ")"}
+	}
 	return CUDAAwareness{Source: "unknown"}
 }
 
@@ -70,6 +75,7 @@ func ClearCUDAAware() {
 	cudaAware.mu.Lock()
 	defer cudaAware.mu.Unlock()
 	cudaAware.set = nil
+	forgetProbeCache()
 }
 
 // CUDAAwareFromEnv returns the answer XPMPI_CUDA_AWARE gives: set is false

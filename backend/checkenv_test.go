@@ -54,3 +54,19 @@ func TestCheckEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestGetInfoBadEnv(t *testing.T) {
+	// Nothing is selected yet in this test binary (this test runs first).
+	t.Setenv("XPMPI_BACKEND", "foo")
+	info := backend.GetInfo() // no panic
+	if info.Selected != "" || !strings.Contains(info.Error, `XPMPI_BACKEND="foo"`) {
+		t.Errorf("XPMPI_BACKEND=foo: selected %q, error %q; want none and the variable named", info.Selected, info.Error)
+	}
+	if len(info.Backends) < 2 {
+		t.Errorf("XPMPI_BACKEND=foo: %d backends described, want every registered one", len(info.Backends))
+	}
+	t.Setenv("XPMPI_BACKEND", "cpu")
+	if info := backend.GetInfo(); info.Selected != "cpu" || info.Error != "" {
+		t.Errorf("XPMPI_BACKEND=cpu: selected %q, error %q", info.Selected, info.Error)
+	}
+}

@@ -232,6 +232,7 @@ type Info struct {
 	Requested string   `json:"requested,omitempty"` // what was asked for, where it fell back
 	Fallback  string   `json:"fallback,omitempty"`  // why it fell back
 	Threads   int      `json:"threads"`             // the host thread budget
+	Error     string   `json:"error,omitempty"`     // why nothing could be selected
 	Backends  []Status `json:"backends"`
 }
 
@@ -241,12 +242,26 @@ type Describer interface {
 	Describe() string
 }
 
-// GetInfo reports what is selected, what is available, and why not.
+// GetInfo reports what is selected, what is available, and why not. Where
+// nothing is selected yet and the environment's choice is refused (see
+// CheckEnv), Selected is empty and Error says why: GetInfo never panics on
+// a bad environment.
 func GetInfo() Info {
-	cur := Current()
+	info := Info{Threads: Threads()}
+	registry.mu.Lock()
+	selected := registry.current != nil
+	registry.mu.Unlock()
+	if !selected {
+		if err := CheckEnv(); err != nil {
+			info.Error = err.Error()
+		}
+	}
+	if info.Error == "" {
+		info.Selected = Current().Name()
+	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	info := Info{Selected: cur.Name(), Fallback: registry.fallback, Threads: Threads()}
+	info.Fallback = registry.fallback
 	if registry.fallback != "" {
 		info.Requested = registry.requested
 	}

@@ -133,20 +133,19 @@ func selectLocked(name string) error {
 }
 
 // Current returns the backend where new arrays are made. On first use it is
-// chosen by XPMPI_BACKEND (default cpu), with Select's fallback; set
-// XPMPI_BACKEND_STRICT=1 to make an unusable choice panic instead.
+// chosen by XPMPI_BACKEND (default cpu), with Select's fallback; with
+// XPMPI_BACKEND_STRICT=1 an unusable choice panics instead. An unknown name
+// in XPMPI_BACKEND panics too. Programs that want an error rather than a
+// panic call CheckEnv first.
 func Current() Backend {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	if registry.current != nil {
 		return registry.current
 	}
-	name := strings.TrimSpace(os.Getenv("XPMPI_BACKEND"))
-	if name == "" {
-		name = "cpu"
-	}
+	name, strict := envChoice()
 	var err error
-	if os.Getenv("XPMPI_BACKEND_STRICT") == "1" {
+	if strict {
 		var b Backend
 		if b, err = lookup(name); err == nil {
 			registry.current, registry.requested = b, name
@@ -158,6 +157,64 @@ func Current() Backend {
 		panic(fmt.Sprintf("backend: XPMPI_BACKEND=%s: %v", name, err))
 	}
 	return registry.current
+}
+
+// envChoice returns the backend XPMPI_BACKEND names (cpu if unset) and
+// whether XPMPI_BACKEND_STRICT=1 forbids a fallback.
+func envChoice() (name string, strict bool) {
+	name = strings.TrimSpace(os.Getenv("XPMPI_BACKEND"))
+	if name == "" {
+		name = "cpu"
+	}
+	return name, os.Getenv("XPMPI_BACKEND_STRICT") == "1"
+}
+
+// EnvError is a value of an environment variable that backend selection
+// refuses.
+type EnvError struct {
+	Var     string   // the variable, such as XPMPI_BACKEND
+	Value   string   // its value
+	Choices []string // the values it may take, where that helps
+	Reason  string   // why the value is refused
+}
+
+func (e *EnvError) Error() string {
+	msg := fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Reason)
+	if len(e.Choices) > 0 {
+		msg += " (choices: " + strings.Join(e.Choices, ", ") + ")"
+	}
+	return msg
+}
+
+// CheckEnv reports, as an *EnvError, a backend selection by environment
+// that Current would panic on: an XPMPI_BACKEND that names no registered
+// backend, an XPMPI_BACKEND_STRICT other than 0 or 1, or, with
+// XPMPI_BACKEND_STRICT=1, a backend that cannot run here. It makes the
+// named backend if that was not done yet, and selects nothing.
+func CheckEnv() error {
+	if v := strings.TrimSpace(os.Getenv("XPMPI_BACKEND_STRICT")); v != "" && v != "0" && v != "1" {
+		return &EnvError{Var: "XPMPI_BACKEND_STRICT", Value: v, Choices: []string{"0", "1"},
+			Reason: "want 1 (an unusable XPMPI_BACKEND is an error) or 0 (fall back to cpu)"}
+	}
+	name, strict := envChoice()
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var names []string
+	for n := range registry.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if _, ok := registry.factories[name]; !ok {
+		return &EnvError{Var: "XPMPI_BACKEND", Value: os.Getenv("XPMPI_BACKEND"), Choices: names, Reason: "no such backend"}
+	}
+	if !strict {
+		return nil
+	}
+	if _, err := lookup(name); err != nil {
+		return &EnvError{Var: "XPMPI_BACKEND", Value: name, Choices: names,
+			Reason: fmt.Sprintf("unusable here with XPMPI_BACKEND_STRICT=1: %v", err)}
+	}
+	return nil
 }
 
 // Status describes one registered backend.
@@ -175,6 +232,7 @@ type Info struct {
 	Requested string   `json:"requested,omitempty"` // what was asked for, where it fell back
 	Fallback  string   `json:"fallback,omitempty"`  // why it fell back
 	Threads   int      `json:"threads"`             // the host thread budget
+	Error     string   `json:"error,omitempty"`     // why nothing could be selected
 	Backends  []Status `json:"backends"`
 }
 
@@ -184,12 +242,26 @@ type Describer interface {
 	Describe() string
 }
 
-// GetInfo reports what is selected, what is available, and why not.
+// GetInfo reports what is selected, what is available, and why not. Where
+// nothing is selected yet and the environment's choice is refused (see
+// CheckEnv), Selected is empty and Error says why: GetInfo never panics on
+// a bad environment.
 func GetInfo() Info {
-	cur := Current()
+	info := Info{Threads: Threads()}
+	registry.mu.Lock()
+	selected := registry.current != nil
+	registry.mu.Unlock()
+	if !selected {
+		if err := CheckEnv(); err != nil {
+			info.Error = err.Error()
+		}
+	}
+	if info.Error == "" {
+		info.Selected = Current().Name()
+	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	info := Info{Selected: cur.Name(), Fallback: registry.fallback, Threads: Threads()}
+	info.Fallback = registry.fallback
 	if registry.fallback != "" {
 		info.Requested = registry.requested
 	}

@@ -42,8 +42,8 @@ type cgResult struct {
 // The walls are zero in every vector, so the dots over whole blocks are
 // the dots over the unknowns.
 func solveCG(world mpi.Comm, cfg cgConfig) (cgResult, error) {
-	if cfg.N < 1 || !(cfg.Tol >= 0) || cfg.MaxIter < 0 {
-		return cgResult{}, fmt.Errorf("cg: need --n >= 1, --tol >= 0 and --maxiter >= 0, got %d, %g and %d", cfg.N, cfg.Tol, cfg.MaxIter)
+	if err := checkCGConfig(cfg); err != nil {
+		return cgResult{}, err
 	}
 	n := cfg.N
 	cols := n + 2
@@ -134,11 +134,44 @@ func solveCG(world mpi.Comm, cfg cgConfig) (cgResult, error) {
 	return res, nil
 }
 
+// checkCGConfig refuses a configuration before anything is allocated,
+// naming the flag.
+func checkCGConfig(cfg cgConfig) error {
+	switch {
+	case cfg.N < 1:
+		return fmt.Errorf("cg: --n %d: want at least 1", cfg.N)
+	case cfg.N > math.MaxInt32:
+		return fmt.Errorf("cg: --n %d: too large (n*n unknowns)", cfg.N)
+	case !(cfg.Tol >= 0):
+		return fmt.Errorf("cg: --tol %g: want 0 or more", cfg.Tol)
+	case cfg.MaxIter < 0:
+		return fmt.Errorf("cg: --maxiter %d: want 0 (n*n) or more", cfg.MaxIter)
+	}
+	return nil
+}
+
+// cgReport is what `xpmpi run cg` prints on rank 0, as text or, with
+// --json, as one JSON object.
+type cgReport struct {
+	N         int     `json:"n"`
+	Unknowns  int     `json:"unknowns"`
+	Tol       float64 `json:"tol"`
+	Ranks     int     `json:"ranks"`
+	Backend   string  `json:"backend"`
+	Iters     int     `json:"iterations"`
+	Seconds   float64 `json:"time_to_solution_s"`
+	PerIter   float64 `json:"time_per_iteration_ms"`
+	RelRes    float64 `json:"relative_residual"`
+	Sum       float64 `json:"checksum"`
+	Converged bool    `json:"converged"`
+}
+
 // newCGCmd is `xpmpi run cg`.
 func newCGCmd(world mpi.Comm) *cobra.Command {
 	var (
-		cfg cgConfig
-		be  string
+		cfg    cgConfig
+		be     string
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cg",
@@ -152,28 +185,44 @@ one ghost row of the search direction with each neighbour and makes two
 global dots.
 
 It prints the iterations, the time to solution, the time per iteration, the
-final relative residual and the checksum (the sum of x).`,
+final relative residual and the checksum (the sum of x) on standard output
+(rank 0); --json prints the same, and whether it converged, as one JSON
+object. It exits 1 if the solve does not converge.`,
 		Example: `  mpirun -np 2 xpmpi run cg --n 1024
   xpmpi run cg --n 256 --tol 1e-10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkCGConfig(cfg); err != nil {
+				return err
+			}
 			if be != "" {
 				if err := backend.SelectStrict(be); err != nil {
 					return err
 				}
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "cg: %d x %d interior (%d unknowns), tol %g, %d ranks, backend %s\n", cfg.N, cfg.N, cfg.N*cfg.N, cfg.Tol, world.Size(), backend.Current().Name())
+			rep := cgReport{N: cfg.N, Unknowns: cfg.N * cfg.N, Tol: cfg.Tol, Ranks: world.Size(), Backend: backend.Current().Name()}
+			if !asJSON {
+				fmt.Fprintf(out, "cg: %d x %d interior (%d unknowns), tol %g, %d ranks, backend %s\n", rep.N, rep.N, rep.Unknowns, rep.Tol, rep.Ranks, rep.Backend)
+			}
 			res, err := solveCG(world, cfg)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "iterations %d\n", res.Iters)
-			fmt.Fprintf(out, "time to solution %.6g s\n", res.Seconds)
-			fmt.Fprintf(out, "time per iteration %.6g ms\n", res.PerIter*1e3)
-			fmt.Fprintf(out, "relative residual %.6g\n", res.RelRes)
-			fmt.Fprintf(out, "checksum %.16g\n", res.Checksum)
-			fmt.Fprintf(out, "ranks %d\n", res.Ranks)
+			rep.Iters, rep.Seconds, rep.PerIter, rep.RelRes = res.Iters, res.Seconds, res.PerIter*1e3, res.RelRes
+			rep.Sum, rep.Converged, rep.Ranks = res.Checksum, res.Converged, res.Ranks
+			if asJSON {
+				if err := writeJSON(out, rep); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(out, "iterations %d\n", rep.Iters)
+				fmt.Fprintf(out, "time to solution %.6g s\n", rep.Seconds)
+				fmt.Fprintf(out, "time per iteration %.6g ms\n", rep.PerIter)
+				fmt.Fprintf(out, "relative residual %.6g\n", rep.RelRes)
+				fmt.Fprintf(out, "checksum %.16g\n", rep.Sum)
+				fmt.Fprintf(out, "ranks %d\n", rep.Ranks)
+			}
 			if !res.Converged {
 				return fmt.Errorf("cg: no convergence to %g in %d iterations (relative residual %g)", cfg.Tol, res.Iters, res.RelRes)
 			}
@@ -185,5 +234,7 @@ final relative residual and the checksum (the sum of x).`,
 	f.Float64Var(&cfg.Tol, "tol", 1e-8, "relative residual ||r||/||b|| to stop at")
 	f.IntVar(&cfg.MaxIter, "maxiter", 0, "most iterations (0: n*n)")
 	f.StringVar(&be, "backend", "", "backend for the vectors: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
+	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
+	completeBackend(cmd)
 	return cmd
 }

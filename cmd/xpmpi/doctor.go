@@ -20,12 +20,49 @@ import (
 	"github.com/xpmpi/xpmpi/staging"
 )
 
+// The statuses of a finding.
+const (
+	statusOK      = "ok"
+	statusNote    = "note"    // worth knowing, not a problem (no GPU on a CPU-only machine)
+	statusProblem = "problem" // something a job needs is wrong
+)
+
 // finding is one line of the doctor's diagnosis.
 type finding struct {
-	check  string
-	ok     bool
-	detail string
-	fix    string
+	Check  string `json:"check"`
+	Status string `json:"status"` // ok, note or problem
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // what to do about a problem or a note
+}
+
+func okFinding(check, detail string) finding { return finding{check, statusOK, detail, ""} }
+
+func noteFinding(check, detail, fix string) finding { return finding{check, statusNote, detail, fix} }
+
+func problemFinding(check, detail, fix string) finding {
+	return finding{check, statusProblem, detail, fix}
+}
+
+// doctorReport is what `xpmpi doctor --json` prints.
+type doctorReport struct {
+	Healthy  bool      `json:"healthy"` // no finding is a problem
+	Problems int       `json:"problems"`
+	Notes    int       `json:"notes"`
+	Findings []finding `json:"findings"`
+}
+
+func report(fs []finding) doctorReport {
+	r := doctorReport{Findings: fs}
+	for _, f := range fs {
+		switch f.Status {
+		case statusProblem:
+			r.Problems++
+		case statusNote:
+			r.Notes++
+		}
+	}
+	r.Healthy = r.Problems == 0
+	return r
 }
 
 func newDoctorCmd(world mpi.Comm) *cobra.Command {
@@ -33,20 +70,31 @@ func newDoctorCmd(world mpi.Comm) *cobra.Command {
 		np     int
 		runner string
 		probe  bool
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Diagnose the GPU and MPI set-up, with the fix for each problem",
-		Long: `doctor checks what a GPU job needs and prints a diagnosis with the fix for each
-problem it finds: no NVIDIA driver, no device, all ranks on one GPU, MPI not
-CUDA-aware, launcher variables missing.
+		Long: `doctor checks what a job needs and prints a diagnosis with the fix for each
+problem it finds: a refused XPMPI_ variable, no MPI launcher, an MPI job that
+does not start, launcher variables missing, all ranks on one GPU, MPI not
+CUDA-aware. A machine without an NVIDIA driver or GPU is a note, not a
+problem: the cpu backend needs neither.
 
 Run it directly, not under mpirun: it starts its own small jobs (mpirun -np
 --np) as child processes, so that the CUDA-aware probe, which can crash an MPI
 library that is not CUDA-aware, cannot take the doctor down with it. The probe
-sends device memory around a ring of ranks and checks what arrives. The exit
-code is 1 when a problem is found.`,
+sends device memory around a ring of ranks and checks what arrives.
+
+--json prints the findings as one JSON object.
+
+Exit codes:
+  0  healthy: no problems (notes are not problems)
+  1  problems found
+  2  could not run: a bad flag, or started under mpirun (where the launcher
+     may report its own code for the aborted job)`,
 		Example: `  xpmpi doctor
+  xpmpi doctor --json
   xpmpi doctor --np 4 --mpirun /usr/bin/mpirun.openmpi`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,23 +102,34 @@ code is 1 when a problem is found.`,
 				return runProbe(world, cmd.OutOrStdout())
 			}
 			if world.Size() > 1 {
-				return errors.New("doctor: run xpmpi doctor directly, not under mpirun: it starts its own jobs")
+				return &exitError{2, errors.New("doctor: run xpmpi doctor directly, not under mpirun: it starts its own jobs")}
 			}
-			findings := diagnose(np, runner)
-			printFindings(cmd.OutOrStdout(), findings)
-			for _, f := range findings {
-				if !f.ok {
-					return errors.New("doctor: problems found")
+			if np < 1 {
+				return &exitError{2, fmt.Errorf("doctor: --np %d: want at least 1", np)}
+			}
+			rep := report(diagnose(np, runner))
+			w := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(w, rep); err != nil {
+					return &exitError{2, err}
 				}
+			} else {
+				printFindings(w, rep)
+			}
+			if !rep.Healthy {
+				return &exitError{1, fmt.Errorf("doctor: %d problem(s) found", rep.Problems)}
 			}
 			return nil
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{2, err} })
 	f := cmd.Flags()
 	f.IntVar(&np, "np", 2, "ranks of the jobs the doctor starts")
 	f.StringVar(&runner, "mpirun", "", "MPI launcher (default: mpirun.openmpi or mpirun on PATH)")
 	f.BoolVar(&probe, "probe", false, "run the CUDA-aware probe (inside a job the doctor starts)")
 	f.MarkHidden("probe")
+	f.BoolVar(&asJSON, "json", false, "print the findings as one JSON object")
+	cmd.MarkFlagFilename("mpirun")
 	return cmd
 }
 
@@ -99,22 +158,14 @@ func runProbe(world mpi.Comm, w io.Writer) error {
 // diagnose runs every check and returns the findings.
 func diagnose(np int, runner string) []finding {
 	var out []finding
-	gpus := 0
-	if err := cuda.Available(); err != nil {
-		out = append(out, finding{"driver", false, err.Error(),
-			"install the NVIDIA driver (libcuda.so.1), or run on the CPU backend (XPMPI_BACKEND=cpu)"})
+	if err := checkEnv(); err != nil {
+		out = append(out, problemFinding("env", strings.ReplaceAll(err.Error(), "\n", "; "),
+			"unset the variable or give it one of the values named"))
 	} else {
-		v, _ := cuda.DriverVersion()
-		out = append(out, finding{check: "driver", ok: true, detail: "CUDA driver " + v})
-		n, err := cuda.DeviceCount()
-		if err != nil || n == 0 {
-			out = append(out, finding{"devices", false, fmt.Sprintf("no CUDA device (%v)", err),
-				"check nvidia-smi, CUDA_VISIBLE_DEVICES and the container's device access"})
-		} else {
-			gpus = n
-			out = append(out, finding{check: "devices", ok: true, detail: fmt.Sprintf("%d CUDA device(s)", n)})
-		}
+		out = append(out, okFinding("env", "the XPMPI_ variables are valid"))
 	}
+	dev, gpus := deviceFindings()
+	out = append(out, dev...)
 	launcher := runner
 	if launcher == "" {
 		for _, name := range []string{"mpirun.openmpi", "mpirun"} {
@@ -126,8 +177,8 @@ func diagnose(np int, runner string) []finding {
 	}
 	self, err := os.Executable()
 	if launcher == "" || err != nil {
-		return append(out, finding{"mpi job", false, "no MPI launcher found",
-			"install Open MPI (scripts/setup.sh) or pass --mpirun"})
+		return append(out, problemFinding("mpi job", "no MPI launcher found",
+			"install Open MPI (scripts/setup.sh) or pass --mpirun"))
 	}
 	info, text, err := childJob(launcher, np, self, "info", "--json")
 	if err != nil {
@@ -135,19 +186,37 @@ func diagnose(np int, runner string) []finding {
 		if strings.Contains(text, "-tags mpi") {
 			fix = "rebuild with -tags mpi: go build -tags mpi -o bin/xpmpi ./cmd/xpmpi"
 		}
-		return append(out, finding{"mpi job", false, fmt.Sprintf("%s -np %d xpmpi info failed: %v: %s", launcher, np, err, lastLine(text)), fix})
+		return append(out, problemFinding("mpi job", fmt.Sprintf("%s -np %d xpmpi info failed: %v: %s", launcher, np, err, lastLine(text)), fix))
 	}
 	var doc jobInfo
 	if err := json.Unmarshal([]byte(info), &doc); err != nil || len(doc.Ranks) != np {
-		return append(out, finding{"mpi job", false, fmt.Sprintf("xpmpi info printed no document for %d ranks", np), "run the job by hand to see its output"})
+		return append(out, problemFinding("mpi job", fmt.Sprintf("xpmpi info printed no document for %d ranks", np), "run the job by hand to see its output"))
 	}
-	out = append(out, finding{check: "mpi job", ok: true, detail: fmt.Sprintf("%d ranks, %s", np, doc.MPIVersion)})
+	out = append(out, okFinding("mpi job", fmt.Sprintf("%d ranks, %s", np, doc.MPIVersion)))
 	out = append(out, launcherFinding(doc))
 	if gpus > 0 {
 		out = append(out, gpuFinding(doc, gpus))
 	}
 	out = append(out, awareFinding(doc, gpus, launcher, np, self))
 	return out
+}
+
+// deviceFindings checks the NVIDIA driver and devices, and returns the
+// number of devices. Neither is needed by the cpu backend: their absence is
+// a note, not a problem.
+func deviceFindings() ([]finding, int) {
+	const cpuOnly = "for the cuda backend, install the NVIDIA driver (libcuda.so.1); the cpu backend needs nothing more"
+	if err := cuda.Available(); err != nil {
+		return []finding{noteFinding("driver", err.Error(), cpuOnly)}, 0
+	}
+	v, _ := cuda.DriverVersion()
+	out := []finding{okFinding("driver", "CUDA driver "+v)}
+	n, err := cuda.DeviceCount()
+	if err != nil || n == 0 {
+		return append(out, noteFinding("devices", fmt.Sprintf("no CUDA device (%v)", err),
+			"for the cuda backend, check nvidia-smi, CUDA_VISIBLE_DEVICES and the container's device access")), 0
+	}
+	return append(out, okFinding("devices", fmt.Sprintf("%d CUDA device(s)", n))), n
 }
 
 // childJob runs launcher -np np self args..., and returns rank 0's
@@ -181,16 +250,16 @@ func lastLine(s string) string {
 
 func launcherFinding(doc jobInfo) finding {
 	if !doc.Launched {
-		return finding{"launcher", false, "the ranks see none of the launcher variables (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, ...)",
-			"start jobs with mpirun/mpiexec/srun --mpi=pmix; or set XPMPI_MPI=1 and a local-rank variable such as LOCAL_RANK"}
+		return problemFinding("launcher", "the ranks see none of the launcher variables (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, ...)",
+			"start jobs with mpirun/mpiexec/srun --mpi=pmix; or set XPMPI_MPI=1 and a local-rank variable such as LOCAL_RANK")
 	}
 	for _, r := range doc.Ranks {
 		if r.Warning != "" {
-			return finding{"launcher", false, fmt.Sprintf("rank %d: %s", r.Rank, r.Warning),
-				"the launcher's local rank disagrees with MPI's: check the launcher's rank mapping"}
+			return problemFinding("launcher", fmt.Sprintf("rank %d: %s", r.Rank, r.Warning),
+				"the launcher's local rank disagrees with MPI's: check the launcher's rank mapping")
 		}
 	}
-	return finding{check: "launcher", ok: true, detail: "launcher variables and local ranks agree with MPI"}
+	return okFinding("launcher", "launcher variables and local ranks agree with MPI")
 }
 
 // gpuFinding checks whether ranks of one node share a GPU.
@@ -205,12 +274,12 @@ func gpuFinding(doc jobInfo, gpus int) finding {
 	for host, m := range perHost {
 		for gpu, n := range m {
 			if n > 1 {
-				return finding{"gpu binding", false, fmt.Sprintf("%d ranks on %s share %s", n, host, gpu),
-					fmt.Sprintf("run at most %d ranks per node (one per GPU), or give each rank its own GPU with XPMPI_DEVICE or CUDA_VISIBLE_DEVICES", gpus)}
+				return problemFinding("gpu binding", fmt.Sprintf("%d ranks on %s share %s", n, host, gpu),
+					fmt.Sprintf("run at most %d ranks per node (one per GPU), or give each rank its own GPU with XPMPI_DEVICE or CUDA_VISIBLE_DEVICES", gpus))
 			}
 		}
 	}
-	return finding{check: "gpu binding", ok: true, detail: "one GPU per rank"}
+	return okFinding("gpu binding", "one GPU per rank")
 }
 
 func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) finding {
@@ -220,7 +289,7 @@ func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) f
 		lib = "MPI gives no answer"
 	}
 	if gpus == 0 {
-		return finding{check: "cuda-aware", ok: true, detail: lib + "; no device to probe"}
+		return okFinding("cuda-aware", lib+"; no device to probe")
 	}
 	out, text, err := childJob(launcher, np, self, "doctor", "--probe")
 	var verdict string
@@ -231,33 +300,35 @@ func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) f
 	}
 	switch {
 	case err != nil && verdict == "":
-		return finding{"cuda-aware", false, fmt.Sprintf("%s; the probe crashed the MPI job (%v: %s): MPI is not CUDA-aware", lib, err, lastLine(text)), hints}
+		return problemFinding("cuda-aware", fmt.Sprintf("%s; the probe crashed the MPI job (%v: %s): MPI is not CUDA-aware", lib, err, lastLine(text)), hints)
 	case strings.HasPrefix(verdict, "aware"):
-		return finding{check: "cuda-aware", ok: true, detail: lib + "; the probe passed: set XPMPI_CUDA_AWARE=1 to hand MPI device memory"}
+		return okFinding("cuda-aware", lib+"; the probe passed: set XPMPI_CUDA_AWARE=1 to hand MPI device memory")
 	default:
-		return finding{"cuda-aware", false, fmt.Sprintf("%s; probe: %s", lib, verdict), hints}
+		return problemFinding("cuda-aware", fmt.Sprintf("%s; probe: %s", lib, verdict), hints)
 	}
 }
 
-func printFindings(w io.Writer, fs []finding) {
+func printFindings(w io.Writer, rep doctorReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
-	problems := 0
-	for _, f := range fs {
-		status := "ok"
-		if !f.ok {
+	for _, f := range rep.Findings {
+		status := f.Status
+		if status == statusProblem {
 			status = "PROBLEM"
-			problems++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.check, status, f.detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Check, status, f.Detail)
 	}
 	tw.Flush()
-	for _, f := range fs {
-		if !f.ok && f.fix != "" {
-			fmt.Fprintf(w, "fix (%s): %s\n", f.check, f.fix)
+	for _, f := range rep.Findings {
+		switch {
+		case f.Fix == "":
+		case f.Status == statusProblem:
+			fmt.Fprintf(w, "fix (%s): %s\n", f.Check, f.Fix)
+		case f.Status == statusNote:
+			fmt.Fprintf(w, "note (%s): %s\n", f.Check, f.Fix)
 		}
 	}
-	if problems == 0 {
+	if rep.Problems == 0 {
 		fmt.Fprintln(w, "no problems found")
 	}
 }

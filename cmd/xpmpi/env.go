@@ -9,9 +9,13 @@ import (
 )
 
 // checkEnv refuses the XPMPI_ variables whose values the library would
-// otherwise ignore or only trip on later, naming each.
+// otherwise ignore, panic on, or only trip on later, naming each with its
+// value (and its choices, where there are few), one line each.
 func checkEnv() error {
 	var errs []error
+	if err := backend.CheckEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := backend.ThreadsFromEnv(); err != nil {
 		errs = append(errs, err)
 	}
@@ -19,6 +23,9 @@ func checkEnv() error {
 		errs = append(errs, err)
 	}
 	if _, err := dist.WritePathFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, _, err := logLevelFromEnv(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,7 @@ type jobInfo struct {
 	Launched        bool           `json:"launched"`
 	Backend         backend.Info   `json:"backend"`
 	Ranks           []rankInfo     `json:"ranks"`
+	Problems        []string       `json:"problems,omitempty"` // refused environment variables, one each
 	Extra           map[string]any `json:"extra,omitempty"`
 }
 
@@ -53,7 +55,11 @@ func newInfoCmd(world mpi.Comm) *cobra.Command {
 		Long: `info gathers from every rank its rank, size, local rank, host, MPI library
 and version, thread level, backend and device, and prints one table on rank
 0, with whether MPI accepts device pointers (CUDA-aware) and where that answer
-came from. --json prints the same as one JSON document.`,
+came from. --json prints the same as one JSON document.
+
+A refused environment variable (XPMPI_BACKEND naming no backend, say) does
+not stop info: it prints what it can, then the problem on standard error,
+one line per variable, and exits 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfo(world, cmd.OutOrStdout(), asJSON)
@@ -64,13 +70,19 @@ came from. --json prints the same as one JSON document.`,
 }
 
 func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
+	envErr := checkEnv()
 	lib := mpi.LibraryInfo()
 	host, _ := os.Hostname()
 	lr, ls := mpi.NodeRank()
-	be := backend.Current()
+	beInfo := backend.GetInfo() // never panics; Selected is empty if refused
+	beName, device := "none", "-"
+	if beInfo.Selected != "" {
+		be := backend.Current()
+		beName, device = be.Name(), be.Device().String()
+	}
 	me := rankInfo{
 		Rank: world.Rank(), Size: world.Size(), LocalRank: lr, LocalSize: ls,
-		Host: host, PID: os.Getpid(), Backend: be.Name(), Device: be.Device().String(),
+		Host: host, PID: os.Getpid(), Backend: beName, Device: device,
 		Threads: backend.Threads(), MPI: lib.Implementation, MPIVersion: lib.Version,
 		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(), GPU: gpuOf(),
 	}
@@ -83,13 +95,13 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		return err
 	}
 	if world.Rank() != 0 {
-		return nil
+		return envErr
 	}
 	doc := jobInfo{
 		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
 		CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
 		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
-		Backend: backend.GetInfo(),
+		Backend: beInfo,
 	}
 	for _, raw := range all {
 		var r rankInfo
@@ -98,6 +110,17 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		}
 		doc.Ranks = append(doc.Ranks, r)
 	}
+	if envErr != nil {
+		doc.Problems = strings.Split(envErr.Error(), "\n")
+	}
+	if err := printInfo(w, doc, asJSON); err != nil {
+		return err
+	}
+	return envErr
+}
+
+// printInfo prints the job's document on rank 0.
+func printInfo(w io.Writer, doc jobInfo, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -112,7 +135,11 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		aware = "yes"
 	}
 	fmt.Fprintf(w, "CUDA-aware: %s [source: %s]\n", aware, doc.CUDAAwareSource)
-	fmt.Fprintf(w, "Backend:    %s", doc.Backend.Selected)
+	if doc.Backend.Selected == "" {
+		fmt.Fprintf(w, "Backend:    none (%s)", doc.Backend.Error)
+	} else {
+		fmt.Fprintf(w, "Backend:    %s", doc.Backend.Selected)
+	}
 	if doc.Backend.Fallback != "" {
 		fmt.Fprintf(w, " (asked for %s: %s)", doc.Backend.Requested, doc.Backend.Fallback)
 	}

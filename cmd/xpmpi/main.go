@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,29 @@ import (
 func main() {
 	// The root's checks run before those of run's subcommands.
 	cobra.EnableTraverseRunHooks = true
-	os.Exit(mpi.Main(func(world mpi.Comm) error {
-		return newRoot(world).Execute()
-	}))
+	code := 0
+	status := mpi.Main(func(world mpi.Comm) error {
+		err := newRoot(world).Execute()
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		return err
+	})
+	if status == 1 && code > 1 {
+		// mpi.Main printed the error and returns 1 for every error.
+		status = code
+	}
+	os.Exit(status)
 }
+
+// exitError is an error with the exit code it asks for; other errors exit
+// with 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func (e *exitError) Unwrap() error { return e.err }

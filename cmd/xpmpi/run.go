@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +24,13 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 
   heat2d   2-D heat equation by Jacobi iteration on row blocks with halo exchange
   cg       2-D Poisson equation by conjugate gradients (matrix-free Laplacian)`,
+		Args: subcommandArgs,
+		// A misspelt example with its flags (run cgg --n 8) is an unknown
+		// example, not an unknown flag of run.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return errors.New("xpmpi run: name the example to run: heat2d or cg (xpmpi run --help)")
+		},
 	}
 	var timeout time.Duration
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
@@ -38,11 +49,23 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 	return cmd
 }
 
+// heatReport is what `xpmpi run heat2d` prints on rank 0, as text or, with
+// --json, as one JSON object.
+type heatReport struct {
+	N       int     `json:"n"`
+	Iters   int     `json:"iters"`
+	Ranks   int     `json:"ranks"`
+	Backend string  `json:"backend"`
+	Sum     float64 `json:"checksum"`
+	PerIter float64 `json:"time_per_iteration_ms"`
+	PNG     string  `json:"png,omitempty"` // the picture written, if any
+}
+
 func newHeat2DCmd(world mpi.Comm) *cobra.Command {
 	var (
 		cfg     heatConfig
 		be, png string
-		quiet   bool
+		asJSON  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "heat2d",
@@ -53,13 +76,17 @@ neighbours), with u = 1 on the top edge and 0 on the other three, starting
 from 0. The rows are split into blocks over the ranks, and every iteration
 exchanges one ghost row with each neighbour.
 
-It prints progress on rank 0, then the checksum (the sum of u over the
-interior, 16 significant digits), the time per iteration and the rank count.
-The checksum is the same at any rank count.`,
+It prints on standard output (rank 0) the grid, iterations, rank count and
+backend, then the checksum (the sum of u over the interior, 16 significant
+digits), the time per iteration and the rank count; --json prints the same
+as one JSON object. The checksum is the same at any rank count. Progress
+goes to standard error (--quiet: none). Every flag, and that the --png
+file's directory is writable, is checked before the run starts.`,
 		Example: `  mpirun -np 2 xpmpi run heat2d --n 2048 --iters 200
   xpmpi run heat2d --n 256 --iters 1000 --png heat.png
   mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
-  mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck`,
+  mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck
+  xpmpi run heat2d --json > result.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("every") && cfg.Every <= 0 {
@@ -67,6 +94,16 @@ The checksum is the same at any rank count.`,
 			}
 			if err := checkHeatConfig(cfg); err != nil {
 				return err
+			}
+			if png != "" {
+				// Rank 0 writes the picture; every rank returns its verdict.
+				var local error
+				if world.Rank() == 0 {
+					local = checkWritable("--png", png)
+				}
+				if err := mpi.Agree(world, local); err != nil {
+					return fmt.Errorf("heat2d: %w", err)
+				}
 			}
 			if err := checkHeatMemory(world, cfg.N); err != nil {
 				return err
@@ -77,23 +114,34 @@ The checksum is the same at any rank count.`,
 				}
 			}
 			out := cmd.OutOrStdout()
-			if !quiet && world.Rank() == 0 {
-				cfg.Progress = newProgress(out, cfg.Iters)
+			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: backend.Current().Name()}
+			if world.Rank() == 0 && slog.Default().Enabled(cmd.Context(), slog.LevelInfo) {
+				cfg.Progress = newProgress(cmd.ErrOrStderr(), cfg.Iters)
 			}
 			cfg.Gather = png != ""
-			fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks, backend %s\n", cfg.N, cfg.N, cfg.Iters, world.Size(), backend.Current().Name())
+			if !asJSON {
+				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, rep.Backend)
+			}
+			slog.Debug("heat2d: start", "n", cfg.N, "iters", cfg.Iters, "checkpoint", cfg.Checkpoint, "restart", cfg.Restart)
 			res, err := solveHeat(world, cfg)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "checksum %.16g\n", res.Checksum)
-			fmt.Fprintf(out, "time per iteration %.6g ms\n", res.PerIter*1e3)
-			fmt.Fprintf(out, "ranks %d\n", res.Ranks)
+			rep.Sum, rep.PerIter, rep.Ranks = res.Checksum, res.PerIter*1e3, res.Ranks
 			if png != "" && world.Rank() == 0 {
 				if err := writeHeatPNG(png, res.Field, res.FieldShape); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "wrote %s\n", png)
+				rep.PNG = png
+			}
+			if asJSON {
+				return writeJSON(out, rep)
+			}
+			fmt.Fprintf(out, "checksum %.16g\n", rep.Sum)
+			fmt.Fprintf(out, "time per iteration %.6g ms\n", rep.PerIter)
+			fmt.Fprintf(out, "ranks %d\n", rep.Ranks)
+			if rep.PNG != "" {
+				fmt.Fprintf(out, "wrote %s\n", rep.PNG)
 			}
 			return nil
 		},
@@ -103,15 +151,56 @@ The checksum is the same at any rank count.`,
 	f.IntVar(&cfg.Iters, "iters", 200, "Jacobi iterations")
 	f.StringVar(&be, "backend", "", "backend for the grid: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
 	f.StringVar(&png, "png", "", "write a picture of the final field to this PNG file")
-	f.BoolVar(&quiet, "quiet", false, "print no progress")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
 	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints, with --checkpoint (unset: only at the end)")
 	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
+	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
+	completeBackend(cmd)
+	cmd.MarkFlagFilename("png", "png")
+	cmd.MarkFlagDirname("checkpoint")
+	cmd.MarkFlagDirname("restart")
 	return cmd
 }
 
-// newProgress returns a progress reporter: a bar redrawn in place on a
-// terminal, plain lines at every tenth otherwise.
+// completeBackend completes the values of cmd's --backend flag.
+func completeBackend(cmd *cobra.Command) {
+	cmd.RegisterFlagCompletionFunc("backend", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return backend.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// checkWritable says whether a file can be created at path, naming the
+// flag, without leaving anything behind.
+func checkWritable(flag, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s: is a directory", flag, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %w", flag, path, dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".xpmpi-check-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s is not writable: %w", flag, path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// newProgress returns a progress reporter for standard error: a bar redrawn
+// in place on a terminal, an info message at every tenth otherwise.
 func newProgress(w io.Writer, total int) func(int) {
 	tty := false
 	if f, ok := w.(*os.File); ok {
@@ -143,7 +232,7 @@ func newProgress(w io.Writer, total int) func(int) {
 		}
 		if step := pct / 10; step != last && (pct%10 == 0 || done == total) {
 			last = step
-			fmt.Fprintf(w, "iteration %d/%d (%d%%) %.1fs\n", done, total, pct, time.Since(start).Seconds())
+			slog.Info(fmt.Sprintf("iteration %d/%d (%d%%) %.1fs", done, total, pct, time.Since(start).Seconds()))
 		}
 	}
 }

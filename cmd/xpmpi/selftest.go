@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,38 +21,72 @@ type selfCheck struct {
 	run  func(world mpi.Comm) error
 }
 
+// faults are the faults selftest --fault injects, with what each shows.
+var faults = []struct{ name, help string }{
+	{"panic", "rank R panics: the job aborts with the panic and the rank"},
+	{"collective-error", "rank R fails inside a collective: every rank returns the same error, naming rank R"},
+	{"mismatch", "rank R calls a different collective (checking mode on): every rank reports which call each made"},
+	{"hang", "rank R never enters a collective: the watchdog (--timeout, default 5s with this fault) aborts the job, each rank naming the collective it is in"},
+}
+
+func faultNames() []string {
+	var names []string
+	for _, f := range faults {
+		names = append(names, f.name)
+	}
+	return names
+}
+
+// checkReport is one row of the selftest table.
+type checkReport struct {
+	Name   string  `json:"name"`
+	Result string  `json:"result"` // pass or FAIL
+	Millis float64 `json:"ms,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// selftestReport is what `xpmpi selftest` prints on rank 0, as a table or,
+// with --json, as one JSON object.
+type selftestReport struct {
+	Checks []checkReport `json:"checks"`
+	Passed int           `json:"passed"`
+	Failed int           `json:"failed"`
+	Ranks  int           `json:"ranks"`
+}
+
 func newSelftestCmd(world mpi.Comm) *cobra.Command {
 	var (
 		fault   string
 		rank    int
 		timeout time.Duration
+		asJSON  bool
 	)
+	var long strings.Builder
+	long.WriteString(`selftest runs these checks at this rank count, checks the results, and
+prints a pass/fail table on rank 0 (--json: one JSON object with the same
+rows). It exits non-zero if any check fails on any rank.
+`)
+	for _, c := range selfChecks() {
+		fmt.Fprintf(&long, "  %s\n", c.name)
+	}
+	long.WriteString(`
+--fault injects one fault on rank --rank instead, so that an operator can see
+on their own cluster that it ends the job promptly with a clear message:
+`)
+	for _, f := range faults {
+		fmt.Fprintf(&long, "  %-17s %s\n", f.name, f.help)
+	}
 	cmd := &cobra.Command{
 		Use:   "selftest",
 		Short: "Check the MPI job end to end, or inject one fault to see it handled",
-		Long: `selftest runs every collective at this rank count, the halo exchange, the
-redistribution, a checkpoint round trip and the CUDA paths where present,
-checks the results, and prints a pass/fail table on rank 0. It exits non-zero
-if any check fails on any rank.
-
---fault injects one fault on rank --rank, so that an operator can see on
-their own cluster that it ends the job promptly with a clear message:
-  panic             rank R panics: the job aborts with the panic and the rank
-  collective-error  rank R fails inside a collective: every rank returns the
-                    same error, naming rank R
-  mismatch          rank R calls a different collective (checking mode on):
-                    every rank reports which call each made
-  hang              rank R never enters a collective: the watchdog (--timeout,
-                    default 5s with this fault) aborts the job, each rank
-                    naming the collective it is in`,
+		Long:  strings.TrimSuffix(long.String(), "\n"),
 		Example: `  mpirun -np 4 xpmpi selftest
+  mpirun -np 4 xpmpi selftest --json
   mpirun -np 3 xpmpi selftest --fault panic --rank 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch fault {
-			case "", "panic", "collective-error", "mismatch", "hang":
-			default:
-				return fmt.Errorf("selftest: unknown fault %q (want panic, collective-error, mismatch or hang)", fault)
+			if fault != "" && !slices.Contains(faultNames(), fault) {
+				return fmt.Errorf("selftest: --fault %q: want one of %s", fault, strings.Join(faultNames(), ", "))
 			}
 			if fault != "" {
 				if rank < 0 || rank >= world.Size() {
@@ -60,6 +95,9 @@ their own cluster that it ends the job promptly with a clear message:
 				if fault == "hang" && timeout == 0 {
 					timeout = 5 * time.Second
 				}
+			}
+			if timeout < 0 {
+				return fmt.Errorf("selftest: --timeout %v: want a positive duration (0 or unset: no limit)", timeout)
 			}
 			if timeout > 0 {
 				stop, err := mpi.StartWatchdog(world, timeout)
@@ -71,13 +109,21 @@ their own cluster that it ends the job promptly with a clear message:
 			if fault != "" {
 				return injectFault(world, fault, rank)
 			}
-			return runSelftest(world, cmd.OutOrStdout())
+			return runSelftest(world, cmd.OutOrStdout(), asJSON)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fault, "fault", "", "inject a fault: panic, collective-error, mismatch or hang")
+	f.StringVar(&fault, "fault", "", "inject a fault: "+strings.Join(faultNames(), ", "))
 	f.IntVar(&rank, "rank", 0, "the rank where the fault happens")
 	f.DurationVar(&timeout, "timeout", 0, "abort the job if it runs longer than this (0: no limit)")
+	f.BoolVar(&asJSON, "json", false, "print the results as one JSON object (rank 0)")
+	cmd.RegisterFlagCompletionFunc("fault", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []cobra.Completion
+		for _, f := range faults {
+			out = append(out, cobra.CompletionWithDesc(f.name, f.help))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
@@ -121,31 +167,45 @@ func injectFault(world mpi.Comm, fault string, r int) error {
 		_, err := mpi.AllreduceValue(world, 1.0, mpi.Sum)
 		return err
 	}
-	return fmt.Errorf("selftest: unknown fault %q (want panic, collective-error, mismatch or hang)", fault)
+	return fmt.Errorf("selftest: --fault %q: want one of %s", fault, strings.Join(faultNames(), ", "))
 }
 
 // runSelftest runs every check on every rank, agrees on each result, and
 // prints the table on rank 0.
-func runSelftest(world mpi.Comm, w io.Writer) error {
+func runSelftest(world mpi.Comm, w io.Writer, asJSON bool) error {
 	checks := selfChecks()
-	failed := 0
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "CHECK\tRESULT\tDETAIL\n")
+	rep := selftestReport{Ranks: world.Size()}
 	for _, c := range checks {
 		start := time.Now()
 		err := mpi.Agree(world, c.run(world))
 		d := time.Since(start)
 		if err != nil {
-			failed++
-			fmt.Fprintf(tw, "%s\tFAIL\t%v\n", c.name, err)
+			rep.Failed++
+			rep.Checks = append(rep.Checks, checkReport{Name: c.name, Result: "FAIL", Error: err.Error()})
 		} else {
-			fmt.Fprintf(tw, "%s\tpass\t%.1f ms\n", c.name, d.Seconds()*1e3)
+			rep.Passed++
+			rep.Checks = append(rep.Checks, checkReport{Name: c.name, Result: "pass", Millis: d.Seconds() * 1e3})
 		}
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "%d passed, %d failed (ranks %d)\n", len(checks)-failed, failed, world.Size())
-	if failed > 0 {
-		return fmt.Errorf("selftest: %d of %d checks failed", failed, len(checks))
+	if asJSON {
+		if err := writeJSON(w, rep); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "CHECK\tRESULT\tDETAIL\n")
+		for _, c := range rep.Checks {
+			if c.Error != "" {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Result, c.Error)
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t%.1f ms\n", c.Name, c.Result, c.Millis)
+			}
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "%d passed, %d failed (ranks %d)\n", rep.Passed, rep.Failed, rep.Ranks)
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("selftest: %d of %d checks failed", rep.Failed, len(checks))
 	}
 	return nil
 }

@@ -2,8 +2,9 @@
 // under a real mpirun at several rank counts and check what every rank
 // printed and how the job ended.
 //
-// The tests build with -tags mpi and find the binaries through environment
-// variables that scripts/test.sh sets:
+// Most tests build with -tags mpi (readme_test.go, which builds the
+// README's example, builds in the default build too) and find the binaries
+// through environment variables that scripts/test.sh sets:
 //
 //	XPMPI_BIN        the CLI built with -tags mpi (bin/xpmpi)
 //	XPMPI_NOMPI_BIN  the CLI of the default build, without MPI

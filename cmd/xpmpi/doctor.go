@@ -300,12 +300,24 @@ func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) f
 	}
 	switch {
 	case err != nil && verdict == "":
-		return problemFinding("cuda-aware", fmt.Sprintf("%s; the probe crashed the MPI job (%v: %s): MPI is not CUDA-aware", lib, err, lastLine(text)), hints)
+		detail := fmt.Sprintf("the probe crashed the MPI job (%v: %s)", err, lastLine(text))
+		return problemFinding("cuda-aware", fmt.Sprintf("%s; %s: MPI is not CUDA-aware%s", lib, detail, saveProbe(false, detail)), hints)
 	case strings.HasPrefix(verdict, "aware"):
-		return okFinding("cuda-aware", lib+"; the probe passed: set XPMPI_CUDA_AWARE=1 to hand MPI device memory")
-	default:
+		return okFinding("cuda-aware", lib+"; the probe passed"+saveProbe(true, "a ring of device buffers arrived intact"))
+	case strings.HasPrefix(verdict, "no-device"):
 		return problemFinding("cuda-aware", fmt.Sprintf("%s; probe: %s", lib, verdict), hints)
+	default:
+		return problemFinding("cuda-aware", fmt.Sprintf("%s; probe: %s%s", lib, verdict, saveProbe(false, verdict)), hints)
 	}
+}
+
+// saveProbe records the probe's verdict for later jobs on this host with
+// this MPI library (mpi.SaveProbe) and says where, or why not.
+func saveProbe(aware bool, detail string) string {
+	if _, err := mpi.SaveProbe(aware, detail); err != nil {
+		return fmt.Sprintf("; not recorded: %v", err)
+	}
+	return fmt.Sprintf("; recorded in %s, where later jobs on this host with this MPI library find it (XPMPI_CUDA_AWARE=1 or 0 overrides it)", mpi.ProbeCachePath())
 }
 
 func printFindings(w io.Writer, rep doctorReport) {

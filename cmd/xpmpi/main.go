@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/xpmpi/xpmpi/backend/all" // every backend selectable
 	"github.com/xpmpi/xpmpi/mpi"
 )
 

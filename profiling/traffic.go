@@ -327,10 +327,10 @@ func sortedKeys(m map[string]bool, keep func(string) bool) []string {
 // the peers are followed by the point-to-point totals on this rank's node
 // and off it (and of the peers without a node, if any):
 //
-//	  peer 1 (node 0): 4 messages, 16384 bytes
-//	  peer 2 (node 2): 2 messages, 64 bytes
-//	  on-node: 4 messages, 16384 bytes
-//	  off-node: 2 messages, 64 bytes
+//	peer 1 (node 0): 4 messages, 16384 bytes
+//	peer 2 (node 2): 2 messages, 64 bytes
+//	on-node: 4 messages, 16384 bytes
+//	off-node: 2 messages, 64 bytes
 func (t *Traffic) Report() string {
 	peers := t.Peers()
 	p2p := t.PointToPoint()

@@ -295,12 +295,17 @@ cmd_run() {
 	# A launcher killed by the time limit (or a signal to this script) can
 	# leave ranks behind, in process groups of their own: whatever runs in
 	# the hosts then goes too (hosts.sh runs one job at a time).
-	trap 'kill_left; exit 130' INT
-	trap 'kill_left; exit 143' TERM
-	local rc=0
+	# The launcher runs in the background so that a signal to this script
+	# is handled at once (bash runs a trap only after a foreground command).
+	local rc=0 job
 	timeout -k 5 "$limit" ip netns exec "${NS[0]}" nsenter --uts="/run/uts/${NS[0]}" \
 		sh -c 'mount --bind "$0" /proc/sys/kernel/random/boot_id && exec "$@"' "$STATE/${NS[0]}.boot_id" \
-		"${launcher[@]}" "$prog" "$@" || rc=$?
+		"${launcher[@]}" "$prog" "$@" <&0 &
+	job=$!
+	trap 'kill -TERM $job 2>/dev/null; sleep 1; kill_left; exit 130' INT
+	trap 'kill -TERM $job 2>/dev/null; sleep 1; kill_left; exit 143' TERM
+	wait $job || rc=$?
+	trap - INT TERM
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "hosts.sh: the job ran past ${limit}s and was stopped (exit $rc)" >&2
 		kill_left

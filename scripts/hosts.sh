@@ -37,7 +37,10 @@
 # Needs root and `ip netns`; where either is missing it says why on standard
 # error and exits 77, so that a test script can skip with the reason.
 #
-# Environment: XPMPI_HOSTS_TIMEOUT (default for --timeout).
+# Environment: XPMPI_HOSTS_TIMEOUT (default for --timeout);
+# XPMPI_HOSTS_KEEPALIVE=0 leaves Open MPI's keepalive probes out (to see a
+# lost link hang the job, or xpmpi's watchdog end it alone);
+# XPMPI_HOSTS_UCX_TLS (MPICH's UCX_TLS, default tcp,self,sm).
 set -uo pipefail
 
 SKIP=77
@@ -281,9 +284,11 @@ cmd_run() {
 			--mca plm_rsh_agent "$AGENT"
 			--mca pml ob1 --mca btl tcp,self
 			--mca btl_tcp_if_include "$NET" --mca oob_tcp_if_include "$NET"
-			--mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1
-			--mca oob_tcp_keepalive_probes 3
 			--mca mpi_yield_when_idle 1)
+		if [ "${XPMPI_HOSTS_KEEPALIVE:-1}" != 0 ]; then
+			launcher+=(--mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1
+				--mca oob_tcp_keepalive_probes 3)
+		fi
 		[ "$(id -u)" -eq 0 ] && launcher+=(--allow-run-as-root)
 		[ $tag = 1 ] && launcher+=(--tag-output)
 		for v in "${pass[@]}"; do

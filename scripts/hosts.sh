@@ -202,7 +202,7 @@ down_quiet() {
 		fi
 		rm -rf "/etc/netns/$ns"
 	done
-	rmdir /run/uts 2>/dev/null || true
+	rmdir /run/uts /etc/netns 2>/dev/null || true
 	rm -rf "$STATE"
 }
 

@@ -429,8 +429,9 @@ hosts_sh=$root/scripts/hosts.sh
 hosts_dist_run='^(TestGatherScatter|TestReductions|TestHalo|TestRedistribute|TestSort|TestCheckpointRoundTrip)$'
 # MPICH's ranks busy-poll (4 ranks on 2 cores: its TestReductions takes
 # 22 s, TestSort over 150 s, against 0.7 s and 10 s under Open MPI): a
-# smaller subset, 39 s (measured 2026-12-01).
-hosts_dist_run_mpich='^(TestIntegerReductions|TestArgTiesAndNaN|TestHalo|TestRedistribute|TestCheckpointRoundTrip|TestSortLarge|ExampleSort)$'
+# smaller subset, 30-50 s on a busy machine (measured 2026-12-01; the mpi
+# tests and xpmpi selftest cover the other collectives and the sort).
+hosts_dist_run_mpich='^(TestIntegerReductions|TestArgTiesAndNaN|TestHalo|TestRedistribute|TestCheckpointRoundTrip|ExampleSort)$'
 rm -f build/logs/hosts-notes.txt
 
 # hosts_job LOG LIB SECS DONE-REGEX COUNT ARGS...: hosts.sh run --tag-output
@@ -485,7 +486,9 @@ hosts_test() {
 	local log
 	log=$root/build/logs/hosts-$lib-$(bin_name "$pkg").log
 	cd "$pkg"
-	hosts_job "$log" "$lib" "$secs" '^(\[1,[0-9]+\]<stdout>:|\[[0-9]+\] )PASS$' 4 "$bin" -test.timeout="${secs}s" "$@"
+	# The test binary's own limit fires first, so that a hang prints the
+	# goroutines.
+	hosts_job "$log" "$lib" "$secs" '^(\[1,[0-9]+\]<stdout>:|\[[0-9]+\] )PASS$' 4 "$bin" -test.timeout="$((secs - 10))s" "$@"
 }
 
 # hosts_info LIB CLI: xpmpi info --json across the hosts: ranks 0, 1 on one

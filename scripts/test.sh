@@ -599,7 +599,7 @@ else
 					continue
 				fi
 				if [ $pkg = ./mpi ]; then
-					step "hosts 2x2 $pkg ($label)" hosts_test $lib 60 $pkg "$bin" -test.skip '^TestSplit$'
+					step "hosts 2x2 $pkg ($label)" hosts_test $lib 90 $pkg "$bin" -test.skip '^TestSplit$'
 				else
 					step "hosts 2x2 $pkg -test.run ... ($label)" hosts_test $lib 90 $pkg "$bin" -test.run "$dist_run"
 				fi

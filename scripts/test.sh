@@ -428,8 +428,6 @@ hosts_sh=$root/scripts/hosts.sh
 # The dist subset: collectives (gather/scatter, reductions), halo
 # exchange, redistribution, sort, checkpoints. The checking mode is on in
 # every test (mpitest.Main) and the mpi package's own tests check it.
-# TestSplit is skipped across hosts: it asserts that every rank shares one
-# node; TestLocalRankMatchesSharedSplit checks the split per host instead.
 hosts_dist_run='^(TestGatherScatter|TestReductions|TestHalo|TestRedistribute|TestSort|TestCheckpointRoundTrip)$'
 # MPICH's ranks busy-poll (4 ranks on 2 cores: its TestReductions takes
 # 22 s, TestSort over 150 s, against 0.7 s and 10 s under Open MPI): a
@@ -603,7 +601,7 @@ else
 					continue
 				fi
 				if [ $pkg = ./mpi ]; then
-					step "hosts 2x2 $pkg ($label)" hosts_test $lib 90 $pkg "$bin" -test.skip '^TestSplit$'
+					step "hosts 2x2 $pkg ($label)" hosts_test $lib 90 $pkg "$bin"
 				else
 					step "hosts 2x2 $pkg -test.run ... ($label)" hosts_test $lib 90 $pkg "$bin" -test.run "$dist_run"
 				fi

@@ -21,6 +21,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/npy"
 )
 
 // A checkpoint is a directory:
@@ -315,7 +316,7 @@ func encodeManifest(m Manifest) ([]byte, error) {
 		j.Arrays = append(j.Arrays, arrayJSON{
 			Name:     a.Name,
 			File:     a.Name + ".npy",
-			DType:    npyDescr(a.DType),
+			DType:    npy.Descr(a.DType),
 			Shape:    a.Shape,
 			Bytes:    int64(prod(a.Shape)) * int64(a.DType.Size()),
 			Checksum: formatCRC(a.Checksum),
@@ -378,14 +379,14 @@ func parseManifest(b []byte) (Manifest, error) {
 		if a.File != a.Name+".npy" {
 			return Manifest{}, fmt.Errorf("bad manifest: array %q in file %q, not %q", a.Name, a.File, a.Name+".npy")
 		}
-		dt, err := parseDescr(a.DType)
-		if err != nil || a.DType != npyDescr(dt) {
+		dt, err := npy.ParseDescr(a.DType)
+		if err != nil || a.DType != npy.Descr(dt) {
 			return Manifest{}, fmt.Errorf("bad manifest: array %q: dtype %q", a.Name, a.DType)
 		}
-		if len(a.Shape) == 0 || len(a.Shape) > npyMaxDims {
+		if len(a.Shape) == 0 || len(a.Shape) > npy.MaxDims {
 			return Manifest{}, fmt.Errorf("bad manifest: array %q: shape %v", a.Name, a.Shape)
 		}
-		if n, ok := shapeBytes(a.Shape, dt.Size()); !ok || n != a.Bytes {
+		if n, ok := npy.ShapeBytes(a.Shape, dt.Size()); !ok || n != a.Bytes {
 			return Manifest{}, fmt.Errorf("bad manifest: array %q: %d bytes for shape %v of %v", a.Name, a.Bytes, a.Shape, dt)
 		}
 		sum, err := parseCRC(a.Checksum)

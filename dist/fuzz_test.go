@@ -1,10 +1,9 @@
 package dist
 
-// Fuzz targets for the .npy header parser and the checkpoint manifest
-// reader, and tests of unexported parts of the file I/O: the CRC-32C
+// A fuzz target for the checkpoint manifest reader (the .npy header's is in
+// package npy), and tests of unexported parts of the file I/O: the CRC-32C
 // combination and every I/O path (in place, through a layout split on axis
-// 0, chunked calls). Seed corpora: testdata/fuzz/FuzzNPYHeader and
-// testdata/fuzz/FuzzManifest.
+// 0, chunked calls). Seed corpus: testdata/fuzz/FuzzManifest.
 
 import (
 	"bytes"
@@ -20,58 +19,8 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/npy"
 )
-
-func FuzzNPYHeader(f *testing.F) {
-	for dt := backend.Float32; dt <= backend.Uint64; dt++ {
-		for _, shape := range [][]int{{}, {0}, {5}, {3, 4}, {2, 0, 7}, {1 << 40, 3}} {
-			f.Add(npyHeaderBytes(dt, shape))
-		}
-	}
-	if files, _ := filepath.Glob("testdata/*.npy"); len(files) > 0 {
-		for _, name := range files {
-			if b, err := os.ReadFile(name); err == nil {
-				f.Add(b)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r := bytes.NewReader(data)
-		h, err := ParseNPYHeader(r)
-		if err != nil {
-			return
-		}
-		if h.DType < backend.Float32 || h.DType > backend.Uint64 {
-			t.Fatalf("DType %v", h.DType)
-		}
-		if len(h.Shape) > npyMaxDims {
-			t.Fatalf("%d dimensions", len(h.Shape))
-		}
-		for _, d := range h.Shape {
-			if d < 0 {
-				t.Fatalf("shape %v", h.Shape)
-			}
-		}
-		if h.DataSize() < 0 || h.DataSize() > npyMaxBytes {
-			t.Fatalf("data size %d for %v", h.DataSize(), h.Shape)
-		}
-		if got := int64(len(data) - r.Len()); got != h.DataOffset {
-			t.Fatalf("read %d bytes, data offset %d", got, h.DataOffset)
-		}
-		// What the header says, written again, says the same.
-		var b bytes.Buffer
-		if err := WriteNPYHeader(&b, h.DType, h.Shape); err != nil {
-			t.Fatal(err)
-		}
-		if b.Len()%npyAlign != 0 {
-			t.Fatalf("header of %d bytes", b.Len())
-		}
-		h2, err := ParseNPYHeader(&b)
-		if err != nil || h2.DType != h.DType || !slices.Equal(h2.Shape, h.Shape) || b.Len() != 0 {
-			t.Fatalf("rewritten header: %v, %v (%d bytes left), want %v", h2, err, b.Len(), h)
-		}
-	})
-}
 
 // manifestSeed returns a valid manifest file.
 func manifestSeed(t testing.TB, arrays []ArrayInfo, meta map[string]string) []byte {
@@ -100,7 +49,7 @@ func FuzzManifest(f *testing.F) {
 			if checkName(a.Name) != nil || len(a.Shape) == 0 {
 				t.Fatalf("accepted array %+v", a)
 			}
-			if _, ok := shapeBytes(a.Shape, a.DType.Size()); !ok {
+			if _, ok := npy.ShapeBytes(a.Shape, a.DType.Size()); !ok {
 				t.Fatalf("accepted shape %v", a.Shape)
 			}
 		}

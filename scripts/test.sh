@@ -249,11 +249,12 @@ step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
 
 # ---------------------------------------------------------------- fuzzers
-# Each fuzzer briefly, from its committed seed corpus (dist/testdata/fuzz),
+# Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
 # for a count of inputs rather than a time.
 fuzz_time=${XPMPI_FUZZTIME:-100000x}
-for f in FuzzNPYHeader FuzzManifest; do
-	step "go test -fuzz $f ./dist ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" ./dist
+for pf in ./npy:FuzzHeader ./dist:FuzzManifest; do
+	pkg=${pf%%:*} f=${pf#*:}
+	step "go test -fuzz $f $pkg ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" "$pkg"
 done
 
 # ---------------------------------------------------------------- bench reference

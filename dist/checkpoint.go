@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"github.com/xpmpi/xpmpi/internal/crc32c"
 	"hash/fnv"
 	"io"
 	"io/fs"
@@ -55,113 +55,23 @@ import (
 // than a wrong step or metadata. CRC-32C detects accidental corruption
 // (truncation, flipped bits); it is not a defence against tampering.
 
-// castagnoli is the CRC-32C table (hardware accelerated where the CPU has
-// an instruction for it).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// crcSum folds this rank's runs of an array's data (see crc32c.Sum).
+type crcSum struct{ crc32c.Sum }
 
-// crcPoly is the CRC-32C polynomial, bit-reversed.
-const crcPoly = 0x82f63b78
-
-// x2n[k] is x^(2^k) modulo the polynomial, bit-reversed: enough for
-// shifts of up to 2^63 bytes.
-var x2n = func() (t [67]uint32) {
-	p := uint32(1) << 30 // x^1
-	for k := range t {
-		t[k] = p
-		p = multModP(p, p)
-	}
-	return t
-}()
-
-// multModP returns a*b modulo the CRC polynomial, bit-reversed (zlib's
-// multmodp).
-func multModP(a, b uint32) uint32 {
-	if a == 0 {
-		return 0
-	}
-	m := uint32(1) << 31
-	p := uint32(0)
-	for {
-		if a&m != 0 {
-			p ^= b
-			if a&(m-1) == 0 {
-				return p
-			}
-		}
-		m >>= 1
-		if b&1 != 0 {
-			b = b>>1 ^ crcPoly
-		} else {
-			b >>= 1
-		}
-	}
-}
-
-// x8n returns x^(8n) modulo the polynomial: the operator that appends n
-// zero bytes to a CRC register.
-func x8n(n int64) uint32 {
-	p := uint32(1) << 31 // x^0
-	for k := 3; n != 0; k++ {
-		if n&1 != 0 {
-			p = multModP(x2n[k], p)
-		}
-		n >>= 1
-	}
-	return p
-}
-
-// rawCRC returns the CRC-32C register after p from zero, without the
-// initial and final inversions.
-func rawCRC(p []byte) uint32 { return ^crc32.Update(^uint32(0), castagnoli, p) }
-
-// crcSum folds the runs of an array's data that one rank holds into the
-// raw CRC of the whole data with zeros outside those runs. Runs must come
-// in increasing order of offset, without overlap.
-type crcSum struct {
-	acc     uint32 // raw CRC of bytes [0, end)
-	end     int64
-	lastD   int64 // the last shift, and its operator
-	lastOp  uint32
-	started bool
-}
-
-func (s *crcSum) shift(v uint32, d int64) uint32 {
-	if v == 0 || d == 0 {
-		return v
-	}
-	if !s.started || d != s.lastD {
-		s.lastD, s.lastOp, s.started = d, x8n(d), true
-	}
-	return multModP(s.lastOp, v)
-}
-
-// add folds in the run p at byte offset off of the data.
-func (s *crcSum) add(off int64, p []byte) {
-	if len(p) == 0 {
-		return
-	}
-	if off < s.end {
-		panic(fmt.Sprintf("dist: checksum of a run at %d before the end %d of the previous one", off, s.end))
-	}
-	end := off + int64(len(p))
-	s.acc = s.shift(s.acc, end-s.end) ^ rawCRC(p)
-	s.end = end
-}
+func (s *crcSum) add(off int64, p []byte) { s.Add(off, p) }
 
 // combine returns the CRC-32C of the total bytes of data whose runs the
 // ranks of c hold, the same on every rank. It is collective.
 func (s *crcSum) combine(c mpi.Comm, total int64) (uint32, error) {
-	mine := s.shift(s.acc, total-s.end)
 	all := make([]uint32, c.Size())
-	if err := mpi.Allgather(c, []uint32{mine}, all); err != nil {
+	if err := mpi.Allgather(c, []uint32{s.Part(total)}, all); err != nil {
 		return 0, err
 	}
-	raw := uint32(0)
+	parts := uint32(0)
 	for _, v := range all {
-		raw ^= v
+		parts ^= v
 	}
-	// The standard CRC starts from all ones and inverts the result.
-	return raw ^ multModP(x8n(total), ^uint32(0)) ^ ^uint32(0), nil
+	return crc32c.Finish(parts, total), nil
 }
 
 // Named is an array with its name in a checkpoint; Entry makes one.
@@ -287,7 +197,7 @@ func manifestSum(m manifestJSON) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return formatCRC(crc32.Checksum(b, castagnoli)), nil
+	return formatCRC(crc32c.Checksum(b)), nil
 }
 
 // marshalManifest encodes m as JSON, indented by indent (none if empty),

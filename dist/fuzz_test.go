@@ -8,8 +8,7 @@ package dist
 import (
 	"bytes"
 	"fmt"
-	"hash/crc32"
-	"math/rand/v2"
+	"github.com/xpmpi/xpmpi/internal/crc32c"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,49 +67,6 @@ func FuzzManifest(f *testing.F) {
 	})
 }
 
-// TestCRCCombine checks that folding runs gives the CRC-32C of the whole,
-// however the bytes are cut and whichever "rank" holds each run.
-func TestCRCCombine(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 200; trial++ {
-		n := rng.IntN(3000)
-		if trial%10 == 0 {
-			n = rng.IntN(4)
-		}
-		data := make([]byte, n)
-		for i := range data {
-			data[i] = byte(rng.Uint32())
-		}
-		want := crc32.Checksum(data, castagnoli)
-		const parts = 3
-		var sums [parts]crcSum
-		for off := 0; off < n; {
-			k := min(1+rng.IntN(100), n-off)
-			if rng.IntN(5) == 0 {
-				k = min(1+rng.IntN(1000), n-off)
-			}
-			sums[rng.IntN(parts)].add(int64(off), data[off:off+k])
-			off += k
-		}
-		raw := uint32(0)
-		for i := range sums {
-			raw ^= sums[i].shift(sums[i].acc, int64(n)-sums[i].end)
-		}
-		got := raw ^ multModP(x8n(int64(n)), ^uint32(0)) ^ ^uint32(0)
-		if got != want {
-			t.Fatalf("trial %d, %d bytes: combined CRC %08x, want %08x", trial, n, got, want)
-		}
-	}
-	// Long shifts agree with appending zeros.
-	for _, n := range []int64{1, 7, 64, 1000, 1 << 20} {
-		z := make([]byte, n)
-		v := uint32(0x12345678)
-		if got, want := multModP(x8n(n), v), ^crc32.Update(^v, castagnoli, z); got != want {
-			t.Fatalf("shift by %d: %08x, want %08x", n, got, want)
-		}
-	}
-}
-
 // commonDir returns a directory that every rank of c uses, made by rank 0.
 func commonDir(t testing.TB, c mpi.Comm) string {
 	t.Helper()
@@ -160,7 +116,7 @@ func TestNPYIOPaths(t *testing.T) {
 					if err != nil || int64(len(b)) != h.DataOffset+h.DataSize() {
 						t.Fatalf("%s: %d bytes, header %+v, %v", name, len(b), h, err)
 					}
-					fileSum = crc32.Checksum(b[h.DataOffset:], castagnoli)
+					fileSum = crc32c.Checksum(b[h.DataOffset:])
 				}
 				fs := []uint32{fileSum}
 				if err := mpi.Bcast(c, fs, 0); err != nil {

@@ -11,8 +11,8 @@ import (
 
 // TestBadInputRefused gives heat2d sizes, flags and environment variables
 // that once crashed the runtime, overflowed, or were silently ignored, at
-// 2, 3 and 4 ranks: every rank must refuse with a message naming the flag
-// or variable, promptly, without a Go crash or stack trace, and exit 1.
+// 2, 3 and 4 ranks: the job must refuse with a message naming the flag or
+// variable, promptly, without a Go crash or stack trace, and exit 1.
 func TestBadInputRefused(t *testing.T) {
 	bin := binary(t, "XPMPI_BIN")
 	cases := []struct {
@@ -74,11 +74,11 @@ func TestBadInputRefused(t *testing.T) {
 						res.fail(t, "the output lacks %q", w)
 					}
 				}
-				// Every rank says it, and nothing crashed.
-				for r := 0; r < np; r++ {
-					if !strings.Contains(res.combined, fmt.Sprintf("xpmpi: rank %d: ", r)) {
-						res.fail(t, "rank %d printed no error", r)
-					}
+				// Some rank says it (every rank finds the same error, but
+				// the first to end the job may stop the others before they
+				// print), and nothing crashed.
+				if !strings.Contains(res.combined, "xpmpi: rank ") {
+					res.fail(t, "no rank printed an error")
 				}
 				for _, bad := range []string{"goroutine ", "fatal error", "panic:", "checksum"} {
 					if strings.Contains(res.combined, bad) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/internal/serialloop"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/rng"
@@ -314,9 +315,9 @@ func (f *fakeRef) Call(name string, p refParams) (benchSample, error) {
 			s.Checksum += float64(g%8) / 8 * float64(g%16) / 16
 		}
 	case "xpref_jacobi":
-		s.Checksum = serialHeat(n, int(p.Iters))
+		s.Checksum = serialloop.Heat(n, int(p.Iters))
 	case "xpref_cg":
-		k, rel, sum, _ := serialCG(n, p.Tol, int(p.Iters))
+		k, rel, sum, _ := serialloop.CG(n, p.Tol, int(p.Iters))
 		s.Checksum, s.Extra = sum, [4]float64{float64(k), rel, s.Seconds / float64(max(k, 1))}
 		s.OK = rel <= p.Tol
 	case "xpref_sort":

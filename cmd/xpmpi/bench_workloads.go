@@ -12,6 +12,8 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers/cg"
+	"github.com/xpmpi/xpmpi/solvers/heat"
 )
 
 // benchSizes are the sizes of the workloads (BENCH.md's, or --small's).
@@ -236,7 +238,7 @@ func (e *benchEnv) benchJacobi() ([]benchRow, error) {
 	perIter := func(s benchSample) float64 { return s.Seconds / float64(iters) * 1e3 }
 	xp := func() (benchSample, error) {
 		return withThreads(e.threads, func() (benchSample, error) {
-			res, err := solveHeat(e.world, heatConfig{N: n, Iters: iters})
+			res, err := heat.Solve(e.world, heat.Config{N: n, Iters: iters})
 			return benchSample{Seconds: res.PerIter * float64(iters), Checksum: res.Checksum, OK: true}, err
 		})
 	}
@@ -259,7 +261,7 @@ func (e *benchEnv) benchCG() ([]benchRow, error) {
 	e.say("W4 CG, %d x %d unknowns, tolerance %g", n, n, tol)
 	xp := func() (benchSample, error) {
 		return withThreads(e.threads, func() (benchSample, error) {
-			res, err := solveCG(e.world, cgConfig{N: n, Tol: tol})
+			res, err := cg.Solve(e.world, cg.Config{N: n, Tol: tol})
 			s := benchSample{Seconds: res.Seconds, Checksum: res.Checksum, OK: res.Converged}
 			s.Extra = [4]float64{float64(res.Iters), res.RelRes, res.PerIter}
 			return s, err

@@ -1,233 +1,133 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"log/slog"
 
+	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/dist"
-	"github.com/xpmpi/xpmpi/internal/sysmem"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers/heat"
 )
 
-// heatConfig is one run of the 2-D heat equation.
-type heatConfig struct {
-	N     int // interior points per side
-	Iters int // Jacobi iterations
-	// Progress, if set, is called on rank 0 after each iteration.
-	Progress func(done int)
-	// Gather asks for the final field on rank 0.
-	Gather bool
-	// Checkpoint, if set, is the directory where the field is saved every
-	// Every iterations and at the end.
-	Checkpoint string
-	Every      int
-	// Restart, if set, is a checkpoint directory to continue from: the run
-	// then does the iterations from the checkpoint's step to Iters.
-	Restart string
+// heatFlags names heat.Config's fields after `xpmpi run heat2d`'s flags.
+var heatFlags = map[string]string{
+	"N":          "--n",
+	"Iters":      "--iters",
+	"Every":      "--every",
+	"Checkpoint": "--checkpoint",
+	"Restart":    "--restart",
 }
 
-// heatResult is what a run reports, the same on every rank except Field.
-type heatResult struct {
-	Checksum   float64   // sum of u over the n x n interior points
-	PerIter    float64   // seconds per iteration, slowest rank
-	Ranks      int       // ranks in the run
-	Field      []float64 // rank 0 with Gather: the n x (n+2) rows of the interior and side walls
-	FieldShape []int
+// heatReport is what `xpmpi run heat2d` prints on rank 0, as text or, with
+// --json, as one JSON object.
+type heatReport struct {
+	N       int     `json:"n"`
+	Iters   int     `json:"iters"`
+	Ranks   int     `json:"ranks"`
+	Backend string  `json:"backend"`
+	Sum     float64 `json:"checksum"`
+	PerIter float64 `json:"time_per_iteration_ms"`
+	PNG     string  `json:"png,omitempty"` // the picture written, if any
 }
 
-// solveHeat runs the Jacobi iteration for the 2-D heat equation on an n x n
-// interior with fixed boundary values: u = 1 on the top edge, 0 on the
-// other three. The interior rows are split into row blocks over the ranks,
-// each with one ghost row on either side; every iteration exchanges the
-// ghost rows and replaces each interior value by the average of its four
-// neighbours.
-func solveHeat(world mpi.Comm, cfg heatConfig) (heatResult, error) {
-	if err := checkHeatConfig(cfg); err != nil {
-		return heatResult{}, err
-	}
-	if err := checkHeatMemory(world, cfg.N); err != nil {
-		return heatResult{}, err
-	}
-	n := cfg.N
-	cols := n + 2 // the side walls are columns 0 and n+1
-	layout := dist.NewLayout([]int{n, cols}, 0, world.Size())
-	b := backend.Current()
-	u, err := dist.NewHalo[float64](world, layout, 1, b)
-	if err != nil {
-		return heatResult{}, err
-	}
-	v, err := dist.NewHalo[float64](world, layout, 1, b)
-	if err != nil {
-		return heatResult{}, err
-	}
-	lo, hi := layout.Range(world.Rank())
-	rows := hi - lo + 2
-	// The top edge is the ghost row above global row 0, which no exchange
-	// writes; the walls and the bottom edge stay 0.
-	if lo == 0 && hi > 0 {
-		for _, h := range []*dist.Halo[float64]{u, v} {
-			backend.Fill(h.Local().Slice(0, cols), 1)
-		}
-	}
-	first := 0
-	field, err := dist.New[float64](world, layout, b)
-	if err != nil {
-		return heatResult{}, err
-	}
-	if cfg.Restart != "" {
-		if first, err = restartHeat(world, cfg, field); err != nil {
-			return heatResult{}, err
-		}
-		u.CopyFrom(field)
-	}
-	save := func(step int) error {
-		u.CopyTo(field)
-		meta := map[string]string{"app": "heat2d", "n": strconv.Itoa(n)}
-		return dist.SaveCheckpoint(world, cfg.Checkpoint, int64(step), meta, dist.Entry("u", field))
-	}
-	if err := world.Barrier(); err != nil {
-		return heatResult{}, err
-	}
-	start := world.Wtime()
-	for it := first; it < cfg.Iters; it++ {
-		if err := u.Exchange(); err != nil {
-			return heatResult{}, err
-		}
-		if hi > lo {
-			backend.Jacobi5(v.Local(), u.Local(), rows, cols)
-		}
-		u.Swap(v)
-		if cfg.Progress != nil && world.Rank() == 0 {
-			cfg.Progress(it + 1)
-		}
-		if cfg.Checkpoint != "" && cfg.Every > 0 && (it+1)%cfg.Every == 0 {
-			if err := save(it + 1); err != nil {
-				return heatResult{}, err
+func newHeat2DCmd(world mpi.Comm) *cobra.Command {
+	var (
+		cfg     heat.Config
+		be, png string
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "heat2d",
+		Short: "2-D heat equation (Jacobi iteration) on a row-block distributed grid",
+		Long: `heat2d solves the 2-D heat equation on an n x n interior grid by the plain
+5-point Jacobi update (each interior value becomes the average of its four
+neighbours), with u = 1 on the top edge and 0 on the other three, starting
+from 0. The rows are split into blocks over the ranks, and every iteration
+exchanges one ghost row with each neighbour.
+
+It prints on standard output (rank 0) the grid, iterations, rank count and
+backend, then the checksum (the sum of u over the interior, 16 significant
+digits), the time per iteration and the rank count; --json prints the same
+as one JSON object. The checksum is the same at any rank count. Progress
+goes to standard error (--quiet: none). Every flag, and that the --png
+file's directory is writable, is checked before the run starts.`,
+		Example: `  mpirun -np 2 xpmpi run heat2d --n 2048 --iters 200
+  xpmpi run heat2d --n 256 --iters 1000 --png heat.png
+  mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
+  mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck
+  xpmpi run heat2d --json > result.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("every") && cfg.Every <= 0 {
+				return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
 			}
-		}
+			if err := cfg.Check(); err != nil {
+				return solverError("heat2d", heatFlags, err)
+			}
+			if png != "" {
+				// Rank 0 writes the picture; every rank returns its verdict.
+				var local error
+				if world.Rank() == 0 {
+					local = checkWritable("--png", png)
+				}
+				if err := mpi.Agree(world, local); err != nil {
+					return fmt.Errorf("heat2d: %w", err)
+				}
+			}
+			if err := heat.CheckMemory(world, cfg.N); err != nil {
+				return solverError("heat2d", heatFlags, err)
+			}
+			if be != "" {
+				if err := backend.SelectStrict(be); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: backend.Current().Name()}
+			if world.Rank() == 0 && slog.Default().Enabled(cmd.Context(), slog.LevelInfo) {
+				cfg.Progress = newProgress(cmd.ErrOrStderr(), cfg.Iters)
+			}
+			cfg.Gather = png != ""
+			if !asJSON {
+				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, rep.Backend)
+			}
+			slog.Debug("heat2d: start", "n", cfg.N, "iters", cfg.Iters, "checkpoint", cfg.Checkpoint, "restart", cfg.Restart)
+			res, err := heat.Solve(world, cfg)
+			if err != nil {
+				return solverError("heat2d", heatFlags, err)
+			}
+			rep.Sum, rep.PerIter, rep.Ranks = res.Checksum, res.PerIter*1e3, res.Ranks
+			if png != "" && world.Rank() == 0 {
+				if err := writeHeatPNG(png, res.Field, res.FieldShape); err != nil {
+					return err
+				}
+				rep.PNG = png
+			}
+			if asJSON {
+				return writeJSON(out, rep)
+			}
+			fmt.Fprintf(out, "checksum %.16g\n", rep.Sum)
+			fmt.Fprintf(out, "time per iteration %.6g ms\n", rep.PerIter)
+			fmt.Fprintf(out, "ranks %d\n", rep.Ranks)
+			if rep.PNG != "" {
+				fmt.Fprintf(out, "wrote %s\n", rep.PNG)
+			}
+			return nil
+		},
 	}
-	if cfg.Checkpoint != "" && (cfg.Every <= 0 || cfg.Iters%cfg.Every != 0) && cfg.Iters > first {
-		if err := save(cfg.Iters); err != nil {
-			return heatResult{}, err
-		}
-	}
-	if err := backend.Synchronize(u.Local()); err != nil {
-		return heatResult{}, err
-	}
-	elapsed := world.Wtime() - start
-	if elapsed, err = mpi.AllreduceValue(world, elapsed, mpi.Max); err != nil {
-		return heatResult{}, err
-	}
-	u.CopyTo(field)
-	res := heatResult{Ranks: world.Size()}
-	if cfg.Iters > first {
-		res.PerIter = elapsed / float64(cfg.Iters-first)
-	}
-	// The walls are 0, so the sum of the block is the sum of the interior.
-	if res.Checksum, err = dist.Sum(field); err != nil {
-		return heatResult{}, err
-	}
-	if cfg.Gather {
-		if res.Field, err = dist.Gather(field, 0); err != nil {
-			return heatResult{}, err
-		}
-		res.FieldShape = []int{n, cols}
-	}
-	return res, nil
-}
-
-// checkHeatConfig refuses a configuration before anything is allocated,
-// naming the flag.
-func checkHeatConfig(cfg heatConfig) error {
-	switch {
-	case cfg.N < 1:
-		return fmt.Errorf("heat2d: --n %d: want at least 1", cfg.N)
-	case cfg.N > math.MaxInt-2:
-		return fmt.Errorf("heat2d: --n %d: %w: n+2 columns overflow an int", cfg.N, dist.ErrTooLarge)
-	case cfg.Iters < 0:
-		return fmt.Errorf("heat2d: --iters %d: want 0 or more", cfg.Iters)
-	case cfg.Every < 0:
-		return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
-	case cfg.Every > 0 && cfg.Checkpoint == "":
-		return fmt.Errorf("heat2d: --every %d without --checkpoint: say where to save", cfg.Every)
-	}
-	if _, err := dist.ShapeLen([]int{cfg.N, cfg.N + 2}); err != nil {
-		return fmt.Errorf("heat2d: --n %d: %w", cfg.N, err)
-	}
-	return nil
-}
-
-// checkHeatMemory checks, collectively, that a grid of n fits in the memory
-// of every rank's node, and says at how many ranks it would if not.
-func checkHeatMemory(world mpi.Comm, n int) error {
-	need, err := heatBytesPerRank(n, world.Size())
-	if err != nil {
-		return err
-	}
-	if err := dist.CheckMemory(world, fmt.Sprintf("--n %d on %d ranks", n, world.Size()), need); err != nil {
-		return heatMemoryHint(err, n)
-	}
-	return nil
-}
-
-// heatBytesPerRank returns the memory heat2d allocates on the rank with the
-// most rows over p ranks: the two halo blocks (rows+2 rows each) and the
-// field (rows rows), n+2 float64 columns each.
-func heatBytesPerRank(n, p int) (int64, error) {
-	rows := int64(n/p + 1)
-	if n%p == 0 {
-		rows--
-	}
-	row, err := dist.MulBytes(int64(n)+2, 8)
-	if err != nil {
-		return 0, fmt.Errorf("heat2d: --n %d: %w", n, err)
-	}
-	need, err := dist.MulBytes(row, 3*rows+4)
-	if err != nil {
-		return 0, fmt.Errorf("heat2d: --n %d on %d ranks: %w", n, p, err)
-	}
-	return need, nil
-}
-
-// heatMemoryHint adds to a *dist.MemoryError the rank count at which the
-// grid would fit, with as many ranks per node as now.
-func heatMemoryHint(err error, n int) error {
-	var me *dist.MemoryError
-	if !errors.As(err, &me) {
-		return err
-	}
-	perRank := me.Available / uint64(me.NodeRanks)
-	rowBytes := uint64(n+2) * 8
-	// Rows per rank that fit: 3*rows+4 rows of n+2 float64.
-	if perRank/rowBytes < 7 {
-		return fmt.Errorf("heat2d: %w; no rank count fits: one row per rank needs %s per rank", err, sysmem.Bytes(7*rowBytes))
-	}
-	rows := (perRank/rowBytes - 4) / 3
-	ranks := (uint64(n) + rows - 1) / rows
-	return fmt.Errorf("heat2d: %w; it fits on %d or more ranks, %d per node like this one", err, ranks, me.NodeRanks)
-}
-
-// restartHeat loads the field of a heat2d checkpoint into field and returns
-// the iteration it was saved at. Every failure is the same on every rank.
-func restartHeat(world mpi.Comm, cfg heatConfig, field *dist.Array[float64]) (int, error) {
-	r, err := dist.OpenCheckpoint(world, cfg.Restart)
-	if err != nil {
-		return 0, fmt.Errorf("heat2d: --restart %s: %w", cfg.Restart, err)
-	}
-	m := r.Manifest()
-	if m.Meta["app"] != "heat2d" || m.Meta["n"] != strconv.Itoa(cfg.N) {
-		return 0, fmt.Errorf("heat2d: --restart %s: a checkpoint of %s with n=%s, not of heat2d with n=%d", cfg.Restart, m.Meta["app"], m.Meta["n"], cfg.N)
-	}
-	if m.Step > int64(cfg.Iters) {
-		return 0, fmt.Errorf("heat2d: --restart %s: the checkpoint is at iteration %d, past --iters %d", cfg.Restart, m.Step, cfg.Iters)
-	}
-	u, err := dist.LoadArray[float64](r, "u", dist.BlockSizes(field.Layout().Counts()))
-	if err != nil {
-		return 0, fmt.Errorf("heat2d: --restart %s: %w", cfg.Restart, err)
-	}
-	dist.Copy(field, u)
-	return int(m.Step), nil
+	f := cmd.Flags()
+	f.IntVar(&cfg.N, "n", 2048, "interior points per side")
+	f.IntVar(&cfg.Iters, "iters", 200, "Jacobi iterations")
+	f.StringVar(&be, "backend", "", "backend for the grid: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
+	f.StringVar(&png, "png", "", "write a picture of the final field to this PNG file")
+	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
+	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints, with --checkpoint (unset: only at the end)")
+	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
+	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
+	completeBackend(cmd)
+	cmd.MarkFlagFilename("png", "png")
+	cmd.MarkFlagDirname("checkpoint")
+	cmd.MarkFlagDirname("restart")
+	return cmd
 }

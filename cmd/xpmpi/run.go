@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers"
 )
 
 func newRunCmd(world mpi.Comm) *cobra.Command {
@@ -49,118 +50,26 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
 	return cmd
 }
 
-// heatReport is what `xpmpi run heat2d` prints on rank 0, as text or, with
-// --json, as one JSON object.
-type heatReport struct {
-	N       int     `json:"n"`
-	Iters   int     `json:"iters"`
-	Ranks   int     `json:"ranks"`
-	Backend string  `json:"backend"`
-	Sum     float64 `json:"checksum"`
-	PerIter float64 `json:"time_per_iteration_ms"`
-	PNG     string  `json:"png,omitempty"` // the picture written, if any
-}
-
-func newHeat2DCmd(world mpi.Comm) *cobra.Command {
-	var (
-		cfg     heatConfig
-		be, png string
-		asJSON  bool
-	)
-	cmd := &cobra.Command{
-		Use:   "heat2d",
-		Short: "2-D heat equation (Jacobi iteration) on a row-block distributed grid",
-		Long: `heat2d solves the 2-D heat equation on an n x n interior grid by the plain
-5-point Jacobi update (each interior value becomes the average of its four
-neighbours), with u = 1 on the top edge and 0 on the other three, starting
-from 0. The rows are split into blocks over the ranks, and every iteration
-exchanges one ghost row with each neighbour.
-
-It prints on standard output (rank 0) the grid, iterations, rank count and
-backend, then the checksum (the sum of u over the interior, 16 significant
-digits), the time per iteration and the rank count; --json prints the same
-as one JSON object. The checksum is the same at any rank count. Progress
-goes to standard error (--quiet: none). Every flag, and that the --png
-file's directory is writable, is checked before the run starts.`,
-		Example: `  mpirun -np 2 xpmpi run heat2d --n 2048 --iters 200
-  xpmpi run heat2d --n 256 --iters 1000 --png heat.png
-  mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
-  mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck
-  xpmpi run heat2d --json > result.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("every") && cfg.Every <= 0 {
-				return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
-			}
-			if err := checkHeatConfig(cfg); err != nil {
-				return err
-			}
-			if png != "" {
-				// Rank 0 writes the picture; every rank returns its verdict.
-				var local error
-				if world.Rank() == 0 {
-					local = checkWritable("--png", png)
-				}
-				if err := mpi.Agree(world, local); err != nil {
-					return fmt.Errorf("heat2d: %w", err)
-				}
-			}
-			if err := checkHeatMemory(world, cfg.N); err != nil {
-				return err
-			}
-			if be != "" {
-				if err := backend.SelectStrict(be); err != nil {
-					return err
-				}
-			}
-			out := cmd.OutOrStdout()
-			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: backend.Current().Name()}
-			if world.Rank() == 0 && slog.Default().Enabled(cmd.Context(), slog.LevelInfo) {
-				cfg.Progress = newProgress(cmd.ErrOrStderr(), cfg.Iters)
-			}
-			cfg.Gather = png != ""
-			if !asJSON {
-				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, rep.Backend)
-			}
-			slog.Debug("heat2d: start", "n", cfg.N, "iters", cfg.Iters, "checkpoint", cfg.Checkpoint, "restart", cfg.Restart)
-			res, err := solveHeat(world, cfg)
-			if err != nil {
-				return err
-			}
-			rep.Sum, rep.PerIter, rep.Ranks = res.Checksum, res.PerIter*1e3, res.Ranks
-			if png != "" && world.Rank() == 0 {
-				if err := writeHeatPNG(png, res.Field, res.FieldShape); err != nil {
-					return err
-				}
-				rep.PNG = png
-			}
-			if asJSON {
-				return writeJSON(out, rep)
-			}
-			fmt.Fprintf(out, "checksum %.16g\n", rep.Sum)
-			fmt.Fprintf(out, "time per iteration %.6g ms\n", rep.PerIter)
-			fmt.Fprintf(out, "ranks %d\n", rep.Ranks)
-			if rep.PNG != "" {
-				fmt.Fprintf(out, "wrote %s\n", rep.PNG)
-			}
-			return nil
-		},
+// solverError returns err with the fields of a *solvers.ConfigError named
+// after the command's flags ("heat2d: --n 0: want at least 1"), and err
+// itself otherwise. flags maps a Config field to its flag; the result
+// wraps err, so errors.Is and errors.As see what it wraps.
+func solverError(command string, flags map[string]string, err error) error {
+	var ce *solvers.ConfigError
+	if !errors.As(err, &ce) {
+		return err
 	}
-	f := cmd.Flags()
-	f.IntVar(&cfg.N, "n", 2048, "interior points per side")
-	f.IntVar(&cfg.Iters, "iters", 200, "Jacobi iterations")
-	f.StringVar(&be, "backend", "", "backend for the grid: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
-	f.StringVar(&png, "png", "", "write a picture of the final field to this PNG file")
-	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
-	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints, with --checkpoint (unset: only at the end)")
-	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
-	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
-	completeBackend(cmd)
-	cmd.MarkFlagFilename("png", "png")
-	cmd.MarkFlagDirname("checkpoint")
-	cmd.MarkFlagDirname("restart")
-	return cmd
+	return &flagError{msg: ce.Message(command, func(field string) string { return flags[field] }), err: err}
 }
+
+// flagError is a solver's error in the words of the command line.
+type flagError struct {
+	msg string
+	err error
+}
+
+func (e *flagError) Error() string { return e.msg }
+func (e *flagError) Unwrap() error { return e.err }
 
 // completeBackend completes the values of cmd's --backend flag.
 func completeBackend(cmd *cobra.Command) {

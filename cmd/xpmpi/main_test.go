@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+)
+
+func TestMain(m *testing.M) { mpitest.Main(m) }

@@ -1,0 +1,201 @@
+package heat
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers"
+)
+
+// Config is one run of the 2-D heat equation.
+type Config struct {
+	N     int // interior points per side, at least 1
+	Iters int // Jacobi iterations, 0 or more
+	// Progress, if set, is called on rank 0 after each iteration with the
+	// number of iterations done.
+	Progress func(done int)
+	// Gather asks for the final field in Result.Field on rank 0.
+	Gather bool
+	// Checkpoint, if set, is the directory where the field is saved every
+	// Every iterations (0: only at the end) and at the end.
+	Checkpoint string
+	Every      int
+	// Restart, if set, is a checkpoint directory of a run with the same N
+	// to continue from: the run then does the iterations from the
+	// checkpoint's iteration to Iters. It may be Checkpoint.
+	Restart string
+}
+
+// Result is what a run reports, the same on every rank except Field.
+type Result struct {
+	Checksum   float64   // sum of u over the N x N interior points
+	PerIter    float64   // seconds per iteration, slowest rank (0 if no iteration ran)
+	Ranks      int       // ranks in the run
+	Field      []float64 // rank 0 with Config.Gather: the N rows of N+2 values (interior and side walls), row-major
+	FieldShape []int     // rank 0 with Config.Gather: [N, N+2]
+}
+
+// Check returns a *solvers.ConfigError if cfg cannot run, naming the
+// field, and nil otherwise. It needs no communication; Solve calls it
+// first.
+func (cfg Config) Check() error {
+	bad := func(field string, value any, reason string) error {
+		return &solvers.ConfigError{Solver: "heat", Field: field, Value: value, Reason: reason}
+	}
+	switch {
+	case cfg.N < 1:
+		return bad("N", cfg.N, "want at least 1")
+	case cfg.N > math.MaxInt-2:
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: cfg.N,
+			Reason: dist.ErrTooLarge.Error() + ": n+2 columns overflow an int", Err: dist.ErrTooLarge}
+	case cfg.Iters < 0:
+		return bad("Iters", cfg.Iters, "want 0 or more")
+	case cfg.Every < 0:
+		return bad("Every", cfg.Every, "want a positive number of iterations")
+	case cfg.Every > 0 && cfg.Checkpoint == "":
+		return &solvers.ConfigError{Solver: "heat", Field: "Every", Value: cfg.Every, Without: "Checkpoint", Reason: "say where to save"}
+	}
+	if _, err := dist.ShapeLen([]int{cfg.N, cfg.N + 2}); err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: cfg.N, Reason: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// Solve runs the Jacobi iteration for the 2-D heat equation on an N x N
+// interior with fixed boundary values: u = 1 on the top edge, 0 on the
+// other three. The interior rows are split into row blocks over the ranks
+// of comm, each with one ghost row on either side; every iteration
+// exchanges the ghost rows and replaces each interior value by the average
+// of its four neighbours. The grid lives on the current backend.
+//
+// Solve is collective. It refuses a Config that Check refuses, and a grid
+// that CheckMemory refuses, before allocating anything; every error is the
+// same on every rank.
+func Solve(comm mpi.Comm, cfg Config) (Result, error) {
+	if err := cfg.Check(); err != nil {
+		return Result{}, err
+	}
+	if err := CheckMemory(comm, cfg.N); err != nil {
+		return Result{}, err
+	}
+	n := cfg.N
+	cols := n + 2 // the side walls are columns 0 and n+1
+	layout := dist.NewLayout([]int{n, cols}, 0, comm.Size())
+	b := backend.Current()
+	u, err := dist.NewHalo[float64](comm, layout, 1, b)
+	if err != nil {
+		return Result{}, err
+	}
+	v, err := dist.NewHalo[float64](comm, layout, 1, b)
+	if err != nil {
+		return Result{}, err
+	}
+	lo, hi := layout.Range(comm.Rank())
+	rows := hi - lo + 2
+	// The top edge is the ghost row above global row 0, which no exchange
+	// writes; the walls and the bottom edge stay 0.
+	if lo == 0 && hi > 0 {
+		for _, h := range []*dist.Halo[float64]{u, v} {
+			backend.Fill(h.Local().Slice(0, cols), 1)
+		}
+	}
+	first := 0
+	field, err := dist.New[float64](comm, layout, b)
+	if err != nil {
+		return Result{}, err
+	}
+	if cfg.Restart != "" {
+		if first, err = restart(comm, cfg, field); err != nil {
+			return Result{}, err
+		}
+		u.CopyFrom(field)
+	}
+	save := func(step int) error {
+		u.CopyTo(field)
+		meta := map[string]string{"app": checkpointApp, "n": strconv.Itoa(n)}
+		return dist.SaveCheckpoint(comm, cfg.Checkpoint, int64(step), meta, dist.Entry("u", field))
+	}
+	if err := comm.Barrier(); err != nil {
+		return Result{}, err
+	}
+	start := comm.Wtime()
+	for it := first; it < cfg.Iters; it++ {
+		if err := u.Exchange(); err != nil {
+			return Result{}, err
+		}
+		if hi > lo {
+			backend.Jacobi5(v.Local(), u.Local(), rows, cols)
+		}
+		u.Swap(v)
+		if cfg.Progress != nil && comm.Rank() == 0 {
+			cfg.Progress(it + 1)
+		}
+		if cfg.Checkpoint != "" && cfg.Every > 0 && (it+1)%cfg.Every == 0 {
+			if err := save(it + 1); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if cfg.Checkpoint != "" && (cfg.Every <= 0 || cfg.Iters%cfg.Every != 0) && cfg.Iters > first {
+		if err := save(cfg.Iters); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := backend.Synchronize(u.Local()); err != nil {
+		return Result{}, err
+	}
+	elapsed := comm.Wtime() - start
+	if elapsed, err = mpi.AllreduceValue(comm, elapsed, mpi.Max); err != nil {
+		return Result{}, err
+	}
+	u.CopyTo(field)
+	res := Result{Ranks: comm.Size()}
+	if cfg.Iters > first {
+		res.PerIter = elapsed / float64(cfg.Iters-first)
+	}
+	// The walls are 0, so the sum of the block is the sum of the interior.
+	if res.Checksum, err = dist.Sum(field); err != nil {
+		return Result{}, err
+	}
+	if cfg.Gather {
+		if res.Field, err = dist.Gather(field, 0); err != nil {
+			return Result{}, err
+		}
+		res.FieldShape = []int{n, cols}
+	}
+	return res, nil
+}
+
+// checkpointApp is the "app" of a checkpoint's metadata: the name the
+// command had when the first checkpoints were written, kept so that they
+// still load.
+const checkpointApp = "heat2d"
+
+// restart loads the field of a heat checkpoint into field and returns the
+// iteration it was saved at. Every failure is the same on every rank.
+func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64]) (int, error) {
+	bad := func(field string, value any, reason string, err error) error {
+		return &solvers.ConfigError{Solver: "heat", Field: field, Value: value, Reason: reason, Err: err}
+	}
+	r, err := dist.OpenCheckpoint(comm, cfg.Restart)
+	if err != nil {
+		return 0, bad("Restart", cfg.Restart, err.Error(), err)
+	}
+	m := r.Manifest()
+	if m.Meta["app"] != checkpointApp || m.Meta["n"] != strconv.Itoa(cfg.N) {
+		return 0, bad("Restart", cfg.Restart, fmt.Sprintf("a checkpoint of %s with n=%s, not of %s with n=%d", m.Meta["app"], m.Meta["n"], checkpointApp, cfg.N), nil)
+	}
+	if m.Step > int64(cfg.Iters) {
+		return 0, bad("Iters", cfg.Iters, fmt.Sprintf("the checkpoint %s is already at iteration %d", cfg.Restart, m.Step), nil)
+	}
+	u, err := dist.LoadArray[float64](r, "u", dist.BlockSizes(field.Layout().Counts()))
+	if err != nil {
+		return 0, bad("Restart", cfg.Restart, err.Error(), err)
+	}
+	dist.Copy(field, u)
+	return int(m.Step), nil
+}

@@ -1,0 +1,170 @@
+package heat
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/internal/serialloop"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/profiling/proftest"
+	"github.com/xpmpi/xpmpi/solvers"
+)
+
+func TestMain(m *testing.M) { mpitest.Main(m) }
+
+func TestMatchesSerialLoop(t *testing.T) {
+	world := mpitest.World(t)
+	for _, c := range []struct{ n, iters int }{{1, 3}, {2, 5}, {3, 7}, {5, 0}, {17, 40}, {64, 100}, {129, 60}} {
+		res, err := Solve(world, Config{N: c.n, Iters: c.iters, Gather: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := serialloop.Heat(c.n, c.iters)
+		if d := math.Abs(res.Checksum - want); d > 1e-12*math.Abs(want) || (want == 0 && res.Checksum != 0) {
+			t.Fatalf("n=%d iters=%d on %d ranks: checksum %.17g, serial loop %.17g", c.n, c.iters, world.Size(), res.Checksum, want)
+		}
+		if world.Rank() == 0 && len(res.Field) != c.n*(c.n+2) {
+			t.Fatalf("gathered field of %d values", len(res.Field))
+		}
+		if res.Ranks != world.Size() {
+			t.Fatalf("ranks %d", res.Ranks)
+		}
+	}
+}
+
+func TestRejectsBadSizes(t *testing.T) {
+	world := mpitest.World(t)
+	if _, err := Solve(world, Config{N: 0, Iters: 1}); err == nil {
+		t.Fatal("n = 0: no error")
+	}
+	if _, err := Solve(world, Config{N: 4, Iters: -1}); err == nil {
+		t.Fatal("iters = -1: no error")
+	}
+}
+
+func TestHotLoopMovesNothing(t *testing.T) {
+	world := mpitest.World(t)
+	proftest.NoTransfers(t, func() {
+		if _, err := Solve(world, Config{N: 40, Iters: 20}); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func TestTraffic(t *testing.T) {
+	world := mpitest.World(t)
+	tr := profiling.CountTraffic()
+	n, iters := 40, 10
+	if _, err := Solve(world, Config{N: n, Iters: iters}); err != nil {
+		t.Fatal(err)
+	}
+	tr.Stop()
+	// Each inner rank sends one row of n+2 values to each neighbour per
+	// iteration.
+	p, me := world.Size(), world.Rank()
+	want := int64(0)
+	if me > 0 {
+		want += int64(iters)
+	}
+	if me < p-1 {
+		want += int64(iters)
+	}
+	if got := tr.Op("Isend").Messages; got != want {
+		t.Fatalf("rank %d: %d halo sends, want %d\n%s", me, got, want, tr.Report())
+	}
+	if got := tr.Op("Isend").Bytes; got != want*int64(n+2)*8 {
+		t.Fatalf("rank %d: %d bytes sent, want %d", me, got, want*int64(n+2)*8)
+	}
+}
+
+func TestRestart(t *testing.T) {
+	world := mpitest.World(t)
+	var dir string
+	if world.Rank() == 0 {
+		dir = t.TempDir()
+	}
+	b := make([]byte, 1024)
+	copy(b, dir)
+	if err := mpi.BcastBytes(world, b, 0); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(string(b[:bytes.IndexByte(b, 0)]), "ck")
+	n := 23
+	full, err := Solve(world, Config{N: n, Iters: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Solve(world, Config{N: n, Iters: 20, Checkpoint: dir, Every: 7}); err != nil {
+		t.Fatal(err)
+	}
+	// The last checkpoint is the one at the end (20), after those at 7 and 14.
+	res, err := Solve(world, Config{N: n, Iters: 30, Restart: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checksum != full.Checksum {
+		t.Fatalf("restarted checksum %.17g, uninterrupted %.17g", res.Checksum, full.Checksum)
+	}
+	if _, err := Solve(world, Config{N: n + 1, Iters: 30, Restart: dir}); err == nil {
+		t.Fatal("restart with another n: no error")
+	}
+	if _, err := Solve(world, Config{N: n, Iters: 10, Restart: dir}); err == nil || !strings.Contains(err.Error(), "heat: Iters 10: the checkpoint") {
+		t.Fatalf("restart past Iters: %v", err)
+	}
+	// No checkpoint: the error names the field and keeps dist's kind.
+	_, err = Solve(world, Config{N: n, Iters: 10, Restart: dir + "-none"})
+	if !errors.Is(err, dist.ErrNoCheckpoint) || !strings.HasPrefix(err.Error(), "heat: Restart "+dir+"-none: ") {
+		t.Fatalf("restart from nothing: %v", err)
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{N: 16, Iters: 3}, ""},
+		{Config{N: 16, Iters: 3, Checkpoint: "ck", Every: 2}, ""},
+		{Config{N: 0, Iters: 3}, "heat: N 0: want at least 1"},
+		{Config{N: 16, Iters: -1}, "heat: Iters -1: want 0 or more"},
+		{Config{N: 16, Iters: 3, Every: 2}, "heat: Every 2 without Checkpoint: say where to save"},
+		{Config{N: 16, Iters: 3, Checkpoint: "ck", Every: -2}, "heat: Every -2: want a positive number"},
+		{Config{N: 4294967294, Iters: 3}, "heat: N 4294967294: dist: shape"},
+		{Config{N: math.MaxInt, Iters: 3}, "too large"},
+	} {
+		err := c.cfg.Check()
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", c.cfg, err)
+			}
+			continue
+		}
+		var ce *solvers.ConfigError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ce) {
+			t.Errorf("%+v: %v, want a *solvers.ConfigError saying %q", c.cfg, err, c.want)
+		}
+		if strings.Contains(c.want, "too large") && !errors.Is(err, dist.ErrTooLarge) {
+			t.Errorf("%+v: %v does not wrap dist.ErrTooLarge", c.cfg, err)
+		}
+	}
+}
+
+func TestBytesPerRank(t *testing.T) {
+	// 10 rows over 3 ranks: 4 on the first; 3*4+4 rows of 12 float64.
+	if b, err := BytesPerRank(10, 3); err != nil || b != 16*12*8 {
+		t.Errorf("BytesPerRank(10, 3) = %d, %v, want %d", b, err, 16*12*8)
+	}
+	if b, err := BytesPerRank(9, 3); err != nil || b != 13*11*8 {
+		t.Errorf("BytesPerRank(9, 3) = %d, %v, want %d", b, err, 13*11*8)
+	}
+	if _, err := BytesPerRank(math.MaxInt-2, 1); err == nil {
+		t.Error("BytesPerRank(MaxInt-2, 1): no error")
+	}
+}

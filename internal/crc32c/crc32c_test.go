@@ -49,7 +49,6 @@ func TestCRCCombine(t *testing.T) {
 	}
 }
 
-
 func TestAddOutOfOrderPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {

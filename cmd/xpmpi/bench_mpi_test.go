@@ -9,24 +9,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unsafe"
 
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/bench"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
-// TestBenchEndToEnd runs `xpmpi bench --small --reps 1` against the C
-// reference library that $XPMPI_BENCH_REF names (scripts/bench.sh builds
-// it), at the rank count of the test run.
+// TestBenchEndToEnd runs `xpmpi bench --small --reps 1 --json --plot`
+// against the C reference library that $XPMPI_BENCH_REF names
+// (scripts/bench.sh builds it), at the rank count of the test run: rank 0
+// prints the table and writes the files, the other ranks print nothing.
 func TestBenchEndToEnd(t *testing.T) {
 	world := mpitest.World(t)
 	path := os.Getenv("XPMPI_BENCH_REF")
 	if path == "" {
-		t.Skip("XPMPI_BENCH_REF does not name the reference library (build it with: " + refBuildCommand + ")")
+		t.Skip("XPMPI_BENCH_REF does not name the reference library (build it with: " + bench.RefBuildCommand + ")")
 	}
-	// Every rank writes into its own directory; rank 0's files are checked.
+	// Every rank gets its own directory; rank 0's files are checked.
 	dir := t.TempDir()
-	o := benchOptions{Small: true, Reps: 1, Threads: 1, Ref: path, Quiet: true,
+	o := benchFlags{Small: true, Reps: 1, Threads: 1, Ref: path, Quiet: true,
 		JSON: filepath.Join(dir, "bench.json"), Plot: filepath.Join(dir, "bench.png")}
 	var out bytes.Buffer
 	if err := runBenchCmd(world, o, &out); err != nil {
@@ -39,96 +39,33 @@ func TestBenchEndToEnd(t *testing.T) {
 		return
 	}
 	t.Logf("\n%s", out.String())
+	for _, w := range []string{"xpmpi bench: ", "workload  ranks  backend", "checksums (first repetition):", "W6 allreduce breakdown", "wrote " + o.JSON, "wrote " + o.Plot} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
 	data, err := os.ReadFile(o.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []benchRow
-	if err := json.Unmarshal(data, &rows); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, r := range rows {
-		seen[r.Workload] = true
-		if !r.ChecksumOK || r.Ranks != world.Size() || r.Reps != 1 || r.XPMPI <= 0 || r.Reference <= 0 {
-			t.Errorf("row %+v", r)
-		}
-	}
-	want := []string{"W2", "W3", "W4", "W5", "W6"}
-	if world.Size() == 1 {
-		want = append(want, "W1")
-	}
-	for _, w := range want {
-		if !seen[w] {
-			t.Errorf("no %s row", w)
-		}
+	var rows []bench.Row
+	if err := json.Unmarshal(data, &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	if _, err := os.Stat(o.Plot); err != nil {
 		t.Error(err)
-	}
-	if !strings.Contains(out.String(), "W6 allreduce breakdown") {
-		t.Errorf("no breakdown:\n%s", out.String())
 	}
 }
 
 func TestBenchRefMissing(t *testing.T) {
 	world := mpitest.World(t)
-	o := benchOptions{Small: true, Reps: 1, Ref: filepath.Join(t.TempDir(), "nothing.so"), Quiet: true}
-	err := runBenchCmd(world, o, new(bytes.Buffer))
+	o := benchFlags{Small: true, Reps: 1, Ref: filepath.Join(t.TempDir(), "nothing.so"), Quiet: true}
+	var out bytes.Buffer
+	err := runBenchCmd(world, o, &out)
 	if err == nil || !strings.Contains(err.Error(), "scripts/bench.sh") {
 		t.Fatalf("error %v", err)
 	}
-}
-
-// BenchmarkAllreduce8B splits the cost of an 8-byte allreduce through the
-// binding (run with XPMPI_CHECK=0, as the bench runs, and with
-// XPMPI_BENCH_REF naming the reference library):
-//
-//	C:             a C loop of MPI_Allreduce (xpref_allreduce)
-//	CgoCAllreduce: a Go loop calling C, which calls MPI_Allreduce once
-//	CgoNoop:       a Go loop calling an empty C function
-//	CommMethod:    world.Allreduce (checking wrapper, lock, binding)
-//	Value:         mpi.AllreduceValue (the typed wrapper on top)
-func BenchmarkAllreduce8B(b *testing.B) {
-	world := mpitest.World(b)
-	path := os.Getenv("XPMPI_BENCH_REF")
-	if path == "" {
-		b.Skip("XPMPI_BENCH_REF does not name the reference library")
+	if out.Len() != 0 {
+		t.Fatalf("printed %q", out.String())
 	}
-	ref, err := openRef(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("C", func(b *testing.B) {
-		if _, err := ref.Call("xpref_allreduce", refParams{Iters: int64(b.N)}); err != nil {
-			b.Fatal(err)
-		}
-	})
-	b.Run("CgoCAllreduce", func(b *testing.B) {
-		if _, err := ref.CallLoop("xpref_allreduce1", b.N); err != nil {
-			b.Fatal(err)
-		}
-	})
-	b.Run("CgoNoop", func(b *testing.B) {
-		if _, err := ref.CallLoop("xpref_noop", b.N); err != nil {
-			b.Fatal(err)
-		}
-	})
-	b.Run("CommMethod", func(b *testing.B) {
-		b.ReportAllocs()
-		one, out := 1.0, 0.0
-		for i := 0; i < b.N; i++ {
-			if err := world.Allreduce(unsafe.Pointer(&one), unsafe.Pointer(&out), 1, mpi.Float64, mpi.Sum); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Value", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			if _, err := mpi.AllreduceValue(world, 1.0, mpi.Sum); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

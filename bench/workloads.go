@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -75,7 +75,7 @@ const (
 	targetFile      = 1 / 0.8 // at least 0.8 of a sequential write's GB/s
 )
 
-func (e *benchEnv) runWorkload(id string) ([]benchRow, error) {
+func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 	switch id {
 	case "W1":
 		return e.benchTriad()
@@ -117,25 +117,25 @@ func (e *benchEnv) timed(f func() error) (float64, error) {
 
 // ---- W1: triad ----
 
-func (e *benchEnv) benchTriad() ([]benchRow, error) {
+func (e *benchEnv) benchTriad() ([]Row, error) {
 	p := e.world.Size()
 	if p > 1 {
 		e.note("W1 (triad) runs at one rank only (BENCH.md): skipped at %d ranks", p)
 		return nil, nil
 	}
 	n, sweeps := e.sizes.TriadN, e.sizes.TriadSweeps
-	gbs := func(s benchSample) float64 { return 24 * float64(n) * float64(sweeps) / s.Seconds / 1e9 }
-	var rows []benchRow
+	gbs := func(s Sample) float64 { return 24 * float64(n) * float64(sweeps) / s.Seconds / 1e9 }
+	var rows []Row
 	for _, threads := range []int{1, e.budget} {
 		if threads == 1 && len(rows) > 0 {
 			break // a budget of one thread: one row
 		}
 		e.say("W1 triad, %d elements, %d sweeps, %d thread(s)", n, sweeps, threads)
-		xp := func() (benchSample, error) {
-			return withThreads(threads, func() (benchSample, error) { return e.triad(n, sweeps) })
+		xp := func() (Sample, error) {
+			return withThreads(threads, func() (Sample, error) { return e.triad(n, sweeps) })
 		}
-		ref := func() (benchSample, error) {
-			return e.ref.Call("xpref_triad", refParams{N: int64(n), Iters: int64(sweeps), Threads: int64(threads)})
+		ref := func() (Sample, error) {
+			return e.ref.Call("xpref_triad", Params{N: int64(n), Iters: int64(sweeps), Threads: int64(threads)})
 		}
 		xs, rs, err := e.interleave(xp, ref)
 		if err != nil {
@@ -148,21 +148,21 @@ func (e *benchEnv) benchTriad() ([]benchRow, error) {
 		if threads > 1 {
 			metric = fmt.Sprintf("triad, %d threads vs C+OpenMP", threads)
 		}
-		rows = append(rows, newRow("W1", p, e.be, metric, "GB/s", kindRate, targetTriad, figures(xs, gbs), figures(rs, gbs), c.OK))
+		rows = append(rows, newRow("W1", p, e.be, metric, "GB/s", KindRate, targetTriad, figures(xs, gbs), figures(rs, gbs), c.OK))
 	}
 	return rows, nil
 }
 
 // triad is xpmpi's side of W1: backend.Axpy on two arrays of the CPU
 // backend, one untimed sweep then sweeps timed ones.
-func (e *benchEnv) triad(n, sweeps int) (benchSample, error) {
+func (e *benchEnv) triad(n, sweeps int) (Sample, error) {
 	x, err := backend.New[float64](n)
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	y, err := backend.New[float64](n)
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	xd, yd := x.Data(), y.Data()
 	for i := range xd {
@@ -176,20 +176,20 @@ func (e *benchEnv) triad(n, sweeps int) (benchSample, error) {
 		backend.Axpy(a, x, y)
 	}
 	elapsed := e.world.Wtime() - start
-	return benchSample{Seconds: elapsed, Checksum: backend.Sum(y), OK: true}, nil
+	return Sample{Seconds: elapsed, Checksum: backend.Sum(y), OK: true}, nil
 }
 
 // ---- W2: distributed dot ----
 
-func (e *benchEnv) benchDot() ([]benchRow, error) {
+func (e *benchEnv) benchDot() ([]Row, error) {
 	n, dots := e.sizes.DotN, e.sizes.Dots
 	e.say("W2 dot, %d elements, %d dots", n, dots)
-	perDot := func(s benchSample) float64 { return s.Seconds / float64(dots) * 1e6 }
-	xp := func() (benchSample, error) {
-		return withThreads(e.threads, func() (benchSample, error) { return e.dot(n, dots) })
+	perDot := func(s Sample) float64 { return s.Seconds / float64(dots) * 1e6 }
+	xp := func() (Sample, error) {
+		return withThreads(e.threads, func() (Sample, error) { return e.dot(n, dots) })
 	}
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_dot", refParams{N: int64(n), Iters: int64(dots), Threads: 1})
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_dot", Params{N: int64(n), Iters: int64(dots), Threads: 1})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
@@ -197,18 +197,18 @@ func (e *benchEnv) benchDot() ([]benchRow, error) {
 	}
 	c := compareChecksums("W2", "dot", xs, rs, 0, nil)
 	e.checks = append(e.checks, c)
-	return []benchRow{newRow("W2", e.world.Size(), e.be, "dot + allreduce", "us/dot", kindTime, targetDot, figures(xs, perDot), figures(rs, perDot), c.OK)}, nil
+	return []Row{newRow("W2", e.world.Size(), e.be, "dot + allreduce", "us/dot", KindTime, targetDot, figures(xs, perDot), figures(rs, perDot), c.OK)}, nil
 }
 
 // dot is xpmpi's side of W2: dist.Dot of two distributed arrays.
-func (e *benchEnv) dot(n, dots int) (benchSample, error) {
+func (e *benchEnv) dot(n, dots int) (Sample, error) {
 	x, err := dist.Zeros[float64](e.world, []int{n})
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	y, err := dist.Zeros[float64](e.world, []int{n})
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	lo, _ := x.Range()
 	xd, yd := x.LocalData(), y.LocalData()
@@ -227,23 +227,23 @@ func (e *benchEnv) dot(n, dots int) (benchSample, error) {
 		}
 		return nil
 	})
-	return benchSample{Seconds: secs, Checksum: d, OK: true}, err
+	return Sample{Seconds: secs, Checksum: d, OK: true}, err
 }
 
 // ---- W3: Jacobi ----
 
-func (e *benchEnv) benchJacobi() ([]benchRow, error) {
+func (e *benchEnv) benchJacobi() ([]Row, error) {
 	n, iters := e.sizes.JacobiN, e.sizes.JacobiIters
 	e.say("W3 Jacobi, %d x %d, %d iterations", n, n, iters)
-	perIter := func(s benchSample) float64 { return s.Seconds / float64(iters) * 1e3 }
-	xp := func() (benchSample, error) {
-		return withThreads(e.threads, func() (benchSample, error) {
+	perIter := func(s Sample) float64 { return s.Seconds / float64(iters) * 1e3 }
+	xp := func() (Sample, error) {
+		return withThreads(e.threads, func() (Sample, error) {
 			res, err := heat.Solve(e.world, heat.Config{N: n, Iters: iters})
-			return benchSample{Seconds: res.PerIter * float64(iters), Checksum: res.Checksum, OK: true}, err
+			return Sample{Seconds: res.PerIter * float64(iters), Checksum: res.Checksum, OK: true}, err
 		})
 	}
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_jacobi", refParams{N: int64(n), Iters: int64(iters), Threads: 1})
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_jacobi", Params{N: int64(n), Iters: int64(iters), Threads: 1})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
@@ -251,56 +251,56 @@ func (e *benchEnv) benchJacobi() ([]benchRow, error) {
 	}
 	c := compareChecksums("W3", "sum of u", xs, rs, tolSum, nil)
 	e.checks = append(e.checks, c)
-	return []benchRow{newRow("W3", e.world.Size(), e.be, "Jacobi iteration", "ms/iter", kindTime, targetJacobi, figures(xs, perIter), figures(rs, perIter), c.OK)}, nil
+	return []Row{newRow("W3", e.world.Size(), e.be, "Jacobi iteration", "ms/iter", KindTime, targetJacobi, figures(xs, perIter), figures(rs, perIter), c.OK)}, nil
 }
 
 // ---- W4: conjugate gradients ----
 
-func (e *benchEnv) benchCG() ([]benchRow, error) {
+func (e *benchEnv) benchCG() ([]Row, error) {
 	n, tol := e.sizes.CGN, e.sizes.CGTol
 	e.say("W4 CG, %d x %d unknowns, tolerance %g", n, n, tol)
-	xp := func() (benchSample, error) {
-		return withThreads(e.threads, func() (benchSample, error) {
+	xp := func() (Sample, error) {
+		return withThreads(e.threads, func() (Sample, error) {
 			res, err := cg.Solve(e.world, cg.Config{N: n, Tol: tol})
-			s := benchSample{Seconds: res.Seconds, Checksum: res.Checksum, OK: res.Converged}
+			s := Sample{Seconds: res.Seconds, Checksum: res.Checksum, OK: res.Converged}
 			s.Extra = [4]float64{float64(res.Iters), res.RelRes, res.PerIter}
 			return s, err
 		})
 	}
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_cg", refParams{N: int64(n), Iters: int64(n) * int64(n), Threads: 1, Tol: tol})
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_cg", Params{N: int64(n), Iters: int64(n) * int64(n), Threads: 1, Tol: tol})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
 		return nil, err
 	}
-	iters := func(s benchSample) float64 { return s.Extra[0] }
+	iters := func(s Sample) float64 { return s.Extra[0] }
 	ci := compareChecksums("W4", "iterations", xs, rs, 0, iters)
 	cx := compareChecksums("W4", "sum of x", xs, rs, tolSum, nil)
 	e.checks = append(e.checks, ci, cx)
 	ok := ci.OK && cx.OK
 	p := e.world.Size()
-	secs := func(s benchSample) float64 { return s.Seconds }
-	perIter := func(s benchSample) float64 { return s.Extra[2] * 1e3 }
-	resid := func(s benchSample) float64 { return s.Extra[1] }
-	return []benchRow{
-		newRow("W4", p, e.be, "CG time to solution", "s", kindTime, targetCG, figures(xs, secs), figures(rs, secs), ok),
-		newRow("W4", p, e.be, "CG iteration", "ms/iter", kindTime, targetCG, figures(xs, perIter), figures(rs, perIter), ok),
-		newRow("W4", p, e.be, "CG iterations", "count", kindInfo, 0, figures(xs, iters), figures(rs, iters), ok),
-		newRow("W4", p, e.be, "CG final relative residual", "1", kindInfo, 0, figures(xs, resid), figures(rs, resid), ok),
+	secs := func(s Sample) float64 { return s.Seconds }
+	perIter := func(s Sample) float64 { return s.Extra[2] * 1e3 }
+	resid := func(s Sample) float64 { return s.Extra[1] }
+	return []Row{
+		newRow("W4", p, e.be, "CG time to solution", "s", KindTime, targetCG, figures(xs, secs), figures(rs, secs), ok),
+		newRow("W4", p, e.be, "CG iteration", "ms/iter", KindTime, targetCG, figures(xs, perIter), figures(rs, perIter), ok),
+		newRow("W4", p, e.be, "CG iterations", "count", KindInfo, 0, figures(xs, iters), figures(rs, iters), ok),
+		newRow("W4", p, e.be, "CG final relative residual", "1", KindInfo, 0, figures(xs, resid), figures(rs, resid), ok),
 	}, nil
 }
 
 // ---- W5: sort ----
 
-func (e *benchEnv) benchSort() ([]benchRow, error) {
+func (e *benchEnv) benchSort() ([]Row, error) {
 	n := e.sizes.SortN
 	e.say("W5 sort, %d keys", n)
-	xp := func() (benchSample, error) {
-		return withThreads(e.threads, func() (benchSample, error) { return e.sort(n) })
+	xp := func() (Sample, error) {
+		return withThreads(e.threads, func() (Sample, error) { return e.sort(n) })
 	}
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_sort", refParams{N: int64(n), Threads: 1, Seed: benchSeed})
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_sort", Params{N: int64(n), Threads: 1, Seed: benchSeed})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
@@ -308,16 +308,16 @@ func (e *benchEnv) benchSort() ([]benchRow, error) {
 	}
 	c := compareChecksums("W5", "weighted sum of the sorted keys", xs, rs, tolSum, nil)
 	e.checks = append(e.checks, c)
-	secs := func(s benchSample) float64 { return s.Seconds }
-	return []benchRow{newRow("W5", e.world.Size(), e.be, "sample sort", "s", kindTime, 0, figures(xs, secs), figures(rs, secs), c.OK)}, nil
+	secs := func(s Sample) float64 { return s.Seconds }
+	return []Row{newRow("W5", e.world.Size(), e.be, "sample sort", "s", KindTime, 0, figures(xs, secs), figures(rs, secs), c.OK)}, nil
 }
 
 // sort is xpmpi's side of W5: dist.Sort of dist.Uniform keys, then the
 // check of the global order (untimed) and the checksum of xpref_sort.
-func (e *benchEnv) sort(n int) (benchSample, error) {
+func (e *benchEnv) sort(n int) (Sample, error) {
 	keys, err := dist.Uniform[float64](e.world, []int{n}, benchSeed, 0)
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	var sorted *dist.Array[float64]
 	secs, err := e.timed(func() error {
@@ -326,7 +326,7 @@ func (e *benchEnv) sort(n int) (benchSample, error) {
 		return err
 	})
 	if err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	local := sorted.LocalData()
 	ok := true
@@ -343,7 +343,7 @@ func (e *benchEnv) sort(n int) (benchSample, error) {
 	}
 	all := make([]float64, 3*e.world.Size())
 	if err := mpi.Allgather(e.world, ends, all); err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	count, start := 0, 0
 	last, seen := 0.0, false
@@ -366,24 +366,24 @@ func (e *benchEnv) sort(n int) (benchSample, error) {
 		sum += v * float64((start+i)%1024+1)
 	}
 	if sum, err = mpi.AllreduceValue(e.world, sum, mpi.Sum); err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	if ok, err = mpi.AllTrue(e.world, ok); err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
-	return benchSample{Seconds: secs, Checksum: sum, OK: ok}, nil
+	return Sample{Seconds: secs, Checksum: sum, OK: ok}, nil
 }
 
 // ---- W6: MPI micro-benchmarks ----
 
-func (e *benchEnv) benchMPI() ([]benchRow, error) {
+func (e *benchEnv) benchMPI() ([]Row, error) {
 	p := e.world.Size()
 	calls := e.sizes.AllreduceCalls
 	e.say("W6 allreduce of 8 bytes, %d calls", calls)
-	perCall := func(s benchSample) float64 { return s.Seconds / float64(calls) * 1e6 }
-	xp := func() (benchSample, error) { return e.allreduce(calls) }
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_allreduce", refParams{Iters: int64(calls), Threads: 1})
+	perCall := func(s Sample) float64 { return s.Seconds / float64(calls) * 1e6 }
+	xp := func() (Sample, error) { return e.allreduce(calls) }
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_allreduce", Params{Iters: int64(calls), Threads: 1})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
@@ -391,7 +391,7 @@ func (e *benchEnv) benchMPI() ([]benchRow, error) {
 	}
 	c := compareChecksums("W6", "sum of the allreduce results", xs, rs, 0, nil)
 	e.checks = append(e.checks, c)
-	rows := []benchRow{newRow("W6", p, e.be, "allreduce 8 B", "us/call", kindTime, targetAllreduce, figures(xs, perCall), figures(rs, perCall), c.OK)}
+	rows := []Row{newRow("W6", p, e.be, "allreduce 8 B", "us/call", KindTime, targetAllreduce, figures(xs, perCall), figures(rs, perCall), c.OK)}
 	if err := e.allreduceBreakdown(calls, rows[0]); err != nil {
 		return nil, err
 	}
@@ -402,10 +402,10 @@ func (e *benchEnv) benchMPI() ([]benchRow, error) {
 	}
 	bytes, trips := e.sizes.PingBytes, e.sizes.PingTrips
 	e.say("W6 ping-pong of %d bytes, %d round trips", bytes, trips)
-	gbs := func(s benchSample) float64 { return float64(bytes) / (s.Seconds / float64(2*trips)) / 1e9 }
-	xp = func() (benchSample, error) { return e.pingPong(bytes, trips) }
-	ref = func() (benchSample, error) {
-		return e.ref.Call("xpref_pingpong", refParams{N: int64(bytes), Iters: int64(trips), Threads: 1})
+	gbs := func(s Sample) float64 { return float64(bytes) / (s.Seconds / float64(2*trips)) / 1e9 }
+	xp = func() (Sample, error) { return e.pingPong(bytes, trips) }
+	ref = func() (Sample, error) {
+		return e.ref.Call("xpref_pingpong", Params{N: int64(bytes), Iters: int64(trips), Threads: 1})
 	}
 	xs, rs, err = e.interleave(xp, ref)
 	if err != nil {
@@ -417,12 +417,12 @@ func (e *benchEnv) benchMPI() ([]benchRow, error) {
 	if bytes >= 1<<20 {
 		metric = fmt.Sprintf("ping-pong %d MiB, ranks 0-1", bytes>>20)
 	}
-	rows = append(rows, newRow("W6", p, e.be, metric, "GB/s", kindRate, targetPingPong, figures(xs, gbs), figures(rs, gbs), c.OK))
+	rows = append(rows, newRow("W6", p, e.be, metric, "GB/s", KindRate, targetPingPong, figures(xs, gbs), figures(rs, gbs), c.OK))
 	return rows, nil
 }
 
 // allreduce is xpmpi's side of the allreduce latency: mpi.AllreduceValue.
-func (e *benchEnv) allreduce(calls int) (benchSample, error) {
+func (e *benchEnv) allreduce(calls int) (Sample, error) {
 	acc := 0.0
 	secs, err := e.timed(func() error {
 		for k := 0; k < calls; k++ {
@@ -434,7 +434,7 @@ func (e *benchEnv) allreduce(calls int) (benchSample, error) {
 		}
 		return nil
 	})
-	return benchSample{Seconds: secs, Checksum: acc, OK: true}, err
+	return Sample{Seconds: secs, Checksum: acc, OK: true}, err
 }
 
 // allreduceBreakdown measures, interleaved like the rows, where the time
@@ -443,21 +443,21 @@ func (e *benchEnv) allreduce(calls int) (benchSample, error) {
 // one MPI_Allreduce, of the Comm method (checking wrapper, library lock,
 // binding) without the typed wrapper, of an uncontended sync.Mutex, and
 // the heap allocations per call.
-func (e *benchEnv) allreduceBreakdown(calls int, row benchRow) error {
-	loop := func(name string) func() (benchSample, error) {
-		return func() (benchSample, error) {
+func (e *benchEnv) allreduceBreakdown(calls int, row Row) error {
+	loop := func(name string) func() (Sample, error) {
+		return func() (Sample, error) {
 			if err := e.world.Barrier(); err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 			s, err := e.ref.CallLoop(name, calls)
 			if err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 			s, err = mpi.AllreduceValue(e.world, s, mpi.Max)
-			return benchSample{Seconds: s}, err
+			return Sample{Seconds: s}, err
 		}
 	}
-	method := func() (benchSample, error) {
+	method := func() (Sample, error) {
 		one, out := 1.0, 0.0
 		s, err := e.timed(func() error {
 			for k := 0; k < calls; k++ {
@@ -467,19 +467,19 @@ func (e *benchEnv) allreduceBreakdown(calls int, row benchRow) error {
 			}
 			return nil
 		})
-		return benchSample{Seconds: s}, err
+		return Sample{Seconds: s}, err
 	}
 	var mu sync.Mutex
-	lock := func() (benchSample, error) {
+	lock := func() (Sample, error) {
 		start := e.world.Wtime()
 		for k := 0; k < calls; k++ {
 			mu.Lock()
 			mu.Unlock() //nolint:staticcheck // the empty critical section is what is measured
 		}
-		return benchSample{Seconds: e.world.Wtime() - start}, nil
+		return Sample{Seconds: e.world.Wtime() - start}, nil
 	}
-	med := func(xs []benchSample) float64 {
-		return median(figures(xs, func(s benchSample) float64 { return s.Seconds / float64(calls) * 1e6 }))
+	med := func(xs []Sample) float64 {
+		return median(figures(xs, func(s Sample) float64 { return s.Seconds / float64(calls) * 1e6 }))
 	}
 	cgoAR, noop, err := e.interleave(loop("xpref_allreduce1"), loop("xpref_noop"))
 	if err != nil {
@@ -504,7 +504,7 @@ func (e *benchEnv) allreduceBreakdown(calls int, row benchRow) error {
 }
 
 // pingPong is xpmpi's side of the ping-pong: mpi.Send and mpi.Recv.
-func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
+func (e *benchEnv) pingPong(bytes, trips int) (Sample, error) {
 	buf := make([]float64, bytes/8)
 	for i := range buf {
 		buf[i] = float64(i % 1000)
@@ -512,7 +512,7 @@ func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
 	const tag = 7
 	me := e.world.Rank()
 	if err := e.world.Barrier(); err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
 	var start float64
 	for k := -1; k < trips; k++ { // round trip -1 is the warm-up
@@ -522,17 +522,17 @@ func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
 		switch me {
 		case 0:
 			if err := mpi.Send(e.world, buf, 1, tag); err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 			if _, err := mpi.Recv(e.world, buf, 1, tag); err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 		case 1:
 			if _, err := mpi.Recv(e.world, buf, 0, tag); err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 			if err := mpi.Send(e.world, buf, 0, tag); err != nil {
-				return benchSample{}, err
+				return Sample{}, err
 			}
 		}
 	}
@@ -541,9 +541,9 @@ func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
 		res[1] += v
 	}
 	if err := mpi.Bcast(e.world, res, 0); err != nil {
-		return benchSample{}, err
+		return Sample{}, err
 	}
-	return benchSample{Seconds: res[0], Checksum: res[1], OK: true}, nil
+	return Sample{Seconds: res[0], Checksum: res[1], OK: true}, nil
 }
 
 // ---- W7: checkpoint file ----
@@ -553,7 +553,7 @@ func (e *benchEnv) pingPong(bytes, trips int) (benchSample, error) {
 // (every element on the last rank, as a job of another rank count would
 // split it differently), against one process writing and reading the same
 // bytes sequentially.
-func (e *benchEnv) benchFile() ([]benchRow, error) {
+func (e *benchEnv) benchFile() ([]Row, error) {
 	p, n := e.world.Size(), e.sizes.FileN
 	var dir string
 	if e.world.Rank() == 0 {
@@ -579,8 +579,8 @@ func (e *benchEnv) benchFile() ([]benchRow, error) {
 	path := filepath.Join(dir, "w7.npy")
 	counts := make([]int, p)
 	counts[p-1] = n
-	xp := func() (benchSample, error) {
-		var s benchSample
+	xp := func() (Sample, error) {
+		var s Sample
 		w, err := e.timed(func() error { return dist.Save(x, path) })
 		if err != nil {
 			return s, err
@@ -595,12 +595,12 @@ func (e *benchEnv) benchFile() ([]benchRow, error) {
 			return s, err
 		}
 		sum, err := dist.Sum(y)
-		s = benchSample{Seconds: w + r, Checksum: sum, OK: true}
+		s = Sample{Seconds: w + r, Checksum: sum, OK: true}
 		s.Extra[0], s.Extra[1] = w, r
 		return s, err
 	}
-	ref := func() (benchSample, error) {
-		return e.ref.Call("xpref_filewrite", refParams{N: int64(n), Threads: 1})
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_filewrite", Params{N: int64(n), Threads: 1})
 	}
 	xs, rs, err := e.interleave(xp, ref)
 	if err != nil {
@@ -609,10 +609,10 @@ func (e *benchEnv) benchFile() ([]benchRow, error) {
 	c := compareChecksums("W7", "sum of the values read back", xs, rs, 0, nil)
 	e.checks = append(e.checks, c)
 	bytes := float64(n) * 8
-	wr := func(s benchSample) float64 { return bytes / s.Extra[0] / 1e9 }
-	rd := func(s benchSample) float64 { return bytes / s.Extra[1] / 1e9 }
-	return []benchRow{
-		newRow("W7", p, e.be, "checkpoint write", "GB/s", kindRate, targetFile, figures(xs, wr), figures(rs, wr), c.OK),
-		newRow("W7", p, e.be, "checkpoint read, other layout", "GB/s", kindRate, targetFile, figures(xs, rd), figures(rs, rd), c.OK),
+	wr := func(s Sample) float64 { return bytes / s.Extra[0] / 1e9 }
+	rd := func(s Sample) float64 { return bytes / s.Extra[1] / 1e9 }
+	return []Row{
+		newRow("W7", p, e.be, "checkpoint write", "GB/s", KindRate, targetFile, figures(xs, wr), figures(rs, wr), c.OK),
+		newRow("W7", p, e.be, "checkpoint read, other layout", "GB/s", KindRate, targetFile, figures(xs, rd), figures(rs, rd), c.OK),
 	}, nil
 }

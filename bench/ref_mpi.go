@@ -1,9 +1,9 @@
 //go:build mpi || petsc
 
-package main
+package bench
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../bench/ref
+#cgo CFLAGS: -I${SRCDIR}/ref
 #cgo LDFLAGS: -ldl
 #include <stdlib.h>
 #include "xpref.h"
@@ -39,15 +39,17 @@ type cRef struct {
 	fns  map[string]unsafe.Pointer
 }
 
-// openRef loads the reference library at path and checks that it has the
-// functions and the struct layout (XPREF_ABI) this binary was built for.
-func openRef(path string) (refLib, error) {
+// OpenReference loads the reference library at path and checks that it has the
+// functions and the struct layout (XPREF_ABI) this binary was built for,
+// compiled for the MPI library this binary runs. Not collective: each rank
+// loads its own copy, and Run makes the ranks agree that all have one.
+func OpenReference(path string) (Reference, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	var msg [512]C.char
 	h := C.xpb_open(cpath, &msg[0], C.int(len(msg)))
 	if h == nil {
-		return nil, fmt.Errorf("bench: loading the reference library: %s (scripts/bench.sh builds it: %s)", C.GoString(&msg[0]), refBuildCommand)
+		return nil, fmt.Errorf("bench: loading the reference library: %s (scripts/bench.sh builds it: %s)", C.GoString(&msg[0]), RefBuildCommand)
 	}
 	r := &cRef{path: path, h: h, fns: map[string]unsafe.Pointer{}}
 	sym := func(name string) unsafe.Pointer {
@@ -86,7 +88,7 @@ func openRef(path string) (refLib, error) {
 	return r, nil
 }
 
-func cParams(p refParams) C.xpref_params {
+func cParams(p Params) C.xpref_params {
 	return C.xpref_params{
 		n: C.int64_t(p.N), iters: C.int64_t(p.Iters), threads: C.int64_t(p.Threads),
 		seed: C.uint64_t(p.Seed), tol: C.double(p.Tol),
@@ -102,16 +104,16 @@ func (r *cRef) fn(name string) unsafe.Pointer {
 }
 
 // Call runs one repetition of a reference function.
-func (r *cRef) Call(name string, p refParams) (benchSample, error) {
+func (r *cRef) Call(name string, p Params) (Sample, error) {
 	cp := cParams(p)
 	var res C.xpref_result
 	if rc := C.xpb_call(r.fn(name), &cp, &res); rc != 0 {
 		if rc == -1 {
-			return benchSample{}, fmt.Errorf("bench: reference %s: out of memory", name)
+			return Sample{}, fmt.Errorf("bench: reference %s: out of memory", name)
 		}
-		return benchSample{}, fmt.Errorf("bench: reference %s: MPI error %d", name, int(rc))
+		return Sample{}, fmt.Errorf("bench: reference %s: MPI error %d", name, int(rc))
 	}
-	s := benchSample{Seconds: float64(res.seconds), Checksum: float64(res.checksum), OK: res.ok != 0}
+	s := Sample{Seconds: float64(res.seconds), Checksum: float64(res.checksum), OK: res.ok != 0}
 	for i := range s.Extra {
 		s.Extra[i] = float64(res.extra[i])
 	}

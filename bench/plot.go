@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -30,10 +30,10 @@ var (
 // under it and the ratio above it, a black line at 1 (as fast as the
 // reference), and a red tick at the row's target where it has one. Bars
 // that miss their target are red, bars whose checksums disagree grey.
-func writeBenchPNG(path string, rows []benchRow, title string) error {
-	var bars []benchRow
+func writeBenchPNG(path string, rows []Row, title string) error {
+	var bars []Row
 	for _, r := range rows {
-		if r.Kind != kindInfo {
+		if r.Kind != KindInfo {
 			bars = append(bars, r)
 		}
 	}

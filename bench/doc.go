@@ -1,0 +1,26 @@
+// Package bench is the benchmark harness of `xpmpi bench`: it runs the
+// workloads of BENCH.md (W1 triad, W2 distributed dot, W3 Jacobi, W4
+// conjugate gradients, W5 sample sort, W6 MPI latency and bandwidth, W7
+// checkpoint write and read) on xpmpi and, in the same MPI job and
+// alternating repetitions, on a plain C + MPI reference of the same
+// computation, and reports each side's median, their ratio, the target and
+// whether the checksums agree. A fast wrong answer is not a result: a
+// checksum that disagrees is an error.
+//
+// The reference is bench/ref/xpref.c, built into a shared library
+// (RefBuildCommand, or scripts/bench.sh) and loaded with dlopen into the
+// process (OpenReference), so that both sides share one MPI library and
+// MPI_COMM_WORLD. That needs the mpi build (go build -tags mpi); in the
+// default build Run and OpenReference return ErrNeedsMPI.
+//
+// A program runs the bench on every rank and prints the report on one:
+//
+//	rep, err := bench.Run(world, bench.Options{Reps: 5, Only: "W3,W4"})
+//	if rep != nil && world.Rank() == 0 {
+//		rep.WriteText(os.Stdout, false)
+//		rep.WriteJSON("build/bench.json")
+//	}
+//	if err != nil { ... }
+//
+// Run is collective; the Report's methods are not.
+package bench

@@ -21,8 +21,9 @@ say() { printf 'setup: %s\n' "$*"; }
 #   mpich, libmpich-dev  MPICH: the test script runs the mpi tests against it once
 #                        (build tags mpi,mpich)
 #   python3-numpy        checks that NumPy reads xpmpi's .npy checkpoints
+#   iproute2             ip netns: the two simulated hosts of scripts/hosts.sh
 #   petsc-dev            PETSc, only once the petsc package exists (tag petsc)
-want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy)
+want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy iproute2)
 if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
 fi

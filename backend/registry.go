@@ -40,12 +40,17 @@ func Register(name string, f Factory) {
 func Names() []string {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	var names []string
+	return names()
+}
+
+// names returns the registered names, sorted. The caller holds registry.mu.
+func names() []string {
+	var ns []string
 	for n := range registry.factories {
-		names = append(names, n)
+		ns = append(ns, n)
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(ns)
+	return ns
 }
 
 // lookup returns the backend registered as name, making it on first use.
@@ -56,12 +61,7 @@ func lookup(name string) (Backend, error) {
 	}
 	f, ok := registry.factories[name]
 	if !ok {
-		var names []string
-		for n := range registry.factories {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("backend: unknown backend %q (available: %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("backend: unknown backend %q (available: %s)", name, strings.Join(names(), ", "))
 	}
 	b, err := f()
 	if err != nil {
@@ -199,11 +199,7 @@ func CheckEnv() error {
 	name, strict := envChoice()
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	var names []string
-	for n := range registry.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := names()
 	if _, ok := registry.factories[name]; !ok {
 		return &EnvError{Var: "XPMPI_BACKEND", Value: os.Getenv("XPMPI_BACKEND"), Choices: names, Reason: "no such backend"}
 	}
@@ -265,12 +261,7 @@ func GetInfo() Info {
 	if registry.fallback != "" {
 		info.Requested = registry.requested
 	}
-	var names []string
-	for n := range registry.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range names() {
 		st := Status{Name: n}
 		b, err := lookup(n)
 		if err != nil {

@@ -31,12 +31,12 @@ func (f *mpiFile) fail(call string, rc C.int, errno error, end int64) error {
 }
 
 func fileFail(call, path string, rc C.int, errno error, end int64) error {
-	err := check(call, rc)
-	if err == nil {
+	if rc == 0 {
 		return nil
 	}
+	e := check(call, rc).(*Error)
 	en, _ := errno.(syscall.Errno)
-	return asFileError(err, call, path, C.GoString(C.xp_error_class(rc)), en, end, fileHint)
+	return &FileError{Call: call, Path: path, Class: C.GoString(C.xp_error_class(rc)), Errno: en, Hint: fileHint(path, end, en), Err: e}
 }
 
 func openFile(c Comm, path string, flags int) (File, error) {

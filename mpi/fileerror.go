@@ -1,7 +1,6 @@
 package mpi
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -106,14 +105,4 @@ func errnoName(e syscall.Errno) string {
 		return "ENOTDIR"
 	}
 	return fmt.Sprintf("errno %d", int(e))
-}
-
-// asFileError wraps the error of an MPI-IO call; others pass through.
-// hint, where set, finds a likely cause (see fileHint).
-func asFileError(err error, call, path, class string, errno syscall.Errno, end int64, hint func(string, int64, syscall.Errno) string) error {
-	var e *Error
-	if err == nil || !errors.As(err, &e) {
-		return err
-	}
-	return &FileError{Call: call, Path: path, Class: class, Errno: errno, Hint: hint(path, end, errno), Err: e}
 }

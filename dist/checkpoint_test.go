@@ -140,7 +140,7 @@ func ckptDirEntries(dir string) []string {
 // manifest and its checksums against the files, and replaces it.
 func TestCheckpointRoundTrip(t *testing.T) {
 	c := mpitest.World(t)
-	dir := filepath.Join(npyTempDir(t, c), "sub", "ckpt")
+	dir := filepath.Join(mpitest.TempDir(t, c), "sub", "ckpt")
 	meta := map[string]string{"code": "test", "dt": "0.125", "note": "<&> ünïcode"}
 	arrays := ckptEntries(t, c, ckptArrays)
 	if err := dist.SaveCheckpoint(c, dir, 7, meta, arrays...); err != nil {
@@ -220,7 +220,7 @@ func ckptFirstRanks(t *testing.T, c mpi.Comm, n int) mpi.Comm {
 func TestCheckpointRankCounts(t *testing.T) {
 	c := mpitest.World(t)
 	p := c.Size()
-	dir := filepath.Join(npyTempDir(t, c), "ckpt")
+	dir := filepath.Join(mpitest.TempDir(t, c), "ckpt")
 	writers := min(3, p)
 	if p < 3 {
 		t.Logf("the world has %d ranks: writing from %d, loading at 1 and %d", p, writers, p)
@@ -292,7 +292,7 @@ func ckptCopyFile(dst, src string) error {
 // array.
 func TestCheckpointCorruption(t *testing.T) {
 	c := mpitest.World(t)
-	root := npyTempDir(t, c)
+	root := mpitest.TempDir(t, c)
 	a := ckptArray{"a", backend.Float64, []int{3, 4}, 1}
 	n := 0
 	// fresh saves a new checkpoint of a and returns its directory.
@@ -498,7 +498,7 @@ func TestCheckpointCorruption(t *testing.T) {
 // loads, and that the next save cleans up.
 func TestCheckpointCrash(t *testing.T) {
 	c := mpitest.World(t)
-	root := npyTempDir(t, c)
+	root := mpitest.TempDir(t, c)
 	dir := filepath.Join(root, "ckpt")
 	arrs := []ckptArray{{"u", backend.Float64, []int{4, 5}, 1}, {"n", backend.Int32, []int{6}, 0}}
 	save := func(step int64) {
@@ -596,7 +596,7 @@ func TestCheckpointArgs(t *testing.T) {
 	if c.Size() < 2 {
 		t.Skip("needs 2 ranks")
 	}
-	dir := filepath.Join(npyTempDir(t, c), "ckpt")
+	dir := filepath.Join(mpitest.TempDir(t, c), "ckpt")
 	err := dist.SaveCheckpoint(c, dir, int64(c.Rank()), nil, ckptEntries(t, c, ckptArrays[:1])...)
 	npyErrorEverywhere(t, c, err, "rank 1")
 	_, err = dist.OpenCheckpoint(c, dir)
@@ -607,7 +607,7 @@ func TestCheckpointArgs(t *testing.T) {
 // elements (32 MiB) and loads it back with its checksum verified.
 func BenchmarkCheckpoint(b *testing.B) {
 	c := mpitest.World(b)
-	dir := filepath.Join(npyTempDir(b, c), "ckpt")
+	dir := filepath.Join(mpitest.TempDir(b, c), "ckpt")
 	x, err := dist.FromFunc(c, []int{1 << 22}, func(idx []int) float64 { return float64(idx[0]) })
 	if err != nil {
 		b.Fatal(err)

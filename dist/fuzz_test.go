@@ -67,27 +67,12 @@ func FuzzManifest(f *testing.F) {
 	})
 }
 
-// commonDir returns a directory that every rank of c uses, made by rank 0.
-func commonDir(t testing.TB, c mpi.Comm) string {
-	t.Helper()
-	var dir string
-	if c.Rank() == 0 {
-		dir = t.TempDir()
-	}
-	b := make([]byte, 4096)
-	copy(b, dir)
-	if err := mpi.BcastBytes(c, b, 0); err != nil {
-		t.Fatal(err)
-	}
-	return string(b[:bytes.IndexByte(b, 0)])
-}
-
 // TestNPYIOPaths saves and loads through every I/O path: runs in place and
 // through a layout split on axis 0, in one call per rank and in many
 // chunked calls, and checks the data and the checksums against the file.
 func TestNPYIOPaths(t *testing.T) {
 	c := mpitest.World(t)
-	dir := commonDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	defer func(r, k int) { minRunBytes, ioChunkBytes = r, k }(minRunBytes, ioChunkBytes)
 	shapes := [][]int{{7}, {5, 3}, {3, 0}, {2, 5, 3}, {1, 6}, {4, 1, 2}}
 	for _, tune := range []struct{ run, chunk int }{{0, 1 << 30}, {1 << 40, 1 << 30}, {0, 16}, {1 << 40, 24}} {

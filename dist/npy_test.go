@@ -19,22 +19,6 @@ import (
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
-// npyTempDir returns a temporary directory that every rank of c uses, made
-// by rank 0 and removed at the end.
-func npyTempDir(t testing.TB, c mpi.Comm) string {
-	t.Helper()
-	var dir string
-	if c.Rank() == 0 {
-		dir = t.TempDir()
-	}
-	b := make([]byte, 4096)
-	copy(b, dir)
-	if err := mpi.BcastBytes(c, b, 0); err != nil {
-		t.Fatal(err)
-	}
-	return string(b[:bytes.IndexByte(b, 0)])
-}
-
 // testdata returns the path of a file of testdata/, wherever the test
 // binary runs.
 func npyTestdata(name string) string {
@@ -172,7 +156,7 @@ func npyRoundTrip[T backend.Element](t *testing.T, c mpi.Comm, dir string, all b
 // axis, and loads them on every split axis (float64) or another one.
 func TestNPYRoundTrip(t *testing.T) {
 	c := mpitest.World(t)
-	dir := npyTempDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	t.Run("float64", func(t *testing.T) { npyRoundTrip[float64](t, c, dir, true) })
 	t.Run("float32", func(t *testing.T) { npyRoundTrip[float32](t, c, dir, false) })
 	t.Run("int32", func(t *testing.T) { npyRoundTrip[int32](t, c, dir, false) })
@@ -184,7 +168,7 @@ func TestNPYRoundTrip(t *testing.T) {
 // TestNPYBlockSizes loads into uneven blocks, some empty.
 func TestNPYBlockSizes(t *testing.T) {
 	c := mpitest.World(t)
-	path := filepath.Join(npyTempDir(t, c), "b.npy")
+	path := filepath.Join(mpitest.TempDir(t, c), "b.npy")
 	shape := []int{4, 2 * c.Size()}
 	x := npyArray[int64](t, c, shape, 0)
 	if err := dist.Save(x, path); err != nil {
@@ -395,7 +379,7 @@ func TestNPYLoadNumPyFiles(t *testing.T) {
 // the file's array cannot have, is the same error on every rank.
 func TestNPYLoadErrors(t *testing.T) {
 	c := mpitest.World(t)
-	dir := npyTempDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	path := filepath.Join(dir, "x.npy")
 	shape := []int{5, 3}
 	x := npyArray[float64](t, c, shape, 1)
@@ -470,7 +454,7 @@ func TestNPYNumPyReads(t *testing.T) {
 	if have[0] == 0 {
 		t.Skip("no python3 with numpy (Debian: apt-get install python3-numpy)")
 	}
-	dir := npyTempDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	type file struct {
 		path, descr string
 		shape       []int
@@ -575,7 +559,7 @@ func npySaveIota[T backend.Element](c mpi.Comm) func(path string, shape []int, a
 // (32 MiB) split on axis 0.
 func BenchmarkNPYSaveLoad(b *testing.B) {
 	c := mpitest.World(b)
-	path := filepath.Join(npyTempDir(b, c), "bench.npy")
+	path := filepath.Join(mpitest.TempDir(b, c), "bench.npy")
 	x, err := dist.FromFunc(c, []int{1 << 22}, func(idx []int) float64 { return float64(idx[0]) })
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // must load as it was.
 func TestCheckpointWriteFaults(t *testing.T) {
 	c := mpitest.World(t)
-	base := npyTempDir(t, c)
+	base := mpitest.TempDir(t, c)
 	meta := map[string]string{"k": "v"}
 	for _, path := range []string{"posix", "mpiio"} {
 		for _, kind := range []struct {
@@ -79,7 +79,7 @@ func TestCheckpointWriteFaults(t *testing.T) {
 // refused, naming the holder; the lock goes with the holder.
 func TestCheckpointDirLock(t *testing.T) {
 	c := mpitest.World(t)
-	dir := filepath.Join(npyTempDir(t, c), "locked")
+	dir := filepath.Join(mpitest.TempDir(t, c), "locked")
 	arrays := ckptEntries(t, c, ckptArrays[:2])
 	if err := dist.SaveCheckpoint(c, dir, 1, nil, arrays...); err != nil {
 		t.Fatal(err)

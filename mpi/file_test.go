@@ -10,25 +10,9 @@ import (
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
-// sharedDir returns a temporary directory that every rank uses, made by
-// rank 0 and removed at the end.
-func sharedDir(t *testing.T, c mpi.Comm) string {
-	t.Helper()
-	var dir string
-	if c.Rank() == 0 {
-		dir = t.TempDir()
-	}
-	b := make([]byte, 4096)
-	copy(b, dir)
-	if err := mpi.BcastBytes(c, b, 0); err != nil {
-		t.Fatal(err)
-	}
-	return string(b[:slices.Index(b, 0)])
-}
-
 func TestFile(t *testing.T) {
 	c := mpitest.World(t)
-	dir := sharedDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	path := filepath.Join(dir, "data.bin")
 	p, me := c.Size(), c.Rank()
 	const k = 5 // elements per rank; rank r writes at r*k

@@ -18,7 +18,7 @@ import (
 // file and the limit.
 func TestFileErrorNamesTheLimit(t *testing.T) {
 	c := mpitest.World(t)
-	dir := sharedDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	path := filepath.Join(dir, "big.bin")
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
@@ -72,7 +72,7 @@ func TestFileErrorNamesTheLimit(t *testing.T) {
 // the class.
 func TestFileErrorOpen(t *testing.T) {
 	c := mpitest.World(t)
-	dir := sharedDir(t, c)
+	dir := mpitest.TempDir(t, c)
 	path := filepath.Join(dir, "no-such-dir", "f.bin")
 	_, err := mpi.OpenFile(c, path, mpi.ReadOnly)
 	if err == nil {

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,19 +203,6 @@ func TestDefaultBuildRefusesLauncher(t *testing.T) {
 	if strings.Contains(r.stdout, "RANK") {
 		r.fail(t, "a rank ran the info command")
 	}
-}
-
-// goTool returns the go command that runs this test.
-func goTool(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	p := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("no go command to build the test program")
-	}
-	return p
 }
 
 func TestPanicOnOneRankAbortsJob(t *testing.T) {

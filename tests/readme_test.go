@@ -45,15 +45,15 @@ func readmeExample(t *testing.T) (src, sum string) {
 	return m[1] + "\n", want[1]
 }
 
-// readmeGo returns the go command, or skips.
-func readmeGo(t *testing.T) string {
+// goTool returns the go command that runs this test, or skips.
+func goTool(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	p := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(p); err != nil {
-		t.Skip("no go command to build the README's example")
+		t.Skip("no go command to build with")
 	}
 	return p
 }
@@ -67,7 +67,7 @@ func buildReadmeExample(t *testing.T, tags string) (prog, sum string) {
 	if testing.Short() {
 		t.Skip("-short: building the README's example takes a while")
 	}
-	goCmd := readmeGo(t)
+	goCmd := goTool(t)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@
 package mpitest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"testing"
@@ -86,4 +87,21 @@ func Check(t testing.TB, c mpi.Comm, ok bool, format string, args ...any) {
 	if !all {
 		t.FailNow()
 	}
+}
+
+// TempDir returns a temporary directory that every rank of c uses: rank 0
+// makes it (removed at the end of the test) and tells the others. It is
+// collective.
+func TempDir(t testing.TB, c mpi.Comm) string {
+	t.Helper()
+	var dir string
+	if c.Rank() == 0 {
+		dir = t.TempDir()
+	}
+	b := make([]byte, 4096)
+	copy(b, dir)
+	if err := mpi.BcastBytes(c, b, 0); err != nil {
+		t.Fatal(err)
+	}
+	return string(b[:bytes.IndexByte(b, 0)])
 }

@@ -1,7 +1,6 @@
 package heat
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/internal/serialloop"
-	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
 	"github.com/xpmpi/xpmpi/profiling/proftest"
@@ -86,16 +84,7 @@ func TestTraffic(t *testing.T) {
 
 func TestRestart(t *testing.T) {
 	world := mpitest.World(t)
-	var dir string
-	if world.Rank() == 0 {
-		dir = t.TempDir()
-	}
-	b := make([]byte, 1024)
-	copy(b, dir)
-	if err := mpi.BcastBytes(world, b, 0); err != nil {
-		t.Fatal(err)
-	}
-	dir = filepath.Join(string(b[:bytes.IndexByte(b, 0)]), "ck")
+	dir := filepath.Join(mpitest.TempDir(t, world), "ck")
 	n := 23
 	full, err := Solve(world, Config{N: n, Iters: 30})
 	if err != nil {

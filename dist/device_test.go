@@ -378,101 +378,195 @@ func checkDeviceHalo(t *testing.T, c mpi.Comm, hc haloCase, b backend.Backend, a
 	}
 }
 
+// expectCopies checks that f's copies between host and device, as the
+// fake device counted them and as package profiling recorded them, are
+// exactly want's (device copies and syncs are not compared).
+func expectCopies(t *testing.T, what string, want transfers, f func() error) {
+	t.Helper()
+	before := fakedev.Stats()
+	var err error
+	cnt := profiling.Counting(func() { err = f() })
+	d := fakedev.Stats().Sub(before)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	g := got(cnt)
+	g.deviceCopies, g.deviceCopyBytes, g.syncs = 0, 0, 0
+	if g != want {
+		t.Errorf("%s: recorded %+v, want %+v", what, g, want)
+	}
+	if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice || d.ToDeviceBytes != g.toDeviceBytes {
+		t.Errorf("%s: the device made %v, recorded %+v", what, d, g)
+	}
+}
+
+// toHost and toDevice are the transfers of one copy of bytes bytes, none
+// for zero bytes (an empty block is never copied).
+func toHost(bytes int64) transfers {
+	if bytes == 0 {
+		return transfers{}
+	}
+	return transfers{toHost: 1, toHostBytes: bytes}
+}
+
+func toDevice(bytes int64) transfers {
+	if bytes == 0 {
+		return transfers{}
+	}
+	return transfers{toDevice: 1, toDeviceBytes: bytes}
+}
+
+// plus returns the sum of two sets of transfers.
+func (a transfers) plus(b transfers) transfers {
+	return transfers{toHost: a.toHost + b.toHost, toDevice: a.toDevice + b.toDevice,
+		toHostBytes: a.toHostBytes + b.toHostBytes, toDeviceBytes: a.toDeviceBytes + b.toDeviceBytes}
+}
+
 // TestDeviceGatherScatter checks that Gather, Allgather, Scatter and Get of
-// arrays on the fake device give the CPU's results and make one recorded
-// conversion each: a copy of the block to the host (Gather, Allgather), a
-// copy to the device (Scatter), a copy of one element on its owner (Get).
+// arrays on the fake device give the CPU's results and move, between host
+// and device, only what staging needs: with a CUDA-aware MPI nothing (MPI
+// is handed the device memory), and otherwise one copy of the block to the
+// host (Gather, Allgather) or to the device (Scatter); Get copies one
+// element on its owner either way, since its result is a host value.
 func TestDeviceGatherScatter(t *testing.T) {
 	c := mpitest.World(t)
 	me := c.Rank()
 	slowDevice(t)
-	forEachLayout(t, func(t *testing.T, shape []int, axis int) {
-		want := make([]float64, prod(shape))
-		for i := range want {
-			want[i] = ref(i)
+	for _, mode := range []awareMode{staged, aware} {
+		t.Run(mode.String(), func(t *testing.T) {
+			setAware(t, mode)
+			forEachLayout(t, func(t *testing.T, shape []int, axis int) {
+				testDeviceGatherScatter(t, c, me, mode, shape, axis)
+			})
+		})
+	}
+}
+
+func testDeviceGatherScatter(t *testing.T, c mpi.Comm, me int, mode awareMode, shape []int, axis int) {
+	want := make([]float64, prod(shape))
+	for i := range want {
+		want[i] = ref(i)
+	}
+	x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) },
+		dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	l := x.Layout()
+	block := int64(8 * l.LocalLen(me))
+	out, in := toHost(block), toDevice(block)
+	if mode == aware {
+		out, in = transfers{}, transfers{}
+	}
+	if axis == dist.Replicated {
+		// No MPI call hands over the block: the host result is copied.
+		out = toHost(block)
+	}
+	var gathered, all []float64
+	gatherWant := out
+	if axis == dist.Replicated && me != 0 {
+		gatherWant = transfers{}
+	}
+	expectCopies(t, "Gather", gatherWant, func() (err error) {
+		gathered, err = dist.Gather(x, 0)
+		return err
+	})
+	expectCopies(t, "Allgather", out, func() (err error) {
+		all, err = dist.Allgather(x)
+		return err
+	})
+	ok := slices.Equal(all, want) && (me != 0 || slices.Equal(gathered, want))
+	mpitest.Check(t, c, ok, "Gather %v, Allgather %v, want %v", gathered, all, want)
+
+	root := c.Size() - 1
+	var data []float64
+	if me == root {
+		data = want
+	}
+	scatterWant := in
+	if axis == dist.Replicated && me == root {
+		scatterWant = toDevice(block) // the root's own copy of its data
+	}
+	var y *dist.Array[float64]
+	expectCopies(t, "Scatter", scatterWant, func() (err error) {
+		y, err = dist.Scatter(c, root, data, shape, dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
+		return err
+	})
+	defer y.Free()
+	if y.Device() != fakedev.Default.Device() {
+		t.Fatalf("Scatter made an array on %v", y.Device())
+	}
+	back, err := dist.Allgather(y)
+	mpitest.Check(t, c, err == nil && slices.Equal(back, want), "Scatter then Allgather: %v (%v), want %v", back, err, want)
+
+	if len(want) == 0 {
+		return
+	}
+	for _, i := range []int{0, len(want) / 2, len(want) - 1} {
+		idx := dist.Unravel(i, shape)
+		owner := l.OwnerOf(idx)
+		var w transfers
+		if owner == me || owner == -1 {
+			w = toHost(8)
 		}
-		x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) },
-			dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer x.Free()
-		l := x.Layout()
-		block := int64(8 * l.LocalLen(me))
-		// expect checks that f made exactly one copy of bytes bytes in the
-		// direction kind (none if bytes < 0), recorded once.
-		expect := func(what string, kind profiling.Kind, bytes int64, f func() error) {
-			t.Helper()
-			before := fakedev.Stats()
-			var err error
-			cnt := profiling.Counting(func() { err = f() })
-			d := fakedev.Stats().Sub(before)
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-			g := got(cnt)
-			var w transfers
-			if bytes >= 0 {
-				if kind == profiling.ToHost {
-					w.toHost, w.toHostBytes = 1, bytes
-				} else {
-					w.toDevice, w.toDeviceBytes = 1, bytes
+		var v float64
+		expectCopies(t, fmt.Sprintf("Get%v", idx), w, func() (err error) {
+			v, err = dist.Get(x, idx...)
+			return err
+		})
+		mpitest.Check(t, c, v == want[i], "Get%v = %v, want %v", idx, v, want[i])
+	}
+}
+
+// TestDeviceRedistribute checks Redistribute of fake-device arrays between
+// every pair of layouts: the elements of the CPU's result, the new array on
+// the device, and between host and device nothing with a CUDA-aware MPI,
+// and exactly one staging copy each way (the packed send to the host, the
+// packed receive to the device) when not.
+func TestDeviceRedistribute(t *testing.T) {
+	c := mpitest.World(t)
+	me := c.Rank()
+	slowDevice(t)
+	for _, mode := range []awareMode{staged, aware} {
+		t.Run(mode.String(), func(t *testing.T) {
+			setAware(t, mode)
+			for _, shape := range shapes {
+				for _, from := range axes(shape) {
+					for _, to := range axes(shape) {
+						t.Run(fmt.Sprintf("%v/%d-%d", shape, from, to), func(t *testing.T) {
+							want := make([]float64, prod(shape))
+							for i := range want {
+								want[i] = ref(i)
+							}
+							x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) },
+								dist.SplitAxis(from), dist.OnBackend(fakedev.Default))
+							if err != nil {
+								t.Fatal(err)
+							}
+							defer x.Free()
+							l := dist.NewLayout(shape, to, c.Size())
+							var w transfers
+							if mode == staged && from != dist.Replicated {
+								w = toHost(int64(8 * x.Layout().LocalLen(me))).plus(toDevice(int64(8 * l.LocalLen(me))))
+							}
+							var y *dist.Array[float64]
+							expectCopies(t, "Redistribute", w, func() (err error) {
+								y, err = dist.Redistribute(x, l)
+								return err
+							})
+							defer y.Free()
+							if y.Device() != fakedev.Default.Device() || !y.Layout().Equal(l) {
+								t.Fatalf("Redistribute made %v on %v, want %v on the fake device", y.Layout(), y.Device(), l)
+							}
+							got, err := dist.Allgather(y)
+							mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Redistribute %d to %d: %v (%v), want %v", from, to, got, err, want)
+						})
+					}
 				}
 			}
-			if g != w {
-				t.Errorf("%s: recorded %+v, want %+v", what, g, w)
-			}
-			if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice || d.ToDeviceBytes != g.toDeviceBytes {
-				t.Errorf("%s: the device made %v, recorded %+v", what, d, g)
-			}
-		}
-		var gathered, all []float64
-		expect("Gather", profiling.ToHost, block, func() (err error) {
-			gathered, err = dist.Gather(x, 0)
-			return err
 		})
-		expect("Allgather", profiling.ToHost, block, func() (err error) {
-			all, err = dist.Allgather(x)
-			return err
-		})
-		ok := slices.Equal(all, want) && (me != 0 || slices.Equal(gathered, want))
-		mpitest.Check(t, c, ok, "Gather %v, Allgather %v, want %v", gathered, all, want)
-
-		root := c.Size() - 1
-		var data []float64
-		if me == root {
-			data = want
-		}
-		var y *dist.Array[float64]
-		expect("Scatter", profiling.ToDevice, block, func() (err error) {
-			y, err = dist.Scatter(c, root, data, shape, dist.SplitAxis(axis), dist.OnBackend(fakedev.Default))
-			return err
-		})
-		defer y.Free()
-		if y.Device() != fakedev.Default.Device() {
-			t.Fatalf("Scatter made an array on %v", y.Device())
-		}
-		back, err := dist.Allgather(y)
-		mpitest.Check(t, c, err == nil && slices.Equal(back, want), "Scatter then Allgather: %v (%v), want %v", back, err, want)
-
-		if len(want) == 0 {
-			return
-		}
-		for _, i := range []int{0, len(want) / 2, len(want) - 1} {
-			idx := dist.Unravel(i, shape)
-			owner := l.OwnerOf(idx)
-			bytes := int64(-1)
-			if owner == me || owner == -1 {
-				bytes = 8
-			}
-			var v float64
-			expect(fmt.Sprintf("Get%v", idx), profiling.ToHost, bytes, func() (err error) {
-				v, err = dist.Get(x, idx...)
-				return err
-			})
-			mpitest.Check(t, c, v == want[i], "Get%v = %v, want %v", idx, v, want[i])
-		}
-	})
+	}
 }
 
 // TestDeviceHaloUnknownAnswer checks an exchange of device blocks when

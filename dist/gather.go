@@ -2,10 +2,10 @@ package dist
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // blockCounts returns the element count and the packed displacement of every
@@ -41,28 +41,28 @@ func placeBlocks[T backend.Element](l Layout, packed []T) []T {
 }
 
 // Gather returns the whole array, in row-major order, at the root, and nil
-// on the other ranks.
+// on the other ranks. It is collective. A block on a device is handed to
+// MPI directly when MPI is CUDA-aware, and copied to the host first when
+// not (package staging).
 func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
 	if err := check("Gather", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
 		return nil, err
 	}
-	local, err := a.localHost()
-	if err != nil {
-		return nil, err
-	}
 	c, l := a.comm, a.layout
 	if l.axis == Replicated {
-		if c.Rank() == root {
-			return slices.Clone(local), nil
+		if c.Rank() != root {
+			return nil, nil
 		}
-		return nil, nil
+		return blockToHost(a.local)
 	}
 	counts, displs := l.blockCounts()
 	var packed []T
+	var recv *backend.Array[T]
 	if c.Rank() == root {
 		packed = make([]T, l.Len())
+		recv = backend.Wrap(packed)
 	}
-	if err := mpi.Gatherv(c, local, packed, counts, displs, root); err != nil {
+	if err := staging.Gatherv(c, a.local, recv, counts, displs, root); err != nil {
 		return nil, err
 	}
 	if c.Rank() != root {
@@ -71,22 +71,19 @@ func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
 	return placeBlocks(l, packed), nil
 }
 
-// Allgather returns the whole array, in row-major order, on every rank.
+// Allgather returns the whole array, in row-major order, on every rank. It
+// is collective; a block on a device goes to MPI as in Gather.
 func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
 	if err := check("Allgather", a); err != nil {
 		return nil, err
 	}
-	local, err := a.localHost()
-	if err != nil {
-		return nil, err
-	}
 	l := a.layout
 	if l.axis == Replicated {
-		return slices.Clone(local), nil
+		return blockToHost(a.local)
 	}
 	counts, displs := l.blockCounts()
 	packed := make([]T, l.Len())
-	if err := mpi.Allgatherv(a.comm, local, packed, counts, displs); err != nil {
+	if err := staging.Allgatherv(a.comm, a.local, backend.Wrap(packed), counts, displs); err != nil {
 		return nil, err
 	}
 	return placeBlocks(l, packed), nil
@@ -94,7 +91,9 @@ func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
 
 // Scatter returns a new array of the global shape whose elements come from
 // data, the whole array in row-major order at the root (ignored elsewhere).
-// shape and the options must be the same on every rank.
+// shape and the options must be the same on every rank. It is collective.
+// A block on a device receives from MPI directly when MPI is CUDA-aware,
+// and through host memory when not (package staging).
 func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (_ *Array[T], err error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
@@ -115,52 +114,52 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 		panic(fmt.Sprintf("dist: Scatter: %d elements for shape %v", len(data), shape))
 	}
 	if l.axis == Replicated {
-		buf := make([]T, l.Len())
+		// The root broadcasts from its host data, and copies it into its
+		// own block; the others receive into theirs.
+		target := a.local
 		if c.Rank() == root {
-			copy(buf, data)
+			target = backend.Wrap(data) // MPI only reads the root's buffer
 		}
-		if err := mpi.Bcast(c, buf, root); err != nil {
+		if err := staging.Bcast(c, target, root); err != nil {
 			return nil, err
 		}
-		if err := backend.CopyFromHostSlice(a.local, buf); err != nil {
-			return nil, err
+		if c.Rank() == root && len(data) > 0 {
+			return a, backend.CopyFromHostSlice(a.local, data)
 		}
 		return a, nil
 	}
 	counts, displs := l.blockCounts()
-	send := data
-	if c.Rank() == root && l.axis > 0 && l.ranks > 1 {
-		send = make([]T, len(data))
-		for r := 0; r < l.ranks; r++ {
-			start, bshape := l.box(r)
-			dst := send[displs[r]:]
-			boxRuns(make([]int, len(shape)), l.shape, start, bshape, func(blockOff, packedOff, n int) {
-				copy(dst[packedOff:packedOff+n], data[blockOff:blockOff+n])
-			})
+	var send *backend.Array[T]
+	if c.Rank() == root {
+		s := data
+		if l.axis > 0 && l.ranks > 1 {
+			s = make([]T, len(data))
+			for r := 0; r < l.ranks; r++ {
+				start, bshape := l.box(r)
+				dst := s[displs[r]:]
+				boxRuns(make([]int, len(shape)), l.shape, start, bshape, func(blockOff, packedOff, n int) {
+					copy(dst[packedOff:packedOff+n], data[blockOff:blockOff+n])
+				})
+			}
 		}
+		send = backend.Wrap(s)
 	}
-	// A block on a device receives on the host and is copied to the device
-	// once, if the scatter succeeded.
-	onHost := a.local.Device().IsHost()
-	var host []T
-	if onHost {
-		host = a.local.Data()
-	} else {
-		host = make([]T, a.local.Len())
-	}
-	if err := mpi.Scatterv(c, send, counts, displs, host, root); err != nil {
+	if err := staging.Scatterv(c, send, counts, displs, a.local, root); err != nil {
 		return nil, err
-	}
-	if !onHost {
-		if err := backend.CopyFromHostSlice(a.local, host); err != nil {
-			return nil, err
-		}
 	}
 	return a, nil
 }
 
-// checkIndex panics, saying what is wrong, unless idx is a valid
-// multi-index of shape.
+// blockToHost returns a new host copy of block (no copy is made, or
+// recorded, for an empty block).
+func blockToHost[T backend.Element](block *backend.Array[T]) ([]T, error) {
+	out := make([]T, block.Len())
+	if len(out) == 0 {
+		return out, nil
+	}
+	return out, backend.CopyToHostSlice(out, block)
+}
+
 func checkIndex(op string, idx, shape []int) {
 	if len(idx) != len(shape) {
 		panic(fmt.Sprintf("dist: %s: %d indices %v for an array of shape %v: give one per dimension", op, len(idx), idx, shape))

@@ -25,26 +25,27 @@ const haloTag = 0x4841
 // block is narrower than width, the ghost layer gathers from as many ranks
 // as it takes; ranks with an empty block send and receive nothing.
 //
-// A block on a device exchanges through package staging: MPI is handed the
-// device memory when it is CUDA-aware (mpi.CUDAAware), after the device is
-// synchronized; otherwise each message goes through a pinned host buffer,
+// A block on a device exchanges through package staging, which makes the
+// MPI calls: MPI is handed the device memory when it is CUDA-aware
+// (mpi.CUDAAware), after the device is synchronized; otherwise (not aware,
+// or nobody knows) each message goes through a pinned host buffer,
 // allocated once per message of the Halo at its first exchange, with one
 // copy to the host per message sent and one to the device per message
 // received (recorded with package profiling). Slabs that are not
 // contiguous (split axis > 0) are packed into, and unpacked from, a
 // contiguous buffer on the device first.
 type Halo[T backend.Element] struct {
-	comm   mpi.Comm
-	layout Layout
-	width  int
-	local  *backend.Array[T]
-	shape  []int // ghosted local shape
-	pre    int   // product of the dimensions before the split axis
-	post   int   // product of the dimensions after it
-	ext    int   // extent of the split axis in local storage
-	sends  []haloMsg[T]
-	recvs  []haloMsg[T]
-	reqs   []mpi.Request // non-nil while an exchange is in flight
+	comm     mpi.Comm
+	layout   Layout
+	width    int
+	local    *backend.Array[T]
+	shape    []int // ghosted local shape
+	pre      int   // product of the dimensions before the split axis
+	post     int   // product of the dimensions after it
+	ext      int   // extent of the split axis in local storage
+	sends    []haloMsg[T]
+	recvs    []haloMsg[T]
+	inFlight bool // between Start and Finish
 }
 
 // haloMsg is one message of an exchange: k indices of the split axis,
@@ -53,8 +54,8 @@ type haloMsg[T backend.Element] struct {
 	peer, at, k int
 	n           int                 // elements: pre*k*post
 	scratch     *backend.Array[T]   // packing buffer on the block's backend, when the slab is not contiguous
-	stage       *staging.Staging[T] // hands MPI the message's buffer
-	lease       *staging.Lease[T]   // while the exchange is in flight
+	stage       *staging.Staging[T] // makes the MPI call on the message's buffer
+	op          *staging.Op[T]      // while the exchange is in flight
 }
 
 // NewHalo returns a zeroed halo block for arrays of layout l on c with
@@ -156,7 +157,7 @@ func (h *Halo[T]) msg(peer, at, k int) (haloMsg[T], error) {
 			return m, err
 		}
 	}
-	m.stage = staging.NewStaging[T](b, m.n, staging.WithCUDAAware(awareOrStage))
+	m.stage = staging.NewStaging[T](b, m.n)
 	return m, nil
 }
 
@@ -209,12 +210,11 @@ func (h *Halo[T]) slab(at, k, i int) *backend.Array[T] {
 // ghost layers, and returns at once. Finish completes it; the block must not
 // change in between, and ghosts must not be read.
 //
-// For a block on a device, Start leases each message's buffer from its
-// staging (see Halo): with an MPI that is not CUDA-aware, it copies each
-// message sent to the host before posting it; with no answer to whether
-// MPI is CUDA-aware, it returns staging.ErrCUDAAwareUnknown.
+// For a block on a device, each message goes through its Staging (see
+// Halo): with an MPI that is not known to be CUDA-aware, Start copies each
+// message sent to the host before posting it.
 func (h *Halo[T]) Start() error {
-	if h.reqs != nil {
+	if h.inFlight {
 		panic("dist: Halo.Start while an exchange is in flight")
 	}
 	dt := backend.DTypeOf[T]()
@@ -225,53 +225,41 @@ func (h *Halo[T]) Start() error {
 	// Posting returns at once: between Start and Finish the rank computes,
 	// and a watchdog must not say it is in the exchange.
 	defer mpi.Leave()
-	h.reqs = make([]mpi.Request, 0, len(h.sends)+len(h.recvs))
+	h.inFlight = true
 	for i := range h.recvs {
 		m := &h.recvs[i]
-		l, err := m.stage.Lease(h.array(m), false)
+		op, err := m.stage.Irecv(h.comm, h.array(m), m.peer, haloTag)
 		if err != nil {
 			return h.abandon(err)
 		}
-		m.lease = l
-		req, err := h.comm.Irecv(l.Ptr(), m.n, mpiType[T](), m.peer, haloTag)
-		if err != nil {
-			return h.abandon(err)
-		}
-		l.Attach(req)
-		h.reqs = append(h.reqs, req)
+		m.op = op
 	}
 	for i := range h.sends {
 		m := &h.sends[i]
 		if m.scratch != nil {
 			h.pack(m)
 		}
-		l, err := m.stage.Lease(h.array(m), true)
+		op, err := m.stage.Isend(h.comm, h.array(m), m.peer, haloTag)
 		if err != nil {
 			return h.abandon(err)
 		}
-		m.lease = l
-		req, err := h.comm.Isend(l.Ptr(), m.n, mpiType[T](), m.peer, haloTag)
-		if err != nil {
-			return h.abandon(err)
-		}
-		l.Attach(req)
-		h.reqs = append(h.reqs, req)
+		m.op = op
 	}
 	return nil
 }
 
-// abandon waits for the requests already posted, ends the leases without
-// copying anything into the block, and returns err.
+// abandon waits for the operations already posted without copying anything
+// into the block, and returns err.
 func (h *Halo[T]) abandon(err error) error {
 	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
 		for i := range msgs {
-			if m := &msgs[i]; m.lease != nil {
-				m.lease.Abandon()
-				m.lease = nil
+			if m := &msgs[i]; m.op != nil {
+				m.op.Abandon()
+				m.op = nil
 			}
 		}
 	}
-	h.reqs = nil
+	h.inFlight = false
 	return err
 }
 
@@ -279,27 +267,28 @@ func (h *Halo[T]) abandon(err error) error {
 // block on a device staged through the host, it copies each message
 // received to the device.
 func (h *Halo[T]) Finish() error {
-	if h.reqs == nil {
+	if !h.inFlight {
 		panic("dist: Halo.Finish without Start")
 	}
 	mpi.Enter("Halo.Finish")
 	defer mpi.Leave()
-	// Releasing a lease waits for its request, then copies a staged
-	// receive to the device. Every lease is released, even after a failure.
+	// Waiting for an operation waits for its request, then copies a staged
+	// receive to the device. Every operation is waited for, even after a
+	// failure.
 	var first error
 	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
 		for i := range msgs {
 			m := &msgs[i]
-			if m.lease == nil {
+			if m.op == nil {
 				continue
 			}
-			if err := m.lease.Release(); err != nil && first == nil {
+			if err := m.op.Wait(); err != nil && first == nil {
 				first = err
 			}
-			m.lease = nil
+			m.op = nil
 		}
 	}
-	h.reqs = nil
+	h.inFlight = false
 	if first != nil {
 		return first
 	}
@@ -323,7 +312,7 @@ func (h *Halo[T]) Exchange() error {
 // staging memory. The Halo must not be used afterwards; no exchange may be
 // in flight. It is not collective.
 func (h *Halo[T]) Free() {
-	if h.reqs != nil {
+	if h.inFlight {
 		panic("dist: Halo.Free while an exchange is in flight")
 	}
 	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
@@ -387,23 +376,11 @@ func (h *Halo[T]) Swap(o *Halo[T]) {
 	if !h.layout.Equal(o.layout) || h.width != o.width || h.comm != o.comm {
 		panic(fmt.Sprintf("dist: Halo.Swap of blocks of %v width %d and %v width %d", h.layout, h.width, o.layout, o.width))
 	}
-	if h.reqs != nil || o.reqs != nil {
+	if h.inFlight || o.inFlight {
 		panic("dist: Halo.Swap while an exchange is in flight")
 	}
 	if h.local.Device() != o.local.Device() {
 		panic(fmt.Sprintf("dist: Halo.Swap of blocks on %v and %v", h.local.Device(), o.local.Device()))
 	}
 	h.local, o.local = o.local, h.local
-}
-
-// awareOrStage is the CUDA-aware answer dist acts on: the recorded one, and
-// where nobody could tell (an MPI library without a query, and no setting
-// or probe), "not aware", so that device buffers are staged through host
-// memory, which is always correct.
-func awareOrStage() mpi.CUDAAwareness {
-	a := mpi.CUDAAware()
-	if !a.Known {
-		return mpi.CUDAAwareness{Aware: false, Known: true, Source: "unknown: staging"}
-	}
-	return a
 }

@@ -6,12 +6,19 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // Redistribute returns a new array with x's elements laid out by l: another
 // split axis, other block sizes, or replicated. l must have x's shape and
 // rank count. Each rank sends every other rank the part of its block that
-// the other's new block covers, in one all-to-all.
+// the other's new block covers, in one all-to-all. It is collective.
+//
+// A block on a device stays there: the parts are packed and unpacked on
+// the device (not at all where they are contiguous in the block, as with
+// a split along axis 0 on both sides), and package staging hands MPI the
+// device memory when it is CUDA-aware, or stages it through host memory.
 func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err error) {
 	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
 		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
@@ -30,75 +37,157 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err er
 			out.Free()
 		}
 	}()
-	src, err := x.localHost()
-	if err != nil {
-		return nil, err
-	}
 	me, p := x.comm.Rank(), x.comm.Size()
-	dst := make([]T, out.local.Len())
 	dStart, dShape := l.box(me)
 	if x.layout.axis == Replicated {
 		// Every rank already holds its new block: cut it out.
+		var runs []run
 		boxRuns(make([]int, len(l.shape)), l.shape, dStart, dShape, func(blockOff, packedOff, n int) {
-			copy(dst[packedOff:packedOff+n], src[blockOff:blockOff+n])
+			runs = append(runs, run{block: blockOff, packed: packedOff, n: n})
 		})
-		if err := backend.CopyFromHostSlice(out.local, dst); err != nil {
-			return nil, err
-		}
+		// The new block, packed in row-major order, is the box's packing.
+		copyRuns(out.local, x.local, runs, false, "dist.Redistribute")
 		return out, nil
+	}
+	b := x.local.Backend()
+	if l.axis == Replicated {
+		return out, replicate(x, out, b)
 	}
 	sStart, sShape := x.layout.box(me)
 	scounts, sdispls := make([]int, p), make([]int, p)
 	rcounts, rdispls := make([]int, p), make([]int, p)
+	var sruns, rruns []run
 	soff, roff := 0, 0
 	for r := 0; r < p; r++ {
 		st, sh := l.box(r)
-		_, ish, _ := intersect(sStart, sShape, st, sh)
+		is, ish, empty := intersect(sStart, sShape, st, sh)
 		scounts[r], sdispls[r] = prod(ish), soff
+		if !empty {
+			boxRuns(sStart, sShape, is, ish, func(blockOff, packedOff, n int) {
+				sruns = append(sruns, run{block: blockOff, packed: soff + packedOff, n: n})
+			})
+		}
 		soff += scounts[r]
 		rs, rsh := x.layout.box(r)
-		_, jsh, _ := intersect(rs, rsh, dStart, dShape)
+		js, jsh, empty := intersect(rs, rsh, dStart, dShape)
 		rcounts[r], rdispls[r] = prod(jsh), roff
+		if !empty {
+			boxRuns(dStart, dShape, js, jsh, func(blockOff, packedOff, n int) {
+				rruns = append(rruns, run{block: blockOff, packed: roff + packedOff, n: n})
+			})
+		}
 		roff += rcounts[r]
 	}
-	send := make([]T, soff)
-	for r := 0; r < p; r++ {
-		st, sh := l.box(r)
-		is, ish, empty := intersect(sStart, sShape, st, sh)
-		if empty {
-			continue
-		}
-		buf := send[sdispls[r]:]
-		boxRuns(sStart, sShape, is, ish, func(blockOff, packedOff, n int) {
-			copy(buf[packedOff:packedOff+n], src[blockOff:blockOff+n])
-		})
-	}
-	recv := make([]T, roff)
-	if err := mpi.Alltoallv(x.comm, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
+	send, err := packed(b, x.local, soff, sruns)
+	if err != nil {
 		return nil, err
 	}
-	for s := 0; s < p; s++ {
-		rs, rsh := x.layout.box(s)
-		js, jsh, empty := intersect(rs, rsh, dStart, dShape)
-		if empty {
-			continue
-		}
-		buf := recv[rdispls[s]:]
-		boxRuns(dStart, dShape, js, jsh, func(blockOff, packedOff, n int) {
-			copy(dst[blockOff:blockOff+n], buf[packedOff:packedOff+n])
-		})
+	if send != x.local {
+		defer send.Free()
+		copyRuns(send, x.local, sruns, false, "dist.Redistribute pack")
 	}
-	if len(dst) == 0 {
-		return out, nil
-	}
-	if err := backend.CopyFromHostSlice(out.local, dst); err != nil {
+	recv, err := packed(b, out.local, roff, rruns)
+	if err != nil {
 		return nil, err
+	}
+	if recv != out.local {
+		defer recv.Free()
+	}
+	if err := staging.Alltoallv(x.comm, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
+		return nil, err
+	}
+	if recv != out.local {
+		copyRuns(out.local, recv, rruns, true, "dist.Redistribute unpack")
 	}
 	return out, nil
 }
 
+// replicate gathers every rank's block of x into out's block, the whole
+// array: one all-gather, into out's block itself when the blocks, in rank
+// order, are the array in row-major order (split along axis 0).
+func replicate[T backend.Element](x, out *Array[T], b backend.Backend) error {
+	l := x.layout
+	counts, displs := l.blockCounts()
+	var runs []run
+	for r := 0; r < l.ranks; r++ {
+		st, sh := l.box(r)
+		boxRuns(make([]int, len(l.shape)), l.shape, st, sh, func(blockOff, packedOff, n int) {
+			runs = append(runs, run{block: blockOff, packed: displs[r] + packedOff, n: n})
+		})
+	}
+	recv, err := packed(b, out.local, out.local.Len(), runs)
+	if err != nil {
+		return err
+	}
+	if recv != out.local {
+		defer recv.Free()
+	}
+	if err := staging.Allgatherv(x.comm, x.local, recv, counts, displs); err != nil {
+		return err
+	}
+	if recv != out.local {
+		copyRuns(out.local, recv, runs, true, "dist.Redistribute unpack")
+	}
+	return nil
+}
+
+// run is a contiguous piece of a block: n elements at offset block of the
+// block, at offset packed of a packed buffer.
+type run struct{ block, packed, n int }
+
+// packed returns the packed buffer of n elements for the runs of block: the
+// block itself when the runs already lie in it in packed order, else a new
+// array on b (which the caller frees).
+func packed[T backend.Element](b backend.Backend, block *backend.Array[T], n int, runs []run) (*backend.Array[T], error) {
+	if n == block.Len() {
+		same := true
+		for _, r := range runs {
+			if r.block != r.packed {
+				same = false
+				break
+			}
+		}
+		if same {
+			return block, nil
+		}
+	}
+	return backend.NewOn[T](b, n)
+}
+
+// copyRuns copies the runs between a block and a packed buffer on one
+// device: into the block (unpack) or into the packed buffer (pack).
+// Copies within device memory are recorded as one DeviceCopy event.
+func copyRuns[T backend.Element](dst, src *backend.Array[T], runs []run, unpack bool, desc string) {
+	if len(runs) == 0 {
+		return
+	}
+	total := 0
+	if dst.Device().IsHost() {
+		d, s := dst.Data(), src.Data()
+		for _, r := range runs {
+			if unpack {
+				copy(d[r.block:r.block+r.n], s[r.packed:r.packed+r.n])
+			} else {
+				copy(d[r.packed:r.packed+r.n], s[r.block:r.block+r.n])
+			}
+		}
+		return
+	}
+	for _, r := range runs {
+		if unpack {
+			backend.Copy(dst.Slice(r.block, r.block+r.n), src.Slice(r.packed, r.packed+r.n))
+		} else {
+			backend.Copy(dst.Slice(r.packed, r.packed+r.n), src.Slice(r.block, r.block+r.n))
+		}
+		total += r.n
+	}
+	if profiling.Active() {
+		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(total * dst.DType().Size())})
+	}
+}
+
 // Resplit returns a new array with x's elements split evenly along axis (or
-// replicated, with Replicated).
+// replicated, with Replicated). It is collective.
 func Resplit[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
 	return Redistribute(x, NewLayout(x.layout.shape, axis, x.comm.Size()))
 }

@@ -63,9 +63,11 @@ outer:
 	return nil
 }
 
-// ErrCUDAAwareUnknown is the error of a Lease of a device array when
-// nobody has said whether MPI is CUDA-aware.
-var ErrCUDAAwareUnknown = errors.New("staging: whether MPI is CUDA-aware is not known, so device memory can be neither handed to MPI nor staged on that basis: " +
+// ErrCUDAAwareUnknown is the error, in strict mode (Strict), of handing MPI
+// a device array when nobody has said whether MPI is CUDA-aware. Without
+// strict mode such an array is staged through host memory, which is always
+// correct.
+var ErrCUDAAwareUnknown = errors.New("staging: whether MPI is CUDA-aware is not known, and strict mode forbids staging device memory through the host: " +
 	"set it (XPMPI_CUDA_AWARE=1 or 0, or mpi.SetCUDAAware) or detect it first (xpmpi doctor, the CUDA backend's probe)")
 
 // ErrLeased is the error of a Lease while another lease of the same
@@ -76,7 +78,37 @@ var ErrLeased = errors.New("staging: Lease while an earlier lease of this Stagin
 type Option func(*config)
 
 type config struct {
-	aware func() mpi.CUDAAwareness
+	aware  func() mpi.CUDAAwareness
+	strict bool
+}
+
+func newConfig(opts []Option) config {
+	c := config{aware: mpi.CUDAAware}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// Strict makes an unknown answer to whether MPI is CUDA-aware an error
+// (ErrCUDAAwareUnknown) for device arrays, instead of staging them through
+// host memory: for a program that must not stage by accident.
+func Strict() Option {
+	return func(c *config) { c.strict = true }
+}
+
+// direct reports whether MPI is to be handed the device memory itself:
+// true for a CUDA-aware MPI, false for one that is not or, outside strict
+// mode, when nobody knows.
+func (c *config) direct(dev backend.Device) (bool, error) {
+	aw := c.aware()
+	if !aw.Known {
+		if c.strict {
+			return false, fmt.Errorf("%w (array on %v)", ErrCUDAAwareUnknown, dev)
+		}
+		return false, nil
+	}
+	return aw.Aware, nil
 }
 
 // WithCUDAAware makes a Staging ask f, instead of mpi.CUDAAware, whether MPI
@@ -93,9 +125,9 @@ func WithCUDAAware(f func() mpi.CUDAAwareness) Option {
 //
 // A Staging is safe for concurrent use; only one lease is out at a time.
 type Staging[T backend.Element] struct {
-	b     backend.Backend
-	n     int
-	aware func() mpi.CUDAAwareness
+	b   backend.Backend
+	n   int
+	cfg config
 
 	mu     sync.Mutex
 	host   *hostMem // allocated at the first staged lease
@@ -111,11 +143,7 @@ func NewStaging[T backend.Element](b backend.Backend, n int, opts ...Option) *St
 	if n < 0 {
 		panic(fmt.Sprintf("staging: NewStaging of %d elements", n))
 	}
-	c := config{aware: mpi.CUDAAware}
-	for _, o := range opts {
-		o(&c)
-	}
-	return &Staging[T]{b: b, n: n, aware: c.aware}
+	return &Staging[T]{b: b, n: n, cfg: newConfig(opts)}
 }
 
 // Len returns the number of elements of the arrays the Staging takes.
@@ -127,12 +155,14 @@ func (s *Staging[T]) Device() backend.Device { return s.b.Device() }
 // Lease returns a lease whose pointer MPI may read (send) or write (not
 // send) for x: x's own memory for a host array or a CUDA-aware MPI (after
 // synchronizing x's device), else the pinned host buffer, into which a
-// send lease first copies x. Release ends the lease.
+// send lease first copies x. Release ends the lease. Isend and Irecv make
+// the MPI call on a lease themselves; Lease is for other calls.
 //
 // x must have the Staging's length and live on the host or on its
 // backend's device: otherwise Lease panics. A lease already out is an
-// error (ErrLeased), and so is a device array while nobody knows whether
-// MPI is CUDA-aware (ErrCUDAAwareUnknown). A lease that fails is not out.
+// error (ErrLeased), and so, in strict mode, is a device array while
+// nobody knows whether MPI is CUDA-aware (ErrCUDAAwareUnknown); outside
+// strict mode such an array is staged. A lease that fails is not out.
 func (s *Staging[T]) Lease(x *backend.Array[T], send bool) (*Lease[T], error) {
 	if x.Len() != s.n {
 		panic(fmt.Sprintf("staging: Lease of an array of %d elements from a Staging of %d", x.Len(), s.n))
@@ -154,11 +184,11 @@ func (s *Staging[T]) Lease(x *backend.Array[T], send bool) (*Lease[T], error) {
 	case dev.IsHost():
 		l.ptr = x.Ptr()
 	default:
-		aw := s.aware()
-		if !aw.Known {
-			return nil, fmt.Errorf("%w (array on %v)", ErrCUDAAwareUnknown, dev)
+		direct, err := s.cfg.direct(dev)
+		if err != nil {
+			return nil, err
 		}
-		if aw.Aware {
+		if direct {
 			if x.Len() > 0 {
 				if err := SynchronizeForMPI(nil, nil, x); err != nil {
 					return nil, err

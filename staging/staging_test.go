@@ -553,11 +553,12 @@ func (device1) Device() backend.Device { return backend.Device{Kind: backend.Fak
 func TestLeaseRecovers(t *testing.T) {
 	dev := fakedev.New()
 	known := false
-	s := staging.NewStaging[float64](dev, 3, staging.WithCUDAAware(func() mpi.CUDAAwareness {
+	s := staging.NewStaging[float64](dev, 3, staging.Strict(), staging.WithCUDAAware(func() mpi.CUDAAwareness {
 		return answer(known, false)()
 	}))
 	x := fill(t, dev, 3, func(i int) float64 { return float64(i) })
-	// No answer: an error that says what to do, and the Staging stays free.
+	// No answer in strict mode: an error that says what to do, and the
+	// Staging stays free.
 	_, err := s.Lease(x, true)
 	if !errors.Is(err, staging.ErrCUDAAwareUnknown) || !strings.Contains(err.Error(), "mpi.SetCUDAAware") {
 		t.Fatalf("Lease with no answer: %v", err)
@@ -581,19 +582,23 @@ func TestLeaseRecovers(t *testing.T) {
 }
 
 // With no explicit answer, Lease asks mpi.CUDAAware: on the serial
-// stand-in nobody knows, and a device array is an error; a real MPI library
-// may answer.
+// stand-in nobody knows, and a device array is staged (an error in strict
+// mode); a real MPI library may answer.
 func TestLeaseDefaultAnswer(t *testing.T) {
 	t.Setenv("XPMPI_CUDA_AWARE", "")
 	mpi.ClearCUDAAware()
 	dev := fakedev.New()
 	s := staging.NewStaging[float64](dev, 2)
+	strict := staging.NewStaging[float64](dev, 2, staging.Strict())
 	x, _ := backend.NewOn[float64](dev, 2)
 	aw := mpi.CUDAAware()
 	l, err := s.Lease(x, true)
 	if !aw.Known {
-		if !errors.Is(err, staging.ErrCUDAAwareUnknown) || !strings.Contains(err.Error(), "XPMPI_CUDA_AWARE") {
-			t.Errorf("Lease with no answer (source %s): %v", aw.Source, err)
+		if err != nil || !l.Staged() {
+			t.Errorf("Lease with no answer (source %s): %v, want a staged lease", aw.Source, err)
+		}
+		if _, serr := strict.Lease(x, true); !errors.Is(serr, staging.ErrCUDAAwareUnknown) || !strings.Contains(serr.Error(), "XPMPI_CUDA_AWARE") {
+			t.Errorf("strict Lease with no answer (source %s): %v", aw.Source, serr)
 		}
 	} else if err != nil || l.Staged() == aw.Aware {
 		t.Errorf("Lease with the answer %+v: %v", aw, err)

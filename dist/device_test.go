@@ -598,3 +598,118 @@ func TestDeviceHaloUnknownAnswer(t *testing.T) {
 	mpitest.Check(t, c, err == nil && staged > 0, "exchange with no answer staged %d copies (%v)", staged, err)
 	h.Free()
 }
+
+// noSorter is the fake device without its sort: a backend that cannot sort
+// on its device, as CUDA cannot yet.
+type noSorter struct{ backend.Backend }
+
+// TestDeviceSort checks the sort of fake-device arrays: the CPU's result,
+// on the device, and between host and device nothing when MPI is
+// CUDA-aware (the keys are sorted, cut and merged on the device, and MPI is
+// handed device memory), exactly the staging copies of each MPI call when
+// it is not, and, on a backend that cannot sort, one copy of the block to
+// the host and one of each result to the device.
+func TestDeviceSort(t *testing.T) {
+	c := mpitest.World(t)
+	me, p := c.Rank(), c.Size()
+	slowDevice(t)
+	for _, mode := range []string{"staged", "aware", "nosorter"} {
+		t.Run(mode, func(t *testing.T) {
+			var b backend.Backend = fakedev.Default
+			switch mode {
+			case "staged":
+				setAware(t, staged)
+			case "aware":
+				setAware(t, aware)
+			default:
+				setAware(t, aware)
+				b = noSorter{fakedev.Default}
+			}
+			for _, n := range []int{0, 1, 3, 17, 1000} {
+				_, inputs := sortInputs[float64](n)
+				in := inputs[len(inputs)-1]
+				lnames, lopts := sortLayouts(n, p)
+				lnames = append(lnames, "replicated")
+				lopts = append(lopts, []dist.Option{dist.SplitAxis(dist.Replicated)})
+				for l := range lnames {
+					for _, withIndex := range []bool{false, true} {
+						name := fmt.Sprintf("n=%d/%s/index=%v", n, lnames[l], withIndex)
+						x, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return in[idx[0]] }, append(lopts[l], dist.OnBackend(b))...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						replicated := x.Layout().Axis() == dist.Replicated
+						even := dist.NewLayout([]int{n}, 0, p)
+						block := x.Layout().LocalLen(me)
+						var res dist.SortResult[float64]
+						before := fakedev.Stats()
+						cnt := profiling.Counting(func() { res, err = dist.SortWithOptions(x, dist.SortOptions{WithIndex: withIndex}) })
+						d := fakedev.Stats().Sub(before)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						g := got(cnt)
+						k := 1
+						if withIndex {
+							k = 2
+						}
+						var w transfers
+						switch {
+						case mode == "nosorter":
+							w = toHost(int64(8 * block))
+							if !replicated {
+								w = w.plus(toDevice(int64(8 * even.LocalLen(me))))
+								if withIndex {
+									w = w.plus(toDevice(int64(8 * even.LocalLen(me))))
+								}
+							} else {
+								w = w.plus(toDevice(int64(8 * n)))
+								if withIndex {
+									w = w.plus(toDevice(int64(8 * n)))
+								}
+							}
+						case mode == "staged" && !replicated && p > 1 && n > 0:
+							m := res.Stats.Received[me]
+							count := func(n int) int {
+								if n > 0 {
+									return 1
+								}
+								return 0
+							}
+							w.toHost = count(block) + k*count(block) + k*count(m)
+							w.toDevice = k*count(m) + k*count(even.LocalLen(me))
+						}
+						if g.toHost != w.toHost || g.toDevice != w.toDevice || (mode == "nosorter" && (g.toHostBytes != w.toHostBytes || g.toDeviceBytes != w.toDeviceBytes)) {
+							t.Errorf("%s: recorded %+v, want %+v", name, g, w)
+						}
+						if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice || d.ToDeviceBytes != g.toDeviceBytes {
+							t.Errorf("%s: the device made %v, recorded %+v", name, d, g)
+						}
+						if res.Sorted.Device() != fakedev.Default.Device() || (withIndex && res.Index.Device() != fakedev.Default.Device()) {
+							t.Fatalf("%s: results on %v", name, res.Sorted.Device())
+						}
+						out, err := dist.Allgather(res.Sorted)
+						if err != nil {
+							t.Fatal(err)
+						}
+						ref := refSortPerm(in)
+						ok := len(out) == n
+						for i := 0; ok && i < n; i++ {
+							ok = sortBits(out[i]) == sortBits(in[ref[i]])
+						}
+						if withIndex {
+							perm, err := dist.Allgather(res.Index)
+							ok = ok && err == nil && slices.Equal(perm, ref)
+						}
+						mpitest.Check(t, c, ok, "%s: sorted %v, want the order %v of %v", name, out, ref, in)
+						x.Free()
+						res.Sorted.Free()
+						if withIndex {
+							res.Index.Free()
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,14 +1,14 @@
 package dist
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // Distributed sort.
@@ -110,47 +110,132 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // sorted on every rank without communication and the result is
 // replicated. x may have any block sizes, empty blocks included. It panics
 // if x is not 1-D.
-func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (SortResult[T], error) {
+func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResult[T], err error) {
 	if d := x.layout.Dims(); d != 1 {
 		panic(fmt.Sprintf("dist: Sort of a %d-dimensional array %v: only 1-D arrays are sorted", d, x.layout))
 	}
 	if o.Oversampling < 0 {
 		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
 	}
-	c := x.comm
-	p, me := c.Size(), c.Rank()
-	n := x.layout.Len()
-	src, err := x.localHost()
+	b := x.local.Backend()
+	if _, ok := b.(backend.Sorter); ok {
+		return sampleSort(x, x.local, o)
+	}
+	// The backend cannot sort on its device: sort a host copy of the block
+	// and copy the results to the device (each copy recorded).
+	h := backend.Wrap([]T{})
+	if x.local.Len() > 0 {
+		if h, err = backend.ToHost(x.local); err != nil {
+			return SortResult[T]{}, err
+		}
+	}
+	res, err := sampleSort(x, h, o)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
+	defer func() {
+		res.Sorted.Free()
+		if res.Index != nil {
+			res.Index.Free()
+		}
+	}()
+	var out SortResult[T]
+	out.Stats = res.Stats
+	if out.Sorted, err = onBackend(res.Sorted, b); err != nil {
+		return SortResult[T]{}, err
+	}
+	if res.Index != nil {
+		if out.Index, err = onBackend(res.Index, b); err != nil {
+			out.Sorted.Free()
+			return SortResult[T]{}, err
+		}
+	}
+	return out, nil
+}
 
-	// Step 1: sort the local block. Equal keys keep their local order,
-	// which is their global order.
-	keys := slices.Clone(src)
-	perm := algorithms.SortByKey(keys)
+// onBackend returns a new array with a's layout and elements on backend b.
+func onBackend[T backend.Element](a *Array[T], b backend.Backend) (*Array[T], error) {
+	out, err := New[T](a.comm, a.layout, b)
+	if err != nil {
+		return nil, err
+	}
+	if a.local.Len() == 0 {
+		return out, nil
+	}
+	if err := backend.CopyFromHostSlice(out.local, a.local.Data()); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// sampleSort is the sample sort of x, whose block is given as block (x's
+// own, or a host copy), on block's backend, which is a backend.Sorter. The
+// keys stay on that backend's device: package staging hands them to MPI.
+func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortOptions) (_ SortResult[T], err error) {
+	c := x.comm
+	p, me := c.Size(), c.Rank()
+	n := x.layout.Len()
+	b := block.Backend()
+	s := b.(backend.Sorter)
 	lo, _ := x.Range()
+	var scratch []interface{ Free() }
+	defer func() {
+		for _, a := range scratch {
+			a.Free()
+		}
+	}()
+	newKeys := func(m int) (*backend.Array[T], error) {
+		a, err := backend.NewOn[T](b, m)
+		if err == nil {
+			scratch = append(scratch, a)
+		}
+		return a, err
+	}
+	newIdx := func(m int) (*backend.Array[int64], error) {
+		if !o.WithIndex {
+			return nil, nil
+		}
+		a, err := backend.NewOn[int64](b, m)
+		if err == nil {
+			scratch = append(scratch, a)
+		}
+		return a, err
+	}
 
 	if x.layout.axis == Replicated || p == 1 {
+		// Step 1 is the whole sort: into the result's own blocks.
 		stats := SortStats{Received: []int{n}, MaxReceived: n, MeanReceived: float64(n), Imbalance: 1}
 		if x.layout.axis == Replicated {
 			stats.Received = slices.Repeat([]int{n}, p)
 		}
-		return newSortResult(x, x.layout, o.WithIndex, stats,
-			func(dst []T) error { copy(dst, keys); return nil },
-			func(idx []int64) error {
-				for i, j := range perm {
-					idx[i] = int64(lo + j)
-				}
-				return nil
-			})
+		res, err := newSortResult[T](x, b, x.layout, o.WithIndex, stats)
+		if err != nil {
+			return SortResult[T]{}, err
+		}
+		copyBlock(res.Sorted.local, block, "dist.Sort")
+		s.SortByKey(res.Sorted.local.Buffer(), indexBuffer(res.Index), int64(lo))
+		return res, nil
 	}
 
 	even := NewLayout([]int{n}, 0, p)
 	if n == 0 {
 		stats := SortStats{Received: make([]int, p), Imbalance: 1}
-		return newSortResult(x, even, o.WithIndex, stats, nil, nil)
+		return newSortResult[T](x, b, even, o.WithIndex, stats)
 	}
+
+	// Step 1: sort the local block. Equal keys keep their local order,
+	// which is their global order.
+	keys, err := newKeys(block.Len())
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	idx, err := newIdx(block.Len())
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	copyBlock(keys, block, "dist.Sort")
+	s.SortByKey(keys.Buffer(), arrayBuffer(idx), int64(lo))
 
 	// Step 2: splitters from a regular sample.
 	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling)
@@ -161,21 +246,18 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (SortResult[
 	// Step 3: cut the sorted block at the splitters and exchange. The
 	// pieces for rank r are the elements e with splitter[r-1] <= e <
 	// splitter[r] in (key, lo+i) order (see splitters).
+	sk := make([]backend.Scalar, len(splitKeys))
+	for j, v := range splitKeys {
+		sk[j] = backend.ScalarOf(v)
+	}
+	cuts := s.Cut(keys.Buffer(), int64(lo), sk, splitIdx)
 	scounts, sdispls := make([]int, p), make([]int, p)
 	prev := 0
 	for r := 0; r < p-1; r++ {
-		sk, si := splitKeys[r], splitIdx[r]
-		cut := prev + sort.Search(len(keys)-prev, func(i int) bool {
-			i += prev
-			if d := cmp.Compare(keys[i], sk); d != 0 {
-				return d > 0
-			}
-			return int64(lo+i) >= si
-		})
-		sdispls[r], scounts[r] = prev, cut-prev
-		prev = cut
+		sdispls[r], scounts[r] = prev, cuts[r]-prev
+		prev = cuts[r]
 	}
-	sdispls[p-1], scounts[p-1] = prev, len(keys)-prev
+	sdispls[p-1], scounts[p-1] = prev, keys.Len()-prev
 
 	sc := make([]int64, p)
 	for r := range sc {
@@ -191,18 +273,19 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (SortResult[
 		rcounts[r], rdispls[r] = int(rc[r]), m
 		m += rcounts[r]
 	}
-	recvKeys := make([]T, m)
-	if err := mpi.Alltoallv(c, keys, scounts, sdispls, recvKeys, rcounts, rdispls); err != nil {
+	recvKeys, err := newKeys(m)
+	if err != nil {
 		return SortResult[T]{}, err
 	}
-	var recvIdx []int64
+	if err := staging.Alltoallv(c, keys, scounts, sdispls, recvKeys, rcounts, rdispls); err != nil {
+		return SortResult[T]{}, err
+	}
+	recvIdx, err := newIdx(m)
+	if err != nil {
+		return SortResult[T]{}, err
+	}
 	if o.WithIndex {
-		sendIdx := make([]int64, len(perm))
-		for i, j := range perm {
-			sendIdx[i] = int64(lo + j)
-		}
-		recvIdx = make([]int64, m)
-		if err := mpi.Alltoallv(c, sendIdx, scounts, sdispls, recvIdx, rcounts, rdispls); err != nil {
+		if err := staging.Alltoallv(c, idx, scounts, sdispls, recvIdx, rcounts, rdispls); err != nil {
 			return SortResult[T]{}, err
 		}
 	}
@@ -210,8 +293,15 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (SortResult[
 	// Step 4: merge. The piece from rank s holds global indices below those
 	// of rank s+1, so a merge that prefers the lower rank on equal keys
 	// orders ties by global index.
-	bounds := append(rdispls, m)
-	mergedKeys, mergedIdx := mergeRuns(recvKeys, recvIdx, bounds)
+	merged, err := newKeys(m)
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	mergedIdx, err := newIdx(m)
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	s.MergeRuns(merged.Buffer(), arrayBuffer(mergedIdx), recvKeys.Buffer(), arrayBuffer(recvIdx), append(rdispls, m))
 
 	// Step 5: rebalance to the even layout.
 	received := []int64{int64(m)}
@@ -230,23 +320,61 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (SortResult[
 	if starts[p] != n {
 		return SortResult[T]{}, fmt.Errorf("dist: Sort: rank %d: the ranks received %d elements in all, want %d", me, starts[p], n)
 	}
-	plan := rebalancePlan(even, starts, me)
-	return newSortResult(x, even, o.WithIndex, stats,
-		func(dst []T) error { return exchangeRebalance(c, plan, mergedKeys, dst) },
-		func(dst []int64) error { return exchangeRebalance(c, plan, mergedIdx, dst) })
-}
-
-// newSortResult returns the result arrays of layout l on x's backend, with
-// their local blocks written on the host by fillKeys and, if withIndex,
-// fillIdx (which are collective: every rank calls them, also with an empty
-// block). Nil functions leave the blocks zero.
-func newSortResult[T backend.Element](x *Array[T], l Layout, withIndex bool, stats SortStats, fillKeys func([]T) error, fillIdx func([]int64) error) (SortResult[T], error) {
-	b := x.local.Backend()
-	sorted, err := New[T](x.comm, l, b)
+	res, err := newSortResult[T](x, b, even, o.WithIndex, stats)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
-	if err := fillWith(sorted, fillKeys); err != nil {
+	defer func() {
+		if err != nil {
+			res.free()
+		}
+	}()
+	pl := rebalancePlan(even, starts, me)
+	if err := staging.Alltoallv(c, merged, pl.scounts, pl.sdispls, res.Sorted.local, pl.rcounts, pl.rdispls); err != nil {
+		return SortResult[T]{}, err
+	}
+	if o.WithIndex {
+		if err := staging.Alltoallv(c, mergedIdx, pl.scounts, pl.sdispls, res.Index.local, pl.rcounts, pl.rdispls); err != nil {
+			return SortResult[T]{}, err
+		}
+	}
+	return res, nil
+}
+
+// arrayBuffer returns a's buffer, or a nil Buffer for a nil array.
+func arrayBuffer[T backend.Element](a *backend.Array[T]) backend.Buffer {
+	if a == nil {
+		return nil
+	}
+	return a.Buffer()
+}
+
+// indexBuffer returns the buffer of a's block, or a nil Buffer for a nil
+// array.
+func indexBuffer(a *Array[int64]) backend.Buffer {
+	if a == nil {
+		return nil
+	}
+	return a.local.Buffer()
+}
+
+// copyBlock copies src into dst, two arrays on one device, recording a copy
+// within device memory.
+func copyBlock[T backend.Element](dst, src *backend.Array[T], desc string) {
+	if src.Len() == 0 {
+		return
+	}
+	backend.Copy(dst, src)
+	if !dst.Device().IsHost() && profiling.Active() {
+		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(src.Len() * src.DType().Size())})
+	}
+}
+
+// newSortResult returns zeroed result arrays of layout l on backend b: the
+// sorted keys and, if withIndex, the indices.
+func newSortResult[T backend.Element](x *Array[T], b backend.Backend, l Layout, withIndex bool, stats SortStats) (SortResult[T], error) {
+	sorted, err := New[T](x.comm, l, b)
+	if err != nil {
 		return SortResult[T]{}, err
 	}
 	res := SortResult[T]{Sorted: sorted, Stats: stats}
@@ -254,26 +382,20 @@ func newSortResult[T backend.Element](x *Array[T], l Layout, withIndex bool, sta
 		return res, nil
 	}
 	if res.Index, err = New[int64](x.comm, l, b); err != nil {
-		return SortResult[T]{}, err
-	}
-	if err := fillWith(res.Index, fillIdx); err != nil {
+		sorted.Free()
 		return SortResult[T]{}, err
 	}
 	return res, nil
 }
 
-// fillWith runs fill (if not nil) on a's local block on the host, and
-// returns its error or that of the copy to the device.
-func fillWith[T backend.Element](a *Array[T], fill func([]T) error) error {
-	if fill == nil {
-		return nil
+// free frees the result's arrays.
+func (r SortResult[T]) free() {
+	if r.Sorted != nil {
+		r.Sorted.Free()
 	}
-	var ferr error
-	err := a.hostFill(func(host []T) { ferr = fill(host) })
-	if ferr != nil {
-		return ferr
+	if r.Index != nil {
+		r.Index.Free()
 	}
-	return err
 }
 
 // defaultOversampling is the number of samples per splitter per rank when
@@ -284,7 +406,8 @@ const defaultOversampling = 128
 const maxDefaultSamples = 1 << 20
 
 // splitters returns the p-1 splitters, in ascending order, from a regular
-// sample of every rank's sorted block keys.
+// sample of every rank's sorted block keys, which live on their backend's
+// device: the samples are taken there and handed to MPI by staging.
 //
 // A splitter is a pair (key, lo+i): the key of the element at position i of
 // the sorted block of the rank whose block starts at global index lo.
@@ -293,7 +416,7 @@ const maxDefaultSamples = 1 << 20
 // local sort keeps the order of the global indices, and the ranks' values
 // of lo+i lie in [lo, lo+len(keys)), which ascend with the rank as the
 // global indices do. So the permutation of the local sort is not needed.
-func splitters[T backend.Element](x *Array[T], keys []T, oversampling int) ([]T, []int64, error) {
+func splitters[T backend.Element](x *Array[T], keys *backend.Array[T], oversampling int) ([]T, []int64, error) {
 	c, l := x.comm, x.layout
 	p, me := c.Size(), c.Rank()
 	n := l.Len()
@@ -315,17 +438,25 @@ func splitters[T backend.Element](x *Array[T], keys []T, oversampling int) ([]T,
 	}
 	lo, _ := x.Range()
 	mine := counts[me]
-	sampleKeys := make([]T, mine)
+	pos := make([]int, mine)
 	sampleIdx := make([]int64, mine)
 	for j := range mine {
 		// The middle of the j-th of mine equal parts of the block.
-		i := int((int64(2*j+1) * int64(len(keys))) / int64(2*mine))
-		sampleKeys[j] = keys[i]
+		i := int((int64(2*j+1) * int64(keys.Len())) / int64(2*mine))
+		pos[j] = i
 		sampleIdx[j] = int64(lo + i)
+	}
+	sample, err := backend.NewOn[T](keys.Backend(), mine)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sample.Free()
+	if mine > 0 {
+		keys.Backend().(backend.Sorter).Take(sample.Buffer(), keys.Buffer(), pos)
 	}
 	allKeys := make([]T, ns)
 	allIdx := make([]int64, ns)
-	if err := mpi.Allgatherv(c, sampleKeys, allKeys, counts, displs); err != nil {
+	if err := staging.Allgatherv(c, sample, backend.Wrap(allKeys), counts, displs); err != nil {
 		return nil, nil, err
 	}
 	if err := mpi.Allgatherv(c, sampleIdx, allIdx, counts, displs); err != nil {
@@ -343,92 +474,6 @@ func splitters[T backend.Element](x *Array[T], keys []T, oversampling int) ([]T,
 		splitIdx[r-1] = allIdx[order[q]]
 	}
 	return splitKeys, splitIdx, nil
-}
-
-// mergeRuns merges the sorted runs keys[bounds[k]:bounds[k+1]] into one
-// sorted slice, taking from the earlier run on equal keys, and moves the
-// indices idx (nil: none) with their keys. It merges adjacent runs
-// pairwise, in log2(runs) passes, and may reuse the memory of its
-// arguments.
-func mergeRuns[T backend.Element](keys []T, idx []int64, bounds []int) ([]T, []int64) {
-	// Drop empty runs.
-	b := []int{0}
-	for k := 1; k < len(bounds); k++ {
-		if bounds[k] > b[len(b)-1] {
-			b = append(b, bounds[k])
-		}
-	}
-	if len(b) <= 2 {
-		return keys, idx
-	}
-	keys2 := make([]T, len(keys))
-	var idx2 []int64
-	if idx != nil {
-		idx2 = make([]int64, len(idx))
-	}
-	for len(b) > 2 {
-		nb := []int{0}
-		for k := 0; k+1 < len(b); k += 2 {
-			lo, mid := b[k], b[k+1]
-			if k+2 >= len(b) { // an odd run out: copy it
-				copy(keys2[lo:mid], keys[lo:mid])
-				if idx != nil {
-					copy(idx2[lo:mid], idx[lo:mid])
-				}
-				nb = append(nb, mid)
-				continue
-			}
-			hi := b[k+2]
-			if idx != nil {
-				merge2Idx(keys2[lo:hi], idx2[lo:hi], keys[lo:mid], keys[mid:hi], idx[lo:mid], idx[mid:hi])
-			} else {
-				merge2(keys2[lo:hi], keys[lo:mid], keys[mid:hi])
-			}
-			nb = append(nb, hi)
-		}
-		keys, keys2 = keys2, keys
-		idx, idx2 = idx2, idx
-		b = nb
-	}
-	return keys, idx
-}
-
-// merge2 merges the sorted slices a and b into dst, taking from a on equal
-// keys.
-func merge2[T backend.Element](dst, a, b []T) {
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if cmp.Less(b[j], a[i]) {
-			dst[k] = b[j]
-			j++
-		} else {
-			dst[k] = a[i]
-			i++
-		}
-		k++
-	}
-	k += copy(dst[k:], a[i:])
-	copy(dst[k:], b[j:])
-}
-
-// merge2Idx is merge2 that also moves the indices ia and ib with their
-// keys into idst.
-func merge2Idx[T backend.Element](dst []T, idst []int64, a, b []T, ia, ib []int64) {
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if cmp.Less(b[j], a[i]) {
-			dst[k], idst[k] = b[j], ib[j]
-			j++
-		} else {
-			dst[k], idst[k] = a[i], ia[i]
-			i++
-		}
-		k++
-	}
-	copy(idst[k:], ia[i:])
-	k += copy(dst[k:], a[i:])
-	copy(idst[k:], ib[j:])
-	copy(dst[k:], b[j:])
 }
 
 // rebalance is the all-to-all that moves the ranks' merged pieces, which
@@ -457,10 +502,4 @@ func rebalancePlan(l Layout, starts []int, me int) rebalance {
 		}
 	}
 	return pl
-}
-
-// exchangeRebalance moves send, this rank's merged piece, into recv, its
-// block of the even layout.
-func exchangeRebalance[T mpi.Number](c mpi.Comm, pl rebalance, send, recv []T) error {
-	return mpi.Alltoallv(c, send, pl.scounts, pl.sdispls, recv, pl.rcounts, pl.rdispls)
 }

@@ -1,0 +1,92 @@
+package cpu
+
+import (
+	"github.com/xpmpi/xpmpi/algorithms"
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// The CPU backend is a backend.Sorter, with the algorithms package's sort
+// (an LSD radix sort for long blocks) and merge.
+var _ backend.Sorter = (*Backend)(nil)
+
+// sorter is the type-erased form of the sort steps for one element type.
+type sorter interface {
+	sortByKey(keys, index backend.Buffer, base int64)
+	take(dst, src backend.Buffer, pos []int)
+	cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) []int
+	mergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []int)
+}
+
+func sorterFor(dt backend.DType) sorter {
+	switch dt {
+	case backend.Float32:
+		return sortImpl[float32]{}
+	case backend.Float64:
+		return sortImpl[float64]{}
+	case backend.Int32:
+		return sortImpl[int32]{}
+	case backend.Int64:
+		return sortImpl[int64]{}
+	case backend.Uint32:
+		return sortImpl[uint32]{}
+	}
+	return sortImpl[uint64]{}
+}
+
+type sortImpl[T backend.Element] struct{}
+
+// indices returns the Int64 elements of b, nil for a nil buffer.
+func indices(b backend.Buffer) []int64 {
+	if b == nil {
+		return nil
+	}
+	return hs[int64](b)
+}
+
+func (sortImpl[T]) sortByKey(keys, index backend.Buffer, base int64) {
+	perm := algorithms.SortByKey(hs[T](keys))
+	if idx := indices(index); idx != nil {
+		for i, j := range perm {
+			idx[i] = base + int64(j)
+		}
+	}
+}
+
+func (sortImpl[T]) take(dst, src backend.Buffer, pos []int) {
+	d, s := hs[T](dst), hs[T](src)
+	for j, i := range pos {
+		d[j] = s[i]
+	}
+}
+
+func (sortImpl[T]) cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) []int {
+	sk := make([]T, len(splitKeys))
+	for j, s := range splitKeys {
+		sk[j] = backend.ValueOf[T](s)
+	}
+	return algorithms.Cut(hs[T](keys), base, sk, splitIdx)
+}
+
+func (sortImpl[T]) mergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []int) {
+	algorithms.MergeRuns(hs[T](dst), indices(dstIndex), hs[T](keys), indices(index), bounds)
+}
+
+// SortByKey sorts keys stably and sets index (if not nil) to base plus the
+// positions before the sort.
+func (*Backend) SortByKey(keys, index backend.Buffer, base int64) {
+	sorterFor(keys.DType()).sortByKey(keys, index, base)
+}
+
+// Take sets dst[j] = src[pos[j]].
+func (*Backend) Take(dst, src backend.Buffer, pos []int) { sorterFor(src.DType()).take(dst, src, pos) }
+
+// Cut returns where the sorted keys are cut by the splitters.
+func (*Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) []int {
+	return sorterFor(keys.DType()).cut(keys, base, splitKeys, splitIdx)
+}
+
+// MergeRuns merges the sorted runs of keys (and index) into dst (and
+// dstIndex).
+func (*Backend) MergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []int) {
+	sorterFor(keys.DType()).mergeRuns(dst, dstIndex, keys, index, bounds)
+}

@@ -75,6 +75,14 @@ const (
 
 var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64"}
 
+// NumDTypes is the number of element types: the DTypes are 0 to
+// NumDTypes-1. This is the one list of element types of the project:
+// package mpi's datatypes follow from it.
+const NumDTypes = len(dtypeNames)
+
+// Valid reports whether d is one of the element types.
+func (d DType) Valid() bool { return d >= 0 && int(d) < NumDTypes }
+
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
 		return fmt.Sprintf("DType(%d)", int(d))

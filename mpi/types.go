@@ -3,43 +3,60 @@ package mpi
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
 )
 
-// Datatype names the element type of a buffer handed to MPI.
+// Datatype names the element type of a buffer handed to MPI: one of the
+// element types of package backend, which holds the one list of them
+// (Datatype(backend.Float64) is Float64), or Byte for raw bytes.
 type Datatype int
 
 // The element types that xpmpi passes through MPI.
 const (
-	Byte Datatype = iota
-	Float32
-	Float64
-	Int32
-	Int64
-	Uint32
-	Uint64
+	Float32 = Datatype(backend.Float32)
+	Float64 = Datatype(backend.Float64)
+	Int32   = Datatype(backend.Int32)
+	Int64   = Datatype(backend.Int64)
+	Uint32  = Datatype(backend.Uint32)
+	Uint64  = Datatype(backend.Uint64)
+	// Byte is raw bytes (serialized messages), not an element type of
+	// arrays.
+	Byte = Datatype(backend.NumDTypes)
 )
 
-var datatypeNames = [...]string{"byte", "float32", "float64", "int32", "int64", "uint32", "uint64"}
-var datatypeSizes = [...]int{1, 4, 8, 4, 8, 4, 8}
+// DatatypeOf returns the Datatype of an element type.
+func DatatypeOf(dt backend.DType) Datatype {
+	if !dt.Valid() {
+		panic(fmt.Sprintf("mpi: invalid DType %d", int(dt)))
+	}
+	return Datatype(dt)
+}
 
 // Size returns the size of one element in bytes.
 func (d Datatype) Size() int {
-	if d < 0 || int(d) >= len(datatypeSizes) {
+	if d == Byte {
+		return 1
+	}
+	if !d.valid() {
 		panic(fmt.Sprintf("mpi: invalid Datatype %d", int(d)))
 	}
-	return datatypeSizes[d]
+	return backend.DType(d).Size()
 }
 
-func (d Datatype) valid() bool { return d >= 0 && int(d) < len(datatypeSizes) }
+func (d Datatype) valid() bool { return d == Byte || backend.DType(d).Valid() }
 
 // IsFloat reports whether d is a floating-point type.
-func (d Datatype) IsFloat() bool { return d == Float32 || d == Float64 }
+func (d Datatype) IsFloat() bool { return d != Byte && backend.DType(d).IsFloat() }
 
 func (d Datatype) String() string {
-	if !d.valid() {
+	switch {
+	case d == Byte:
+		return "byte"
+	case !d.valid():
 		return fmt.Sprintf("Datatype(%d)", int(d))
 	}
-	return datatypeNames[d]
+	return backend.DType(d).String()
 }
 
 // Op is a reduction operation.

@@ -28,6 +28,18 @@ import (
 	"unsafe"
 )
 
+// The C binding's datatype enum has Datatype's values: each line fails to
+// compile unless the two agree.
+var (
+	_ = [1]struct{}{}[int(C.XP_FLOAT32)-int(Float32)]
+	_ = [1]struct{}{}[int(C.XP_FLOAT64)-int(Float64)]
+	_ = [1]struct{}{}[int(C.XP_INT32)-int(Int32)]
+	_ = [1]struct{}{}[int(C.XP_INT64)-int(Int64)]
+	_ = [1]struct{}{}[int(C.XP_UINT32)-int(Uint32)]
+	_ = [1]struct{}{}[int(C.XP_UINT64)-int(Uint64)]
+	_ = [1]struct{}{}[int(C.XP_BYTE)-int(Byte)]
+)
+
 // Built reports whether this binary was built with real MPI (-tags mpi).
 const Built = true
 

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 // Datatype codes: the order of the Go Datatype constants.
-enum { XP_BYTE, XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64 };
+/* The order of mpi.Datatype, which follows backend.DType (world_mpi.go checks it). */
+enum { XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64, XP_BYTE };
 // Op codes: the order of the Go Op constants.
 enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
 

@@ -39,50 +39,28 @@ func (m *devMemory) free() {
 // more, a cleanup frees the memory (if Free was not called).
 type devHandle struct{ m *devMemory }
 
-// devBuffer is a backend.Buffer in device memory: an allocation, or a view
-// of one.
-type devBuffer struct {
-	h    *devHandle // nil for an empty buffer
-	off  int        // bytes from the start of the allocation
-	n    int
-	dt   backend.DType
-	dev  backend.Device
-	root bool // made by Alloc: Free frees it
-}
-
-// Device returns {backend.CUDA, ordinal}.
-func (d *devBuffer) Device() backend.Device { return d.dev }
-
-// DType returns the element type.
-func (d *devBuffer) DType() backend.DType { return d.dt }
-
-// Len returns the number of elements.
-func (d *devBuffer) Len() int { return d.n }
-
-// addr returns the device address of the first element (0 when empty).
-func (d *devBuffer) addr() uint64 {
-	if d.n == 0 || d.h == nil {
-		return 0
-	}
-	return d.h.m.ptr + uint64(d.off)
-}
-
-// Ptr returns the device address of the first element as an
-// unsafe.Pointer, or nil when Len is 0. It is a device address: Go code
-// must not dereference it; it is for calls that take device pointers
-// (CUDA-aware MPI, CUDA libraries).
-func (d *devBuffer) Ptr() unsafe.Pointer {
-	a := d.addr()
-	if a == 0 {
-		return nil
-	}
+// At returns device address of byte off of the allocation, as an
+// unsafe.Pointer that Go code must not dereference.
+func (h *devHandle) At(off int) unsafe.Pointer {
+	a := h.m.ptr + uint64(off)
 	// A device address is not Go memory: reinterpret the integer's bits.
 	return *(*unsafe.Pointer)(unsafe.Pointer(&a))
 }
 
-// String describes the buffer: length, type, device address and device.
-func (d *devBuffer) String() string {
-	return fmt.Sprintf("cuda buffer of %d %v at %#x on %v", d.n, d.dt, d.addr(), d.dev)
+// Freed reports whether the memory has been freed.
+func (h *devHandle) Freed() bool { return h.m.freed.Load() }
+
+// devBuffer is a backend.Buffer in device memory: an allocation, or a view
+// of one. Its Ptr is a device address: Go code must not dereference it; it
+// is for calls that take device pointers (CUDA-aware MPI, CUDA libraries).
+type devBuffer = backend.DeviceView[*devHandle]
+
+// addr returns the device address of d's first element (0 when empty).
+func addr(d *devBuffer) uint64 {
+	if d.Empty() {
+		return 0
+	}
+	return d.Mem.m.ptr + uint64(d.Off)
 }
 
 // DevicePtr returns the device address of a buffer of this package and
@@ -93,27 +71,18 @@ func DevicePtr(b backend.Buffer) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return d.addr(), true
+	return addr(d), true
 }
 
 // buf returns x as a buffer of this backend, checking that it lives on its
 // device and was not freed.
 func (b *Backend) buf(op string, x backend.Buffer) *devBuffer {
-	d := b.view(op, x)
-	if d.h != nil && d.h.m.freed.Load() {
-		panic(fmt.Sprintf("cuda: %s of a freed buffer", op))
-	}
-	return d
+	return backend.LiveViewOf[*devHandle]("cuda", op, x, b.Device())
 }
 
-// view returns x as a buffer of this backend, checking that it lives on
-// its device (it may have been freed).
+// view returns x as a buffer of this backend, which may have been freed.
 func (b *Backend) view(op string, x backend.Buffer) *devBuffer {
-	d, ok := x.(*devBuffer)
-	if !ok || d.dev != b.Device() {
-		panic(fmt.Sprintf("cuda: %s of a buffer on %v, on the backend of %v", op, x.Device(), b.Device()))
-	}
-	return d
+	return backend.ViewOf[*devHandle]("cuda", op, x, b.Device())
 }
 
 // Alloc returns a zeroed buffer of n elements in device memory. The memory
@@ -123,7 +92,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		panic(fmt.Sprintf("cuda: Alloc of %d elements", n))
 	}
 	size := dt.Size() // panics for an invalid DType
-	d := &devBuffer{n: n, dt: dt, dev: b.Device(), root: true}
+	d := &devBuffer{N: n, DT: dt, Dev: b.Device(), Root: true}
 	if n == 0 {
 		return d, nil
 	}
@@ -148,8 +117,8 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		return nil, fmt.Errorf("cuda: cannot allocate %d elements of %v (%d bytes) on device %d: %w", n, dt, bytes, b.id, err)
 	}
 	m := &devMemory{b: b, ptr: uint64(p), bytes: bytes}
-	d.h = &devHandle{m: m}
-	runtime.AddCleanup(d.h, func(m *devMemory) { m.free() }, m)
+	d.Mem = &devHandle{m: m}
+	runtime.AddCleanup(d.Mem, func(m *devMemory) { m.free() }, m)
 	return d, nil
 }
 
@@ -158,36 +127,26 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 // nothing.
 func (b *Backend) Free(x backend.Buffer) {
 	d, ok := x.(*devBuffer)
-	if !ok || !d.root || d.h == nil {
+	if !ok || !d.Root || d.Mem == nil {
 		return
 	}
-	d.h.m.free()
+	d.Mem.m.free()
 }
 
 // Slice returns a view of elements [lo, hi) of x, sharing its memory.
 func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
-	d := b.view("Slice", x)
-	if lo < 0 || hi < lo || hi > d.n {
-		panic(fmt.Sprintf("cuda: slice [%d:%d] of a buffer of %d elements", lo, hi, d.n))
-	}
-	if lo == hi {
-		return &devBuffer{dt: d.dt, dev: d.dev}
-	}
-	return &devBuffer{h: d.h, off: d.off + lo*d.dt.Size(), n: hi - lo, dt: d.dt, dev: d.dev}
+	return b.view("Slice", x).Slice("cuda", lo, hi)
 }
-
-// nbytes returns the size of d's elements in bytes.
-func (d *devBuffer) nbytes() int { return d.n * d.dt.Size() }
 
 // CopyFromHost copies dst.Len() elements from host memory at src into dst
 // and waits for the copy (after the work queued before it).
 func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 	d := b.buf("CopyFromHost", dst)
-	if d.n == 0 {
+	if d.N == 0 {
 		return nil
 	}
 	return b.withContext(func() error {
-		return check("cuMemcpyHtoDAsync", C.xpcu_htod_sync(C.CUdeviceptr(d.addr()), src, C.size_t(d.nbytes()), b.stream.s))
+		return check("cuMemcpyHtoDAsync", C.xpcu_htod_sync(C.CUdeviceptr(addr(d)), src, C.size_t(d.Bytes()), b.stream.s))
 	})
 }
 
@@ -195,11 +154,11 @@ func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 // before it, and waits for the copy.
 func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 	s := b.buf("CopyToHost", src)
-	if s.n == 0 {
+	if s.N == 0 {
 		return nil
 	}
 	return b.withContext(func() error {
-		return check("cuMemcpyDtoHAsync", C.xpcu_dtoh_sync(dst, C.CUdeviceptr(s.addr()), C.size_t(s.nbytes()), b.stream.s))
+		return check("cuMemcpyDtoHAsync", C.xpcu_dtoh_sync(dst, C.CUdeviceptr(addr(s)), C.size_t(s.Bytes()), b.stream.s))
 	})
 }
 
@@ -209,12 +168,12 @@ func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 // RegisterHost) that stays untouched until the copy is done.
 func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s backend.Stream) error {
 	d := b.buf("CopyFromHostAsync", dst)
-	if d.n == 0 {
+	if d.N == 0 {
 		return nil
 	}
 	st := b.streamOf(s)
 	return b.withContext(func() error {
-		return check("cuMemcpyHtoDAsync", C.xpcu_cuMemcpyHtoDAsync(C.CUdeviceptr(d.addr()), src, C.size_t(d.nbytes()), st))
+		return check("cuMemcpyHtoDAsync", C.xpcu_cuMemcpyHtoDAsync(C.CUdeviceptr(addr(d)), src, C.size_t(d.Bytes()), st))
 	})
 }
 
@@ -224,12 +183,12 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s ba
 // the stream, or an event recorded after the copy, before reading it.
 func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s backend.Stream) error {
 	sb := b.buf("CopyToHostAsync", src)
-	if sb.n == 0 {
+	if sb.N == 0 {
 		return nil
 	}
 	st := b.streamOf(s)
 	return b.withContext(func() error {
-		return check("cuMemcpyDtoHAsync", C.xpcu_cuMemcpyDtoHAsync(dst, C.CUdeviceptr(sb.addr()), C.size_t(sb.nbytes()), st))
+		return check("cuMemcpyDtoHAsync", C.xpcu_cuMemcpyDtoHAsync(dst, C.CUdeviceptr(addr(sb)), C.size_t(sb.Bytes()), st))
 	})
 }
 
@@ -237,15 +196,15 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s back
 // and type on this device, on stream s (nil: the backend's stream).
 func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
 	d, sb := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
-	if d.nbytes() != sb.nbytes() {
-		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.nbytes(), d.nbytes()))
+	if d.Bytes() != sb.Bytes() {
+		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.Bytes(), d.Bytes()))
 	}
-	if d.n == 0 {
+	if d.N == 0 {
 		return nil
 	}
 	st := b.streamOf(s)
 	return b.withContext(func() error {
-		return check("cuMemcpyDtoDAsync", C.xpcu_cuMemcpyDtoDAsync(C.CUdeviceptr(d.addr()), C.CUdeviceptr(sb.addr()), C.size_t(d.nbytes()), st))
+		return check("cuMemcpyDtoDAsync", C.xpcu_cuMemcpyDtoDAsync(C.CUdeviceptr(addr(d)), C.CUdeviceptr(addr(sb)), C.size_t(d.Bytes()), st))
 	})
 }
 

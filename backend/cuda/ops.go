@@ -108,8 +108,8 @@ func scalarFromBits(dt backend.DType, bits uint64) backend.Scalar {
 // first.
 func sameShape(op string, bufs ...*devBuffer) {
 	for _, x := range bufs[1:] {
-		if x.dt != bufs[0].dt || x.n != bufs[0].n {
-			panic(fmt.Sprintf("cuda: %s of %d %v and %d %v", op, bufs[0].n, bufs[0].dt, x.n, x.dt))
+		if x.DT != bufs[0].DT || x.N != bufs[0].N {
+			panic(fmt.Sprintf("cuda: %s of %d %v and %d %v", op, bufs[0].N, bufs[0].DT, x.N, x.DT))
 		}
 	}
 }
@@ -117,21 +117,21 @@ func sameShape(op string, bufs ...*devBuffer) {
 // Fill sets every element of x to v.
 func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
 	d := b.buf("Fill", x)
-	if d.n == 0 {
+	if d.N == 0 {
 		return
 	}
-	v = convert(v, d.dt)
+	v = convert(v, d.DT)
 	if v.Bits() == 0 { // a zero, but not -0
 		err := b.withContext(func() error {
-			return check("cuMemsetD8Async", C.xpcu_cuMemsetD8Async(C.CUdeviceptr(d.addr()), 0, C.size_t(d.nbytes()), b.stream.s))
+			return check("cuMemsetD8Async", C.xpcu_cuMemsetD8Async(C.CUdeviceptr(addr(d)), 0, C.size_t(d.Bytes()), b.stream.s))
 		})
 		if err != nil {
 			fail("Fill", err)
 		}
 		return
 	}
-	b.launch("Fill", kernelName("fill", d.dt), elemGrid(d.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(d.n)).Scalar(v).Buffer(d))
+	b.launch("Fill", kernelName("fill", d.DT), elemGrid(d.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(d.N)).Scalar(v).Buffer(d))
 }
 
 // Copy copies src into dst, two buffers of the same length and type on
@@ -140,11 +140,11 @@ func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
 func (b *Backend) Copy(dst, src backend.Buffer) {
 	d, s := b.buf("Copy", dst), b.buf("Copy", src)
 	sameShape("Copy", d, s)
-	if d.n == 0 || d.addr() == s.addr() {
+	if d.N == 0 || addr(d) == addr(s) {
 		return
 	}
-	if overlap(d.addr(), s.addr(), d.nbytes()) {
-		tmp, err := b.Alloc(d.dt, d.n)
+	if overlap(addr(d), addr(s), d.Bytes()) {
+		tmp, err := b.Alloc(d.DT, d.N)
 		if err != nil {
 			fail("Copy", err)
 		}
@@ -164,22 +164,22 @@ func overlap(a, c uint64, n int) bool { return a < c+uint64(n) && c < a+uint64(n
 // Scale multiplies x by a in place.
 func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
 	d := b.buf("Scale", x)
-	if d.n == 0 {
+	if d.N == 0 {
 		return
 	}
-	b.launch("Scale", kernelName("scale", d.dt), elemGrid(d.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(d.n)).Scalar(convert(a, d.dt)).Buffer(d))
+	b.launch("Scale", kernelName("scale", d.DT), elemGrid(d.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(d.N)).Scalar(convert(a, d.DT)).Buffer(d))
 }
 
 // Axpy sets y = a*x + y (a*x rounded before the addition, as on the CPU).
 func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
 	dx, dy := b.buf("Axpy", x), b.buf("Axpy", y)
 	sameShape("Axpy", dy, dx)
-	if dy.n == 0 {
+	if dy.N == 0 {
 		return
 	}
-	b.launch("Axpy", kernelName("axpy", dy.dt), elemGrid(dy.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(dy.n)).Scalar(convert(a, dy.dt)).Buffer(dx).Buffer(dy))
+	b.launch("Axpy", kernelName("axpy", dy.DT), elemGrid(dy.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dy.N)).Scalar(convert(a, dy.DT)).Buffer(dx).Buffer(dy))
 }
 
 // Axpby sets y = a*x + b*y (each product rounded before the addition, as
@@ -187,11 +187,11 @@ func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
 func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
 	dx, dy := b.buf("Axpby", x), b.buf("Axpby", y)
 	sameShape("Axpby", dy, dx)
-	if dy.n == 0 {
+	if dy.N == 0 {
 		return
 	}
-	b.launch("Axpby", kernelName("axpby", dy.dt), elemGrid(dy.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(dy.n)).Scalar(convert(a, dy.dt)).Buffer(dx).Scalar(convert(c, dy.dt)).Buffer(dy))
+	b.launch("Axpby", kernelName("axpby", dy.DT), elemGrid(dy.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dy.N)).Scalar(convert(a, dy.DT)).Buffer(dx).Scalar(convert(c, dy.DT)).Buffer(dy))
 }
 
 // binaryNames are the kernels of the binary operations, by BinaryOp.
@@ -209,14 +209,14 @@ func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 	}
 	dd, dx, dy := b.buf(op.String(), dst), b.buf(op.String(), x), b.buf(op.String(), y)
 	sameShape(op.String(), dd, dx, dy)
-	if dd.n == 0 {
+	if dd.N == 0 {
 		return
 	}
-	if op == backend.Div && !dd.dt.IsFloat() {
+	if op == backend.Div && !dd.DT.IsFloat() {
 		b.checkDivisor(dy)
 	}
-	b.launch(op.String(), kernelName(binaryNames[op], dd.dt), elemGrid(dd.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(dd.n)).Buffer(dd).Buffer(dx).Buffer(dy))
+	b.launch(op.String(), kernelName(binaryNames[op], dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dd.N)).Buffer(dd).Buffer(dx).Buffer(dy))
 }
 
 // BinaryScalar sets dst = x op s elementwise; dst may be x. Integer
@@ -227,15 +227,15 @@ func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s bac
 	}
 	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
 	sameShape(op.String(), dd, dx)
-	s = convert(s, dd.dt)
-	if op == backend.Div && !dd.dt.IsFloat() && s.Bits() == 0 {
+	s = convert(s, dd.DT)
+	if op == backend.Div && !dd.DT.IsFloat() && s.Bits() == 0 {
 		panic("cuda: integer division by zero (the scalar divisor is 0)")
 	}
-	if dd.n == 0 {
+	if dd.N == 0 {
 		return
 	}
-	b.launch(op.String(), kernelName(binaryScalarNames[op], dd.dt), elemGrid(dd.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(dd.n)).Buffer(dd).Buffer(dx).Scalar(s))
+	b.launch(op.String(), kernelName(binaryScalarNames[op], dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dd.N)).Buffer(dd).Buffer(dx).Scalar(s))
 }
 
 // scratchBytes is the size of the scratch memory: maxReduceGrid partials
@@ -280,8 +280,8 @@ func (b *Backend) checkDivisor(y *devBuffer) {
 	if err != nil {
 		fail("div", err)
 	}
-	b.launch("div", kernelName("zeroidx", y.dt), elemGrid(y.n), Dim3{X: blockSize},
-		(&Args{}).Int64(int64(y.n)).Buffer(y).DevicePtr(p))
+	b.launch("div", kernelName("zeroidx", y.DT), elemGrid(y.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(y.N)).Buffer(y).DevicePtr(p))
 	var first [1]uint64
 	b.readScratch("div", p, first[:])
 	if first[0] != math.MaxUint64 {
@@ -332,10 +332,10 @@ func reduced(dt backend.DType, bits uint64) backend.Scalar {
 // for signed and a Uint64 scalar for unsigned integers (wrapping).
 func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 	d := b.buf("Sum", x)
-	if d.n == 0 {
-		return reduced(d.dt, 0)
+	if d.N == 0 {
+		return reduced(d.DT, 0)
 	}
-	return reduced(d.dt, b.reduce("sum", d.dt, d.n, d))
+	return reduced(d.DT, b.reduce("sum", d.DT, d.N, d))
 }
 
 // Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
@@ -343,34 +343,34 @@ func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
 	dx, dy := b.buf("Dot", x), b.buf("Dot", y)
 	sameShape("Dot", dx, dy)
-	if dx.n == 0 {
-		return reduced(dx.dt, 0)
+	if dx.N == 0 {
+		return reduced(dx.DT, 0)
 	}
-	return reduced(dx.dt, b.reduce("dot", dx.dt, dx.n, dx, dy))
+	return reduced(dx.DT, b.reduce("dot", dx.DT, dx.N, dx, dy))
 }
 
 // arg runs Argmin (op "argmin") or Argmax ("argmax").
 func (b *Backend) arg(op string, x backend.Buffer) (int, backend.Scalar) {
 	d := b.buf(op, x)
-	if d.n == 0 {
-		return -1, scalarFromBits(d.dt, 0)
+	if d.N == 0 {
+		return -1, scalarFromBits(d.DT, 0)
 	}
 	b.scratchMu.Lock()
 	defer b.scratchMu.Unlock()
 	p := b.scratchLocked(op)
 	out := p + maxReduceGrid*8
-	g := reduceGrid(d.n)
-	b.launch(op, kernelName(op, d.dt), Dim3{X: g}, Dim3{X: reduceBlock},
-		(&Args{}).Int64(int64(d.n)).Buffer(d).DevicePtr(p))
-	b.launch(op, kernelName(op+"2", d.dt), Dim3{X: 1}, Dim3{X: reduceBlock},
+	g := reduceGrid(d.N)
+	b.launch(op, kernelName(op, d.DT), Dim3{X: g}, Dim3{X: reduceBlock},
+		(&Args{}).Int64(int64(d.N)).Buffer(d).DevicePtr(p))
+	b.launch(op, kernelName(op+"2", d.DT), Dim3{X: 1}, Dim3{X: reduceBlock},
 		(&Args{}).Int32(int32(g)).Buffer(d).DevicePtr(p).DevicePtr(out))
 	var res [2]uint64
 	b.readScratch(op, out, res[:])
 	i := int(int64(res[0]))
-	if i < 0 || i >= d.n {
-		panic(fmt.Sprintf("cuda: %s found index %d of %d elements", op, i, d.n))
+	if i < 0 || i >= d.N {
+		panic(fmt.Sprintf("cuda: %s found index %d of %d elements", op, i, d.N))
 	}
-	return i, scalarFromBits(d.dt, res[1])
+	return i, scalarFromBits(d.DT, res[1])
 }
 
 // Argmin returns the index of the first smallest element of x and its value
@@ -408,21 +408,21 @@ func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols
 		panic(fmt.Sprintf("cuda: %s of a %d x %d grid", op, rows, cols))
 	}
 	d, s := b.buf(op, dst), b.buf(op, src)
-	if d.dt != s.dt {
-		panic(fmt.Sprintf("cuda: %s from %v to %v", op, s.dt, d.dt))
+	if d.DT != s.DT {
+		panic(fmt.Sprintf("cuda: %s from %v to %v", op, s.DT, d.DT))
 	}
-	if d.n < rows*cols || s.n < rows*cols {
-		panic(fmt.Sprintf("cuda: %s of a %d x %d grid on buffers of %d and %d elements", op, rows, cols, d.n, s.n))
+	if d.N < rows*cols || s.N < rows*cols {
+		panic(fmt.Sprintf("cuda: %s of a %d x %d grid on buffers of %d and %d elements", op, rows, cols, d.N, s.N))
 	}
-	if !d.dt.IsFloat() {
-		panic(fmt.Sprintf("cuda: %s needs a float32 or float64 grid, not %v", op, d.dt))
+	if !d.DT.IsFloat() {
+		panic(fmt.Sprintf("cuda: %s needs a float32 or float64 grid, not %v", op, d.DT))
 	}
-	if rows*cols > 0 && overlap(d.addr(), s.addr(), rows*cols*d.dt.Size()) {
+	if rows*cols > 0 && overlap(addr(d), addr(s), rows*cols*d.DT.Size()) {
 		panic(fmt.Sprintf("cuda: %s: dst and src overlap", op))
 	}
 	if rows < 3 || cols < 3 {
 		return
 	}
-	b.launch(op, kernelName(kernel, d.dt), jacobiGrid(rows, cols), Dim3{X: jacobiBX, Y: jacobiBY},
+	b.launch(op, kernelName(kernel, d.DT), jacobiGrid(rows, cols), Dim3{X: jacobiBX, Y: jacobiBY},
 		(&Args{}).Int64(int64(rows)).Int64(int64(cols)).Buffer(d).Buffer(s))
 }

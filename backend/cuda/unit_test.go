@@ -105,7 +105,7 @@ func TestArgsPacking(t *testing.T) {
 // views included, and that a host buffer is refused.
 func TestArgsBuffer(t *testing.T) {
 	m := &devMemory{ptr: 0x7f0000001000, bytes: 800}
-	d := &devBuffer{h: &devHandle{m: m}, n: 100, dt: backend.Float64, dev: backend.Device{Kind: backend.CUDA}, root: true}
+	d := &devBuffer{Mem: &devHandle{m: m}, N: 100, DT: backend.Float64, Dev: backend.Device{Kind: backend.CUDA}, Root: true}
 	b := &Backend{}
 	v := b.Slice(d, 10, 20)
 	a := (&Args{}).Buffer(d).Buffer(v).Buffer(b.Slice(d, 5, 5))
@@ -133,8 +133,8 @@ func TestArgsBuffer(t *testing.T) {
 }
 
 func TestSliceBounds(t *testing.T) {
-	d := &devBuffer{h: &devHandle{m: &devMemory{ptr: 0x1000, bytes: 40}}, n: 10, dt: backend.Int32,
-		dev: backend.Device{Kind: backend.CUDA}, root: true}
+	d := &devBuffer{Mem: &devHandle{m: &devMemory{ptr: 0x1000, bytes: 40}}, N: 10, DT: backend.Int32,
+		Dev: backend.Device{Kind: backend.CUDA}, Root: true}
 	b := &Backend{}
 	v := b.Slice(b.Slice(d, 2, 9), 1, 4)
 	if p, _ := DevicePtr(v); v.Len() != 3 || p != 0x1000+12 || v.DType() != backend.Int32 {

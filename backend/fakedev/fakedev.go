@@ -108,61 +108,31 @@ type memory struct {
 	freed atomic.Bool
 }
 
+// At returns the address of byte off of the allocation: host memory,
+// which callers treat as a device address.
+func (m *memory) At(off int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.words)), off)
+}
+
+// Freed reports whether the memory has been freed.
+func (m *memory) Freed() bool { return m.freed.Load() }
+
 // buffer is a backend.Buffer in the fake device's memory: an allocation or
-// a view of one.
-type buffer struct {
-	m    *memory // nil for an empty buffer
-	off  int     // bytes from the start of the allocation
-	n    int
-	dt   backend.DType
-	dev  backend.Device
-	root bool // made by Alloc: Free frees it
-}
-
-// Device returns the fake device.
-func (x *buffer) Device() backend.Device { return x.dev }
-
-// DType returns the element type.
-func (x *buffer) DType() backend.DType { return x.dt }
-
-// Len returns the number of elements.
-func (x *buffer) Len() int { return x.n }
-
-// Ptr returns the address of the first element, or nil when Len is 0. It is
-// host memory, but callers treat it as a device address: MPI told that it
-// is CUDA-aware can be handed it.
-func (x *buffer) Ptr() unsafe.Pointer {
-	if x.n == 0 || x.m == nil {
-		return nil
-	}
-	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(x.m.words)), x.off)
-}
-
-func (x *buffer) String() string {
-	return fmt.Sprintf("fake buffer of %d %v at %p", x.n, x.dt, x.Ptr())
-}
-
-func (x *buffer) nbytes() int { return x.n * x.dt.Size() }
+// a view of one. Its Ptr is host memory, but callers treat it as a device
+// address: MPI told that it is CUDA-aware can be handed it.
+type buffer = backend.DeviceView[*memory]
 
 // host returns a host view of x's memory, for the CPU backend's arithmetic.
-func (x *buffer) host() *backend.HostBuffer { return backend.NewHostBuffer(x.Ptr(), x.n, x.dt) }
+func host(x *buffer) *backend.HostBuffer { return backend.NewHostBuffer(x.Ptr(), x.N, x.DT) }
 
 // view returns x as a buffer of this device, which may have been freed.
 func (b *Backend) view(op string, x backend.Buffer) *buffer {
-	d, ok := x.(*buffer)
-	if !ok || d.dev != b.dev {
-		panic(fmt.Sprintf("fakedev: %s of a buffer on %v", op, x.Device()))
-	}
-	return d
+	return backend.ViewOf[*memory]("fakedev", op, x, b.dev)
 }
 
 // buf returns x as a live buffer of this device.
 func (b *Backend) buf(op string, x backend.Buffer) *buffer {
-	d := b.view(op, x)
-	if d.m != nil && d.m.freed.Load() {
-		panic(fmt.Sprintf("fakedev: %s of a freed buffer", op))
-	}
-	return d
+	return backend.LiveViewOf[*memory]("fakedev", op, x, b.dev)
 }
 
 // maxAlloc is the largest allocation in bytes that Alloc attempts.
@@ -174,7 +144,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		panic(fmt.Sprintf("fakedev: Alloc of %d elements", n))
 	}
 	size := dt.Size() // panics for an invalid DType
-	x := &buffer{n: n, dt: dt, dev: b.dev, root: true}
+	x := &buffer{N: n, DT: dt, Dev: b.dev, Root: true}
 	b.mu.Lock()
 	b.counts.Allocs++
 	b.mu.Unlock()
@@ -185,7 +155,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		return nil, fmt.Errorf("fakedev: cannot allocate %d elements of %v", n, dt)
 	}
 	bytes := n * size
-	x.m = &memory{words: make([]uint64, (bytes+7)/8), bytes: bytes}
+	x.Mem = &memory{words: make([]uint64, (bytes+7)/8), bytes: bytes}
 	b.mu.Lock()
 	b.counts.LiveBytes += int64(bytes)
 	b.mu.Unlock()
@@ -198,7 +168,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 // a freed buffer does nothing.
 func (b *Backend) Free(x backend.Buffer) {
 	d, ok := x.(*buffer)
-	if !ok || !d.root || d.m == nil || d.m.freed.Load() {
+	if !ok || !d.Root || d.Mem == nil || d.Mem.freed.Load() {
 		return
 	}
 	// As cuMemFree waits for the device; a failure of the work stays for
@@ -206,13 +176,13 @@ func (b *Backend) Free(x backend.Buffer) {
 	for _, s := range b.allStreams() {
 		s.reached(s.queued())
 	}
-	if d.m.freed.Swap(true) {
+	if d.Mem.freed.Swap(true) {
 		return
 	}
-	poison(unsafe.Pointer(unsafe.SliceData(d.m.words)), len(d.m.words)*8)
+	poison(unsafe.Pointer(unsafe.SliceData(d.Mem.words)), len(d.Mem.words)*8)
 	b.mu.Lock()
 	b.counts.Frees++
-	b.counts.LiveBytes -= int64(d.m.bytes)
+	b.counts.LiveBytes -= int64(d.Mem.bytes)
 	b.mu.Unlock()
 }
 
@@ -226,14 +196,7 @@ func poison(p unsafe.Pointer, n int) {
 
 // Slice returns a view of elements [lo, hi) of x.
 func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
-	d := b.view("Slice", x)
-	if lo < 0 || hi < lo || hi > d.n {
-		panic(fmt.Sprintf("fakedev: slice [%d:%d] of a buffer of %d elements", lo, hi, d.n))
-	}
-	if lo == hi {
-		return &buffer{dt: d.dt, dev: d.dev}
-	}
-	return &buffer{m: d.m, off: d.off + lo*d.dt.Size(), n: hi - lo, dt: d.dt, dev: d.dev}
+	return b.view("Slice", x).Slice("fakedev", lo, hi)
 }
 
 // Synchronize waits until the work queued on every stream of the device has
@@ -317,16 +280,16 @@ func (b *Backend) copyOp(dst, src unsafe.Pointer, n int) func() {
 // in order on the default stream, and waits for the copy.
 func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 	d := b.buf("CopyFromHost", dst)
-	b.countCopy(toDevice, d.nbytes(), false, src)
-	return b.def.run(b.copyOp(d.Ptr(), src, d.nbytes()))
+	b.countCopy(toDevice, d.Bytes(), false, src)
+	return b.def.run(b.copyOp(d.Ptr(), src, d.Bytes()))
 }
 
 // CopyToHost copies src into host memory at dst, in order on the default
 // stream, and waits for the copy.
 func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 	s := b.buf("CopyToHost", src)
-	b.countCopy(toHost, s.nbytes(), false, dst)
-	return b.def.run(b.copyOp(dst, s.Ptr(), s.nbytes()))
+	b.countCopy(toHost, s.Bytes(), false, dst)
+	return b.def.run(b.copyOp(dst, s.Ptr(), s.Bytes()))
 }
 
 // stream returns s as a live stream of this device.
@@ -346,8 +309,8 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s back
 	if err != nil {
 		return err
 	}
-	b.countCopy(toHost, x.nbytes(), true, dst)
-	_, err = st.enqueue(b.copyOp(dst, x.Ptr(), x.nbytes()))
+	b.countCopy(toHost, x.Bytes(), true, dst)
+	_, err = st.enqueue(b.copyOp(dst, x.Ptr(), x.Bytes()))
 	return err
 }
 
@@ -359,8 +322,8 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s ba
 	if err != nil {
 		return err
 	}
-	b.countCopy(toDevice, x.nbytes(), true, src)
-	_, err = st.enqueue(b.copyOp(x.Ptr(), src, x.nbytes()))
+	b.countCopy(toDevice, x.Bytes(), true, src)
+	_, err = st.enqueue(b.copyOp(x.Ptr(), src, x.Bytes()))
 	return err
 }
 
@@ -368,15 +331,15 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s ba
 // the same length and type, on s and returns at once.
 func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
 	d, x := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
-	if d.n != x.n || d.dt != x.dt {
-		panic(fmt.Sprintf("fakedev: CopyAsync of %d %v into %d %v", x.n, x.dt, d.n, d.dt))
+	if d.N != x.N || d.DT != x.DT {
+		panic(fmt.Sprintf("fakedev: CopyAsync of %d %v into %d %v", x.N, x.DT, d.N, d.DT))
 	}
 	st, err := b.stream("CopyAsync", s)
 	if err != nil {
 		return err
 	}
-	b.countCopy(onDevice, x.nbytes(), true, nil)
-	_, err = st.enqueue(b.copyOp(d.Ptr(), x.Ptr(), x.nbytes()))
+	b.countCopy(onDevice, x.Bytes(), true, nil)
+	_, err = st.enqueue(b.copyOp(d.Ptr(), x.Ptr(), x.Bytes()))
 	return err
 }
 
@@ -483,7 +446,7 @@ func (b *Backend) call(op func()) {
 
 // Fill sets every element of x to v.
 func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
-	h := b.buf("Fill", x).host()
+	h := host(b.buf("Fill", x))
 	b.kernel(func() { cpu.Default.Fill(h, v) })
 }
 
@@ -491,11 +454,11 @@ func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
 // default stream. It counts as a device copy.
 func (b *Backend) Copy(dst, src backend.Buffer) {
 	d, s := b.buf("Copy", dst), b.buf("Copy", src)
-	if d.n != s.n || d.dt != s.dt {
-		panic(fmt.Sprintf("fakedev: Copy of %d %v into %d %v", s.n, s.dt, d.n, d.dt))
+	if d.N != s.N || d.DT != s.DT {
+		panic(fmt.Sprintf("fakedev: Copy of %d %v into %d %v", s.N, s.DT, d.N, d.DT))
 	}
-	b.countCopy(onDevice, s.nbytes(), false, nil)
-	hd, hs := d.host(), s.host()
+	b.countCopy(onDevice, s.Bytes(), false, nil)
+	hd, hs := host(d), host(s)
 	if _, err := b.def.enqueue(func() {
 		if d := time.Duration(b.copyDelay.Load()); d > 0 {
 			time.Sleep(d)
@@ -508,70 +471,70 @@ func (b *Backend) Copy(dst, src backend.Buffer) {
 
 // Scale multiplies x by a in place.
 func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
-	h := b.buf("Scale", x).host()
+	h := host(b.buf("Scale", x))
 	b.kernel(func() { cpu.Default.Scale(h, a) })
 }
 
 // Axpy sets y = a*x + y.
 func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
-	hx, hy := b.buf("Axpy", x).host(), b.buf("Axpy", y).host()
+	hx, hy := host(b.buf("Axpy", x)), host(b.buf("Axpy", y))
 	b.kernel(func() { cpu.Default.Axpy(a, hx, hy) })
 }
 
 // Axpby sets y = a*x + b*y.
 func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
-	hx, hy := b.buf("Axpby", x).host(), b.buf("Axpby", y).host()
+	hx, hy := host(b.buf("Axpby", x)), host(b.buf("Axpby", y))
 	b.kernel(func() { cpu.Default.Axpby(a, hx, c, hy) })
 }
 
 // Binary sets dst = x op y elementwise.
 func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
-	hd, hx, hy := b.buf(op.String(), dst).host(), b.buf(op.String(), x).host(), b.buf(op.String(), y).host()
+	hd, hx, hy := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x)), host(b.buf(op.String(), y))
 	b.kernel(func() { cpu.Default.Binary(op, hd, hx, hy) })
 }
 
 // BinaryScalar sets dst = x op s elementwise.
 func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
-	hd, hx := b.buf(op.String(), dst).host(), b.buf(op.String(), x).host()
+	hd, hx := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x))
 	b.kernel(func() { cpu.Default.BinaryScalar(op, hd, hx, s) })
 }
 
 // Sum returns the sum of x, once the work queued before it has finished.
 func (b *Backend) Sum(x backend.Buffer) (r backend.Scalar) {
-	h := b.buf("Sum", x).host()
+	h := host(b.buf("Sum", x))
 	b.call(func() { r = cpu.Default.Sum(h) })
 	return r
 }
 
 // Dot returns the sum of x[i]*y[i].
 func (b *Backend) Dot(x, y backend.Buffer) (r backend.Scalar) {
-	hx, hy := b.buf("Dot", x).host(), b.buf("Dot", y).host()
+	hx, hy := host(b.buf("Dot", x)), host(b.buf("Dot", y))
 	b.call(func() { r = cpu.Default.Dot(hx, hy) })
 	return r
 }
 
 // Argmin returns the index and value of the first smallest element.
 func (b *Backend) Argmin(x backend.Buffer) (i int, v backend.Scalar) {
-	h := b.buf("Argmin", x).host()
+	h := host(b.buf("Argmin", x))
 	b.call(func() { i, v = cpu.Default.Argmin(h) })
 	return i, v
 }
 
 // Argmax returns the index and value of the first largest element.
 func (b *Backend) Argmax(x backend.Buffer) (i int, v backend.Scalar) {
-	h := b.buf("Argmax", x).host()
+	h := host(b.buf("Argmax", x))
 	b.call(func() { i, v = cpu.Default.Argmax(h) })
 	return i, v
 }
 
 // Jacobi5 applies one 5-point Jacobi sweep.
 func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
-	hd, hs := b.buf("Jacobi5", dst).host(), b.buf("Jacobi5", src).host()
+	hd, hs := host(b.buf("Jacobi5", dst)), host(b.buf("Jacobi5", src))
 	b.kernel(func() { cpu.Default.Jacobi5(hd, hs, rows, cols) })
 }
 
 // Laplace5 applies the 5-point Laplacian.
 func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
-	hd, hs := b.buf("Laplace5", dst).host(), b.buf("Laplace5", src).host()
+	hd, hs := host(b.buf("Laplace5", dst)), host(b.buf("Laplace5", src))
 	b.kernel(func() { cpu.Default.Laplace5(hd, hs, rows, cols) })
 }

@@ -15,18 +15,18 @@ func (b *Backend) hostOrNil(op string, x backend.Buffer) backend.Buffer {
 	if x == nil {
 		return nil
 	}
-	return b.buf(op, x).host()
+	return host(b.buf(op, x))
 }
 
 // SortByKey sorts keys stably on the device and sets index (if not nil).
 func (b *Backend) SortByKey(keys, index backend.Buffer, base int64) {
-	hk, hi := b.buf("SortByKey", keys).host(), b.hostOrNil("SortByKey", index)
+	hk, hi := host(b.buf("SortByKey", keys)), b.hostOrNil("SortByKey", index)
 	b.kernel(func() { cpu.Default.SortByKey(hk, hi, base) })
 }
 
 // Take sets dst[j] = src[pos[j]] on the device.
 func (b *Backend) Take(dst, src backend.Buffer, pos []int) {
-	hd, hs := b.buf("Take", dst).host(), b.buf("Take", src).host()
+	hd, hs := host(b.buf("Take", dst)), host(b.buf("Take", src))
 	pos = append([]int(nil), pos...) // the operation runs later, on the stream
 	b.kernel(func() { cpu.Default.Take(hd, hs, pos) })
 }
@@ -34,7 +34,7 @@ func (b *Backend) Take(dst, src backend.Buffer, pos []int) {
 // Cut returns where the sorted keys are cut by the splitters; it waits for
 // the work queued before it.
 func (b *Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) (cuts []int) {
-	hk := b.buf("Cut", keys).host()
+	hk := host(b.buf("Cut", keys))
 	b.call(func() { cuts = cpu.Default.Cut(hk, base, splitKeys, splitIdx) })
 	return cuts
 }
@@ -42,8 +42,8 @@ func (b *Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scala
 // MergeRuns merges the sorted runs of keys (and index) into dst (and
 // dstIndex) on the device.
 func (b *Backend) MergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []int) {
-	hd, hdi := b.buf("MergeRuns", dst).host(), b.hostOrNil("MergeRuns", dstIndex)
-	hk, hi := b.buf("MergeRuns", keys).host(), b.hostOrNil("MergeRuns", index)
+	hd, hdi := host(b.buf("MergeRuns", dst)), b.hostOrNil("MergeRuns", dstIndex)
+	hk, hi := host(b.buf("MergeRuns", keys)), b.hostOrNil("MergeRuns", index)
 	bounds = append([]int(nil), bounds...)
 	b.kernel(func() { cpu.Default.MergeRuns(hd, hdi, hk, hi, bounds) })
 }

@@ -110,6 +110,7 @@ func TestUnknownCommandSuggests(t *testing.T) {
 	}{
 		{[]string{"run", "heat2dd"}, []string{`"heat2dd"`, "did you mean heat2d?"}},
 		{[]string{"run", "cgg", "--n", "8"}, []string{`"cgg"`, "did you mean cg?"}},
+		{[]string{"run", "--bogus", "heat2d"}, []string{"unknown flag: --bogus", "flags go after its name"}},
 		{[]string{"run", "nbody"}, []string{`"nbody"`, "cg, heat2d"}},
 		{[]string{"infoo"}, []string{`"infoo"`, "did you mean info?"}},
 		{[]string{"selftst"}, []string{"did you mean selftest?"}},

@@ -26,13 +26,23 @@ func newRunCmd(world mpi.Comm) *cobra.Command {
   heat2d   2-D heat equation by Jacobi iteration on row blocks with halo exchange
   cg       2-D Poisson equation by conjugate gradients (matrix-free Laplacian)`,
 		Args: subcommandArgs,
-		// A misspelt example with its flags (run cgg --n 8) is an unknown
-		// example, not an unknown flag of run.
-		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return errors.New("xpmpi run: name the example to run: heat2d or cg (xpmpi run --help)")
 		},
 	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c != cmd {
+			return err
+		}
+		// A misspelt example with its flags (run cgg --n 8) is an unknown
+		// example, not an unknown flag of run: the words before the flag
+		// that failed are what was taken for an example.
+		if words := c.Flags().Args(); len(words) > 0 {
+			return subcommandArgs(c, words)
+		}
+		// A flag before the example's name (run --n 8 heat2d).
+		return fmt.Errorf("xpmpi run: %v: an example's flags go after its name (xpmpi run heat2d --n 64; xpmpi run --help)", err)
+	})
 	var timeout time.Duration
 	cmd.PersistentFlags().DurationVar(&timeout, "timeout", 0, "abort the job, naming the collective each rank is in, if it runs longer than this (0: no limit)")
 	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {

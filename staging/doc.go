@@ -5,28 +5,32 @@
 // memory when it is CUDA-aware and stage through pinned host memory when it
 // is not.
 //
-// # MPI buffers
+// # MPI calls on device memory
 //
-// A Staging is the one call site for both kinds of MPI. It is bound to a
-// length, an element type and a backend (a device). Lease hands out a
-// pointer that MPI may be given:
+// Package staging makes the MPI calls for arrays that may live on a device,
+// so that the rule of what MPI may be handed lives in one place. Every
+// array is handed to MPI as follows:
 //
-//   - a host array passes through: the pointer is its own memory;
+//   - a host array passes through: MPI gets its own memory;
 //   - a device array, with a CUDA-aware MPI (mpi.CUDAAware says Aware): the
-//     device is synchronized and the pointer is the device memory;
-//   - a device array, with an MPI that is not CUDA-aware: the pointer is the
-//     Staging's pinned host buffer, allocated at the first such lease and
-//     kept for every later one; a send lease copies the array into it
-//     first, and Release of a receive lease copies it back into the array
-//     (and waits, so that the host buffer can be reused);
-//   - a device array when nobody knows whether MPI is CUDA-aware: an error
-//     that says to set it (XPMPI_CUDA_AWARE=0|1, mpi.SetCUDAAware) or to
-//     detect it first.
+//     device is synchronized and MPI gets the device memory;
+//   - a device array, with an MPI that is not CUDA-aware, or when nobody
+//     knows: MPI gets host memory, into which the array is copied first if
+//     MPI reads it, and from which it is copied back if MPI writes it.
+//     Staging through the host is always correct; Strict makes an unknown
+//     answer an error (ErrCUDAAwareUnknown) instead.
 //
-// One lease at a time: a second Lease before Release is an error, and a
-// Lease that fails leaves the Staging free. A non-blocking MPI request on a
-// lease's pointer must complete inside the lease: Attach it, and Release
-// waits for it before copying or handing the buffer back.
+// Point to point: a Staging is bound to a length, an element type and a
+// backend (a device); its Isend and Irecv start the MPI call and return an
+// Op, whose Wait completes the request and, for a staged receive, the copy
+// to the device. A Staging keeps one pinned host buffer, allocated at the
+// first staged operation and reused, and has one operation in flight at a
+// time. Lease hands out the pointer for other calls.
+//
+// Collectives: Bcast, Gatherv, Allgatherv, Scatterv, Alltoallv and
+// Allreduce take backend.Arrays, each on the host or a device; a staged
+// side goes through a host copy made for the call (blocking copies, which
+// pinned memory would not speed up).
 //
 // # Copies to the host
 //
@@ -49,9 +53,9 @@
 //
 // # Concurrency
 //
-// No function of the package is collective: none communicates, and each
-// rank calls them on its own (the MPI calls made with a lease's pointer
-// are the caller's). Staging, Ring and Pending are safe for concurrent use
-// by several goroutines; a Lease and a Mirror are not (use each from one
-// goroutine at a time).
+// The collectives (Bcast, Gatherv, Allgatherv, Scatterv, Alltoallv,
+// Allreduce, ProbeCUDAAware) are collective; nothing else is: Isend and
+// Irecv are point to point, and the rest is local to a rank. Staging, Ring
+// and Pending are safe for concurrent use by several goroutines; a Lease,
+// an Op and a Mirror are not (use each from one goroutine at a time).
 package staging

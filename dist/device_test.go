@@ -599,8 +599,8 @@ func TestDeviceHaloUnknownAnswer(t *testing.T) {
 	h.Free()
 }
 
-// noSorter is the fake device without its sort: a backend that cannot sort
-// on its device, as CUDA cannot yet.
+// noSorter is the fake device without its sort and axis reductions: a
+// backend that cannot do them on its device, as CUDA cannot yet.
 type noSorter struct{ backend.Backend }
 
 // TestDeviceSort checks the sort of fake-device arrays: the CPU's result,
@@ -710,6 +710,119 @@ func TestDeviceSort(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// TestDeviceAxisReductions checks SumAxis, NormAxis, MinAxis and ArgmaxAxis
+// of fake-device arrays against the CPU's results, with the copies between
+// host and device: none with a CUDA-aware MPI (the partials are computed,
+// combined and finished on the device), the staging copies of the one
+// combining call when not, and on a backend that cannot reduce on its
+// device one copy of the block to the host and one of each result back.
+func TestDeviceAxisReductions(t *testing.T) {
+	c := mpitest.World(t)
+	me, p := c.Rank(), c.Size()
+	slowDevice(t)
+	for _, mode := range []string{"staged", "aware", "noreducer"} {
+		t.Run(mode, func(t *testing.T) {
+			var b backend.Backend = fakedev.Default
+			switch mode {
+			case "staged":
+				setAware(t, staged)
+			case "aware":
+				setAware(t, aware)
+			default:
+				setAware(t, aware)
+				b = noSorter{fakedev.Default}
+			}
+			forEachLayout(t, func(t *testing.T, shape []int, split int) {
+				if prod(shape) == 0 {
+					return // the min and max of an empty axis panic; sums are covered on the CPU
+				}
+				f := func(idx []int) float64 { return ref(flat(idx, shape)) }
+				x, err := dist.FromFunc(c, shape, f, dist.SplitAxis(split), dist.OnBackend(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer x.Free()
+				h, err := dist.FromFunc(c, shape, f, dist.SplitAxis(split), dist.OnBackend(cpu.Default))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for axis := range shape {
+					block := x.Layout().LocalLen(me)
+					combined := split == axis
+					m := 1 // partial results on this rank: the block's shape without axis
+					for a, d := range x.Layout().LocalShape(me) {
+						if a != axis {
+							m *= d
+						}
+					}
+					outLen := func() int { // elements of the result's block on this rank
+						s, _ := dist.SumAxis(h, axis)
+						defer s.Free()
+						return s.Layout().LocalLen(me)
+					}()
+					// expected copies of a sum (one result) and of an extreme (two results).
+					want := func(results int, sendBytes, recvBytes int64) transfers {
+						switch {
+						case mode == "noreducer":
+							w := toHost(int64(8 * block))
+							for range results {
+								w = w.plus(toDevice(int64(8 * outLen)))
+							}
+							return w
+						case mode == "staged" && combined:
+							return transfers{}.plus(toHost(sendBytes)).plus(toDevice(recvBytes))
+						}
+						return transfers{}
+					}
+					check := func(what string, w transfers, dev, host func() (*dist.Array[float64], error)) {
+						t.Helper()
+						var got *dist.Array[float64]
+						expectCopies(t, what, w, func() (err error) {
+							got, err = dev()
+							return err
+						})
+						defer got.Free()
+						wantArr, err := host()
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer wantArr.Free()
+						g, err1 := dist.Allgather(got)
+						e, err2 := dist.Allgather(wantArr)
+						mpitest.Check(t, c, err1 == nil && err2 == nil && slices.Equal(g, e) && got.Device() == x.Device(),
+							"%s along %d: %v on %v, want %v", what, axis, g, got.Device(), e)
+					}
+					check(fmt.Sprintf("SumAxis(%d)", axis), want(1, int64(8*m), int64(8*m)),
+						func() (*dist.Array[float64], error) { return dist.SumAxis(x, axis) },
+						func() (*dist.Array[float64], error) { return dist.SumAxis(h, axis) })
+					check(fmt.Sprintf("NormAxis(%d)", axis), want(1, int64(8*m), int64(8*m)),
+						func() (*dist.Array[float64], error) { return dist.NormAxis(x, axis) },
+						func() (*dist.Array[float64], error) { return dist.NormAxis(h, axis) })
+					// MinAxis: the values and the indices each gathered.
+					mw := want(2, int64(8*m), int64(8*m*p))
+					if mode == "staged" && combined {
+						mw = toHost(int64(8 * m)).plus(toHost(int64(8 * m))).plus(toDevice(int64(8 * m * p))).plus(toDevice(int64(8 * m * p)))
+					}
+					check(fmt.Sprintf("MinAxis(%d)", axis), mw,
+						func() (*dist.Array[float64], error) { return dist.MinAxis(x, axis) },
+						func() (*dist.Array[float64], error) { return dist.MinAxis(h, axis) })
+					var gi *dist.Array[int64]
+					expectCopies(t, fmt.Sprintf("ArgmaxAxis(%d)", axis), mw, func() (err error) {
+						gi, err = dist.ArgmaxAxis(x, axis)
+						return err
+					})
+					wi, _ := dist.ArgmaxAxis(h, axis)
+					g, _ := dist.Allgather(gi)
+					e, _ := dist.Allgather(wi)
+					mpitest.Check(t, c, slices.Equal(g, e), "ArgmaxAxis(%d): %v, want %v", axis, g, e)
+					gi.Free()
+					wi.Free()
+				}
+			})
 		})
 	}
 }

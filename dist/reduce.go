@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -72,32 +73,6 @@ func Norm[T backend.Float](x *Array[T]) (float64, error) {
 	return math.Sqrt(s), nil
 }
 
-// better reports whether v at index i beats the best so far (bv at bi) for
-// a minimum (max false) or maximum: a NaN beats every number, and ties go to
-// the smaller index.
-func better[T backend.Element](v T, i int64, bv T, bi int64, max bool) bool {
-	if bi < 0 {
-		return i >= 0
-	}
-	if i < 0 {
-		return false
-	}
-	vn, bn := v != v, bv != bv
-	switch {
-	case vn || bn:
-		if vn && bn {
-			return i < bi
-		}
-		return vn
-	case v == bv:
-		return i < bi
-	case max:
-		return v > bv
-	default:
-		return v < bv
-	}
-}
-
 // argExtreme returns the global flat index and value of the first minimum
 // (or maximum) of x.
 func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
@@ -135,7 +110,7 @@ func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
 	}
 	bv, bi := vals[0], idxs[0]
 	for r := 1; r < p; r++ {
-		if better(vals[r], idxs[r], bv, bi, max) {
+		if algorithms.Better(vals[r], idxs[r], bv, bi, max) {
 			bv, bi = vals[r], idxs[r]
 		}
 	}

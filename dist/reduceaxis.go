@@ -2,11 +2,11 @@ package dist
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // axisLayout returns the layout of the result of reducing a along axis: the
@@ -61,7 +61,7 @@ func DotAxis[T backend.Element](x, y *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(xy, axis, false)
 }
 
-func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (*Array[T], error) {
+func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], err error) {
 	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}); err != nil {
 		return nil, err
 	}
@@ -70,59 +70,72 @@ func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (*Array[T], er
 	if err != nil {
 		return nil, err
 	}
-	host, err := x.localHost()
+	defer func() {
+		if err != nil {
+			out.Free()
+		}
+	}()
+	block, r, err := axisBlock(x)
 	if err != nil {
 		return nil, err
 	}
+	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
 	m := pre * post
-	res := make([]T, m)
-	if backend.DTypeOf[T]().IsFloat() {
-		acc := make([]float64, m)
-		for i := 0; i < pre; i++ {
-			for k := 0; k < n; k++ {
-				row := host[(i*n+k)*post : (i*n+k+1)*post]
-				a := acc[i*post : (i+1)*post]
-				for j, v := range row {
-					if norm {
-						a[j] += float64(v) * float64(v)
-					} else {
-						a[j] += float64(v)
-					}
-				}
-			}
+	// The result on the reducing backend: out's block itself, unless the
+	// block was copied to the host for the reduction.
+	res := out.local
+	if b != x.local.Backend() {
+		if res, err = backend.NewOn[T](b, m); err != nil {
+			return nil, err
 		}
+		defer res.Free()
+	}
+	if backend.DTypeOf[T]().IsFloat() {
+		acc, err := backend.NewOn[float64](b, m)
+		if err != nil {
+			return nil, err
+		}
+		defer acc.Free()
+		r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, norm)
 		if combined(x.layout, axis) {
-			if err := mpi.AllreduceInPlace(x.comm, acc, mpi.Sum); err != nil {
+			if err := staging.Allreduce(x.comm, acc, mpi.Sum); err != nil {
 				return nil, err
 			}
 		}
-		for i, v := range acc {
-			if norm {
-				v = math.Sqrt(v)
-			}
-			res[i] = T(v)
+		if m > 0 {
+			r.CastSums(res.Buffer(), acc.Buffer(), norm)
 		}
 	} else {
-		for i := 0; i < pre; i++ {
-			for k := 0; k < n; k++ {
-				row := host[(i*n+k)*post : (i*n+k+1)*post]
-				a := res[i*post : (i+1)*post]
-				for j, v := range row {
-					a[j] += v
-				}
-			}
-		}
+		r.SumAxis(res.Buffer(), block.Buffer(), pre, n, post, norm)
 		if combined(x.layout, axis) {
-			if err := mpi.AllreduceInPlace(x.comm, res, mpi.Sum); err != nil {
+			if err := staging.Allreduce(x.comm, res, mpi.Sum); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if len(res) == 0 {
-		return out, nil
+	if res != out.local && m > 0 {
+		if err := backend.CopyFromHostSlice(out.local, res.Data()); err != nil {
+			return nil, err
+		}
 	}
-	return out, backend.CopyFromHostSlice(out.local, res)
+	return out, nil
+}
+
+// axisBlock returns x's block on a backend that reduces along an axis
+// (backend.AxisReducer): the block itself, or, on a backend that cannot,
+// a host copy (recorded), with the CPU backend.
+func axisBlock[T backend.Element](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
+	if r, ok := x.local.Backend().(backend.AxisReducer); ok {
+		return x.local, r, nil
+	}
+	h := backend.Wrap([]T{})
+	if x.local.Len() > 0 {
+		if h, err = backend.ToHost(x.local); err != nil {
+			return nil, nil, err
+		}
+	}
+	return h, h.Backend().(backend.AxisReducer), nil
 }
 
 // MinAxis returns the minima along axis (NaN where a NaN is among them).
@@ -153,7 +166,7 @@ func ArgmaxAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error)
 	return i, err
 }
 
-func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (*Array[T], *Array[int64], error) {
+func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T], _ *Array[int64], err error) {
 	if err := check("ExtremeAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "max", Value: b2i(max)}); err != nil {
 		return nil, nil, err
 	}
@@ -161,63 +174,77 @@ func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (*Array[T],
 	if x.layout.shape[axis] == 0 {
 		panic(fmt.Sprintf("dist: minimum or maximum along empty axis %d of shape %v", axis, x.layout.shape))
 	}
-	host, err := x.localHost()
-	if err != nil {
-		return nil, nil, err
-	}
-	pre, n, post := view3(x.LocalShape(), axis)
-	offset := 0
-	if x.layout.axis == axis {
-		offset, _ = x.Range()
-	}
-	m := pre * post
-	vals, idxs := make([]T, m), make([]int64, m)
-	for i := range idxs {
-		idxs[i] = -1
-	}
-	for i := 0; i < pre; i++ {
-		for k := 0; k < n; k++ {
-			row := host[(i*n+k)*post : (i*n+k+1)*post]
-			bv, bi := vals[i*post:(i+1)*post], idxs[i*post:(i+1)*post]
-			g := int64(offset + k)
-			for j, v := range row {
-				if better(v, g, bv[j], bi[j], max) {
-					bv[j], bi[j] = v, g
-				}
-			}
-		}
-	}
-	if combined(x.layout, axis) {
-		p := x.comm.Size()
-		allv, alli := make([]T, p*m), make([]int64, p*m)
-		if err := mpi.Allgather(x.comm, vals, allv); err != nil {
-			return nil, nil, err
-		}
-		if err := mpi.Allgather(x.comm, idxs, alli); err != nil {
-			return nil, nil, err
-		}
-		for j := range vals {
-			vals[j], idxs[j] = allv[j], alli[j]
-			for r := 1; r < p; r++ {
-				if better(allv[r*m+j], alli[r*m+j], vals[j], idxs[j], max) {
-					vals[j], idxs[j] = allv[r*m+j], alli[r*m+j]
-				}
-			}
-		}
-	}
 	vout, err := New[T](x.comm, ol, x.local.Backend())
 	if err != nil {
 		return nil, nil, err
 	}
 	iout, err := New[int64](x.comm, ol, x.local.Backend())
 	if err != nil {
+		vout.Free()
 		return nil, nil, err
 	}
-	if m > 0 {
-		if err := backend.CopyFromHostSlice(vout.local, vals); err != nil {
+	defer func() {
+		if err != nil {
+			vout.Free()
+			iout.Free()
+		}
+	}()
+	block, r, err := axisBlock(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := block.Backend()
+	pre, n, post := view3(x.LocalShape(), axis)
+	offset := 0
+	if x.layout.axis == axis {
+		offset, _ = x.Range()
+	}
+	m := pre * post
+	vals, idxs := vout.local, iout.local
+	if b != x.local.Backend() {
+		if vals, err = backend.NewOn[T](b, m); err != nil {
 			return nil, nil, err
 		}
-		if err := backend.CopyFromHostSlice(iout.local, idxs); err != nil {
+		defer vals.Free()
+		if idxs, err = backend.NewOn[int64](b, m); err != nil {
+			return nil, nil, err
+		}
+		defer idxs.Free()
+	}
+	r.ExtremeAxis(vals.Buffer(), idxs.Buffer(), block.Buffer(), pre, n, post, int64(offset), max)
+	if combined(x.layout, axis) {
+		// Every rank's partial results, gathered on the device and
+		// combined there.
+		p := x.comm.Size()
+		allv, err := backend.NewOn[T](b, p*m)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer allv.Free()
+		alli, err := backend.NewOn[int64](b, p*m)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer alli.Free()
+		counts, displs := make([]int, p), make([]int, p)
+		for q := range counts {
+			counts[q], displs[q] = m, q*m
+		}
+		if err := staging.Allgatherv(x.comm, vals, allv, counts, displs); err != nil {
+			return nil, nil, err
+		}
+		if err := staging.Allgatherv(x.comm, idxs, alli, counts, displs); err != nil {
+			return nil, nil, err
+		}
+		if m > 0 {
+			r.CombineExtremes(vals.Buffer(), idxs.Buffer(), allv.Buffer(), alli.Buffer(), p, max)
+		}
+	}
+	if vals != vout.local && m > 0 {
+		if err := backend.CopyFromHostSlice(vout.local, vals.Data()); err != nil {
+			return nil, nil, err
+		}
+		if err := backend.CopyFromHostSlice(iout.local, idxs.Data()); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -1,0 +1,138 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/xpmpi/xpmpi/algorithms"
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// The CPU backend reduces along an axis as a backend.AxisReducer.
+var _ backend.AxisReducer = (*Backend)(nil)
+
+// axisOps is the type-erased form of the axis reductions for one element
+// type.
+type axisOps interface {
+	sumAxis(dst, src backend.Buffer, pre, n, post int, squares bool)
+	castSums(dst, acc backend.Buffer, sqrt bool)
+	extremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool)
+	combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool)
+}
+
+func axisOpsFor(dt backend.DType) axisOps {
+	switch dt {
+	case backend.Float32:
+		return axisImpl[float32]{}
+	case backend.Float64:
+		return axisImpl[float64]{}
+	case backend.Int32:
+		return axisImpl[int32]{}
+	case backend.Int64:
+		return axisImpl[int64]{}
+	case backend.Uint32:
+		return axisImpl[uint32]{}
+	}
+	return axisImpl[uint64]{}
+}
+
+type axisImpl[T backend.Element] struct{}
+
+func (axisImpl[T]) sumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+	x := hs[T](src)
+	if src.DType().IsFloat() {
+		acc := hs[float64](dst)
+		clear(acc)
+		for i := 0; i < pre; i++ {
+			a := acc[i*post : (i+1)*post]
+			for k := 0; k < n; k++ {
+				row := x[(i*n+k)*post : (i*n+k+1)*post]
+				for j, v := range row {
+					if squares {
+						a[j] += float64(v) * float64(v)
+					} else {
+						a[j] += float64(v)
+					}
+				}
+			}
+		}
+		return
+	}
+	acc := hs[T](dst)
+	clear(acc)
+	for i := 0; i < pre; i++ {
+		a := acc[i*post : (i+1)*post]
+		for k := 0; k < n; k++ {
+			row := x[(i*n+k)*post : (i*n+k+1)*post]
+			for j, v := range row {
+				if squares {
+					a[j] += v * v
+				} else {
+					a[j] += v
+				}
+			}
+		}
+	}
+}
+
+func (axisImpl[T]) castSums(dst, acc backend.Buffer, sqrt bool) {
+	d, a := hs[T](dst), hs[float64](acc)
+	for i, v := range a {
+		if sqrt {
+			v = math.Sqrt(v)
+		}
+		d[i] = T(v)
+	}
+}
+
+func (axisImpl[T]) extremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+	x, bv, bi := hs[T](src), hs[T](vals), hs[int64](idx)
+	clear(bv)
+	for i := range bi {
+		bi[i] = -1
+	}
+	for i := 0; i < pre; i++ {
+		v, ix := bv[i*post:(i+1)*post], bi[i*post:(i+1)*post]
+		for k := 0; k < n; k++ {
+			row := x[(i*n+k)*post : (i*n+k+1)*post]
+			g := offset + int64(k)
+			for j, e := range row {
+				if algorithms.Better(e, g, v[j], ix[j], max) {
+					v[j], ix[j] = e, g
+				}
+			}
+		}
+	}
+}
+
+func (axisImpl[T]) combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+	v, ix, av, ai := hs[T](vals), hs[int64](idx), hs[T](allVals), hs[int64](allIdx)
+	m := len(v)
+	for j := range v {
+		v[j], ix[j] = av[j], ai[j]
+		for r := 1; r < p; r++ {
+			if algorithms.Better(av[r*m+j], ai[r*m+j], v[j], ix[j], max) {
+				v[j], ix[j] = av[r*m+j], ai[r*m+j]
+			}
+		}
+	}
+}
+
+// SumAxis sums src along the middle of pre x n x post into dst.
+func (*Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+	axisOpsFor(src.DType()).sumAxis(dst, src, pre, n, post, squares)
+}
+
+// CastSums converts float64 sums (or their square roots) to dst's type.
+func (*Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
+	axisOpsFor(dst.DType()).castSums(dst, acc, sqrt)
+}
+
+// ExtremeAxis finds the first minima (maxima) along the middle axis.
+func (*Backend) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+	axisOpsFor(src.DType()).extremeAxis(vals, idx, src, pre, n, post, offset, max)
+}
+
+// CombineExtremes keeps the best of p partial minima (maxima).
+func (*Backend) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+	axisOpsFor(vals.DType()).combineExtremes(vals, idx, allVals, allIdx, p, max)
+}

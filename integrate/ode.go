@@ -235,7 +235,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 	switch opts.Method {
 	case Auto, RK45:
 		var s *rk45
-		s, err = newRK45(v, t0, tf, y0, tol, maxStep, opts.FirstStep)
+		s, err = newRK45(v, t0, tf, y0, tol, maxStep, opts.FirstStep, nil)
 		st = s
 		res.Method = RK45
 	case Radau:

@@ -131,15 +131,19 @@ type rk45 struct {
 	steps, rejected int
 }
 
-func newRK45(v vecOps, t0, tBound float64, y0 []float64, tol tolerances, maxStep, firstStep float64) (*rk45, error) {
+// newRK45 starts the stepper at (t0, y0). next allocates its 12 buffers
+// of len(y0) values (nil: plain slices).
+func newRK45(v vecOps, t0, tBound float64, y0 []float64, tol tolerances, maxStep, firstStep float64, next func() []float64) (*rk45, error) {
 	n := len(y0)
 	s := &rk45{v: v, n: n, tol: tol, t: t0, tOld: t0, tBound: tBound, maxStep: maxStep}
 	s.direction = 1
 	if tBound < t0 {
 		s.direction = -1
 	}
-	buf := make([]float64, 12*n)
-	next := func() []float64 { b := buf[:n:n]; buf = buf[n:]; return b }
+	if next == nil {
+		buf := make([]float64, 12*n)
+		next = func() []float64 { b := buf[:n:n]; buf = buf[n:]; return b }
+	}
 	s.y, s.yOld, s.f = next(), next(), next()
 	for i := range s.k {
 		s.k[i] = next()

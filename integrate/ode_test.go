@@ -38,21 +38,21 @@ var (
 )
 
 type odeCase struct {
-	Name               string
-	T0, Tf             float64
-	Y0                 []float64
-	Method             string
-	Rtol               float64
-	Atol               []float64
-	Jac                bool
-	TEval              []float64 `json:"t_eval"`
-	Status             int
-	Nfev, Njev, Nlu    int
-	Steps              int
-	T                  []float64
-	YLast              []float64   `json:"y_last"`
-	YAll               [][]float64 `json:"y_all"`
-	TEvents            [][]float64 `json:"t_events"`
+	Name            string
+	T0, Tf          float64
+	Y0              []float64
+	Method          string
+	Rtol            float64
+	Atol            []float64
+	Jac             bool
+	TEval           []float64 `json:"t_eval"`
+	Status          int
+	Nfev, Njev, Nlu int
+	Steps           int
+	T               []float64
+	YLast           []float64   `json:"y_last"`
+	YAll            [][]float64 `json:"y_all"`
+	TEvents         [][]float64 `json:"t_events"`
 }
 
 func loadODECases(t *testing.T) map[string]odeCase {

@@ -29,10 +29,10 @@ var (
 )
 
 const (
-	epmach = 0x1p-52           // QUADPACK's d1mach(4)
-	uflow  = 0x1p-1022         // d1mach(1)
-	oflow  = math.MaxFloat64   // d1mach(2)
-	limexp = 50                // the extrapolation table's length
+	epmach = 0x1p-52         // QUADPACK's d1mach(4)
+	uflow  = 0x1p-1022       // d1mach(1)
+	oflow  = math.MaxFloat64 // d1mach(2)
+	limexp = 50              // the extrapolation table's length
 )
 
 // QuadOptions are the tolerances and limits of Quad. The zero value (or

@@ -4,12 +4,12 @@ import "math"
 
 // Radau IIA order 5 constants, as scipy.integrate.Radau.
 var (
-	s6       = math.Sqrt(6)
-	radauC   = [3]float64{(4 - s6) / 10, (4 + s6) / 10, 1}
-	radauE   = [3]float64{(-13 - 7*s6) / 3, (-13 + 7*s6) / 3, -1. / 3}
-	muReal   = 3 + math.Pow(3, 2./3) - math.Pow(3, 1./3)
-	muCmplx  = complex(3+0.5*(math.Pow(3, 1./3)-math.Pow(3, 2./3)), -0.5*(math.Pow(3, 5./6)+math.Pow(3, 7./6)))
-	radauT   = [3][3]float64{
+	s6      = math.Sqrt(6)
+	radauC  = [3]float64{(4 - s6) / 10, (4 + s6) / 10, 1}
+	radauE  = [3]float64{(-13 - 7*s6) / 3, (-13 + 7*s6) / 3, -1. / 3}
+	muReal  = 3 + math.Pow(3, 2./3) - math.Pow(3, 1./3)
+	muCmplx = complex(3+0.5*(math.Pow(3, 1./3)-math.Pow(3, 2./3)), -0.5*(math.Pow(3, 5./6)+math.Pow(3, 7./6)))
+	radauT  = [3][3]float64{
 		{0.09443876248897524, -0.14125529502095421, 0.03002919410514742},
 		{0.25021312296533332, 0.20412935229379994, -0.38294211275726192},
 		{1, 1, 0},

@@ -114,20 +114,20 @@ func selectInitialStep(v vecOps, t0 float64, y0, f0 []float64, direction float64
 // rk45 is the Dormand-Prince 5(4) stepper of scipy.integrate.RK45 on
 // local slices, with Hairer's stiffness detection.
 type rk45 struct {
-	v                 vecOps
-	n                 int
-	tol               tolerances
-	t, tOld, tBound   float64
-	direction         float64
-	hAbs, hPrev       float64
-	maxStep           float64
-	y, yOld, f        []float64
-	k                 [7][]float64
-	yNew, tmp         []float64
+	v               vecOps
+	n               int
+	tol             tolerances
+	t, tOld, tBound float64
+	direction       float64
+	hAbs, hPrev     float64
+	maxStep         float64
+	y, yOld, f      []float64
+	k               [7][]float64
+	yNew, tmp       []float64
 	// stiffness detection
-	iasti, nonsti int
-	stiff         bool
-	stiffAt       float64
+	iasti, nonsti   int
+	stiff           bool
+	stiffAt         float64
 	steps, rejected int
 }
 

@@ -46,9 +46,11 @@
 //     changes by interpolation are more to port and to test), it is
 //     L-stable at every step, and its step counts on Van der Pol and
 //     Robertson are below BDF's (287 and 201 against 526 and 368 in SciPy).
-//   - Auto (the default): start with RK45 and switch to Radau for the rest
-//     of the interval when the stiffness test fires, as LSODA switches from
-//     Adams to BDF. Unlike LSODA it does not switch back.
+//   - Auto (the default): start with RK45, switch to Radau when the
+//     stiffness test fires, and back to RK45 when 15 Radau steps in a row
+//     are within RK45's stability bound (h times the infinity norm of the
+//     Jacobian at most 3.25), as LSODA switches between Adams and BDF; the
+//     result lists the switches.
 //
 // RelTol and AbsTol (defaults 1e-3 and 1e-6) may be given per component
 // (RelTols, AbsTols); TEval, MaxStep, FirstStep and Events (a sign change of
@@ -71,8 +73,7 @@
 //
 // quad's points, weight functions (qawo, qawf, qaws, qawc) and complex
 // integrands; dblquad, tplquad, nquad, fixed-order rules (fixed_quad,
-// romberg, simpson); RK23, DOP853, BDF and LSODA themselves; a switch back
-// from Radau to RK45; sparse Jacobians and SciPy's adaptive difference
+// romberg, simpson); RK23, DOP853, BDF and LSODA themselves; sparse Jacobians and SciPy's adaptive difference
 // steps (num_jac's factor); the dense output over the whole interval
 // (dense_output=True); events and the implicit method in the batch and
 // distributed forms; arrays on a device (the callbacks and state are on

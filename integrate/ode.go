@@ -20,9 +20,9 @@ type JacFunc func(t float64, y, jac []float64)
 type Method int
 
 const (
-	// Auto starts with RK45 and switches to Radau for the rest of the
-	// interval when RK45's stiffness test fires, as LSODA switches from
-	// Adams to BDF (it does not switch back).
+	// Auto starts with RK45, switches to Radau when RK45's stiffness test
+	// fires and back to RK45 when Radau's steps fall within RK45's
+	// stability bound, as LSODA switches between Adams and BDF.
 	Auto Method = iota
 	// RK45 is the explicit Dormand-Prince 5(4) pair with its free
 	// fourth-order interpolant (SciPy's RK45). On a stiff problem it stops
@@ -33,6 +33,7 @@ const (
 	Radau
 )
 
+// String returns the method's name.
 func (m Method) String() string {
 	switch m {
 	case Auto:
@@ -120,23 +121,29 @@ type IVPResult struct {
 	// Status is 0 when the end of the interval was reached, 1 when a
 	// terminal event stopped the integration, -1 on failure (Err says why).
 	Status int
-	// Stiff reports that RK45's stiffness test fired, at StiffAt; with
-	// Auto, SwitchedAt is the time from which Radau integrated (NaN when
-	// it did not switch).
-	Stiff               bool
-	StiffAt, SwitchedAt float64
+	// Stiff reports that RK45's stiffness test fired, first at StiffAt.
+	Stiff   bool
+	StiffAt float64
+	// Switches are Auto's changes of method, in order.
+	Switches []Switch
 	// Method is the method that finished the integration.
 	Method Method
 	// Err is nil unless Status is -1.
 	Err error
 }
 
+// Switch is a change of method by Auto: from time T on, method To
+// integrates.
+type Switch struct {
+	T  float64
+	To Method
+}
+
 // serialVec is vecOps on a plain slice.
 type serialVec struct {
-	f     Func
-	n     int
-	nfev  int
-	check bool
+	f    Func
+	n    int
+	nfev int
 }
 
 func (v *serialVec) eval(t float64, y, dy []float64) error {
@@ -229,7 +236,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		panic(fmt.Sprintf("integrate: MaxStep %g, FirstStep %g, MaxSteps %d", opts.MaxStep, opts.FirstStep, opts.MaxSteps))
 	}
 	v := &serialVec{f: f, n: n}
-	res := &IVPResult{Method: opts.Method, SwitchedAt: math.NaN(), StiffAt: math.NaN()}
+	res := &IVPResult{Method: opts.Method, StiffAt: math.NaN()}
 	var st stepper
 	var err error
 	switch opts.Method {
@@ -250,7 +257,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 	d := newDriver(opts, t0, tf, y0)
 	for {
 		t, _, _ := st.state()
-		if t == tf || n == 0 && t == tf {
+		if t == tf {
 			break
 		}
 		if opts.MaxSteps > 0 && res.Steps >= opts.MaxSteps {
@@ -267,32 +274,45 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		if stop := d.afterStep(st, res); stop {
 			break
 		}
-		if rk, ok := st.(*rk45); ok && rk.stiff {
+		switch s := st.(type) {
+		case *rk45:
+			if !s.stiff {
+				break
+			}
 			if opts.Method == Auto {
 				t, _, y := st.state()
 				var r *radau
-				r, err = newRadau(v, f, opts.Jac, t, tf, y, tol, maxStep, rk.hAbs)
+				r, err = newRadau(v, f, opts.Jac, t, tf, y, tol, maxStep, s.hAbs)
 				if err != nil {
 					break
 				}
-				res.Rejected += rk.rejected
+				addCounts(res, st)
 				st = r
 				res.Method = Radau
-				res.SwitchedAt = t
+				res.Switches = append(res.Switches, Switch{t, Radau})
 			} else if !opts.IgnoreStiffness {
-				err = fmt.Errorf("%w (stiffness detected at t = %g)", ErrStiff, rk.stiffAt)
+				err = fmt.Errorf("%w (stiffness detected at t = %g)", ErrStiff, s.stiffAt)
+			}
+		case *radau:
+			if opts.Method != Auto || !s.nonStiff() {
 				break
 			}
+			t, _, y := st.state()
+			var r *rk45
+			r, err = newRK45(v, t, tf, y, tol, maxStep, s.hAbs, nil)
+			if err != nil {
+				break
+			}
+			addCounts(res, st)
+			st = r
+			res.Method = RK45
+			res.Switches = append(res.Switches, Switch{t, RK45})
+		}
+		if err != nil {
+			break
 		}
 	}
-	switch s := st.(type) {
-	case *rk45:
-		res.Rejected += s.rejected
-	case *radau:
-		res.Rejected += s.rejected
-		res.NJev += s.njev
-		res.NLU += s.nlu
-	}
+	addCounts(res, st)
 	res.NFev = v.nfev
 	res.T, res.Y = d.ts, d.ys
 	res.TEvents, res.YEvents = d.tev, d.yev
@@ -302,6 +322,18 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 	}
 	res.Status = d.status
 	return res, nil
+}
+
+// addCounts adds a stepper's counters to the result.
+func addCounts(res *IVPResult, st stepper) {
+	switch s := st.(type) {
+	case *rk45:
+		res.Rejected += s.rejected
+	case *radau:
+		res.Rejected += s.rejected
+		res.NJev += s.njev
+		res.NLU += s.nlu
+	}
 }
 
 func checkTEval(te []float64, t0, tf float64) {

@@ -33,6 +33,7 @@ type qagsState struct {
 	badX                                         float64
 	pending                                      [2]interval
 	started                                      bool
+	evals                                        int
 }
 
 func newQags(p problem, epsabs, epsrel float64, limit int) *qagsState {
@@ -62,6 +63,7 @@ func (s *qagsState) want() []interval {
 
 // give takes the rule's results on want's subintervals.
 func (s *qagsState) give(r []ruleResult) {
+	s.evals += len(r) * (2*len(s.p.rule.xgk) - 1) * s.p.perPoint
 	for _, x := range r {
 		if x.bad {
 			s.badX = x.badX
@@ -467,15 +469,10 @@ func (s *qagsState) qelg() (result, abserr float64) {
 
 // quadResult assembles the QuadResult.
 func (s *qagsState) quadResult() QuadResult {
-	r := QuadResult{Value: s.result, AbsErr: s.abserr, Intervals: s.last, Ier: s.ier}
-	if s.p.inf == 0 {
-		r.Evals = 42*s.last - 21
-	} else {
-		r.Evals = 30*s.last - 15
-		if s.p.inf == 2 {
-			r.Evals *= 2
-		}
-	}
+	// Evals counts the evaluations made: QUADPACK's 42*last-21 for qags
+	// and 30*last-15 (twice that on (-inf, inf)) for qagi, unless a value
+	// that is not finite stopped it.
+	r := QuadResult{Value: s.result, AbsErr: s.abserr, Intervals: s.last, Ier: s.ier, Evals: s.evals}
 	if s.p.flip {
 		r.Value = -r.Value
 	}

@@ -63,7 +63,16 @@ type radau struct {
 	rhsC            []complex128
 	njev, nlu       int
 	steps, rejected int
+	// normJ is the infinity norm of J, a bound on its spectral radius;
+	// calm counts the steps in a row with h*normJ within RK45's stability
+	// bound (Auto switches back to RK45 after stiffSteps of them).
+	normJ float64
+	calm  int
 }
+
+// nonStiff reports whether the last stiffSteps steps were within RK45's
+// stability bound.
+func (s *radau) nonStiff() bool { return s.calm >= stiffSteps }
 
 func newRadau(v vecOps, fun Func, jac JacFunc, t0, tBound float64, y0 []float64, tol tolerances, maxStep, firstStep float64) (*radau, error) {
 	n := len(y0)
@@ -116,6 +125,7 @@ const eps = 0x1p-52
 // forward differences with steps as SciPy's num_jac first tries them.
 func (s *radau) jacobian(t float64, y, f []float64) error {
 	s.njev++
+	defer s.updateNormJ()
 	if s.jac != nil {
 		s.jac(t, y, s.J)
 		return nil
@@ -145,6 +155,21 @@ func (s *radau) jacobian(t float64, y, f []float64) error {
 		}
 	}
 	return nil
+}
+
+func (s *radau) updateNormJ() {
+	n := s.n
+	s.normJ = 0
+	for i := 0; i < n; i++ {
+		var r float64
+		for _, v := range s.J[i*n : (i+1)*n] {
+			r += math.Abs(v)
+		}
+		s.normJ = math.Max(s.normJ, r)
+	}
+	if math.IsNaN(s.normJ) {
+		s.normJ = math.Inf(1)
+	}
 }
 
 func (s *radau) factorize(h float64) {
@@ -379,6 +404,11 @@ func (s *radau) step() error {
 		break
 	}
 	s.steps++
+	if hAbs*s.normJ <= stiffBound {
+		s.calm++
+	} else {
+		s.calm = 0
+	}
 	recomputeJac := nIter > 2 && rate > 1e-3
 	factor := predictFactor(hAbs, hAbsOld, errNorm, errNormOld)
 	factor = math.Min(maxFactor, sfty*factor)

@@ -44,8 +44,8 @@ func TestStiffDetection(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := refs[tc.ref]
-			if r.Method != Radau || math.IsNaN(r.SwitchedAt) || !r.Stiff {
-				t.Errorf("method %v, switched at %g", r.Method, r.SwitchedAt)
+			if len(r.Switches) == 0 || r.Switches[0].To != Radau || !r.Stiff {
+				t.Errorf("method %v, switches %v", r.Method, r.Switches)
 			}
 			if r.Steps > 2*ref.Steps+tc.maxRK {
 				t.Errorf("%d steps, SciPy's Radau %d", r.Steps, ref.Steps)
@@ -56,7 +56,7 @@ func TestStiffDetection(t *testing.T) {
 					t.Errorf("y[%d] = %g, SciPy %g", i, yl[i], ref.YLast[i])
 				}
 			}
-			t.Logf("switched at t=%g; %d steps (SciPy Radau %d), nfev %d", r.SwitchedAt, r.Steps, ref.Steps, r.NFev)
+			t.Logf("switches %v; %d steps (SciPy Radau %d), nfev %d", r.Switches, r.Steps, ref.Steps, r.NFev)
 		})
 	}
 }
@@ -67,7 +67,7 @@ func TestAutoNonStiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Method != RK45 || r.Stiff || !math.IsNaN(r.SwitchedAt) {
+	if r.Method != RK45 || r.Stiff || r.Switches != nil {
 		t.Errorf("method %v stiff %v", r.Method, r.Stiff)
 	}
 }
@@ -184,4 +184,31 @@ func TestSolveIVPFailures(t *testing.T) {
 			f()
 		})
 	}
+}
+
+// TestAutoSwitchesBack: y' = -lambda(t) (y - cos t) - sin t has the
+// solution cos t from y(0) = 1; with lambda(t) = 1e4 exp(-t) it is stiff at
+// first and not after t of about 8: Auto goes to Radau and comes back to
+// RK45, as LSODA does.
+func TestAutoSwitchesBack(t *testing.T) {
+	f := func(t float64, y, dy []float64) {
+		dy[0] = -1e4*math.Exp(-t)*(y[0]-math.Cos(t)) - math.Sin(t)
+	}
+	r, err := SolveIVP(f, 0, 30, []float64{1}, &IVPOptions{RelTol: 1e-6, AbsTol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Switches) < 2 || r.Switches[0].To != Radau || r.Switches[len(r.Switches)-1].To != RK45 || r.Method != RK45 {
+		t.Fatalf("switches %v, final method %v", r.Switches, r.Method)
+	}
+	last := r.Switches[len(r.Switches)-1].T
+	if last < 5 || last > 20 {
+		t.Errorf("back to RK45 at t=%g", last)
+	}
+	for k, tk := range r.T {
+		if d := math.Abs(r.Y[k][0] - math.Cos(tk)); d > 1e-4 {
+			t.Fatalf("y(%g) = %g, cos %g", tk, r.Y[k][0], math.Cos(tk))
+		}
+	}
+	t.Logf("switches %v, %d steps, %d evaluations", r.Switches, r.Steps, r.NFev)
 }

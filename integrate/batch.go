@@ -29,23 +29,36 @@ type BatchResult struct {
 	// Calls counts the calls of the right-hand side (each for all
 	// systems).
 	Calls int
+	// Systems are the systems' own results (events, switches, counters),
+	// on the coroutine path; nil on the lockstep RK45 path.
+	Systems []*IVPResult
 }
 
 // SolveIVPBatch integrates nsys independent systems of dim equations each
-// from t0 to tf with RK45, y0 holding their initial states one after the
-// other (nsys*dim values). Every system has its own step size, error test
-// and acceptance, exactly as SolveIVP with RK45 would integrate it alone
-// (the same steps and the same results, bit for bit); the systems advance
-// together, one attempted step per round, and each stage of a round is one
-// call of f for all systems. A system that has finished (or failed) is
-// still passed to f at its final state, with its results ignored: the
-// shapes never change, as a device kernel wants them.
+// from t0 to tf, y0 holding their initial states one after the other
+// (nsys*dim values). Every system has its own step size, error test and
+// acceptance: it gets exactly the steps and the results (bit for bit) that
+// SolveIVP with the same options gives it alone. The systems advance
+// together, and every evaluation of the right-hand side is one call of f
+// for all systems. A system that has finished (or failed) is still passed
+// to f at its last point, with its results ignored: the shapes never
+// change, as a device kernel wants them.
+//
+// There are two paths. Method RK45 without events is the lockstep one:
+// one attempted step per round for every system, seven arrays of
+// nsys*dim values and nothing per system beyond a few scalars, for any
+// number of systems; a system that the stiffness test finds stiff stops
+// with ErrStiff unless IgnoreStiffness. Auto, Radau, and events run
+// SolveIVP's own code for each system as a coroutine (iter.Pull) whose
+// evaluations are gathered into the one call per round: every feature of
+// SolveIVP, per system (Systems holds each system's IVPResult), at the
+// cost of a coroutine (a goroutine's stack, some kilobytes) per system.
+// Radau's Jacobian is by forward differences there (dim calls per
+// Jacobian, each for all systems): opts.Jac, which is per system, panics.
 //
 // opts is as for SolveIVP, with RelTols and AbsTols of length dim (the
-// same for every system); Method must be Auto or RK45, and Events and Jac
-// are not supported (they panic). A system that the stiffness test finds
-// stiff stops with ErrStiff unless IgnoreStiffness is set (the batch has
-// no implicit method yet). The returned error joins the systems' errors.
+// same for every system); event functions are the same for every system.
+// The returned error joins the systems' errors.
 func SolveIVPBatch(f BatchODEFunc, nsys, dim int, t0, tf float64, y0 []float64, opts *IVPOptions) (*BatchResult, error) {
 	if opts == nil {
 		opts = &IVPOptions{}
@@ -53,8 +66,11 @@ func SolveIVPBatch(f BatchODEFunc, nsys, dim int, t0, tf float64, y0 []float64, 
 	if nsys < 0 || dim < 0 || len(y0) != nsys*dim {
 		panic(fmt.Sprintf("integrate: SolveIVPBatch with %d values for %d systems of %d equations", len(y0), nsys, dim))
 	}
-	if opts.Method != Auto && opts.Method != RK45 || opts.Events != nil || opts.Jac != nil {
-		panic("integrate: SolveIVPBatch supports RK45 only, without events")
+	if opts.Jac != nil {
+		panic("integrate: SolveIVPBatch: Jac is per system; the batch's Radau uses finite differences")
+	}
+	if opts.Method != RK45 || opts.Events != nil {
+		return solveCoroutines(f, nsys, dim, t0, tf, y0, opts)
 	}
 	if !isFinite(t0) || !isFinite(tf) {
 		panic(fmt.Sprintf("integrate: SolveIVPBatch from %g to %g", t0, tf))

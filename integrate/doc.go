@@ -59,10 +59,13 @@
 // NFev counts every call of f: SciPy counts a vectorized finite-difference
 // Jacobian as one, so Radau without Jac reports more here.
 //
-// SolveIVPBatch integrates many independent small systems of one size
-// with RK45, state as one flat slice, one call of f per stage for all of
-// them, each system with its own step size and acceptance (correct first:
-// every system gets exactly the steps and bits SolveIVP gives it alone).
+// SolveIVPBatch integrates many independent small systems of one size,
+// state as one flat slice, one call of f per evaluation for all of them,
+// each system with its own step size and acceptance (correct first: every
+// system gets exactly the steps and bits SolveIVP gives it alone). RK45
+// runs in lockstep over plain arrays, for any number of systems; Auto,
+// Radau and events run SolveIVP's code per system as coroutines whose
+// evaluations are gathered into the one call.
 //
 // SolveIVPDist integrates one large system whose state is a dist.Array (a
 // method of lines) with RK45. The error norm is reduced across ranks
@@ -75,8 +78,9 @@
 // integrands; dblquad, tplquad, nquad, fixed-order rules (fixed_quad,
 // romberg, simpson); RK23, DOP853, BDF and LSODA themselves; sparse Jacobians and SciPy's adaptive difference
 // steps (num_jac's factor); the dense output over the whole interval
-// (dense_output=True); events and the implicit method in the batch and
-// distributed forms; arrays on a device (the callbacks and state are on
+// (dense_output=True); a Jacobian function in the batch (it uses
+// finite differences); events and the implicit method in the distributed
+// form; arrays on a device (the callbacks and state are on
 // the host; QuadBatch's and SolveIVPBatch's single call per round is where
 // a kernel would go).
 package integrate

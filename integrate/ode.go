@@ -130,6 +130,8 @@ type IVPResult struct {
 	Method Method
 	// Err is nil unless Status is -1.
 	Err error
+
+	tEnd float64 // where the integration stopped
 }
 
 // Switch is a change of method by Auto: from time T on, method To
@@ -251,7 +253,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		panic(fmt.Sprintf("integrate: unknown method %v", opts.Method))
 	}
 	if err != nil {
-		res.Status, res.Err = -1, err
+		res.Status, res.Err, res.tEnd = -1, err, t0
 		return res, err
 	}
 	d := newDriver(opts, t0, tf, y0)
@@ -313,6 +315,10 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		}
 	}
 	addCounts(res, st)
+	res.tEnd, _, _ = st.state()
+	if d.status == 1 {
+		res.tEnd = d.tStop
+	}
 	res.NFev = v.nfev
 	res.T, res.Y = d.ts, d.ys
 	res.TEvents, res.YEvents = d.tev, d.yev
@@ -361,6 +367,7 @@ type driver struct {
 	tev       [][]float64
 	yev       [][][]float64
 	status    int
+	tStop     float64
 	buf       []float64
 }
 
@@ -423,7 +430,7 @@ func (d *driver) afterStep(st stepper, res *IVPResult) bool {
 			if d.opts.Events[r.i].Terminal {
 				terminate = true
 				tEnd, yEnd = r.t, yr
-				d.status = 1
+				d.status, d.tStop = 1, r.t
 				break
 			}
 		}

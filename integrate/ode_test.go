@@ -3,7 +3,6 @@ package integrate
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"testing"
 )
 
@@ -57,10 +56,7 @@ type odeCase struct {
 
 func loadODECases(t *testing.T) map[string]odeCase {
 	t.Helper()
-	b, err := os.ReadFile("testdata/ode_ref.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := odeRefJSON
 	var ref struct{ Cases []odeCase }
 	if err := json.Unmarshal(b, &ref); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,20 @@
 package integrate
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"testing"
+)
+
+// The reference values are embedded, so that the test binary runs from any
+// directory (mpirun starts it where it was launched).
+var (
+	//go:embed testdata/quad_ref.json
+	quadRefJSON []byte
+	//go:embed testdata/ode_ref.json
+	odeRefJSON []byte
 )
 
 // quadFuncs are the integrands of testdata/gen_quad.py, by name.
@@ -56,10 +65,7 @@ func (c quadCase) bounds() (float64, float64) {
 
 func loadQuadCases(t *testing.T) []quadCase {
 	t.Helper()
-	b, err := os.ReadFile("testdata/quad_ref.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := quadRefJSON
 	var ref struct {
 		Scipy string
 		Cases []quadCase

@@ -53,9 +53,12 @@
 //     result lists the switches.
 //
 // RelTol and AbsTol (defaults 1e-3 and 1e-6) may be given per component
-// (RelTols, AbsTols); TEval, MaxStep, FirstStep and Events (a sign change of
-// a function, recorded or terminal, with a direction, located by Brent's
-// method on the dense output with SciPy's tolerances) are as in SciPy.
+// (RelTols, AbsTols); TEval, MaxStep, FirstStep, Dense (dense_output=True:
+// the result's Sol) and Events (a sign change of a function, recorded or
+// terminal, with a direction, located by Brent's method on the dense output
+// with SciPy's tolerances) are as in SciPy. odeint(f, y0, t) is SolveIVP(f,
+// t[0], t[len(t)-1], y0, &IVPOptions{TEval: t, RelTol: 1.49012e-8, AbsTol:
+// 1.49012e-8}) with the default Auto method.
 // NFev counts every call of f: SciPy counts a vectorized finite-difference
 // Jacobian as one, so Radau without Jac reports more here.
 //
@@ -77,8 +80,7 @@
 // quad's points, weight functions (qawo, qawf, qaws, qawc) and complex
 // integrands; dblquad, tplquad, nquad, fixed-order rules (fixed_quad,
 // romberg, simpson); RK23, DOP853, BDF and LSODA themselves; sparse Jacobians and SciPy's adaptive difference
-// steps (num_jac's factor); the dense output over the whole interval
-// (dense_output=True); a Jacobian function in the batch (it uses
+// steps (num_jac's factor); a Jacobian function in the batch (it uses
 // finite differences); events and the implicit method in the distributed
 // form; arrays on a device (the callbacks and state are on
 // the host; QuadBatch's and SolveIVPBatch's single call per round is where

@@ -102,6 +102,9 @@ type IVPOptions struct {
 	// IgnoreStiffness lets RK45 go on after its stiffness test fires (the
 	// result still reports it).
 	IgnoreStiffness bool
+	// Dense keeps every step's interpolant: the result's Sol evaluates the
+	// solution anywhere in the interval (solve_ivp's dense_output=True).
+	Dense bool
 }
 
 // IVPResult is the solution of SolveIVP (solve_ivp's OdeResult). Y[k] is
@@ -126,6 +129,8 @@ type IVPResult struct {
 	StiffAt float64
 	// Switches are Auto's changes of method, in order.
 	Switches []Switch
+	// Sol is the continuous solution when IVPOptions.Dense was set.
+	Sol *DenseSolution
 	// Method is the method that finished the integration.
 	Method Method
 	// Err is nil unless Status is -1.
@@ -270,6 +275,12 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 			break
 		}
 		res.Steps++
+		if opts.Dense {
+			if res.Sol == nil {
+				res.Sol = &DenseSolution{}
+			}
+			res.Sol.add(st)
+		}
 		if rk, ok := st.(*rk45); ok && rk.stiff && !res.Stiff {
 			res.Stiff, res.StiffAt = true, rk.stiffAt
 		}

@@ -45,6 +45,8 @@ func newQags(p problem, epsabs, epsrel float64, limit int) *qagsState {
 	s.elist = make([]float64, n)
 	s.iord = make([]int, n)
 	s.alist[1], s.blist[1] = p.a, p.b
+	// QUADPACK has no rule for an empty interval at infinity.
+	s.done = p.empty
 	return s
 }
 

@@ -155,7 +155,8 @@ type problem struct {
 	inf      int     // 0 finite; 1 [bound, +inf); -1 (-inf, bound]; 2 both
 	bound    float64 // qagi's bound
 	rule     *gkRule
-	perPoint int // integrand evaluations per node
+	perPoint int  // integrand evaluations per node
+	empty    bool // a == b at infinity: 0, without evaluations
 }
 
 func newProblem(a, b float64) problem {
@@ -164,6 +165,10 @@ func newProblem(a, b float64) problem {
 		p.flip, p.a, p.b = true, b, a
 	}
 	lo, hi := p.a, p.b
+	if lo == hi && math.IsInf(lo, 0) {
+		p.a, p.b, p.empty = 0, 0, true
+		return p
+	}
 	switch {
 	case !math.IsInf(lo, -1) && !math.IsInf(hi, 1):
 		return p

@@ -139,6 +139,27 @@ func TestQuadClosedForms(t *testing.T) {
 	}
 }
 
+// TestQuadEmpty: empty intervals give 0 (a finite one with QUADPACK's one
+// rule application, one at infinity without evaluations).
+func TestQuadEmpty(t *testing.T) {
+	inf := math.Inf(1)
+	for _, x := range []float64{0, 2.5, inf, -inf} {
+		calls := 0
+		r, err := Quad(func(float64) float64 { calls++; return 1 }, x, x, nil)
+		if err != nil || r.Value != 0 || r.Evals != calls {
+			t.Errorf("[%g, %g]: %+v, %v, %d calls", x, x, r, err, calls)
+		}
+	}
+	res, err := QuadBatch(func(p []int, x, y []float64) {
+		for i := range y {
+			y[i] = 1
+		}
+	}, []float64{inf, 0}, []float64{inf, 1}, nil)
+	if err != nil || res[0].Value != 0 || res[0].Evals != 0 || math.Abs(res[1].Value-1) > 1e-15 {
+		t.Errorf("batch: %+v, %v", res, err)
+	}
+}
+
 // TestQuadNonFinite: a NaN or infinite integrand value is reported with
 // where it happened.
 func TestQuadNonFinite(t *testing.T) {

@@ -51,9 +51,11 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 		starts []int // offset in x of each wanted interval, per problem
 		res    [2]ruleResult
 	)
-	active := make([]int, n)
-	for i := range active {
-		active[i] = i
+	active := make([]int, 0, n)
+	for i, s := range states {
+		if !s.done {
+			active = append(active, i)
+		}
 	}
 	for len(active) > 0 {
 		pidx, x, starts = pidx[:0], x[:0], starts[:0]

@@ -44,11 +44,12 @@ type BatchResult struct {
 // to f at its last point, with its results ignored: the shapes never
 // change, as a device kernel wants them.
 //
-// There are two paths. Method RK45 without events is the lockstep one:
+// There are two paths. Method RK45 without events or Dense is the lockstep
+// one:
 // one attempted step per round for every system, seven arrays of
 // nsys*dim values and nothing per system beyond a few scalars, for any
 // number of systems; a system that the stiffness test finds stiff stops
-// with ErrStiff unless IgnoreStiffness. Auto, Radau, and events run
+// with ErrStiff unless IgnoreStiffness. Auto, Radau, events and Dense run
 // SolveIVP's own code for each system as a coroutine (iter.Pull) whose
 // evaluations are gathered into the one call per round: every feature of
 // SolveIVP, per system (Systems holds each system's IVPResult), at the
@@ -69,7 +70,7 @@ func SolveIVPBatch(f BatchODEFunc, nsys, dim int, t0, tf float64, y0 []float64, 
 	if opts.Jac != nil {
 		panic("integrate: SolveIVPBatch: Jac is per system; the batch's Radau uses finite differences")
 	}
-	if opts.Method != RK45 || opts.Events != nil {
+	if opts.Method != RK45 || opts.Events != nil || opts.Dense {
 		return solveCoroutines(f, nsys, dim, t0, tf, y0, opts)
 	}
 	if !isFinite(t0) || !isFinite(tf) {

@@ -106,15 +106,15 @@ func (v *distVec) free() {
 // It is collective. y0 must live on the host (the CPU backend); it is not
 // modified. opts is as for SolveIVP with scalar tolerances only: Method
 // Auto or RK45 (there is no distributed implicit method: a stiff problem
-// stops with ErrStiff, unless IgnoreStiffness), no Events, no Jac, no
+// stops with ErrStiff, unless IgnoreStiffness), no Events, Jac, Dense or
 // per-component tolerances (these panic). The arrays of the result are new;
 // the caller frees them.
 func SolveIVPDist(f DistFunc, t0, tf float64, y0 *dist.Array[float64], opts *IVPOptions) (*DistResult, error) {
 	if opts == nil {
 		opts = &IVPOptions{}
 	}
-	if opts.Method != Auto && opts.Method != RK45 || opts.Events != nil || opts.Jac != nil || opts.RelTols != nil || opts.AbsTols != nil {
-		panic("integrate: SolveIVPDist supports RK45 with scalar tolerances only, without events")
+	if opts.Method != Auto && opts.Method != RK45 || opts.Events != nil || opts.Jac != nil || opts.RelTols != nil || opts.AbsTols != nil || opts.Dense {
+		panic("integrate: SolveIVPDist supports RK45 with scalar tolerances only, without events or Dense")
 	}
 	if !isFinite(t0) || !isFinite(tf) {
 		panic(fmt.Sprintf("integrate: SolveIVPDist from %g to %g", t0, tf))

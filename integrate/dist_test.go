@@ -172,3 +172,48 @@ func TestSolveIVPDistError(t *testing.T) {
 		t.Errorf("error %v does not wrap f's", err)
 	}
 }
+
+// TestSolveIVPDistBackward: y' = -y integrated backward from t = 1 to 0,
+// final state only, at every rank count the same as on one rank.
+func TestSolveIVPDistBackward(t *testing.T) {
+	world := mpitest.World(t)
+	self, err := world.Split(world.Rank(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(t float64, y, dy *dist.Array[float64]) error {
+		lo, _ := y.Range()
+		out := dy.LocalData()
+		for i, v := range y.LocalData() {
+			out[i] = -float64(lo+i+1) * 0.1 * v
+		}
+		return nil
+	}
+	run := func(c mpi.Comm) *DistResult {
+		y0, err := dist.FromFunc(c, []int{11}, func(idx []int) float64 { return float64(idx[0]) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer y0.Free()
+		r, err := SolveIVPDist(f, 1, 0, y0, &IVPOptions{RelTol: 1e-8, AbsTol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r, alone := run(world), run(self)
+	defer r.Y[0].Free()
+	defer alone.Y[0].Free()
+	got, want := gatherAll(t, r.Y[0]), alone.Y[0].LocalData()
+	ok := r.Steps == alone.Steps && len(r.T) == 1 && r.T[0] == 0
+	for i := range got {
+		exact := float64(i) * math.Exp(float64(i+1)*0.1)
+		ok = ok && got[i] == want[i] && math.Abs(got[i]-exact) < 1e-6*math.Max(1, exact)
+	}
+	mpitest.Check(t, world, ok, "steps %d (alone %d), T %v, y %v (alone %v)", r.Steps, alone.Steps, r.T, got, want)
+	mpitest.Check(t, world, func() (panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		SolveIVPDist(f, 0, 1, r.Y[0], &IVPOptions{Dense: true})
+		return false
+	}(), "Dense did not panic")
+}

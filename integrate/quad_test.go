@@ -86,7 +86,7 @@ func TestQuadMatchesSciPy(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			a, b := c.bounds()
 			r, err := Quad(quadFuncs[c.F], a, b, &QuadOptions{AbsTol: c.Epsabs, RelTol: c.Epsrel, Limit: c.Limit})
-			if r.Ier != c.Ier || r.Evals != c.Neval || r.Intervals != c.Last {
+			if r.Ier != c.Ier || noFusedMultiplyAdd && (r.Evals != c.Neval || r.Intervals != c.Last) {
 				t.Errorf("ier %d evals %d intervals %d, SciPy %d %d %d", r.Ier, r.Evals, r.Intervals, c.Ier, c.Neval, c.Last)
 			}
 			if (err != nil) != (c.Ier != 0) || !errors.Is(err, ierErr(c.Ier)) {

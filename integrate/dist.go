@@ -195,7 +195,7 @@ func SolveIVPDist(f DistFunc, t0, tf float64, y0 *dist.Array[float64], opts *IVP
 		}
 		if s.stiff {
 			res.Stiff, res.StiffAt = true, s.stiffAt
-			if !opts.IgnoreStiffness {
+			if !opts.IgnoreStiffness && s.t != tf {
 				err = fmt.Errorf("%w (stiffness detected at t = %g)", ErrStiff, s.stiffAt)
 				break
 			}

@@ -289,7 +289,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		}
 		switch s := st.(type) {
 		case *rk45:
-			if !s.stiff {
+			if !s.stiff || s.t == tf {
 				break
 			}
 			if opts.Method == Auto {

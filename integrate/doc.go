@@ -5,10 +5,11 @@
 //
 // # Quadrature
 //
-// Quad is scipy.integrate.quad without points, weights or args: QUADPACK's
-// qags on a finite interval (21-point Gauss-Kronrod, global error control by
+// Quad is scipy.integrate.quad without weights or args: QUADPACK's qags on
+// a finite interval (21-point Gauss-Kronrod, global error control by
 // bisection of the subinterval with the largest error, Wynn's epsilon
-// algorithm for endpoint singularities) and qagi on an infinite or
+// algorithm for endpoint singularities), qagp with breakpoints
+// (QuadOptions.Points, quad's points) and qagi on an infinite or
 // semi-infinite one (x = a + (1-t)/t, 15-point rule). It is a port of the
 // Fortran: on the tests' integrands (testdata/gen_quad.py) it makes the
 // same subintervals and evaluations as SciPy and returns its values to
@@ -79,7 +80,7 @@
 //
 // # Not done
 //
-// quad's points, weight functions (qawo, qawf, qaws, qawc) and complex
+// quad's weight functions (qawo, qawf, qaws, qawc) and complex
 // integrands; dblquad, tplquad, nquad and the fixed-order rules
 // (fixed_quad, romberg, simpson); RK23, DOP853, BDF and LSODA themselves;
 // sparse Jacobians and the adaptation of num_jac's difference steps; a

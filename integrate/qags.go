@@ -31,9 +31,13 @@ type qagsState struct {
 	ier, ierro, iroff1, iroff2, iroff3, ksgn     int
 	extrap, noext                                bool
 	badX                                         float64
-	pending                                      [2]interval
+	pending                                      []interval
 	started                                      bool
 	evals                                        int
+	// qagp: the level of bisection of each subinterval, and the largest
+	// level that counts as small.
+	level  []int
+	levmax int
 }
 
 func newQags(p problem, epsabs, epsrel float64, limit int) *qagsState {
@@ -45,6 +49,10 @@ func newQags(p problem, epsabs, epsrel float64, limit int) *qagsState {
 	s.elist = make([]float64, n)
 	s.iord = make([]int, n)
 	s.alist[1], s.blist[1] = p.a, p.b
+	s.pending = make([]interval, 0, max(2, len(p.pts)))
+	if p.pts != nil {
+		s.level = make([]int, n)
+	}
 	// QUADPACK has no rule for an empty interval at infinity.
 	s.done = p.empty
 	return s
@@ -52,15 +60,21 @@ func newQags(p problem, epsabs, epsrel float64, limit int) *qagsState {
 
 // want returns the subintervals whose rule results give needs next.
 func (s *qagsState) want() []interval {
+	s.pending = s.pending[:0]
 	if !s.started {
-		s.pending[0] = interval{s.p.a, s.p.b}
-		return s.pending[:1]
+		if pts := s.p.pts; pts != nil {
+			for i := 0; i+1 < len(pts); i++ {
+				s.pending = append(s.pending, interval{pts[i], pts[i+1]})
+			}
+			return s.pending
+		}
+		s.pending = append(s.pending, interval{s.p.a, s.p.b})
+		return s.pending
 	}
 	a1 := s.alist[s.maxerr]
 	b1 := 0.5 * (s.alist[s.maxerr] + s.blist[s.maxerr])
-	s.pending[0] = interval{a1, b1}
-	s.pending[1] = interval{b1, s.blist[s.maxerr]}
-	return s.pending[:2]
+	s.pending = append(s.pending, interval{a1, b1}, interval{b1, s.blist[s.maxerr]})
+	return s.pending
 }
 
 // give takes the rule's results on want's subintervals.
@@ -82,7 +96,15 @@ func (s *qagsState) give(r []ruleResult) {
 	}
 	if !s.started {
 		s.started = true
-		s.first(r[0])
+		if s.p.pts != nil {
+			s.firstP(r)
+		} else {
+			s.first(r[0])
+		}
+		return
+	}
+	if s.p.pts != nil {
+		s.stepP(r[0], r[1])
 		return
 	}
 	s.step(r[0], r[1])

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Quadrature sentinels. A QuadResult's Err wraps one of them (test with
@@ -44,6 +45,12 @@ type QuadOptions struct {
 	AbsTol, RelTol float64
 	// Limit is the most subintervals the adaptive algorithm makes.
 	Limit int
+	// Points are breakpoints inside a finite interval where the integrand
+	// is singular or discontinuous (quad's points): with them, Quad runs
+	// QUADPACK's qagp, which starts from the partition they make and
+	// extrapolates in the levels of bisection. Points outside (a, b) and
+	// repeated ones are dropped, as SciPy does. At most Limit-1 points.
+	Points []float64
 }
 
 func (o *QuadOptions) values() (epsabs, epsrel float64, limit int) {
@@ -123,17 +130,21 @@ func Quad(f func(x float64) float64, a, b float64, opts *QuadOptions) (QuadResul
 		panic(fmt.Sprintf("integrate: Quad from %g to %g", a, b))
 	}
 	p := newProblem(a, b)
+	if opts != nil && opts.Points != nil {
+		p.setPoints(opts.Points, limit)
+	}
 	s := newQags(p, epsabs, epsrel, limit)
 	var x, y []float64
-	var res [2]ruleResult
+	var res []ruleResult
 	for !s.done {
 		ivs := s.want()
-		for i, iv := range ivs {
+		res = res[:0]
+		for _, iv := range ivs {
 			x = p.nodes(x[:0], iv.a, iv.b)
 			y = eval1(f, x, y)
-			res[i] = p.apply(iv.a, iv.b, x, y)
+			res = append(res, p.apply(iv.a, iv.b, x, y))
 		}
-		s.give(res[:len(ivs)])
+		s.give(res)
 	}
 	r := s.quadResult()
 	return r, r.Err
@@ -157,6 +168,8 @@ type problem struct {
 	rule     *gkRule
 	perPoint int  // integrand evaluations per node
 	empty    bool // a == b at infinity: 0, without evaluations
+	// pts are qagp's breakpoints, a and b included, ascending (nil: qags).
+	pts []float64
 }
 
 func newProblem(a, b float64) problem {
@@ -181,6 +194,30 @@ func newProblem(a, b float64) problem {
 	}
 	p.a, p.b, p.rule = 0, 1, &gk15
 	return p
+}
+
+// setPoints makes p a qagp problem with the breakpoints of pts that lie
+// strictly inside the interval.
+func (p *problem) setPoints(pts []float64, limit int) {
+	if p.inf != 0 || p.empty {
+		panic("integrate: Points need a finite interval")
+	}
+	inner := []float64{p.a}
+	sorted := append([]float64(nil), pts...)
+	sort.Float64s(sorted)
+	for i, x := range sorted {
+		if math.IsNaN(x) {
+			panic("integrate: a NaN point")
+		}
+		if x > p.a && x < p.b && (i == 0 || x != sorted[i-1]) {
+			inner = append(inner, x)
+		}
+	}
+	inner = append(inner, p.b)
+	if limit < len(inner)-1 {
+		panic(fmt.Sprintf("integrate: Limit %d is less than the %d subintervals the points make", limit, len(inner)-1))
+	}
+	p.pts = inner
 }
 
 // nodes appends the points where the integrand is needed for the rule on

@@ -19,21 +19,25 @@ var (
 
 // quadFuncs are the integrands of testdata/gen_quad.py, by name.
 var quadFuncs = map[string]func(float64) float64{
-	"exp":       math.Exp,
-	"cubic":     func(x float64) float64 { return x*x*x - 2*x + 1 },
-	"cos100":    func(x float64) float64 { return math.Cos(100 * x) },
-	"sin30exp":  func(x float64) float64 { return math.Sin(30*x) * math.Exp(-x) },
-	"invsqrt":   func(x float64) float64 { return 1 / math.Sqrt(x) },
-	"log":       math.Log,
-	"logsin":    func(x float64) float64 { return math.Log(x) * math.Sin(x) },
-	"gauss":     func(x float64) float64 { return math.Exp(-x * x) },
-	"lorentz":   func(x float64) float64 { return 1 / (1 + x*x) },
-	"expx":      math.Exp,
-	"sq":        func(x float64) float64 { return x * x },
-	"inv":       func(x float64) float64 { return 1 / x },
-	"sininv":    func(x float64) float64 { return math.Sin(1 / x) },
-	"x09":       func(x float64) float64 { return math.Pow(x, -0.9) },
-	"besselish": func(x float64) float64 { return math.Cos(x) / math.Sqrt(x) },
+	"exp":        math.Exp,
+	"cubic":      func(x float64) float64 { return x*x*x - 2*x + 1 },
+	"cos100":     func(x float64) float64 { return math.Cos(100 * x) },
+	"sin30exp":   func(x float64) float64 { return math.Sin(30*x) * math.Exp(-x) },
+	"invsqrt":    func(x float64) float64 { return 1 / math.Sqrt(x) },
+	"log":        math.Log,
+	"logsin":     func(x float64) float64 { return math.Log(x) * math.Sin(x) },
+	"gauss":      func(x float64) float64 { return math.Exp(-x * x) },
+	"lorentz":    func(x float64) float64 { return 1 / (1 + x*x) },
+	"expx":       math.Exp,
+	"sq":         func(x float64) float64 { return x * x },
+	"inv":        func(x float64) float64 { return 1 / x },
+	"sininv":     func(x float64) float64 { return math.Sin(1 / x) },
+	"x09":        func(x float64) float64 { return math.Pow(x, -0.9) },
+	"besselish":  func(x float64) float64 { return math.Cos(x) / math.Sqrt(x) },
+	"invsqrtabs": func(x float64) float64 { return 1 / math.Sqrt(math.Abs(x-0.3)) },
+	"logabs":     func(x float64) float64 { return math.Log(math.Abs(x - 0.5)) },
+	"steps":      func(x float64) float64 { return math.Floor(3 * x) },
+	"kink":       func(x float64) float64 { return math.Abs(x-0.7) * math.Exp(x) },
 }
 
 type quadCase struct {
@@ -45,6 +49,7 @@ type quadCase struct {
 	Value, Abserr  float64
 	Neval, Last    int
 	Ier            int
+	Points         []float64
 }
 
 func (c quadCase) bounds() (float64, float64) {
@@ -85,7 +90,7 @@ func TestQuadMatchesSciPy(t *testing.T) {
 	for _, c := range loadQuadCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			a, b := c.bounds()
-			r, err := Quad(quadFuncs[c.F], a, b, &QuadOptions{AbsTol: c.Epsabs, RelTol: c.Epsrel, Limit: c.Limit})
+			r, err := Quad(quadFuncs[c.F], a, b, &QuadOptions{AbsTol: c.Epsabs, RelTol: c.Epsrel, Limit: c.Limit, Points: c.Points})
 			if r.Ier != c.Ier || noFusedMultiplyAdd && (r.Evals != c.Neval || r.Intervals != c.Last) {
 				t.Errorf("ier %d evals %d intervals %d, SciPy %d %d %d", r.Ier, r.Evals, r.Intervals, c.Ier, c.Neval, c.Last)
 			}
@@ -185,6 +190,11 @@ func TestQuadPanics(t *testing.T) {
 		"bad limit":  func() { Quad(math.Exp, 0, 1, &QuadOptions{Limit: -1}) },
 		"tolerances": func() { Quad(math.Exp, 0, 1, &QuadOptions{AbsTol: -1, RelTol: 1e-20}) },
 		"batch":      func() { QuadBatch(nil, []float64{0}, nil, nil) },
+		"points inf": func() { Quad(math.Exp, 0, math.Inf(1), &QuadOptions{Points: []float64{1}}) },
+		"points NaN": func() { Quad(math.Exp, 0, 1, &QuadOptions{Points: []float64{math.NaN()}}) },
+		"points too many": func() {
+			Quad(math.Exp, 0, 1, &QuadOptions{Points: []float64{0.1, 0.2, 0.3}, Limit: 3})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -205,7 +215,7 @@ func TestQuadBatch(t *testing.T) {
 	var a, b []float64
 	var fs []func(float64) float64
 	for _, c := range cases {
-		if c.Limit != 50 || c.Epsabs != 1.49e-8 {
+		if c.Limit != 50 || c.Epsabs != 1.49e-8 || c.Points != nil {
 			continue
 		}
 		lo, hi := c.bounds()
@@ -233,6 +243,32 @@ func TestQuadBatch(t *testing.T) {
 	}
 	if calls != maxIntervals {
 		t.Errorf("%d calls of the integrand, want one per round (%d)", calls, maxIntervals)
+	}
+}
+
+// TestQuadBatchPoints: breakpoints apply to every problem of a batch, as
+// to Quad alone.
+func TestQuadBatchPoints(t *testing.T) {
+	fs := []func(float64) float64{quadFuncs["invsqrtabs"], quadFuncs["steps"], quadFuncs["kink"], math.Exp}
+	a := []float64{0, 0, 0, 0.3}
+	b := []float64{1, 1, 2, 5}
+	opts := &QuadOptions{Points: []float64{0.3, 1.0 / 3, 2.0 / 3, 0.7}}
+	res, err := QuadBatch(func(p []int, x, y []float64) {
+		for i := range x {
+			y[i] = fs[p[i]](x[i])
+		}
+	}, a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fs {
+		want, _ := Quad(fs[i], a[i], b[i], opts)
+		if res[i] != want {
+			t.Errorf("problem %d: %+v, alone %+v", i, res[i], want)
+		}
+	}
+	if math.Abs(res[3].Value-(math.Exp(5)-math.Exp(0.3))) > 1e-10 {
+		t.Errorf("exp: %g", res[3].Value)
 	}
 }
 

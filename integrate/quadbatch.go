@@ -43,13 +43,16 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 			panic(fmt.Sprintf("integrate: QuadBatch problem %d from %g to %g", i, a[i], b[i]))
 		}
 		probs[i] = newProblem(a[i], b[i])
+		if opts != nil && opts.Points != nil {
+			probs[i].setPoints(opts.Points, limit)
+		}
 		states[i] = newQags(probs[i], epsabs, epsrel, limit)
 	}
 	var (
 		pidx   []int
 		x, y   []float64
 		starts []int // offset in x of each wanted interval, per problem
-		res    [2]ruleResult
+		res    []ruleResult
 	)
 	active := make([]int, 0, n)
 	for i, s := range states {
@@ -78,16 +81,17 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 		for _, i := range active {
 			s := states[i]
 			ivs := s.want()
-			for j, iv := range ivs {
+			res = res[:0]
+			for _, iv := range ivs {
 				lo := starts[k]
 				hi := len(x)
 				if k+1 < len(starts) {
 					hi = starts[k+1]
 				}
-				res[j] = probs[i].apply(iv.a, iv.b, x[lo:hi], y[lo:hi])
+				res = append(res, probs[i].apply(iv.a, iv.b, x[lo:hi], y[lo:hi]))
 				k++
 			}
-			s.give(res[:len(ivs)])
+			s.give(res)
 			if !s.done {
 				next = append(next, i)
 			}

@@ -30,6 +30,10 @@ F = {
     "sininv": lambda x: math.sin(1/x),
     "x09": lambda x: x**-0.9,
     "besselish": lambda x: math.cos(x)/math.sqrt(x),
+    "invsqrtabs": lambda x: 1/math.sqrt(abs(x-0.3)) if x != 0.3 else math.inf,
+    "logabs": lambda x: math.log(abs(x-0.5)) if x != 0.5 else -math.inf,
+    "steps": lambda x: math.floor(3*x),
+    "kink": lambda x: abs(x-0.7)*math.exp(x),
 }
 
 CASES = [
@@ -54,16 +58,31 @@ CASES = [
     ("limit-5", "cos100", 0, 1, 1.49e-8, 1.49e-8, 5),
 ]
 
+# With breakpoints (quad's points: QUADPACK's qagp).
+POINT_CASES = [
+    ("points-invsqrt", "invsqrtabs", 0, 1, 1.49e-8, 1.49e-8, 50, [0.3]),
+    # Not [0, 1]: mirror-image subintervals tie in their error estimates,
+    # and which one is bisected first then depends on roundoff.
+    ("points-log", "logabs", 0, 0.8, 1.49e-8, 1.49e-8, 50, [0.5]),
+    ("points-log-tight", "logabs", -1, 0.8, 1e-13, 1e-13, 50, [0.5]),
+    ("points-steps", "steps", 0, 1, 1.49e-8, 1.49e-8, 50, [1/3, 2/3]),
+    ("points-kink", "kink", 0, 2, 1e-12, 1e-12, 50, [0.7]),
+    ("points-dropped", "invsqrtabs", 0, 1, 1.49e-8, 1.49e-8, 50, [0.3, 0.3, 2.0, -1.0]),
+    ("points-reversed", "invsqrtabs", 1, 0, 1.49e-8, 1.49e-8, 50, [0.3]),
+    ("points-unneeded", "cos100", 0, 1, 1.49e-8, 1.49e-8, 50, [0.25, 0.5]),
+]
+
 out = {"scipy": scipy.__version__, "cases": []}
-for name, fn, a, b, ea, er, lim in CASES:
+for name, fn, a, b, ea, er, lim, pts in ([c + (None,) for c in CASES] +
+                                          POINT_CASES):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         q = integrate.quad(F[fn], a, b, epsabs=ea, epsrel=er, limit=lim,
-                           full_output=1)
+                           full_output=1, points=pts)
         # quad's message does not carry ier: call what quad calls (with
         # its flip of reversed bounds) for it.
         lo, hi = min(a, b), max(a, b)
-        r = _quadpack_py._quad(F[fn], lo, hi, (), 1, ea, er, lim, None)
+        r = _quadpack_py._quad(F[fn], lo, hi, (), 1, ea, er, lim, pts)
     val, err, info, ier = r[0], r[1], r[2], r[3]
     if b < a:
         val = -val
@@ -72,7 +91,7 @@ for name, fn, a, b, ea, er, lim in CASES:
         "name": name, "f": fn, "a": a, "b": b, "epsabs": ea, "epsrel": er,
         "limit": lim, "value": val, "abserr": err, "neval": info["neval"],
         "last": info["last"],
-        "ier": ier,
+        "ier": ier, "points": pts,
     })
 
 

@@ -45,15 +45,16 @@ type BatchResult struct {
 // change, as a device kernel wants them.
 //
 // There are two paths. Method RK45 without events or Dense is the lockstep
-// one:
-// one attempted step per round for every system, seven arrays of
-// nsys*dim values and nothing per system beyond a few scalars, for any
-// number of systems; a system that the stiffness test finds stiff stops
+// one: one attempted step per round for every system, twelve arrays of
+// nsys*dim values and a few scalars per system, for any number of systems
+// (one stage is one call of f, six per round); a system that the stiffness test finds stiff stops
 // with ErrStiff unless IgnoreStiffness. Auto, Radau, events and Dense run
 // SolveIVP's own code for each system as a coroutine (iter.Pull) whose
 // evaluations are gathered into the one call per round: every feature of
 // SolveIVP, per system (Systems holds each system's IVPResult), at the
-// cost of a coroutine (a goroutine's stack, some kilobytes) per system.
+// cost of a coroutine (a goroutine's stack, some kilobytes) per system and
+// a switch to it per evaluation: 5000 one-equation Radau systems take
+// under a second and 40 MB here.
 // Radau's Jacobian is by forward differences there (dim calls per
 // Jacobian, each for all systems): opts.Jac, which is per system, panics.
 //

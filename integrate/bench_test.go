@@ -1,0 +1,61 @@
+package integrate
+
+import (
+	"math"
+	"testing"
+)
+
+func BenchmarkQuad(b *testing.B) {
+	f := func(x float64) float64 { return math.Cos(100 * x) }
+	for b.Loop() {
+		Quad(f, 0, 1, nil)
+	}
+}
+
+func BenchmarkQuadBatch1000(b *testing.B) {
+	const n = 1000
+	lo, hi := make([]float64, n), make([]float64, n)
+	for i := range hi {
+		hi[i] = 1 + float64(i)/n
+	}
+	f := func(p []int, x, y []float64) {
+		for i := range x {
+			y[i] = math.Cos(100 * x[i])
+		}
+	}
+	for b.Loop() {
+		QuadBatch(f, lo, hi, nil)
+	}
+}
+
+func BenchmarkSolveIVPRK45(b *testing.B) {
+	for b.Loop() {
+		SolveIVP(oscF, 0, 100, []float64{1, 0}, &IVPOptions{Method: RK45, RelTol: 1e-8, AbsTol: 1e-10})
+	}
+}
+
+func BenchmarkSolveIVPRadauVdP(b *testing.B) {
+	for b.Loop() {
+		SolveIVP(vdpF, 0, 3000, []float64{2, 0}, &IVPOptions{Method: Radau, Jac: vdpJ})
+	}
+}
+
+func benchBatch(b *testing.B, m Method, ns int) {
+	y0 := make([]float64, 2*ns)
+	for s := 0; s < ns; s++ {
+		y0[2*s] = 2
+	}
+	f := func(tv, y, dy []float64) {
+		for s := 0; s < ns; s++ {
+			mu := 1 + float64(s%10)
+			dy[2*s] = y[2*s+1]
+			dy[2*s+1] = mu*(1-y[2*s]*y[2*s])*y[2*s+1] - y[2*s]
+		}
+	}
+	for b.Loop() {
+		SolveIVPBatch(f, ns, 2, 0, 10, y0, &IVPOptions{Method: m})
+	}
+}
+
+func BenchmarkSolveIVPBatchRK45x1000(b *testing.B) { benchBatch(b, RK45, 1000) }
+func BenchmarkSolveIVPBatchRadaux100(b *testing.B) { benchBatch(b, Radau, 100) }

@@ -68,14 +68,38 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 	return l, b
 }
 
-// New returns a zeroed array with layout l on backend b (nil: the selected
-// backend). l must be a layout over c's ranks. If the allocation fails on
-// any rank, New returns the same error on every rank.
-func New[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
-	l.mustBeValid("New", c.Size())
-	if b == nil {
-		b = backend.Current()
+// backendOption returns the backend that opts choose (OnBackend; the
+// selected backend by default) for a constructor whose layout is given:
+// SplitAxis and BlockSizes, which make a layout from a shape, panic there.
+func backendOption(op string, opts []Option) backend.Backend {
+	o := options{axis: noAxis}
+	for _, f := range opts {
+		f(&o)
 	}
+	if o.axis != noAxis || o.counts != nil {
+		panic(fmt.Sprintf("dist: %s with SplitAxis or BlockSizes: the layout already says how the array is split (only OnBackend applies)", op))
+	}
+	if o.backend == nil {
+		return backend.Current()
+	}
+	return o.backend
+}
+
+// noAxis marks an options value whose split axis no option set.
+const noAxis = -1 << 31
+
+// New returns a zeroed array with layout l, on the backend OnBackend gives
+// (the selected backend by default; SplitAxis and BlockSizes, which the
+// layout already fixes, panic). l must be a layout over c's ranks. If the
+// allocation fails on any rank, New returns the same error on every rank.
+// It is collective.
+func New[T backend.Element](c mpi.Comm, l Layout, opts ...Option) (*Array[T], error) {
+	l.mustBeValid("New", c.Size())
+	return newOn[T](c, l, backendOption("New", opts))
+}
+
+// newOn is New on backend b.
+func newOn[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
 	a, err := newLocal[T](c, l, b)
 	// An allocation that fails on some ranks fails on all of them.
 	if err := mpi.Agree(c, err); err != nil {
@@ -100,13 +124,13 @@ func newLocal[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Arra
 // Zeros returns a new array of zeros of the global shape.
 func Zeros[T backend.Element](c mpi.Comm, shape []int, opts ...Option) (*Array[T], error) {
 	l, b := buildOptions(c, shape, opts)
-	return New[T](c, l, b)
+	return newOn[T](c, l, b)
 }
 
 // ZerosLike returns a new array of zeros with a's layout, communicator and
 // backend.
 func ZerosLike[T backend.Element](a *Array[T]) (*Array[T], error) {
-	return New[T](a.comm, a.layout, a.local.Backend())
+	return newOn[T](a.comm, a.layout, a.local.Backend())
 }
 
 // Full returns a new array with every element v.

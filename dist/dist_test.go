@@ -407,7 +407,7 @@ func TestHalo(t *testing.T) {
 		counts[0], counts[2] = 4, 1
 		counts[c.Size()-1] += 3
 		l := dist.NewLayoutCounts([]int{8}, 0, counts)
-		x, _ := dist.New[float64](c, l, nil)
+		x, _ := dist.New[float64](c, l)
 		checkHalo(t, c, x, []int{8}, 0, 2)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
@@ -96,10 +97,48 @@ func TestZeroLayout(t *testing.T) {
 	}
 	msg := func() (msg string) {
 		defer func() { msg = fmt.Sprint(recover()) }()
-		dist.New[float64](c, l, nil)
+		dist.New[float64](c, l)
 		return "no panic"
 	}()
 	if !strings.Contains(msg, "zero Layout") {
 		t.Fatalf("New with the zero Layout: %q", msg)
+	}
+}
+
+// New and NewHalo take the backend as an option, as every constructor does;
+// the options that make a layout from a shape are refused there.
+func TestNewOptions(t *testing.T) {
+	c := mpitest.World(t)
+	l := dist.NewLayout([]int{5, 3}, 0, c.Size())
+	x, err := dist.New[float64](c, l, dist.OnBackend(fakedev.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	if x.Device() != fakedev.Default.Device() || !x.Layout().Equal(l) {
+		t.Errorf("New with OnBackend: %v on %v", x.Layout(), x.Device())
+	}
+	h, err := dist.NewHalo[float64](c, l, 1, dist.OnBackend(fakedev.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Local().Device() != fakedev.Default.Device() {
+		t.Errorf("NewHalo with OnBackend: on %v", h.Local().Device())
+	}
+	h.Free()
+	for name, f := range map[string]func(){
+		"New with SplitAxis":     func() { dist.New[float64](c, l, dist.SplitAxis(1)) },
+		"New with BlockSizes":    func() { dist.New[float64](c, l, dist.BlockSizes(make([]int, c.Size()))) },
+		"NewHalo with SplitAxis": func() { dist.NewHalo[float64](c, l, 1, dist.SplitAxis(0)) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.HasPrefix(s, "dist: New") || !strings.Contains(s, "only OnBackend applies") {
+					t.Errorf("%s: panic %v", name, r)
+				}
+			}()
+			f()
+		}()
 	}
 }

@@ -59,9 +59,14 @@ type haloMsg[T backend.Element] struct {
 }
 
 // NewHalo returns a zeroed halo block for arrays of layout l on c with
-// ghost layers of width w, on backend b (nil: the selected one). It is not
-// collective. l must be split (not replicated).
-func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) (*Halo[T], error) {
+// ghost layers of width w, on the backend OnBackend gives (the selected one
+// by default; SplitAxis and BlockSizes panic). It is not collective. l must
+// be split (not replicated).
+func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, opts ...Option) (*Halo[T], error) {
+	return newHalo[T](c, l, w, backendOption("NewHalo", opts))
+}
+
+func newHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) (*Halo[T], error) {
 	l.mustBeValid("NewHalo", c.Size())
 	if l.axis == Replicated {
 		panic("dist: NewHalo of a replicated layout: every rank already holds every element")
@@ -71,9 +76,6 @@ func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) 
 	}
 	if l.Ranks() != c.Size() {
 		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
-	}
-	if b == nil {
-		b = backend.Current()
 	}
 	me := c.Rank()
 	shape := l.LocalShape(me)
@@ -94,7 +96,7 @@ func NewHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) 
 // HaloOf returns a halo block of width w for x's layout, holding a copy of
 // x's block (ghosts zero). It is not collective.
 func HaloOf[T backend.Element](x *Array[T], w int) (*Halo[T], error) {
-	h, err := NewHalo[T](x.comm, x.layout, w, x.local.Backend())
+	h, err := newHalo[T](x.comm, x.layout, w, x.local.Backend())
 	if err != nil {
 		return nil, err
 	}

@@ -417,7 +417,7 @@ func checkNPY(h NPYHeader, size int64, exp *npyExpect) error {
 // loadLayout reads the data at dataOff into a new array of layout l: in
 // one piece per rank if the layout allows, else run by run.
 func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.Backend, dataOff int64, sum bool) (*Array[T], uint32, error) {
-	a, err := New[T](c, l, b)
+	a, err := newOn[T](c, l, b)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -26,7 +26,7 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err er
 	if err := check("Redistribute", x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()}); err != nil {
 		return nil, err
 	}
-	out, err := New[T](x.comm, l, x.local.Backend())
+	out, err := newOn[T](x.comm, l, x.local.Backend())
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], 
 		return nil, err
 	}
 	ol := axisLayout(x.layout, axis)
-	out, err := New[T](x.comm, ol, x.local.Backend())
+	out, err := newOn[T](x.comm, ol, x.local.Backend())
 	if err != nil {
 		return nil, err
 	}
@@ -174,11 +174,11 @@ func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T
 	if x.layout.shape[axis] == 0 {
 		panic(fmt.Sprintf("dist: minimum or maximum along empty axis %d of shape %v", axis, x.layout.shape))
 	}
-	vout, err := New[T](x.comm, ol, x.local.Backend())
+	vout, err := newOn[T](x.comm, ol, x.local.Backend())
 	if err != nil {
 		return nil, nil, err
 	}
-	iout, err := New[int64](x.comm, ol, x.local.Backend())
+	iout, err := newOn[int64](x.comm, ol, x.local.Backend())
 	if err != nil {
 		vout.Free()
 		return nil, nil, err

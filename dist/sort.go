@@ -155,7 +155,7 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 
 // onBackend returns a new array with a's layout and elements on backend b.
 func onBackend[T backend.Element](a *Array[T], b backend.Backend) (*Array[T], error) {
-	out, err := New[T](a.comm, a.layout, b)
+	out, err := newOn[T](a.comm, a.layout, b)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func copyBlock[T backend.Element](dst, src *backend.Array[T], desc string) {
 // newSortResult returns zeroed result arrays of layout l on backend b: the
 // sorted keys and, if withIndex, the indices.
 func newSortResult[T backend.Element](x *Array[T], b backend.Backend, l Layout, withIndex bool, stats SortStats) (SortResult[T], error) {
-	sorted, err := New[T](x.comm, l, b)
+	sorted, err := newOn[T](x.comm, l, b)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
@@ -381,7 +381,7 @@ func newSortResult[T backend.Element](x *Array[T], b backend.Backend, l Layout, 
 	if !withIndex {
 		return res, nil
 	}
-	if res.Index, err = New[int64](x.comm, l, b); err != nil {
+	if res.Index, err = newOn[int64](x.comm, l, b); err != nil {
 		sorted.Free()
 		return SortResult[T]{}, err
 	}

@@ -22,7 +22,7 @@ func heatRHS(n int) (f DistFunc, free func()) {
 	f = func(t float64, y, dy *dist.Array[float64]) error {
 		if h == nil {
 			var err error
-			if h, err = dist.NewHalo[float64](y.Comm(), y.Layout(), 1, nil); err != nil {
+			if h, err = dist.NewHalo[float64](y.Comm(), y.Layout(), 1); err != nil {
 				return err
 			}
 		}

@@ -60,7 +60,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	rows := hi - lo
 	m := rows * cols
 
-	p, err := dist.NewHalo[float64](comm, layout, 1, b)
+	p, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
 	if err != nil {
 		return Result{}, err
 	}

@@ -86,11 +86,11 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	cols := n + 2 // the side walls are columns 0 and n+1
 	layout := dist.NewLayout([]int{n, cols}, 0, comm.Size())
 	b := backend.Current()
-	u, err := dist.NewHalo[float64](comm, layout, 1, b)
+	u, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
 	if err != nil {
 		return Result{}, err
 	}
-	v, err := dist.NewHalo[float64](comm, layout, 1, b)
+	v, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
 	if err != nil {
 		return Result{}, err
 	}
@@ -104,7 +104,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		}
 	}
 	first := 0
-	field, err := dist.New[float64](comm, layout, b)
+	field, err := dist.New[float64](comm, layout, dist.OnBackend(b))
 	if err != nil {
 		return Result{}, err
 	}

@@ -169,6 +169,56 @@ func (w *checked) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv un
 	return w.Comm.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt)
 }
 
+func opArg(op Op) Arg { return Arg{Name: "op", Value: int64(op), Text: op.String()} }
+
+func (w *checked) Scan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Scan", dtArg(dt), countArg(count), opArg(op)); err != nil {
+			return err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Scan", profiling.Collective, int64(count*dt.Size()))
+	return w.Comm.Scan(send, recv, count, dt, op)
+}
+
+func (w *checked) Exscan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Exscan", dtArg(dt), countArg(count), opArg(op)); err != nil {
+			return err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Exscan", profiling.Collective, int64(count*dt.Size()))
+	return w.Comm.Exscan(send, recv, count, dt, op)
+}
+
+// The non-blocking collectives are checked when they start: that is where
+// every rank must make the same call. Between start and completion the
+// rank computes, so the watchdog does not count it as in the collective.
+
+func (w *checked) Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) (Request, error) {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Iallreduce", dtArg(dt), countArg(count), opArg(op)); err != nil {
+			return nil, err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Iallreduce", profiling.Collective, int64(count*dt.Size()))
+	return w.Comm.Iallreduce(send, recv, count, dt, op)
+}
+
+func (w *checked) Ialltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) (Request, error) {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Ialltoallv", dtArg(dt)); err != nil {
+			return nil, err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Ialltoallv", profiling.Collective, int64(sum(scounts)*dt.Size()))
+	return w.Comm.Ialltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt)
+}
+
 func (w *checked) Split(color, key int) (Comm, error) {
 	if mode.Load() != 0 {
 		if err := CheckCollective(w.Comm, "Split"); err != nil {

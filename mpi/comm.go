@@ -65,6 +65,28 @@ type Comm interface {
 	// completes; Go memory is kept pinned until then.
 	Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Request, error)
 
+	// Scan sets recv on rank i to the send buffers of ranks 0 to i
+	// combined with op, elementwise (an inclusive prefix reduction); send
+	// may be InPlace.
+	Scan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error
+	// Exscan sets recv on rank i > 0 to the send buffers of ranks 0 to
+	// i-1 combined with op (an exclusive prefix reduction). Rank 0's recv
+	// is left as it was (MPI leaves it undefined; the binding keeps it).
+	Exscan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error
+	// Iallreduce starts an Allreduce (send may be InPlace): neither buffer
+	// may be touched until the request completes.
+	Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) (Request, error)
+	// Ialltoallv starts an Alltoallv: neither buffer may be touched until
+	// the request completes (the counts and displacements are copied).
+	Ialltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) (Request, error)
+	// Probe blocks until a message from src (or AnySource) with tag (or
+	// AnyTag) can be received, and returns its status without receiving
+	// it; Count is in elements of dt. A probe of ProcNull returns at once.
+	Probe(src, tag int, dt Datatype) (Status, error)
+	// Iprobe reports, without blocking, whether Probe would return at
+	// once, and the status if so.
+	Iprobe(src, tag int, dt Datatype) (bool, Status, error)
+
 	// Split partitions the communicator by color, ordering each part by key
 	// then by rank. A rank that passes Undefined gets a nil Comm.
 	Split(color, key int) (Comm, error)

@@ -59,8 +59,53 @@ func script(c mpi.Comm) []string {
 	sq, err2 := mpi.Isend(c, []int32{9, 10}, 0, 11)
 	sts, err3 := mpi.Waitall([]mpi.Request{rq, sq})
 	log("Irecv/Isend: %v %v %v %+v %v", err1 == nil, err2 == nil, err3 == nil, sts[0], ir)
-	sub, err := c.Split(0, 0)
-	log("Split: %v %d %d", err == nil, sub.Rank(), sub.Size())
+	scan := make([]float64, len(x))
+	log("Scan: %v %v", mpi.Scan(c, x, scan, mpi.Sum) == nil, scan)
+	ex := []float64{7, 7, 7, 7}
+	log("Exscan: %v %v", mpi.Exscan(c, x, ex, mpi.Max) == nil, ex)
+	v, err := mpi.ExscanValue(c, int64(5), mpi.Sum)
+	log("ExscanValue: %v %v", err == nil, v)
+	ia := make([]float64, len(x))
+	q, err := mpi.Iallreduce(c, x, ia, mpi.Min)
+	if err == nil {
+		_, err = q.Wait()
+	}
+	log("Iallreduce: %v %v", err == nil, ia)
+	iv := make([]float32, 4)
+	q, err = mpi.Ialltoallv(c, []float32{1, 2, 3}, []int{2}, []int{1}, iv, []int{2}, []int{2})
+	if err == nil {
+		_, err = q.Wait()
+	}
+	log("Ialltoallv: %v %v", err == nil, iv)
+	ok, pst, err := c.Iprobe(0, 21, mpi.Int32)
+	log("Iprobe with nothing sent: %v %v %+v", err == nil, ok, pst)
+	// A blocking send to oneself may wait for the receive (MPICH's does):
+	// the message goes out with Isend.
+	pq, err := mpi.Isend(c, []int32{1, 2, 3}, 0, 21)
+	pst, perr := mpi.Probe[int32](c, 0, 21)
+	ok, ist, ierr := c.Iprobe(mpi.AnySource, mpi.AnyTag, mpi.Int32)
+	pr := make([]int32, pst.Count)
+	_, rerr := mpi.Recv(c, pr, 0, 21)
+	if err == nil {
+		_, err = pq.Wait()
+	}
+	log("Probe: %v %v %+v %v %+v %v %v", err == nil, perr == nil, pst, ok && ierr == nil, ist, rerr == nil, pr)
+	ok, nst, err := c.Iprobe(mpi.ProcNull, 0, mpi.Int32)
+	log("Iprobe ProcNull: %v %v %+v", err == nil, ok, nst)
+	nr := []int32{8}
+	nst, err = mpi.Sendrecv(c, []int32{1}, mpi.ProcNull, 4, nr, mpi.ProcNull, 4)
+	log("Sendrecv ProcNull: %v %+v %v", err == nil, nst, nr)
+	g1, err := mpi.CartCreate(c, []int{1, 1}, []bool{true, false}, false)
+	if err == nil {
+		s0, d0 := g1.Shift(0, 1)
+		s1, d1 := g1.Shift(1, 1)
+		log("CartCreate: %d %v %v %d %d %d %d", g1.Size(), g1.Coords(0), g1.Dims(), s0, d0, s1, d1)
+		g1.Free()
+	} else {
+		log("CartCreate: %v", err)
+	}
+	sub, serr := c.Split(0, 0)
+	log("Split: %v %d %d", serr == nil, sub.Rank(), sub.Size())
 	sub.Free()
 	log("Barrier: %v", c.Barrier() == nil)
 	return out

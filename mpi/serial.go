@@ -222,11 +222,14 @@ func (s *Serial) Send(buf unsafe.Pointer, count int, dt Datatype, dest, tag int)
 	if err := checkArgs("Send", count, dt); err != nil {
 		return err
 	}
-	if err := checkPeer("Send", "destination", dest); err != nil {
-		return err
-	}
 	if tag < 0 {
 		return errorf("Send", "negative tag %d", tag)
+	}
+	if dest == ProcNull {
+		return nil
+	}
+	if err := checkPeer("Send", "destination", dest); err != nil {
+		return err
 	}
 	m := message{tag: tag, dt: dt, data: append([]byte(nil), bytesAt(buf, count, dt)...)}
 	s.mu.Lock()
@@ -258,17 +261,23 @@ func checkRecv(call string, count int, dt Datatype, src int) error {
 	if err := checkArgs(call, count, dt); err != nil {
 		return err
 	}
-	if src != AnySource {
+	if src != AnySource && src != ProcNull {
 		return checkPeer(call, "source", src)
 	}
 	return nil
 }
+
+// procNullStatus is the status of a receive from ProcNull.
+var procNullStatus = Status{Source: ProcNull, Tag: AnyTag}
 
 // Recv takes the first queued message with a matching tag. With none queued
 // it is an error: on one rank, no send can ever arrive.
 func (s *Serial) Recv(buf unsafe.Pointer, count int, dt Datatype, src, tag int) (Status, error) {
 	if err := checkRecv("Recv", count, dt, src); err != nil {
 		return Status{}, err
+	}
+	if src == ProcNull {
+		return procNullStatus, nil
 	}
 	s.mu.Lock()
 	m, ok := s.take(tag)
@@ -313,6 +322,9 @@ func (s *Serial) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int)
 	if err := checkRecv("Irecv", count, dt, src); err != nil {
 		return nil, err
 	}
+	if src == ProcNull {
+		return &serialReq{done: true, st: procNullStatus}, nil
+	}
 	r := &serialReq{owner: s, buf: buf, count: count, dt: dt, tag: tag}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -323,6 +335,62 @@ func (s *Serial) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int)
 	r.pin.Pin(buf)
 	s.pending = append(s.pending, r)
 	return r, nil
+}
+
+// Scan copies send to recv: the prefix of one rank is its own.
+func (s *Serial) Scan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	return s.reduce("Scan", send, recv, count, dt, op)
+}
+
+// Exscan leaves recv as it is: rank 0 has no ranks before it.
+func (s *Serial) Exscan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	return s.reduce("Exscan", InPlace, recv, count, dt, op)
+}
+
+// Iallreduce copies send to recv and returns a completed request.
+func (s *Serial) Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) (Request, error) {
+	if err := s.reduce("Iallreduce", send, recv, count, dt, op); err != nil {
+		return nil, err
+	}
+	return &serialReq{done: true}, nil
+}
+
+// Ialltoallv does Alltoallv and returns a completed request.
+func (s *Serial) Ialltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) (Request, error) {
+	if err := s.Alltoallv(send, scounts, sdispls, recv, rcounts, rdispls, dt); err != nil {
+		return nil, err
+	}
+	return &serialReq{done: true}, nil
+}
+
+// Probe returns the status of the first queued message that a receive
+// from src with tag would take. With none queued it is an error: on one
+// rank, no send can ever arrive.
+func (s *Serial) Probe(src, tag int, dt Datatype) (Status, error) {
+	ok, st, err := s.Iprobe(src, tag, dt)
+	if err == nil && !ok {
+		err = errorf("Probe", "no message with tag %d was sent to rank 0, and none can arrive: the probe would block forever", tag)
+	}
+	return st, err
+}
+
+// Iprobe reports whether a message that a receive from src with tag would
+// take is queued, and its status.
+func (s *Serial) Iprobe(src, tag int, dt Datatype) (bool, Status, error) {
+	if err := checkRecv("Iprobe", 0, dt, src); err != nil {
+		return false, Status{}, err
+	}
+	if src == ProcNull {
+		return true, procNullStatus, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.queue {
+		if tag == AnyTag || m.tag == tag {
+			return true, Status{Source: 0, Tag: m.tag, Count: len(m.data) / dt.Size()}, nil
+		}
+	}
+	return false, Status{}, nil
 }
 
 // Split returns a new stand-in communicator, or nil for color Undefined.

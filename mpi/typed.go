@@ -197,6 +197,67 @@ func Alltoallv[T Number](c Comm, send []T, scounts, sdispls []int, recv []T, rco
 	return c.Alltoallv(ptr(send), scounts, sdispls, ptr(recv), rcounts, rdispls, TypeOf[T]())
 }
 
+// Scan sets recv on rank i to send of ranks 0 to i combined with op
+// (an inclusive prefix reduction). It is collective.
+func Scan[T Number](c Comm, send, recv []T, op Op) error {
+	checkOp[T]("Scan", op)
+	checkLen("Scan", "recv", len(recv), len(send))
+	return c.Scan(ptr(send), ptr(recv), len(send), TypeOf[T](), op)
+}
+
+// Exscan sets recv on rank i > 0 to send of ranks 0 to i-1 combined with
+// op (an exclusive prefix reduction); rank 0's recv is left as it was. It
+// is collective.
+func Exscan[T Number](c Comm, send, recv []T, op Op) error {
+	checkOp[T]("Exscan", op)
+	checkLen("Exscan", "recv", len(recv), len(send))
+	return c.Exscan(ptr(send), ptr(recv), len(send), TypeOf[T](), op)
+}
+
+// ExscanValue returns the values of ranks 0 to i-1 combined with op on
+// rank i, and zero on rank 0: with Sum, where the caller's part starts in
+// a concatenation of every rank's part. It is collective.
+func ExscanValue[T Number](c Comm, v T, op Op) (T, error) {
+	in, out := []T{v}, []T{0}
+	err := Exscan(c, in, out, op)
+	if c.Rank() == 0 {
+		out[0] = 0
+	}
+	return out[0], err
+}
+
+// Iallreduce starts combining send from every rank into recv on every
+// rank. Both stay pinned and must not be touched until the request
+// completes. It is collective.
+func Iallreduce[T Number](c Comm, send, recv []T, op Op) (Request, error) {
+	checkOp[T]("Iallreduce", op)
+	checkLen("Iallreduce", "recv", len(recv), len(send))
+	return c.Iallreduce(ptr(send), ptr(recv), len(send), TypeOf[T](), op)
+}
+
+// IallreduceInPlace starts combining buf from every rank into buf. It is
+// collective.
+func IallreduceInPlace[T Number](c Comm, buf []T, op Op) (Request, error) {
+	checkOp[T]("Iallreduce", op)
+	return c.Iallreduce(InPlace, ptr(buf), len(buf), TypeOf[T](), op)
+}
+
+// Ialltoallv starts an Alltoallv (nil displacements mean packed). The
+// buffers stay pinned and must not be touched until the request
+// completes. It is collective.
+func Ialltoallv[T Number](c Comm, send []T, scounts, sdispls []int, recv []T, rcounts, rdispls []int) (Request, error) {
+	p := c.Size()
+	sdispls = displsOf("Ialltoallv", scounts, sdispls, p, len(send))
+	rdispls = displsOf("Ialltoallv", rcounts, rdispls, p, len(recv))
+	return c.Ialltoallv(ptr(send), scounts, sdispls, ptr(recv), rcounts, rdispls, TypeOf[T]())
+}
+
+// Probe waits for a message of elements of T from src with tag, and
+// returns its status (Count in elements) without receiving it.
+func Probe[T Number](c Comm, src, tag int) (Status, error) {
+	return c.Probe(src, tag, TypeOf[T]())
+}
+
 // Send sends buf to dest with tag.
 func Send[T Number](c Comm, buf []T, dest, tag int) error {
 	return c.Send(ptr(buf), len(buf), TypeOf[T](), dest, tag)

@@ -153,6 +153,11 @@ const (
 	AnyTag    = -1
 )
 
+// ProcNull is the rank of no process (MPI_PROC_NULL): a send to it or a
+// receive from it completes at once and moves nothing, as a Cartesian
+// shift off a non-periodic edge returns it.
+const ProcNull = -2
+
 // Undefined as a color in Split leaves the caller out of every new
 // communicator; Split then returns a nil Comm.
 const Undefined = -32766

@@ -28,9 +28,12 @@ import (
 	"unsafe"
 )
 
-// The C binding's datatype enum has Datatype's values: each line fails to
-// compile unless the two agree.
+// The C binding's enums have the values of Datatype, AnySource, AnyTag and
+// ProcNull: each line fails to compile unless the two agree.
 var (
+	_ = [1]struct{}{}[int(C.XP_ANY_SOURCE)-AnySource]
+	_ = [1]struct{}{}[int(C.XP_ANY_TAG)-AnyTag]
+	_ = [1]struct{}{}[int(C.XP_PROC_NULL)-ProcNull]
 	_ = [1]struct{}{}[int(C.XP_FLOAT32)-int(Float32)]
 	_ = [1]struct{}{}[int(C.XP_FLOAT64)-int(Float64)]
 	_ = [1]struct{}{}[int(C.XP_INT32)-int(Int32)]
@@ -321,19 +324,12 @@ func (m *comm) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsaf
 	return check("Alltoallv", C.xp_alltoallv(send, &cd[0], &cd[p], recv, &cd[2*p], &cd[3*p], C.int(dt), m.c))
 }
 
-func peer(p int) C.int {
-	if p == AnySource {
-		return C.xp_any_source()
-	}
-	return C.int(p)
-}
+// peer and tagOf pass ranks and tags to the C side, which maps the
+// binding's AnySource, ProcNull and AnyTag (XP_ANY_SOURCE, ...) to the
+// library's values: those differ between Open MPI and MPICH.
+func peer(p int) C.int { return C.int(p) }
 
-func tagOf(t int) C.int {
-	if t == AnyTag {
-		return C.xp_any_tag()
-	}
-	return C.int(t)
-}
+func tagOf(t int) C.int { return C.int(t) }
 
 func statusOf(st [3]C.int) Status {
 	return Status{Source: int(st[0]), Tag: int(st[1]), Count: int(st[2])}
@@ -391,9 +387,18 @@ type request struct {
 	dt   Datatype
 	call string
 	pin  runtime.Pinner
+	cmem unsafe.Pointer // C memory the call keeps (counts of Ialltoallv), freed at completion
 	done bool
 	st   Status
 	err  error
+}
+
+// newRequest returns a request for call, with its MPI_Request in C memory.
+func newRequest(call string, dt Datatype) *request {
+	r := &request{dt: dt, call: call}
+	r.req = (*C.MPI_Request)(C.malloc(C.size_t(unsafe.Sizeof(C.MPI_Request(C.xp_request_null())))))
+	*r.req = C.xp_request_null()
+	return r
 }
 
 func (m *comm) start(call string, buf unsafe.Pointer, count int, dt Datatype, p, tag int, send bool) (Request, error) {
@@ -401,9 +406,7 @@ func (m *comm) start(call string, buf unsafe.Pointer, count int, dt Datatype, p,
 	if err != nil {
 		return nil, err
 	}
-	r := &request{dt: dt, call: call}
-	r.req = (*C.MPI_Request)(C.malloc(C.size_t(unsafe.Sizeof(C.MPI_Request(C.xp_request_null())))))
-	*r.req = C.xp_request_null()
+	r := newRequest(call, dt)
 	r.pin.Pin(buf)
 	var rc C.int
 	lib.Lock()
@@ -425,6 +428,198 @@ func (r *request) finish(st Status, err error) {
 	r.pin.Unpin()
 	C.free(unsafe.Pointer(r.req))
 	r.req = nil
+	if r.cmem != nil {
+		C.free(r.cmem)
+		r.cmem = nil
+	}
+}
+
+// pinBuf pins Go memory that MPI keeps until the request completes (Pin
+// leaves other memory, device memory included, alone).
+func (r *request) pinBuf(p unsafe.Pointer) {
+	if p != nil {
+		r.pin.Pin(p)
+	}
+}
+
+func (m *comm) Scan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	return m.scan("Scan", send, recv, count, dt, op)
+}
+
+func (m *comm) Exscan(send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	return m.scan("Exscan", send, recv, count, dt, op)
+}
+
+func (m *comm) scan(call string, send, recv unsafe.Pointer, count int, dt Datatype, op Op) error {
+	n, err := cint(call, count)
+	if err != nil {
+		return err
+	}
+	s, ip := inPlace(send)
+	lib.Lock()
+	var rc C.int
+	if call == "Scan" {
+		rc = C.xp_scan(s, recv, ip, n, C.int(dt), C.int(op), m.c)
+	} else {
+		rc = C.xp_exscan(s, recv, ip, n, C.int(dt), C.int(op), m.c)
+	}
+	lib.Unlock()
+	return check(call, rc)
+}
+
+func (m *comm) Iallreduce(send, recv unsafe.Pointer, count int, dt Datatype, op Op) (Request, error) {
+	n, err := cint("Iallreduce", count)
+	if err != nil {
+		return nil, err
+	}
+	s, ip := inPlace(send)
+	r := newRequest("Iallreduce", dt)
+	r.pinBuf(s)
+	r.pinBuf(recv)
+	lib.Lock()
+	rc := C.xp_iallreduce(s, recv, ip, n, C.int(dt), C.int(op), m.c, r.req)
+	lib.Unlock()
+	if err := check("Iallreduce", rc); err != nil {
+		r.finish(Status{}, err)
+		return nil, err
+	}
+	return r, nil
+}
+
+func (m *comm) Ialltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsafe.Pointer, rcounts, rdispls []int, dt Datatype) (Request, error) {
+	cd, err := m.ints("Ialltoallv", scounts, sdispls, rcounts, rdispls)
+	if err != nil {
+		return nil, err
+	}
+	p := m.size
+	r := newRequest("Ialltoallv", dt)
+	// MPI reads the counts until the operation completes: keep them in C
+	// memory.
+	size := C.size_t(len(cd)) * C.size_t(unsafe.Sizeof(C.int(0)))
+	r.cmem = C.malloc(size)
+	c := unsafe.Slice((*C.int)(r.cmem), len(cd))
+	copy(c, cd)
+	r.pinBuf(send)
+	r.pinBuf(recv)
+	lib.Lock()
+	rc := C.xp_ialltoallv(send, &c[0], &c[p], recv, &c[2*p], &c[3*p], C.int(dt), m.c, r.req)
+	lib.Unlock()
+	if err := check("Ialltoallv", rc); err != nil {
+		r.finish(Status{}, err)
+		return nil, err
+	}
+	return r, nil
+}
+
+func (m *comm) Probe(src, tag int, dt Datatype) (Status, error) {
+	// Probe polls Iprobe with the library lock released between polls, as
+	// Wait does, so that the goroutine that would send can.
+	for spins := 0; ; spins++ {
+		ok, st, err := m.Iprobe(src, tag, dt)
+		if err != nil || ok {
+			return st, err
+		}
+		if spins > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+func (m *comm) Iprobe(src, tag int, dt Datatype) (bool, Status, error) {
+	var flag C.int
+	var st [3]C.int
+	lib.Lock()
+	rc := C.xp_iprobe(peer(src), tagOf(tag), C.int(dt), m.c, &flag, &st[0])
+	lib.Unlock()
+	if err := check("Iprobe", rc); err != nil {
+		return false, Status{}, err
+	}
+	if flag == 0 {
+		return false, Status{}, nil
+	}
+	return true, statusOf(st), nil
+}
+
+// cartCreate makes a Cartesian communicator with MPI_Cart_create.
+func (m *comm) cartCreate(dims []int, periods []bool, reorder bool) (Comm, error) {
+	d := make([]C.int, len(dims))
+	pr := make([]C.int, len(dims))
+	for i := range dims {
+		d[i] = C.int(dims[i])
+		if periods[i] {
+			pr[i] = 1
+		}
+	}
+	ro := C.int(0)
+	if reorder {
+		ro = 1
+	}
+	var out C.MPI_Comm
+	lib.Lock()
+	rc := C.xp_cart_create(m.c, C.int(len(dims)), &d[0], &pr[0], ro, &out)
+	lib.Unlock()
+	if err := check("CartCreate", rc); err != nil {
+		return nil, err
+	}
+	if out == C.xp_comm_null() {
+		return nil, nil
+	}
+	return newComm(out, false)
+}
+
+// libDimsCreate is MPI_Dims_create of the library, for the tests that
+// check DimsCreate against it.
+func libDimsCreate(n, ndims int) ([]int, error) {
+	d := make([]C.int, ndims)
+	lib.Lock()
+	rc := C.xp_dims_create(C.int(n), C.int(ndims), &d[0])
+	lib.Unlock()
+	if err := check("DimsCreate", rc); err != nil {
+		return nil, err
+	}
+	out := make([]int, ndims)
+	for i, v := range d {
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// libCartQuery returns MPI_Cart_coords of every rank and MPI_Cart_shift
+// of the caller by disp along every dimension, of a Cartesian
+// communicator of the library, for the tests that check Cart against them.
+func libCartQuery(c Comm, ndims, disp int) (coords [][]int, sources, dests []int, err error) {
+	if g, ok := c.(*Cart); ok {
+		c = g.Comm
+	}
+	m, ok := unwrap(c).(*comm)
+	if !ok {
+		return nil, nil, nil, errorf("CartQuery", "not a communicator of the library")
+	}
+	cc := make([]C.int, ndims)
+	for r := 0; r < m.size; r++ {
+		lib.Lock()
+		rc := C.xp_cart_coords(m.c, C.int(r), C.int(ndims), &cc[0])
+		lib.Unlock()
+		if err := check("CartCoords", rc); err != nil {
+			return nil, nil, nil, err
+		}
+		row := make([]int, ndims)
+		for i, v := range cc {
+			row[i] = int(v)
+		}
+		coords = append(coords, row)
+	}
+	for d := 0; d < ndims; d++ {
+		var s, t C.int
+		lib.Lock()
+		rc := C.xp_cart_shift(m.c, C.int(d), C.int(disp), &s, &t)
+		lib.Unlock()
+		if err := check("CartShift", rc); err != nil {
+			return nil, nil, nil, err
+		}
+		sources, dests = append(sources, int(s)), append(dests, int(t))
+	}
+	return coords, sources, dests, nil
 }
 
 func (m *comm) Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int) (Request, error) {

@@ -153,32 +153,47 @@ static void status_out(MPI_Status *s, int dt, int *st) {
 	st[0] = s->MPI_SOURCE;
 	st[1] = s->MPI_TAG;
 	st[2] = n;
+	if (s->MPI_SOURCE == MPI_PROC_NULL) {
+		st[0] = XP_PROC_NULL;
+		st[1] = XP_ANY_TAG;
+		st[2] = 0;
+	}
 }
 
+// peer maps the binding's ProcNull and AnySource to MPI's, tagof its
+// AnyTag: the values differ between libraries.
+static int peer(int p) {
+	if (p == XP_PROC_NULL) return MPI_PROC_NULL;
+	if (p == XP_ANY_SOURCE) return MPI_ANY_SOURCE;
+	return p;
+}
+
+static int tagof(int t) { return t == XP_ANY_TAG ? MPI_ANY_TAG : t; }
+
 int xp_send(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c) {
-	return MPI_Send(buf, count, types(dt), dest, tag, c);
+	return MPI_Send(buf, count, types(dt), peer(dest), tag, c);
 }
 
 int xp_recv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, int *st) {
 	MPI_Status s;
-	int rc = MPI_Recv(buf, count, types(dt), src, tag, c, &s);
+	int rc = MPI_Recv(buf, count, types(dt), peer(src), tagof(tag), c, &s);
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }
 
 int xp_sendrecv(const void *sb, int scount, int dest, int stag, void *rb, int rcount, int src, int rtag, int dt, MPI_Comm c, int *st) {
 	MPI_Status s;
-	int rc = MPI_Sendrecv(sb, scount, types(dt), dest, stag, rb, rcount, types(dt), src, rtag, c, &s);
+	int rc = MPI_Sendrecv(sb, scount, types(dt), peer(dest), stag, rb, rcount, types(dt), peer(src), tagof(rtag), c, &s);
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }
 
 int xp_isend(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c, MPI_Request *req) {
-	return MPI_Isend(buf, count, types(dt), dest, tag, c, req);
+	return MPI_Isend(buf, count, types(dt), peer(dest), tag, c, req);
 }
 
 int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Request *req) {
-	return MPI_Irecv(buf, count, types(dt), src, tag, c, req);
+	return MPI_Irecv(buf, count, types(dt), peer(src), tagof(tag), c, req);
 }
 
 int xp_test(MPI_Request *req, int dt, int *flag, int *st) {
@@ -192,6 +207,51 @@ int xp_wait(MPI_Request *req, int dt, int *st) {
 	MPI_Status s;
 	int rc = MPI_Wait(req, &s);
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_scan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	return MPI_Scan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+}
+
+int xp_exscan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	return MPI_Exscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+}
+
+int xp_iallreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c, MPI_Request *req) {
+	return MPI_Iallreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c, req);
+}
+
+int xp_ialltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c, MPI_Request *req) {
+	return MPI_Ialltoallv(s, scounts, sdispls, types(dt), r, rcounts, rdispls, types(dt), c, req);
+}
+
+int xp_probe(int src, int tag, int dt, MPI_Comm c, int *st) {
+	MPI_Status s;
+	int rc = MPI_Probe(peer(src), tagof(tag), c, &s);
+	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_iprobe(int src, int tag, int dt, MPI_Comm c, int *flag, int *st) {
+	MPI_Status s;
+	int rc = MPI_Iprobe(peer(src), tagof(tag), c, flag, &s);
+	if (rc == MPI_SUCCESS && *flag) status_out(&s, dt, st);
+	return rc;
+}
+
+int xp_dims_create(int n, int ndims, int *dims) { return MPI_Dims_create(n, ndims, dims); }
+
+int xp_cart_create(MPI_Comm c, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out) {
+	return MPI_Cart_create(c, ndims, dims, periods, reorder, out);
+}
+
+int xp_cart_coords(MPI_Comm c, int rank, int ndims, int *coords) { return MPI_Cart_coords(c, rank, ndims, coords); }
+
+int xp_cart_shift(MPI_Comm c, int dim, int disp, int *src, int *dst) {
+	int rc = MPI_Cart_shift(c, dim, disp, src, dst);
+	if (*src == MPI_PROC_NULL) *src = XP_PROC_NULL;
+	if (*dst == MPI_PROC_NULL) *dst = XP_PROC_NULL;
 	return rc;
 }
 

@@ -54,6 +54,20 @@ int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Req
 int xp_test(MPI_Request *req, int dt, int *flag, int *st);
 int xp_wait(MPI_Request *req, int dt, int *st);
 
+/* The binding's wildcards and null rank (mpi.AnySource, AnyTag, ProcNull). */
+enum { XP_ANY_SOURCE = -1, XP_ANY_TAG = -1, XP_PROC_NULL = -2 };
+
+int xp_scan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c);
+int xp_exscan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c);
+int xp_iallreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c, MPI_Request *req);
+int xp_ialltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c, MPI_Request *req);
+int xp_probe(int src, int tag, int dt, MPI_Comm c, int *st);
+int xp_iprobe(int src, int tag, int dt, MPI_Comm c, int *flag, int *st);
+int xp_dims_create(int n, int ndims, int *dims);
+int xp_cart_create(MPI_Comm c, int ndims, const int *dims, const int *periods, int reorder, MPI_Comm *out);
+int xp_cart_coords(MPI_Comm c, int rank, int ndims, int *coords);
+int xp_cart_shift(MPI_Comm c, int dim, int disp, int *src, int *dst);
+
 int xp_comm_split(MPI_Comm c, int color, int key, MPI_Comm *out);
 int xp_comm_split_shared(MPI_Comm c, MPI_Comm *out);
 int xp_comm_free(MPI_Comm *c);

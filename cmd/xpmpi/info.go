@@ -71,6 +71,13 @@ one line per variable, and exits 1.`,
 
 func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 	envErr := checkEnv()
+	// Whether some rank will return an error, which ends the job
+	// (mpi.Main): then every rank waits, below, until rank 0 has printed
+	// the table, which is what a user runs info for.
+	allOK, err := mpi.AllTrue(world, envErr == nil)
+	if err != nil {
+		return err
+	}
 	lib := mpi.LibraryInfo()
 	host, _ := os.Hostname()
 	lr, ls := mpi.NodeRank()
@@ -95,6 +102,9 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		return err
 	}
 	if world.Rank() != 0 {
+		if !allOK {
+			world.Barrier()
+		}
 		return envErr
 	}
 	doc := jobInfo{
@@ -113,8 +123,15 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 	if envErr != nil {
 		doc.Problems = strings.Split(envErr.Error(), "\n")
 	}
-	if err := printInfo(w, doc, asJSON); err != nil {
-		return err
+	perr := printInfo(w, doc, asJSON)
+	if !allOK {
+		if f, ok := w.(interface{ Sync() error }); ok {
+			f.Sync()
+		}
+		world.Barrier()
+	}
+	if perr != nil {
+		return perr
 	}
 	return envErr
 }

@@ -95,7 +95,6 @@ func Int(v int) Arg { return Arg{kind: argInt, i: int64(v)} }
 // parameter, converted (rounded for float) to the parameter's type.
 func Float(v float64) Arg { return Arg{kind: argFloat, f: v} }
 
-
 // StructValue returns a struct argument: v is passed by value, with its Go
 // layout, to a struct parameter whose StructType has S's Go type.
 func StructValue[S any](v S) Arg {

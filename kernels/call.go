@@ -600,7 +600,6 @@ func IntAt(c *HostCall, i int) int {
 	return 0
 }
 
-
 // StructAt returns struct argument i, whose Go type must be S.
 func StructAt[S any](c *HostCall, i int) S {
 	a := c.arg(i, StructParam)

@@ -344,6 +344,9 @@ func (k *Kernel) nvrtcOptions() []string {
 	if !slices.ContainsFunc(opts, func(o string) bool { return strings.HasPrefix(o, "--fmad") || strings.HasPrefix(o, "-fmad") }) {
 		opts = append(opts, "--fmad=false")
 	}
+	if !slices.ContainsFunc(opts, func(o string) bool { return strings.HasPrefix(o, "--std") || strings.HasPrefix(o, "-std") }) {
+		opts = append(opts, stdOption)
+	}
 	if debugMode() {
 		opts = append(opts, "-lineinfo")
 	}

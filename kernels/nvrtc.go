@@ -11,6 +11,11 @@ import (
 // loaded NVRTC knows is used.
 var ptxArchs = []string{"compute_90", "compute_80", "compute_75", "compute_70", "compute_60", "compute_52"}
 
+// stdOption is the C++ dialect kernels compile with unless their options
+// give one: static_assert and alignof need C++11, and NVRTC 11's default
+// is older.
+const stdOption = "--std=c++17"
+
 // nvrtcInvalidOption is NVRTC_ERROR_INVALID_OPTION: an architecture that
 // the library does not know.
 const nvrtcInvalidOption = 5
@@ -86,7 +91,7 @@ func (s *StructType) CheckLayout(src string) error {
 		src = s.Decl()
 	}
 	tu := src + "\n" + s.StaticAsserts()
-	_, _, err := compileAnyArch(tu, s.name+"_layout.cu", nil)
+	_, _, err := compileAnyArch(tu, s.name+"_layout.cu", []string{stdOption})
 	if err == nil {
 		return nil
 	}

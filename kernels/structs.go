@@ -258,6 +258,7 @@ func dimsString(dims []int) string {
 // layout differs from Go's.
 func (s *StructType) StaticAsserts() string {
 	var sb strings.Builder
+	sb.WriteString(offsetofMacro)
 	done := map[string]bool{}
 	s.asserts(&sb, done)
 	return sb.String()
@@ -273,19 +274,26 @@ func (s *StructType) asserts(sb *strings.Builder, done map[string]bool) {
 			f.Struct.asserts(sb, done)
 		}
 	}
-	fmt.Fprintf(sb, "static_assert(sizeof(%s) == %d, \"xpmpi layout: struct %s: size differs from Go's %d\");\n", s.name, s.size, s.name, s.size)
-	fmt.Fprintf(sb, "static_assert(alignof(%s) == %d, \"xpmpi layout: struct %s: alignment differs from Go's %d\");\n", s.name, s.align, s.name, s.align)
 	for _, f := range s.fields {
 		if f.Name == "_" {
 			continue
 		}
-		fmt.Fprintf(sb, "static_assert(__builtin_offsetof(%s, %s) == %d, \"xpmpi layout: struct %s, field %s: offset differs from Go's %d\");\n", s.name, f.Name, f.Offset, s.name, f.Name, f.Offset)
+		fmt.Fprintf(sb, "static_assert(XPMPI_OFFSETOF(%s, %s) == %d, \"xpmpi layout: struct %s, field %s: offset differs from Go's %d\");\n", s.name, f.Name, f.Offset, s.name, f.Name, f.Offset)
 		fmt.Fprintf(sb, "static_assert(sizeof(((%s *)0)->%s) == %d, \"xpmpi layout: struct %s, field %s: size differs from Go's %d\");\n", s.name, f.Name, f.Size, s.name, f.Name, f.Size)
 	}
+	fmt.Fprintf(sb, "static_assert(sizeof(%s) == %d, \"xpmpi layout: struct %s: size differs from Go's %d\");\n", s.name, s.size, s.name, s.size)
+	fmt.Fprintf(sb, "static_assert(alignof(%s) == %d, \"xpmpi layout: struct %s: alignment differs from Go's %d\");\n", s.name, s.align, s.name, s.align)
 }
 
-// bytesOf returns the bytes of the Go value at p, a value of the struct's
-// Go type.
-func (s *StructType) bytesOf(p unsafe.Pointer) []byte {
-	return append([]byte(nil), unsafe.Slice((*byte)(p), s.size)...)
-}
+// offsetofMacro defines XPMPI_OFFSETOF, a constant offsetof: NVRTC has no
+// <cstddef> and no __builtin_offsetof, but its front end folds the
+// classic address-of-member-of-null to a constant; other compilers (g++,
+// clang, nvcc) have __builtin_offsetof.
+const offsetofMacro = `#ifndef XPMPI_OFFSETOF
+#if defined(__CUDACC_RTC__)
+#define XPMPI_OFFSETOF(T, f) ((unsigned long long)&(((T *)0)->f))
+#else
+#define XPMPI_OFFSETOF(T, f) __builtin_offsetof(T, f)
+#endif
+#endif
+`

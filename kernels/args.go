@@ -212,3 +212,12 @@ func (d Dim3) isZero() bool { return d == Dim3{} }
 func float32frombits(b uint32) float32 { return math.Float32frombits(b) }
 
 func float64frombits(b uint64) float64 { return math.Float64frombits(b) }
+
+// ArrayOf returns the backend and buffer of an array argument, and false
+// for any other argument. Test helpers (kerneltest) read results with it.
+func (a Arg) ArrayOf() (backend.Backend, backend.Buffer, bool) {
+	if a.kind != argArray {
+		return nil, nil, false
+	}
+	return a.be, a.buf, true
+}

@@ -54,6 +54,7 @@ type ArgError struct {
 	Reason string
 }
 
+// Error names the kernel and the argument and says what is wrong.
 func (e *ArgError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("kernels: %s: %s", e.Kernel, e.Reason)
@@ -71,6 +72,7 @@ type FallbackError struct {
 	Strict bool   // refused by strict mode (else: no host implementation)
 }
 
+// Error names the kernel and the device and says why it did not run.
 func (e *FallbackError) Error() string {
 	if e.Strict {
 		return fmt.Sprintf("kernels: %s on %v: %s, and strict mode refuses the host fallback", e.Kernel, e.Device, e.Reason)
@@ -126,7 +128,11 @@ func (k *Kernel) Launch(cfg Config, args ...Arg) error {
 	}
 	if b.be == nil || b.dev.IsHost() {
 		if k.spec.Host == nil {
-			return &FallbackError{Kernel: k.spec.Name, Device: backend.Host, Reason: "host arrays"}
+			reason := "the arrays are host arrays"
+			if b.be == nil {
+				reason = "no array argument says where to run, so the call runs on the host"
+			}
+			return &FallbackError{Kernel: k.spec.Name, Device: backend.Host, Reason: reason}
 		}
 		return k.runHost(b, nil)
 	}
@@ -191,6 +197,11 @@ func (k *Kernel) bind(cfg Config, args []Arg) (*binding, error) {
 	} else if len(k.spec.Types) > 0 {
 		b.variant = Variant{DType: k.spec.Types[0], Generic: true}
 		tType = TypeOf(k.spec.Types[0])
+	}
+	for name, value := range cfg.Defines {
+		if !validIdent(name) || strings.ContainsAny(value, "\n\r") {
+			return nil, &ArgError{Kernel: k.spec.Name, Index: -1, Reason: fmt.Sprintf("define %s=%q: want a C identifier and a one-line value", name, value)}
+		}
 	}
 	b.variant.Defines = k.defines(cfg.Defines)
 	for i, p := range params {

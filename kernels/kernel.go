@@ -127,9 +127,9 @@ func New(spec Spec) (*Kernel, error) {
 			return nil, fmt.Errorf("kernels: %s: invalid element type %v", spec.Name, dt)
 		}
 	}
-	for name := range spec.Defines {
-		if !validIdent(name) {
-			return nil, fmt.Errorf("kernels: %s: define %q is not a C identifier", spec.Name, name)
+	for name, value := range spec.Defines {
+		if !validIdent(name) || strings.ContainsAny(value, "\n\r") {
+			return nil, fmt.Errorf("kernels: %s: define %s=%q: want a C identifier and a one-line value", spec.Name, name, value)
 		}
 	}
 	opts := ParseOptions{TypeParams: []string{k.spec.TypeParam}}
@@ -387,6 +387,9 @@ func (k *Kernel) compileErr(v Variant, err error) error {
 // variant here, and per source hash by backend/cuda (in memory and on
 // disk), so that a kernel whose source changes compiles again.
 func (k *Kernel) function(dev backend.Device, d cudaDevice, v Variant) (cudaFunc, error) {
+	if _, _, err := NVRTC(); err != nil {
+		return cudaFunc{}, err // *NoNVRTCError: the caller falls back
+	}
 	key := dev.String() + "|" + k.hash + "|" + v.String()
 	k.mu.Lock()
 	c, ok := k.variants[key]

@@ -24,10 +24,12 @@ const nvrtcInvalidOption = 5
 // found, or a build without cgo): checks that need it cannot run.
 type NoNVRTCError struct{ Err error }
 
+// Error says that NVRTC is missing and why.
 func (e *NoNVRTCError) Error() string {
 	return fmt.Sprintf("kernels: NVRTC is not available (%v); set XPMPI_NVRTC to libnvrtc.so", e.Err)
 }
 
+// Unwrap returns why NVRTC could not be loaded.
 func (e *NoNVRTCError) Unwrap() error { return e.Err }
 
 // NVRTC returns the version and file of the NVRTC library that compiles

@@ -19,6 +19,7 @@ const (
 	StructParam
 )
 
+// String returns "array", "scalar" or "struct".
 func (k ParamKind) String() string {
 	switch k {
 	case ArrayParam:
@@ -180,6 +181,8 @@ type ParseError struct {
 	Msg    string
 }
 
+// Error names the kernel, the line and the parameter, and says what is
+// not supported.
 func (e *ParseError) Error() string {
 	var sb strings.Builder
 	sb.WriteString("kernels: ")

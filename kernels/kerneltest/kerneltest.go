@@ -191,6 +191,7 @@ type Mismatch struct {
 	LenA, LenB int // set when the lengths differ
 }
 
+// Error gives the index and both values.
 func (m *Mismatch) Error() string {
 	if m.LenA != m.LenB {
 		return fmt.Sprintf("lengths %d and %d", m.LenA, m.LenB)

@@ -89,11 +89,12 @@ type boundArg struct {
 
 // binding is a call's arguments checked against the signature.
 type binding struct {
-	args    []boundArg
-	variant Variant
-	dev     backend.Device
-	be      backend.Backend // of the first array
-	n       int
+	args        []boundArg
+	variant     Variant
+	dev         backend.Device
+	be          backend.Backend // of the first array
+	n           int
+	grid, block Dim3
 }
 
 // Call runs the kernel with the default Config. See Launch.
@@ -288,6 +289,7 @@ func (k *Kernel) bind(cfg Config, args []Arg) (*binding, error) {
 	if cfg.SharedMem < 0 {
 		return nil, &ArgError{Kernel: k.spec.Name, Index: -1, Reason: fmt.Sprintf("%d bytes of shared memory", cfg.SharedMem)}
 	}
+	b.grid, b.block = launchDims(cfg, b.n)
 	return b, nil
 }
 
@@ -339,7 +341,7 @@ func (k *Kernel) launchCUDA(cfg Config, b *binding, d cudaDevice) error {
 			packed[i] = packedArg{bytes: ba.arg.bytes}
 		}
 	}
-	grid, block := launchDims(cfg, b.n)
+	grid, block := b.grid, b.block
 	fn, err := k.function(b.dev, d, b.variant)
 	if err != nil {
 		return err
@@ -444,7 +446,7 @@ func (k *Kernel) fallback(cfg Config, b *binding, reason string) error {
 // runHost runs the host implementation; view maps each array's buffer to
 // host memory (nil: the buffers are host buffers).
 func (k *Kernel) runHost(b *binding, view func(backend.Buffer) backend.Buffer) error {
-	c := &HostCall{k: k, variant: b.variant, n: b.n, args: make([]hostArg, len(b.args))}
+	c := &HostCall{k: k, variant: b.variant, n: b.n, grid: b.grid, block: b.block, args: make([]hostArg, len(b.args))}
 	for i, ba := range b.args {
 		h := hostArg{param: ba.param, bits: ba.bits}
 		switch ba.param.Kind() {
@@ -469,10 +471,11 @@ func (k *Kernel) runHost(b *binding, view func(backend.Buffer) backend.Buffer) e
 // the kernel and the argument, when the host implementation asks for an
 // argument as something the signature says it is not.
 type HostCall struct {
-	k       *Kernel
-	variant Variant
-	n       int
-	args    []hostArg
+	k           *Kernel
+	variant     Variant
+	n           int
+	grid, block Dim3
+	args        []hostArg
 }
 
 type hostArg struct {
@@ -491,6 +494,14 @@ func (c *HostCall) Len() int { return c.n }
 
 // Variant returns the variant the call runs.
 func (c *HostCall) Variant() Variant { return c.variant }
+
+// Grid and Block return the launch's CUDA grid and block (Config's, or
+// computed from the launch size), for host implementations of kernels
+// whose results depend on them (a sum per block, say).
+func (c *HostCall) Grid() Dim3 { return c.grid }
+
+// Block returns the launch's block; see Grid.
+func (c *HostCall) Block() Dim3 { return c.block }
 
 // DType returns the element type of the variant (meaningful for a kernel
 // with an element type parameter).

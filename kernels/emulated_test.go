@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/kernels/kerneltest"
@@ -30,15 +31,113 @@ import (
 // The fake driver finds an entry by name, so one variant per kernel name
 // can be compiled in: float64 for the catalog's kernels.
 
-// emulatedKernels returns the kernels compiled into the fake driver, with
-// the variant of each.
+// emulatedKernels returns the kernels compiled into the fake driver.
 func emulatedKernels(t *testing.T) []*kernels.Kernel {
 	k, err := affineKernel()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []*kernels.Kernel{kernels.AxpyKernel, kernels.Jacobi5Kernel, kernels.Laplace5Kernel, k}
+	return []*kernels.Kernel{kernels.AxpyKernel, kernels.Jacobi5Kernel, kernels.Laplace5Kernel, k, blockSumKernel, mortonKernel}
 }
+
+// syncs lists the emulated kernels that call __syncthreads (the fake
+// driver runs their threads as fibers).
+var syncs = map[string]int{"blocksum": 1}
+
+// blockSumKernel writes the sum of each block's elements, by
+// xpmpi/reduce.cuh on the device and kernels.BlockSum on the host.
+var blockSumKernel = kernels.MustNew(kernels.Spec{
+	Name: "blocksum",
+	CUDA: `#include "xpmpi/reduce.cuh"
+extern "C" __global__ void blocksum(const double *x, double *out, long long n)
+{
+	__shared__ double s[1024];
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	s[threadIdx.x] = i < n ? x[i] : 0.0;
+	double sum = xpmpi_block_sum(s);
+	if (threadIdx.x == 0) {
+		out[blockIdx.x] = sum;
+	}
+}`,
+	Host: func(c *kernels.HostCall) error {
+		x, out, n := kernels.In[float64](c, 0), kernels.Out[float64](c, 1), kernels.IntAt(c, 2)
+		bs := c.Block().X
+		for b := 0; b < c.Grid().X; b++ {
+			vals := make([]float64, bs)
+			for j := range vals {
+				if i := b*bs + j; i < n {
+					vals[j] = x[i]
+				}
+			}
+			out[b] = kernels.BlockSum(vals)
+		}
+		return nil
+	},
+	Parity: []kernels.ParityCase{
+		blockSumCase("1000 in blocks of 256", 1000, 256),
+		blockSumCase("77 in blocks of 24", 77, 24),
+		blockSumCase("one", 1, 32),
+	},
+})
+
+func blockSumCase(name string, n, block int) kernels.ParityCase {
+	return kernels.ParityCase{Name: name, Make: func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = math.Pow(-1.3, float64(i%31)) + 1e-9*float64(i)
+		}
+		x, err := backend.ToDevice(backend.Wrap(xs), b)
+		if err != nil {
+			return nil, kernels.Config{}, err
+		}
+		grid := (n + block - 1) / block
+		out, err := backend.NewOn[float64](b, grid)
+		if err != nil {
+			return nil, kernels.Config{}, err
+		}
+		return []kernels.Arg{kernels.Array(x), kernels.Array(out), kernels.Int(n)}, kernels.Config{Block: kernels.Dim3{X: block}}, nil
+	}}
+}
+
+// mortonKernel computes 2-D Morton keys, by xpmpi/morton.cuh on the device
+// and algorithms.Morton2 on the host.
+var mortonKernel = kernels.MustNew(kernels.Spec{
+	Name: "morton2",
+	CUDA: `#include <xpmpi/morton.cuh>
+extern "C" __global__ void morton2(const unsigned int *x, const unsigned int *y, unsigned long long *keys, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		keys[i] = xpmpi_morton2(x[i], y[i]);
+	}
+}`,
+	Host: func(c *kernels.HostCall) error {
+		x, y, keys := kernels.In[uint32](c, 0), kernels.In[uint32](c, 1), kernels.Out[uint64](c, 2)
+		for i := range kernels.IntAt(c, 3) {
+			keys[i] = algorithms.Morton2(x[i], y[i])
+		}
+		return nil
+	},
+	Parity: []kernels.ParityCase{{Name: "300 keys", Make: func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
+		xs, ys := make([]uint32, 300), make([]uint32, 300)
+		for i := range xs {
+			xs[i], ys[i] = uint32(i*2654435761), uint32(i*40503+7)
+		}
+		x, err := backend.ToDevice(backend.Wrap(xs), b)
+		if err != nil {
+			return nil, kernels.Config{}, err
+		}
+		y, err := backend.ToDevice(backend.Wrap(ys), b)
+		if err != nil {
+			return nil, kernels.Config{}, err
+		}
+		keys, err := backend.NewOn[uint64](b, 300)
+		if err != nil {
+			return nil, kernels.Config{}, err
+		}
+		return []kernels.Arg{kernels.Array(x), kernels.Array(y), kernels.Array(keys), kernels.Int(300)}, kernels.Config{}, nil
+	}}},
+})
 
 func affineKernel() (*kernels.Kernel, error) {
 	return kernels.New(kernels.Spec{
@@ -105,7 +204,7 @@ func TestEmulatedLaunch(t *testing.T) {
 				fmt.Fprintf(&tu, "#undef %s\n", d.Name)
 			}
 		}
-		fmt.Fprintf(&tu, "XP_REGISTER(%s, 0)\n", k.Name())
+		fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", k.Name(), syncs[k.Name()])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), []byte(tu.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -141,7 +240,8 @@ func TestEmulatedChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range emulatedKernels(t)[:3] {
+	ks := emulatedKernels(t)
+	for _, k := range append(ks[:3:3], ks[4:]...) {
 		for _, c := range k.ParityCases() {
 			if err := kerneltest.CheckCase(k, c, dev, backend.Float64); err != nil {
 				t.Error(err)

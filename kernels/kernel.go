@@ -135,6 +135,9 @@ func New(spec Spec) (*Kernel, error) {
 	opts := ParseOptions{TypeParams: []string{k.spec.TypeParam}}
 	var cudaSig, hostSig *Signature
 	if spec.CUDA != "" {
+		if err := checkIncludes(spec.Name, spec.CUDA); err != nil {
+			return nil, err
+		}
 		s, err := ParseSignature(spec.CUDA, spec.Name, opts)
 		if err != nil {
 			return nil, err
@@ -308,7 +311,8 @@ func (k *Kernel) defines(extra map[string]string) []Define {
 // VariantSource returns the translation unit a variant compiles: the
 // defines (the element type first), the C declarations of the struct
 // parameters that the source does not declare itself, the source (with
-// #line so that NVRTC's messages give the source's own line numbers), and
+// #line so that NVRTC's messages give the source's own line numbers, and
+// the shipped headers it includes in place: see Headers), and
 // static_asserts of every struct's layout against Go's.
 func (k *Kernel) VariantSource(v Variant) string {
 	var sb strings.Builder
@@ -330,7 +334,7 @@ func (k *Kernel) VariantSource(v Variant) string {
 		}
 	}
 	fmt.Fprintf(&sb, "#line 1 \"%s.cu\"\n", k.spec.Name)
-	sb.WriteString(k.spec.CUDA)
+	sb.WriteString(expandIncludes(k.spec.CUDA, k.spec.Name+".cu"))
 	sb.WriteString("\n// xpmpi: the struct layouts must be Go's\n")
 	for _, n := range names {
 		sb.WriteString(k.structs[n].StaticAsserts())

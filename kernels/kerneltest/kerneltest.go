@@ -12,7 +12,6 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	_ "github.com/xpmpi/xpmpi/backend/cpu" // host arrays
-	_ "github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/kernels"
 )

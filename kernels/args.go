@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -112,7 +113,7 @@ func (a Arg) describe() string {
 	case argArray:
 		return fmt.Sprintf("an array of %v on %v", a.dt, a.buf.Device())
 	case argScalar:
-		return "a " + goTypeName(a.typ) + " scalar"
+		return article(goTypeName(a.typ)) + " scalar"
 	case argInt:
 		return fmt.Sprintf("the integer %d", a.i)
 	case argFloat:
@@ -121,6 +122,14 @@ func (a Arg) describe() string {
 		return "a struct " + a.st.String()
 	}
 	return "an invalid argument"
+}
+
+// article returns word with "a" or "an" before it.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }
 
 // scalarBits converts a scalar argument to the parameter type t (a numeric

@@ -190,3 +190,22 @@ func TestStructLayoutNVRTC(t *testing.T) {
 		t.Errorf("error %v is NoNVRTCError", err)
 	}
 }
+
+// FuzzCheckSource: reading C struct declarations never panics, and an
+// error names the package.
+func FuzzCheckSource(f *testing.F) {
+	for _, s := range []string{
+		"struct Small { double X; int N; int M; };",
+		"typedef struct { double X; int N : 3; } Small;",
+		"struct Small { double X[2][3]; struct Inner in; };",
+		"struct Small {", "typedef struct", "struct Small { int N[; };", "struct Small { unsigned long long int x, y[4]; };",
+	} {
+		f.Add(s)
+	}
+	st := kernels.MustStructOf[small]("Small")
+	f.Fuzz(func(t *testing.T, src string) {
+		if _, err := st.CheckSource(src); err != nil && !strings.HasPrefix(err.Error(), "kernels: ") {
+			t.Errorf("error %q does not start with the package name", err)
+		}
+	})
+}

@@ -56,7 +56,7 @@ func axpyHost[T float32 | float64 | int32 | int64](c *HostCall) {
 	}
 	x, y = x[:n], y[:n]
 	for i := range y {
-		y[i] = a*x[i] + y[i]
+		y[i] = T(a*x[i]) + y[i] // T(...) rounds the product: no fused multiply-add, as CUDA with --fmad=false
 	}
 }
 
@@ -144,7 +144,7 @@ func stencil[T float32 | float64](c *HostCall, laplace bool) {
 		for j := 1; j < cols-1; j++ {
 			k := i*cols + j
 			if laplace {
-				dst[k] = 4*src[k] - src[k-cols] - src[k+cols] - src[k-1] - src[k+1]
+				dst[k] = T(4*src[k]) - src[k-cols] - src[k+cols] - src[k-1] - src[k+1]
 			} else {
 				dst[k] = q * (src[k-cols] + src[k+cols] + src[k-1] + src[k+1])
 			}

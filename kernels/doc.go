@@ -37,7 +37,10 @@
 // Host implementations read arrays with In and write them with Out; Out
 // refuses a const parameter (a panic naming the kernel and argument), and
 // In's slices must be treated as read-only (kerneltest checks that const
-// arrays come back unchanged).
+// arrays come back unchanged). To give CUDA's bits, a host implementation
+// rounds products before adding them (y = T(a*x) + y): Go may fuse a*x + y
+// into one multiply-add on some processors, and kernels compile with
+// --fmad=false.
 //
 // # Fallback and strict mode
 //

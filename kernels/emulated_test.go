@@ -155,7 +155,7 @@ func affineKernel() (*kernels.Kernel, error) {
 			p := kernels.StructAt[Affine](c, 0)
 			x, y := kernels.In[float32](c, 1), kernels.Out[float32](c, 2)
 			for i := int64(0); i < p.Count; i++ {
-				y[i] = p.A*x[i] + p.B
+				y[i] = float32(p.A*x[i]) + p.B // rounded product: no FMA, as CUDA with --fmad=false
 			}
 			return nil
 		},

@@ -161,7 +161,7 @@ func scaleKernel(t *testing.T, cdecl string) (*kernels.Kernel, error) {
 			p := kernels.StructAt[scaleParams](c, 0)
 			x, y := kernels.In[float64](c, 1), kernels.Out[float64](c, 2)
 			for i := 0; i < int(p.N); i++ {
-				y[i] = p.A*x[i] + p.B
+				y[i] = float64(p.A*x[i]) + p.B
 			}
 			return nil
 		},

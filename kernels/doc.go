@@ -87,6 +87,17 @@
 // backend/cuda passes at most 64 bytes per argument: a larger struct runs
 // on the host only, and a CUDA launch with it is an error.
 //
+// # Shipped headers
+//
+// Headers lists CUDA headers for hand-written kernels: xpmpi/reduce.cuh (a
+// deterministic block sum, BlockSum on the host), xpmpi/atomic.cuh (atomic
+// min and max of floats where a NaN wins, MinNaN and MaxNaN),
+// xpmpi/morton.cuh (algorithms.Morton2 and Morton3), xpmpi/view.cuh (2-D
+// and 3-D views, index-checked in debug mode) and xpmpi/philox.cuh
+// (package rng's generator). A source includes them by name; each
+// variant's source has their text in place. Their results are the Go
+// functions' bits.
+//
 // # Catalog
 //
 // A Catalog holds kernels by name (Register, MustRegister, Lookup, All);
@@ -117,10 +128,15 @@
 // Not done: C++ template kernels are parsed but refused at New (see
 // Variants); the 48 KiB shared-memory opt-in attribute (refused instead);
 // struct arguments over 64 bytes on CUDA; pointers to structs and arrays of
-// structs; shipped CUDA headers (reductions, atomics, Morton keys, array
-// views) as NVRTC include files. Without a GPU the CUDA launch path is
-// compiled to PTX and checked, but not run: parity tests then run the host
-// implementation on the fake device.
+// structs; NVRTC include files other than the shipped headers.
+//
+// Tested without a GPU: every kernel compiles to PTX with NVRTC (Debian's
+// NVRTC 11.8 in the tests), and the CUDA launch path (variant compilation,
+// module loading, argument and struct packing, launch sizes, the shipped
+// headers) runs on backend/cuda's fake driver, which executes the kernels
+// compiled as C++ on the host; package kerneltest runs parity on the fake
+// device (the host implementation on device memory) or, where there is
+// one, on the GPU.
 //
 // Built without cgo, the package keeps its host paths; CUDA and NVRTC
 // report that they are not built in.

@@ -106,9 +106,12 @@
 // Summary describes each kernel (host and/or CUDA, variants, signature);
 // CompileAll compiles every variant to PTX with NVRTC, in parallel (no GPU
 // needed); Check checks signatures and struct layouts. Kernels register
-// ParityCases, which package kerneltest runs on the host and a device.
-// `xpmpi kernels` lists the catalog, `--compile` compiles it, `--json` is
-// for scripts.
+// ParityCases; Kernel.CheckParity runs one on the host and on a device and
+// compares the results (bit for bit or within a tolerance in ULPs, naming
+// the first differing index), Catalog.Parity runs them all, and package
+// kerneltest runs them in tests. `xpmpi kernels` lists the catalog,
+// `--compile` compiles it, `--parity` runs the parity cases on the
+// selected backend's device, `--json` is for scripts.
 //
 // # Environment
 //

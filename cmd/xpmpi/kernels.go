@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -19,11 +20,13 @@ type kernelsDoc struct {
 	Kernels []kernels.Info          `json:"kernels"`
 	NVRTC   string                  `json:"nvrtc"`             // version and file, or why none
 	Compile []kernels.CompileResult `json:"compile,omitempty"` // with --compile
-	Failed  []string                `json:"failed,omitempty"`  // kernel (variant) that did not compile
+	Parity  []kernels.ParityResult  `json:"parity,omitempty"`  // with --parity
+	Device  string                  `json:"device,omitempty"`  // where --parity ran the device side
+	Failed  []string                `json:"failed,omitempty"`  // kernel (variant or case) that failed
 }
 
 func newKernelsCmd(world mpi.Comm) *cobra.Command {
-	var asJSON, compile bool
+	var asJSON, compile, parity bool
 	cmd := &cobra.Command{
 		Use:   "kernels",
 		Short: "List the kernel catalog; --compile compiles every CUDA kernel to PTX",
@@ -35,18 +38,33 @@ compile-time defines) and its signature, then a summary line such as
 --compile compiles every variant of every CUDA kernel to PTX with NVRTC (no
 GPU needed; XPMPI_NVRTC names the library), checks the struct layouts, prints
 one line per variant, and exits 1 naming the kernels that failed; without
-NVRTC it exits 1 saying so. --json prints one JSON document instead.`,
+NVRTC it exits 1 saying so.
+
+--parity runs every kernel's parity cases on the host and on the selected
+backend's device (XPMPI_BACKEND=cuda for the GPU), compares the results (bit
+for bit, or within each case's tolerance in ULPs), prints one line per case,
+and exits 1 naming the cases that differ. On the CPU backend both sides are
+the host implementation.
+
+--json prints one JSON document instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKernels(cmd.OutOrStdout(), kernels.Default, asJSON, compile)
+			var dev backend.Backend
+			if parity {
+				dev = backend.Current()
+			}
+			return runKernels(cmd.OutOrStdout(), kernels.Default, asJSON, compile, dev)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
 	cmd.Flags().BoolVar(&compile, "compile", false, "compile every CUDA kernel to PTX with NVRTC; exit 1 naming failures")
+	cmd.Flags().BoolVar(&parity, "parity", false, "run the parity cases on the host and the selected backend's device; exit 1 naming failures")
 	return cmd
 }
 
-func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool) error {
+// runKernels lists cat on w; with compile, compiles it; with a parity
+// device, runs its parity cases there.
+func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool, parity backend.Backend) error {
 	sum := cat.Summary()
 	doc := kernelsDoc{Summary: sum.String(), Kernels: sum.Kernels}
 	version, path, nverr := kernels.NVRTC()
@@ -76,6 +94,24 @@ func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool) error {
 			}
 		}
 	}
+	nCompileFailed := len(doc.Failed)
+	if parity != nil {
+		doc.Device = parity.Device().String()
+		res, err := cat.Parity(parity)
+		doc.Parity = res
+		for _, r := range res {
+			if r.Error != "" {
+				doc.Failed = append(doc.Failed, "parity "+parityName(r))
+			}
+		}
+		if err != nil {
+			msg := fmt.Sprintf("kernels --parity on %s: %d failed: %s", doc.Device, len(doc.Failed)-nCompileFailed, strings.Join(doc.Failed[nCompileFailed:], ", "))
+			if failure != nil {
+				msg = failure.Error() + "; " + msg
+			}
+			failure = errors.New(msg)
+		}
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -103,7 +139,28 @@ func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool) error {
 			}
 		}
 	}
+	if parity != nil {
+		fmt.Fprintf(w, "parity: host and %s\n", doc.Device)
+		for _, r := range doc.Parity {
+			switch {
+			case r.Skipped != "":
+				fmt.Fprintf(w, "skip %s: %s\n", r.Kernel, r.Skipped)
+			case r.Error != "":
+				fmt.Fprintf(w, "FAIL %s: %s\n", parityName(r), firstLine(r.Error))
+			default:
+				fmt.Fprintf(w, "ok   %s\n", parityName(r))
+			}
+		}
+	}
 	return failure
+}
+
+// parityName names a parity case: "axpy (float64, odd size)".
+func parityName(r kernels.ParityResult) string {
+	if r.Type != "" {
+		return fmt.Sprintf("%s (%s, %s)", r.Kernel, r.Type, r.Case)
+	}
+	return fmt.Sprintf("%s (%s)", r.Kernel, r.Case)
 }
 
 func yesNo(b bool) string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
@@ -55,15 +57,53 @@ func TestKernelsCompile(t *testing.T) {
 	cat.MustRegister(kernels.AxpyKernel)
 	cat.MustRegister(kernels.MustNew(kernels.Spec{Name: "broken", CUDA: `extern "C" __global__ void broken(float *x) { x[0] = nope; }`}))
 	var buf bytes.Buffer
-	err = runKernels(&buf, cat, false, true)
+	err = runKernels(&buf, cat, false, true, nil)
 	oneLine(t, "a broken kernel", err, "1 failed", "broken (default)")
 	if !strings.Contains(buf.String(), "FAIL broken (default): kernels: broken (variant default)") {
 		t.Errorf("output:\n%s", buf.String())
 	}
 	buf.Reset()
-	err = runKernels(&buf, cat, true, true)
+	err = runKernels(&buf, cat, true, true, nil)
 	var doc kernelsDoc
 	if jerr := json.Unmarshal(buf.Bytes(), &doc); jerr != nil || err == nil || len(doc.Failed) != 1 || doc.Summary != "CUDA kernels: 2 of 2" {
 		t.Errorf("--json --compile: %v, %v, %+v", err, jerr, doc)
+	}
+}
+
+func TestKernelsParity(t *testing.T) {
+	out, _, err := execute(t, "kernels", "--parity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mpitest.World(t).Rank() == 0 {
+		for _, w := range []string{"parity: host and cpu", "ok   axpy (float32, odd size)", "ok   laplace5 (float64, NaN and infinities)"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
+			}
+		}
+	}
+	// On the fake device the host implementation runs on device memory; a
+	// case that differs is named.
+	cat := kernels.NewCatalog()
+	cat.MustRegister(kernels.AxpyKernel)
+	cat.MustRegister(kernels.MustNew(kernels.Spec{Name: "uneven", Signature: "void uneven(float *x)",
+		Host: func(c *kernels.HostCall) error {
+			kernels.Out[float32](c, 0)[0] = float32(c.Len())
+			return nil
+		},
+		Parity: []kernels.ParityCase{{Name: "sizes", Make: func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
+			n := 3
+			if !b.Device().IsHost() {
+				n = 4
+			}
+			x, err := backend.NewOn[float32](b, n)
+			return []kernels.Arg{kernels.Array(x)}, kernels.Config{}, err
+		}}},
+	}))
+	var buf bytes.Buffer
+	err = runKernels(&buf, cat, false, false, fakedev.Default)
+	oneLine(t, "a kernel whose sides differ", err, "kernels --parity on fake:0: 1 failed: parity uneven (sizes)")
+	if !strings.Contains(buf.String(), "ok   axpy (int64, NaN and infinities)") || !strings.Contains(buf.String(), "FAIL uneven (sizes): kernels: uneven (sizes, float64), argument 0 (x): host and fake:0 differ: lengths 3 and 4") {
+		t.Errorf("output:\n%s", buf.String())
 	}
 }

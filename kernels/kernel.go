@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -409,16 +408,6 @@ func (k *Kernel) function(dev backend.Device, d cudaDevice, v Variant) (cudaFunc
 		}
 	})
 	return c.fn, c.err
-}
-
-// compiledVariants returns the keys of the variants compiled so far, for
-// tests.
-func (k *Kernel) compiledVariants() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	keys := slices.Collect(maps.Keys(k.variants))
-	sort.Strings(keys)
-	return keys
 }
 
 // debugMode reports whether XPMPI_CUDA_DEBUG=1: kernels compile with

@@ -285,15 +285,23 @@ func (s *StructType) asserts(sb *strings.Builder, done map[string]bool) {
 	fmt.Fprintf(sb, "static_assert(alignof(%s) == %d, \"xpmpi layout: struct %s: alignment differs from Go's %d\");\n", s.name, s.align, s.name, s.align)
 }
 
-// offsetofMacro defines XPMPI_OFFSETOF, a constant offsetof: NVRTC has no
-// <cstddef> and no __builtin_offsetof, but its front end folds the
-// classic address-of-member-of-null to a constant; other compilers (g++,
-// clang, nvcc) have __builtin_offsetof.
+// offsetofMacro defines XPMPI_OFFSETOF, a constant offsetof: the compiler's
+// __builtin_offsetof where __has_builtin says it has one (g++, clang, and
+// NVRTC versions that have it); otherwise, under NVRTC (11.8 has no
+// <cstddef> and no __builtin_offsetof), the classic address-of-member-of-
+// null, which its front end folds to a constant.
 const offsetofMacro = `#ifndef XPMPI_OFFSETOF
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_offsetof)
+#define XPMPI_OFFSETOF(S, f) __builtin_offsetof(S, f)
+#endif
+#endif
+#endif
+#ifndef XPMPI_OFFSETOF
 #if defined(__CUDACC_RTC__)
-#define XPMPI_OFFSETOF(T, f) ((unsigned long long)&(((T *)0)->f))
+#define XPMPI_OFFSETOF(S, f) ((unsigned long long)&(((S *)0)->f))
 #else
-#define XPMPI_OFFSETOF(T, f) __builtin_offsetof(T, f)
+#define XPMPI_OFFSETOF(S, f) __builtin_offsetof(S, f)
 #endif
 #endif
 `

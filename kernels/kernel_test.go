@@ -413,6 +413,16 @@ func TestCompilePTX(t *testing.T) {
 	if !strings.Contains(string(ptx), ".entry scale(") {
 		t.Errorf("PTX has no entry scale")
 	}
+	// A struct argument in a kernel with an element type parameter: T is a
+	// macro while the struct's declaration and layout checks compile.
+	gs := kernels.MustNew(kernels.Spec{Name: "gs", Types: []backend.DType{backend.Float32, backend.Float64},
+		Structs: []*kernels.StructType{kernels.MustStructOf[Affine]("")},
+		CUDA:    `extern "C" __global__ void gs(Affine p, T *x) { x[0] = (T)p.A; }`})
+	for _, v := range gs.Variants() {
+		if _, err := gs.CompilePTX(v); err != nil {
+			t.Errorf("gs (%v): %v", v, err)
+		}
+	}
 	bad := kernels.MustNew(kernels.Spec{Name: "bad", CUDA: `extern "C" __global__ void bad(float *x) { x[0] = undefined_name; }`})
 	_, err = bad.CompilePTX(bad.Variants()[0])
 	if err == nil || !strings.Contains(err.Error(), "kernels: bad (variant default)") || !strings.Contains(err.Error(), "undefined_name") || !strings.Contains(err.Error(), "bad.cu(1)") {

@@ -41,10 +41,20 @@ extern "C" __global__ void axpy(long long n, T a, const T *__restrict__ x, T *__
 		}
 		return nil
 	},
-	Parity: []ParityCase{
-		elementwiseCase("odd size", 1001, 0), elementwiseCase("one element", 1, 0),
-		elementwiseCase("empty", 0, 0), elementwiseCase("NaN and infinities", 7, 0),
-	},
+	Parity: StandardCases(func(b backend.Backend, dt backend.DType, in Inputs) ([]Arg, Config, error) {
+		xs, ys := in.Values(dt, 0), in.Values(dt, 1)
+		switch dt {
+		case backend.Float32:
+			return axpyArgs[float32](b, xs, ys, 1.5)
+		case backend.Float64:
+			return axpyArgs[float64](b, xs, ys, 1.5)
+		case backend.Int32:
+			return axpyArgs[int32](b, xs, ys, 3)
+		case backend.Int64:
+			return axpyArgs[int64](b, xs, ys, 3)
+		}
+		return nil, Config{}, fmt.Errorf("no case for %v", dt)
+	}),
 })
 
 func axpyHost[T float32 | float64 | int32 | int64](c *HostCall) {
@@ -152,61 +162,16 @@ func stencil[T float32 | float64](c *HostCall, laplace bool) {
 	}
 }
 
-// elementwiseCase is an axpy parity case of n elements; NaN and
-// infinities are mixed in for floats when the name says so.
-func elementwiseCase(name string, n, ulps int) ParityCase {
-	special := name == "NaN and infinities"
-	return ParityCase{Name: name, ULPs: ulps, Make: func(b backend.Backend, dt backend.DType) ([]Arg, Config, error) {
-		xs := make([]float64, n)
-		ys := make([]float64, n)
-		for i := range xs {
-			xs[i] = float64(i%17) - 8.5
-			ys[i] = float64(i%5) * 1.25
-		}
-		if special && dt.IsFloat() && n >= 5 {
-			xs[0], xs[1], xs[2] = math.NaN(), math.Inf(1), math.Inf(-1)
-			ys[3], ys[4] = math.Inf(1), math.NaN()
-		}
-		switch dt {
-		case backend.Float32:
-			return axpyArgs[float32](b, xs, ys, 1.5)
-		case backend.Float64:
-			return axpyArgs[float64](b, xs, ys, 1.5)
-		case backend.Int32:
-			return axpyArgs[int32](b, xs, ys, 3)
-		case backend.Int64:
-			return axpyArgs[int64](b, xs, ys, 3)
-		}
-		return nil, Config{}, fmt.Errorf("no case for %v", dt)
-	}}
-}
-
 func axpyArgs[T float32 | float64 | int32 | int64](b backend.Backend, xs, ys []float64, a float64) ([]Arg, Config, error) {
-	x, err := arrayOn[T](b, xs)
+	x, err := NewArray[T](b, xs)
 	if err != nil {
 		return nil, Config{}, err
 	}
-	y, err := arrayOn[T](b, ys)
+	y, err := NewArray[T](b, ys)
 	if err != nil {
 		return nil, Config{}, err
 	}
 	return []Arg{Int(len(xs)), Scalar(T(a)), Array(x), Array(y)}, Config{}, nil
-}
-
-// arrayOn returns a new array on b with the values vs converted to T.
-func arrayOn[T backend.Element](b backend.Backend, vs []float64) (*backend.Array[T], error) {
-	a, err := backend.NewOn[T](b, len(vs))
-	if err != nil {
-		return nil, err
-	}
-	s := make([]T, len(vs))
-	for i, v := range vs {
-		s[i] = T(v)
-	}
-	if err := backend.CopyFromHostSlice(a, s); err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // stencilCases are the parity cases of jacobi5 and laplace5: odd grids,
@@ -237,11 +202,11 @@ func stencilCases() []ParityCase {
 }
 
 func stencilArgs[T float32 | float64](b backend.Backend, vs []float64, rows, cols int) ([]Arg, Config, error) {
-	src, err := arrayOn[T](b, vs)
+	src, err := NewArray[T](b, vs)
 	if err != nil {
 		return nil, Config{}, err
 	}
-	dst, err := arrayOn[T](b, make([]float64, len(vs)))
+	dst, err := NewArray[T](b, make([]float64, len(vs)))
 	if err != nil {
 		return nil, Config{}, err
 	}

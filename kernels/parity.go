@@ -291,3 +291,62 @@ func (c *Catalog) Parity(dev backend.Backend) ([]ParityResult, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// Inputs describe the inputs of one standard parity case (StandardCases):
+// the number of elements and whether NaN and infinities are mixed in.
+type Inputs struct {
+	Name    string // the case's name
+	N       int    // elements per array
+	Special bool   // NaN, +Inf and -Inf among the values of float arrays
+}
+
+// Values returns the N values of array number arg of the case, for element
+// type dt: small integers and halves, different for each arg, exact in
+// every element type; with Special and a float dt, a NaN, +Inf and -Inf
+// at positions that depend on arg (when N >= 3).
+func (in Inputs) Values(dt backend.DType, arg int) []float64 {
+	vs := make([]float64, in.N)
+	for i := range vs {
+		vs[i] = float64((i*(arg+3)+arg)%37) - 18
+		if dt.IsFloat() {
+			vs[i] += 0.5 * float64(i%2)
+		}
+	}
+	if in.Special && dt.IsFloat() && in.N >= 3 {
+		vs[arg%in.N] = math.NaN()
+		vs[(arg+1)%in.N] = math.Inf(1)
+		vs[(arg+2)%in.N] = math.Inf(-1)
+	}
+	return vs
+}
+
+// StandardCases returns the parity cases every elementwise kernel should
+// pass: an empty launch, one element, an odd size (1001 elements, not a
+// multiple of a block) and NaN and infinities (7 elements). build makes a
+// case's arguments on backend b for element type dt from its Inputs.
+func StandardCases(build func(b backend.Backend, dt backend.DType, in Inputs) ([]Arg, Config, error)) []ParityCase {
+	var out []ParityCase
+	for _, in := range []Inputs{{Name: "empty"}, {Name: "one element", N: 1}, {Name: "odd size", N: 1001}, {Name: "NaN and infinities", N: 7, Special: true}} {
+		out = append(out, ParityCase{Name: in.Name, Make: func(b backend.Backend, dt backend.DType) ([]Arg, Config, error) {
+			return build(b, dt, in)
+		}})
+	}
+	return out
+}
+
+// NewArray returns a new array on backend b holding vs converted to T: a
+// helper for parity cases.
+func NewArray[T backend.Element](b backend.Backend, vs []float64) (*backend.Array[T], error) {
+	a, err := backend.NewOn[T](b, len(vs))
+	if err != nil {
+		return nil, err
+	}
+	s := make([]T, len(vs))
+	for i, v := range vs {
+		s[i] = T(v)
+	}
+	if err := backend.CopyFromHostSlice(a, s); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

@@ -15,5 +15,8 @@
 // code (kernels.Catalog.CompileAll) needs NVRTC only, and runs in the
 // tests of package kernels.
 //
-// Compare and CompareBytes are the comparison on their own.
+// kernels.StandardCases makes the standard cases of an elementwise kernel
+// (empty, one element, an odd size, NaN and infinities) from one function
+// that builds its arguments. Compare and CompareBytes are the comparison
+// on its own.
 package kerneltest

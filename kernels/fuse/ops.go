@@ -1,0 +1,447 @@
+package fuse
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// The chunk kernels: tight loops over the values of one chunk (at most
+// ChunkLen elements), each slice cut to the length of the first so that the
+// compiler drops the bounds checks. Products and quotients are converted to
+// T before they are added, which forbids a fused multiply-add: results are
+// those of the operators one at a time.
+
+type integer interface {
+	int32 | int64 | uint32 | uint64
+}
+
+// worker is the state of one goroutine evaluating chunks.
+type worker struct {
+	ptr   []unsafe.Pointer // per node: where the chunk's values are
+	lo    int              // first element of the current chunk
+	chunk int              // index of the current chunk
+	rs    *runState
+	arena []uint64 // the chunk buffers of temporaries
+}
+
+// step evaluates one operation on the n elements of the current chunk.
+type step func(w *worker, n int)
+
+func vec[T any](w *worker, s int32, n int) []T { return unsafe.Slice((*T)(w.ptr[s]), n) }
+
+func scal[T any](w *worker, s int32) T { return *(*T)(unsafe.Pointer(&w.rs.sc[s])) }
+
+// Binary arithmetic, vector with vector.
+
+func addVV[T backend.Element](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] + b[i]
+	}
+}
+
+func subVV[T backend.Element](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+}
+
+func mulVV[T backend.Element](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] * b[i]
+	}
+}
+
+func divVV[T backend.Float](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] / b[i]
+	}
+}
+
+func minVV[T backend.Element](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = min(a[i], b[i])
+	}
+}
+
+func maxVV[T backend.Element](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = max(a[i], b[i])
+	}
+}
+
+func powVV[T backend.Float](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
+	}
+}
+
+// Binary arithmetic with a scalar s: d = a op s, or d = s op a (rev).
+
+func addVS[T backend.Element](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] + s
+	}
+}
+
+func subVS[T backend.Element](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] - s
+	}
+}
+
+func subSV[T backend.Element](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = s - a[i]
+	}
+}
+
+func mulVS[T backend.Element](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] * s
+	}
+}
+
+func divVS[T backend.Float](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] / s
+	}
+}
+
+func divSV[T backend.Float](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = s / a[i]
+	}
+}
+
+// axpyK sets d = y + T(s*x), unrolled by 4.
+func axpyK[T backend.Element](d []T, s T, x, y []T) {
+	x, y = x[:len(d)], y[:len(d)]
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		d[i] = y[i] + T(s*x[i])
+		d[i+1] = y[i+1] + T(s*x[i+1])
+		d[i+2] = y[i+2] + T(s*x[i+2])
+		d[i+3] = y[i+3] + T(s*x[i+3])
+	}
+	for ; i < len(d); i++ {
+		d[i] = y[i] + T(s*x[i])
+	}
+}
+
+// axmyK sets d = y - T(s*x), unrolled by 4.
+func axmyK[T backend.Element](d []T, s T, x, y []T) {
+	x, y = x[:len(d)], y[:len(d)]
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		d[i] = y[i] - T(s*x[i])
+		d[i+1] = y[i+1] - T(s*x[i+1])
+		d[i+2] = y[i+2] - T(s*x[i+2])
+		d[i+3] = y[i+3] - T(s*x[i+3])
+	}
+	for ; i < len(d); i++ {
+		d[i] = y[i] - T(s*x[i])
+	}
+}
+
+// Comparisons.
+
+func ltK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] < b[i]
+	}
+}
+
+func leK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] <= b[i]
+	}
+}
+
+func gtK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] > b[i]
+	}
+}
+
+func geK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] >= b[i]
+	}
+}
+
+func eqK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] == b[i]
+	}
+}
+
+func neK[T backend.Element](d []bool, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] != b[i]
+	}
+}
+
+func andK(d, a, b []bool) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] && b[i]
+	}
+}
+
+func orK(d, a, b []bool) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] || b[i]
+	}
+}
+
+func notK(d, a []bool) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = !a[i]
+	}
+}
+
+func whereK[T any](d []T, c []bool, a, b []T) {
+	c, a, b = c[:len(d)], a[:len(d)], b[:len(d)]
+	for i := range d {
+		if c[i] {
+			d[i] = a[i]
+		} else {
+			d[i] = b[i]
+		}
+	}
+}
+
+// Unary operations.
+
+func negK[T backend.Element](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = -a[i]
+	}
+}
+
+func absIK[T integer](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		v := a[i]
+		if v < 0 {
+			v = -v
+		}
+		d[i] = v
+	}
+}
+
+func absFK[T backend.Float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Abs(float64(a[i])))
+	}
+}
+
+func sqrtK[T backend.Float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Sqrt(float64(a[i])))
+	}
+}
+
+func expK[T backend.Float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Exp(float64(a[i])))
+	}
+}
+
+func logK[T backend.Float](d, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = T(math.Log(float64(a[i])))
+	}
+}
+
+func castK[D, S backend.Element](d []D, a []S) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = D(a[i])
+	}
+}
+
+func castBoolK[D backend.Element](d []D, a []bool) {
+	a = a[:len(d)]
+	for i := range d {
+		var v D
+		if a[i] {
+			v = 1
+		}
+		d[i] = v
+	}
+}
+
+// Reductions of one chunk. Float sums use 8 lanes: element j of the chunk
+// is added to lane j%8, in order, and the lanes are combined as
+// ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)).
+
+func sumFK[T backend.Float](a []T) float64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		v := a[i : i+8 : i+8]
+		s0 += float64(v[0])
+		s1 += float64(v[1])
+		s2 += float64(v[2])
+		s3 += float64(v[3])
+		s4 += float64(v[4])
+		s5 += float64(v[5])
+		s6 += float64(v[6])
+		s7 += float64(v[7])
+	}
+	if r := a[i:]; len(r) > 0 {
+		s0 += float64(r[0])
+		if len(r) > 1 {
+			s1 += float64(r[1])
+		}
+		if len(r) > 2 {
+			s2 += float64(r[2])
+		}
+		if len(r) > 3 {
+			s3 += float64(r[3])
+		}
+		if len(r) > 4 {
+			s4 += float64(r[4])
+		}
+		if len(r) > 5 {
+			s5 += float64(r[5])
+		}
+		if len(r) > 6 {
+			s6 += float64(r[6])
+		}
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+func dotFK[T backend.Float](a, b []T) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		v, w := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += float64(v[0]) * float64(w[0])
+		s1 += float64(v[1]) * float64(w[1])
+		s2 += float64(v[2]) * float64(w[2])
+		s3 += float64(v[3]) * float64(w[3])
+		s4 += float64(v[4]) * float64(w[4])
+		s5 += float64(v[5]) * float64(w[5])
+		s6 += float64(v[6]) * float64(w[6])
+		s7 += float64(v[7]) * float64(w[7])
+	}
+	if r, q := a[i:], b[i:]; len(r) > 0 {
+		q = q[:len(r)]
+		s0 += float64(r[0]) * float64(q[0])
+		if len(r) > 1 {
+			s1 += float64(r[1]) * float64(q[1])
+		}
+		if len(r) > 2 {
+			s2 += float64(r[2]) * float64(q[2])
+		}
+		if len(r) > 3 {
+			s3 += float64(r[3]) * float64(q[3])
+		}
+		if len(r) > 4 {
+			s4 += float64(r[4]) * float64(q[4])
+		}
+		if len(r) > 5 {
+			s5 += float64(r[5]) * float64(q[5])
+		}
+		if len(r) > 6 {
+			s6 += float64(r[6]) * float64(q[6])
+		}
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// sumIK returns the wrapping sum of a in 64 bits (signed values
+// sign-extended).
+func sumIK[T integer](a []T) uint64 {
+	var s uint64
+	for _, v := range a {
+		s += uint64(v)
+	}
+	return s
+}
+
+func dotIK[T integer](a, b []T) uint64 {
+	b = b[:len(a)]
+	var s uint64
+	for i, v := range a {
+		s += uint64(v) * uint64(b[i])
+	}
+	return s
+}
+
+// maxK returns the largest element of the non-empty a, NaN if a has one.
+func maxK[T backend.Element](a []T) T {
+	m := a[0]
+	for _, v := range a[1:] {
+		if v > m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+// minK returns the smallest element of the non-empty a, NaN if a has one.
+func minK[T backend.Element](a []T) T {
+	m := a[0]
+	for _, v := range a[1:] {
+		if v < m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+// fillBits sets n values of size bytes at p to the low bytes of bits.
+func fillBits(p unsafe.Pointer, size, n int, bits uint64) {
+	switch size {
+	case 8:
+		s := unsafe.Slice((*uint64)(p), n)
+		for i := range s {
+			s[i] = bits
+		}
+	case 4:
+		s := unsafe.Slice((*uint32)(p), n)
+		v := uint32(bits)
+		for i := range s {
+			s[i] = v
+		}
+	default:
+		s := unsafe.Slice((*uint8)(p), n)
+		v := uint8(bits)
+		for i := range s {
+			s[i] = v
+		}
+	}
+}

@@ -117,7 +117,7 @@ func Compile(roots ...*Expr) (*Kernel, error) {
 			c.k.redIdx[r.name] = len(c.k.reds)
 			c.k.reds = append(c.k.reds, rd)
 		default:
-			return nil, fmt.Errorf("fuse: Compile of a %v: the roots are outputs (Out) and reductions (Sum, Dot, ReduceMax, ReduceMin)", r.op)
+			return nil, fmt.Errorf("fuse: Compile of an operation (%v): the roots are outputs (Out) and reductions (Sum, Dot, ReduceMax, ReduceMin)", r.op)
 		}
 	}
 	if len(c.k.reds) > MaxReductions {
@@ -223,6 +223,16 @@ func (c *compiler) visit(e *Expr) (int32, error) {
 
 // plan rewrites fused patterns, makes the steps and lays out the arena.
 func (k *Kernel) plan() {
+	// An output of a Var's values is a copy into a temporary (a Cast to
+	// its own type), so that no store reads an array that another store
+	// may have written (Out("x", y) with Out("y", x) swaps).
+	for i := range k.outs {
+		o := &k.outs[i]
+		if k.nodes[o.val].op == opVar {
+			k.nodes = append(k.nodes, inode{op: opCast, dt: o.dt, args: []int32{o.val}})
+			o.val = int32(len(k.nodes) - 1)
+		}
+	}
 	nodes := k.nodes
 	for i := range nodes {
 		nodes[i].off = -1

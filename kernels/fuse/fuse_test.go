@@ -198,7 +198,7 @@ func floatCases[T backend.Float]() []floatCase[T] {
 			ref: func(x, y, z []T, a, b T) (map[string][]float64, map[string][]T, map[string][]T) {
 				z0 := append([]T(nil), z...)
 				for i := range x {
-					e := (x[i]*y[i] - a/x[i]) / ((b - y[i]) + z[i]/b)
+					e := (T(x[i]*y[i]) - T(a/x[i])) / ((b - y[i]) + T(z[i]/b)) // T(): no fused multiply-add
 					z[i] = e - a
 				}
 				return map[string][]float64{"s": f64(x)}, map[string][]T{"mx": y}, map[string][]T{"mn": z0}
@@ -262,7 +262,7 @@ func floatCases[T backend.Float]() []floatCase[T] {
 					fuse.Sum("n", c2(1)), fuse.Dot("d", x, s)}
 			},
 			ref: func(x, y, z []T, a, b T) (map[string][]float64, map[string][]T, map[string][]T) {
-				s := T(math.Sqrt(float64(a*a + 1)))
+				s := T(math.Sqrt(float64(T(a*a) + 1)))
 				ones, d := make([]float64, len(x)), make([]float64, len(x))
 				for i := range x {
 					z[i] = max(x[i], s)

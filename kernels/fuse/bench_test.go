@@ -1,0 +1,116 @@
+package fuse_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/kernels/fuse"
+)
+
+// The benchmarks of the three CG passes, fused against hand-written Go
+// loops that do the same in one loop each:
+//
+//	go test -run - -bench CG ./kernels/fuse
+//
+// SetBytes counts the bytes each pass must move: 16 per element for p.Ap,
+// 48 for the update (x, r read and written, p and Ap read), 24 for p.
+
+var benchSizes = []int{1 << 14, 1 << 20}
+
+// benchVectors returns vectors of numbers in [-1.5, 1.5] away from 0 (no
+// subnormal products, which are slow).
+func benchVectors(n int) (x, r, p, ap []float64) {
+	v := func(seed uint64) []float64 {
+		out := make([]float64, n)
+		rng := rand.New(rand.NewPCG(seed, 3))
+		for i := range out {
+			out[i] = (0.5 + rng.Float64()) * float64(1-2*rng.IntN(2))
+		}
+		return out
+	}
+	return make([]float64, n), v(1), v(2), v(3)
+}
+
+// loopUpdate is the hand-written update: x += alpha p, r -= alpha Ap,
+// returning r.r.
+func loopUpdate(alpha float64, x, r, p, ap []float64) float64 {
+	r, p, ap = r[:len(x)], p[:len(x)], ap[:len(x)]
+	var s float64
+	for i := range x {
+		x[i] += alpha * p[i]
+		v := r[i] - alpha*ap[i]
+		r[i] = v
+		s += v * v
+	}
+	return s
+}
+
+func loopDot(p, ap []float64) float64 {
+	ap = ap[:len(p)]
+	var s float64
+	for i := range p {
+		s += p[i] * ap[i]
+	}
+	return s
+}
+
+func loopDirection(beta float64, r, p []float64) {
+	r = r[:len(p)]
+	for i := range p {
+		p[i] = r[i] + beta*p[i]
+	}
+}
+
+func BenchmarkCG(b *testing.B) {
+	ks := newCGKernels()
+	for _, n := range benchSizes {
+		x, r, p, ap := benchVectors(n)
+		alpha, beta := 1e-9, 0.5
+		args := fuse.Args{"x": backend.Wrap(x), "r": backend.Wrap(r), "p": backend.Wrap(p), "ap": backend.Wrap(ap), "alpha": &alpha, "beta": &beta}
+		run := func(k *fuse.Kernel) {
+			if _, err := k.Run(args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var sink float64
+		b.Run(fmt.Sprintf("dot/fused/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(16 * n))
+			for b.Loop() {
+				run(ks.dot)
+			}
+		})
+		b.Run(fmt.Sprintf("dot/loop/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(16 * n))
+			for b.Loop() {
+				sink += loopDot(p, ap)
+			}
+		})
+		b.Run(fmt.Sprintf("update/fused/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(48 * n))
+			for b.Loop() {
+				run(ks.update)
+			}
+		})
+		b.Run(fmt.Sprintf("update/loop/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(48 * n))
+			for b.Loop() {
+				sink += loopUpdate(alpha, x, r, p, ap)
+			}
+		})
+		b.Run(fmt.Sprintf("direction/fused/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(24 * n))
+			for b.Loop() {
+				run(ks.direction)
+			}
+		})
+		b.Run(fmt.Sprintf("direction/loop/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(24 * n))
+			for b.Loop() {
+				loopDirection(beta, r, p)
+			}
+		})
+		_ = sink
+	}
+}

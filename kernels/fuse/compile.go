@@ -318,16 +318,65 @@ func (k *Kernel) plan() {
 		}
 		return len(k.vsteps) - 1
 	}
-	prodStep := map[int32]int{}
+	// The dot of an axpy's values with themselves is added in the axpy's
+	// loop; two axpys next to each other, the second not reading the
+	// first, share one loop (as x += a*p and r -= a*Ap do in CG).
+	isAx := func(id int32) bool {
+		n := &nodes[id]
+		return (n.op == opAxpy || n.op == opAxmy) && !n.uniform && !n.dead
+	}
+	dotOf := map[int32]int{}
+	absorbed := make([]bool, len(k.reds))
+	for ri, r := range k.reds {
+		if r.op == opDot && r.args[0] == r.args[1] && isAx(r.args[0]) && r.dt.isFloat() {
+			if _, ok := dotOf[r.args[0]]; !ok {
+				dotOf[r.args[0]] = ri
+				absorbed[ri] = true
+			}
+		}
+	}
+	var chunkNodes []int32
 	for i := range nodes {
 		n := &nodes[i]
-		if n.uniform || n.dead || n.op == opVar {
+		if !n.uniform && !n.dead && n.op != opVar {
+			chunkNodes = append(chunkNodes, int32(i))
+		}
+	}
+	prodStep := map[int32]int{}
+	for j := 0; j < len(chunkNodes); j++ {
+		a := chunkNodes[j]
+		if j+1 < len(chunkNodes) && isAx(a) && isAx(chunkNodes[j+1]) {
+			b := chunkNodes[j+1]
+			_, dotA := dotOf[a]
+			_, dotB := dotOf[b]
+			nb := &nodes[b]
+			if nodes[a].dt == nb.dt && nb.args[1] != a && nb.args[2] != a && !(dotA && dotB) {
+				first, second := a, b
+				if dotA {
+					first, second = b, a
+				}
+				ri := -1
+				if r, ok := dotOf[second]; ok {
+					ri = r
+				}
+				reads := append(k.vectorReads(a), k.vectorReads(b)...)
+				p := addStep(axpyPairStep(nodes, first, second, ri, len(k.reds)), reads...)
+				prodStep[a], prodStep[b] = p, p
+				j++
+				continue
+			}
+		}
+		reads := k.vectorReads(a)
+		if ri, ok := dotOf[a]; ok {
+			prodStep[a] = addStep(axpyDotStep(nodes, a, ri, len(k.reds)), reads...)
 			continue
 		}
-		reads := k.vectorReads(int32(i))
-		prodStep[int32(i)] = addStep(buildStep(nodes, int32(i), false), reads...)
+		prodStep[a] = addStep(buildStep(nodes, a, false), reads...)
 	}
 	for ri := range k.reds {
+		if absorbed[ri] {
+			continue
+		}
 		r := &k.reds[ri]
 		for _, a := range r.args {
 			if nodes[a].uniform {

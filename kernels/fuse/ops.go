@@ -133,10 +133,11 @@ func axpyK[T backend.Element](d []T, s T, x, y []T) {
 	x, y = x[:len(d)], y[:len(d)]
 	i := 0
 	for ; i+4 <= len(d); i += 4 {
-		d[i] = y[i] + T(s*x[i])
-		d[i+1] = y[i+1] + T(s*x[i+1])
-		d[i+2] = y[i+2] + T(s*x[i+2])
-		d[i+3] = y[i+3] + T(s*x[i+3])
+		v, a, b := d[i:i+4:i+4], x[i:i+4:i+4], y[i:i+4:i+4]
+		v[0] = b[0] + T(s*a[0])
+		v[1] = b[1] + T(s*a[1])
+		v[2] = b[2] + T(s*a[2])
+		v[3] = b[3] + T(s*a[3])
 	}
 	for ; i < len(d); i++ {
 		d[i] = y[i] + T(s*x[i])
@@ -148,10 +149,11 @@ func axmyK[T backend.Element](d []T, s T, x, y []T) {
 	x, y = x[:len(d)], y[:len(d)]
 	i := 0
 	for ; i+4 <= len(d); i += 4 {
-		d[i] = y[i] - T(s*x[i])
-		d[i+1] = y[i+1] - T(s*x[i+1])
-		d[i+2] = y[i+2] - T(s*x[i+2])
-		d[i+3] = y[i+3] - T(s*x[i+3])
+		v, a, b := d[i:i+4:i+4], x[i:i+4:i+4], y[i:i+4:i+4]
+		v[0] = b[0] - T(s*a[0])
+		v[1] = b[1] - T(s*a[1])
+		v[2] = b[2] - T(s*a[2])
+		v[3] = b[3] - T(s*a[3])
 	}
 	for ; i < len(d); i++ {
 		d[i] = y[i] - T(s*x[i])
@@ -444,4 +446,131 @@ func fillBits(p unsafe.Pointer, size, n int, bits uint64) {
 			s[i] = v
 		}
 	}
+}
+
+// axpyDotK sets d = y + T(s*x) and returns the float64 sum of d*d added
+// in the lanes of dotFK (element j to lane j%8): the bits of axpyK followed
+// by dotFK(d, d), in one loop.
+func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
+	x, y = x[:len(d)], y[:len(d)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		v, a, b := d[i:i+8:i+8], x[i:i+8:i+8], y[i:i+8:i+8]
+		v0 := b[0] + T(s*a[0])
+		v1 := b[1] + T(s*a[1])
+		v2 := b[2] + T(s*a[2])
+		v3 := b[3] + T(s*a[3])
+		v4 := b[4] + T(s*a[4])
+		v5 := b[5] + T(s*a[5])
+		v6 := b[6] + T(s*a[6])
+		v7 := b[7] + T(s*a[7])
+		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] = v0, v1, v2, v3, v4, v5, v6, v7
+		s0 += float64(v0) * float64(v0)
+		s1 += float64(v1) * float64(v1)
+		s2 += float64(v2) * float64(v2)
+		s3 += float64(v3) * float64(v3)
+		s4 += float64(v4) * float64(v4)
+		s5 += float64(v5) * float64(v5)
+		s6 += float64(v6) * float64(v6)
+		s7 += float64(v7) * float64(v7)
+	}
+	for k := 0; i < len(d); i, k = i+1, k+1 {
+		v := y[i] + T(s*x[i])
+		d[i] = v
+		lane(k, float64(v)*float64(v), &s0, &s1, &s2, &s3, &s4, &s5, &s6)
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// lane adds v to lane k < 7 of a tail.
+func lane(k int, v float64, s0, s1, s2, s3, s4, s5, s6 *float64) {
+	switch k {
+	case 0:
+		*s0 += v
+	case 1:
+		*s1 += v
+	case 2:
+		*s2 += v
+	case 3:
+		*s3 += v
+	case 4:
+		*s4 += v
+	case 5:
+		*s5 += v
+	default:
+		*s6 += v
+	}
+}
+
+// axpy2K sets d1 = y1 + T(s1*x1) and d2 = y2 + T(s2*x2) in one loop,
+// reading all four operands of an element before writing either result,
+// so that results may be operands.
+func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
+	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
+	for i := range d1 {
+		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
+		d1[i] = b1 + T(s1*a1)
+		d2[i] = b2 + T(s2*a2)
+	}
+}
+
+// axpy2DotK is axpy2K that also returns the sum of d2*d2 as axpyDotK
+// adds it.
+func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64 {
+	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
+	var s0, s1_, s2_, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(d1); i += 8 {
+		e, a, b := d1[i:i+8:i+8], x1[i:i+8:i+8], y1[i:i+8:i+8]
+		v, p, q := d2[i:i+8:i+8], x2[i:i+8:i+8], y2[i:i+8:i+8]
+		a0, b0, p0, q0 := a[0], b[0], p[0], q[0]
+		e[0] = b0 + T(s1*a0)
+		w0 := q0 + T(s2*p0)
+		v[0] = w0
+		a1, b1, p1, q1 := a[1], b[1], p[1], q[1]
+		e[1] = b1 + T(s1*a1)
+		w1 := q1 + T(s2*p1)
+		v[1] = w1
+		a2, b2, p2, q2 := a[2], b[2], p[2], q[2]
+		e[2] = b2 + T(s1*a2)
+		w2 := q2 + T(s2*p2)
+		v[2] = w2
+		a3, b3, p3, q3 := a[3], b[3], p[3], q[3]
+		e[3] = b3 + T(s1*a3)
+		w3 := q3 + T(s2*p3)
+		v[3] = w3
+		a4, b4, p4, q4 := a[4], b[4], p[4], q[4]
+		e[4] = b4 + T(s1*a4)
+		w4 := q4 + T(s2*p4)
+		v[4] = w4
+		a5, b5, p5, q5 := a[5], b[5], p[5], q[5]
+		e[5] = b5 + T(s1*a5)
+		w5 := q5 + T(s2*p5)
+		v[5] = w5
+		a6, b6, p6, q6 := a[6], b[6], p[6], q[6]
+		e[6] = b6 + T(s1*a6)
+		w6 := q6 + T(s2*p6)
+		v[6] = w6
+		a7, b7, p7, q7 := a[7], b[7], p[7], q[7]
+		e[7] = b7 + T(s1*a7)
+		w7 := q7 + T(s2*p7)
+		v[7] = w7
+		s0 += float64(w0) * float64(w0)
+		s1_ += float64(w1) * float64(w1)
+		s2_ += float64(w2) * float64(w2)
+		s3 += float64(w3) * float64(w3)
+		s4 += float64(w4) * float64(w4)
+		s5 += float64(w5) * float64(w5)
+		s6 += float64(w6) * float64(w6)
+		s7 += float64(w7) * float64(w7)
+	}
+	for k := 0; i < len(d1); i, k = i+1, k+1 {
+		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
+		d1[i] = b1 + T(s1*a1)
+		v := b2 + T(s2*a2)
+		d2[i] = v
+		lane(k, float64(v)*float64(v), &s0, &s1_, &s2_, &s3, &s4, &s5, &s6)
+	}
+	return ((s0 + s1_) + (s2_ + s3)) + ((s4 + s5) + (s6 + s7))
 }

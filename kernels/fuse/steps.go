@@ -336,3 +336,68 @@ func pairwise(part []uint64, lo, hi, ri, nred int) float64 {
 	m := lo + (hi-lo)/2
 	return pairwise(part, lo, m, ri, nred) + pairwise(part, m, hi, ri, nred)
 }
+
+// axpyPairStep returns the step of two independent axpy nodes (y + s*x or
+// y - s*x) a and b in one loop; where ri >= 0 the step also stores the
+// partial result of reduction ri, the dot of b's values with themselves.
+// y - s*x is computed as y + (-s)*x, which has the same bits.
+func axpyPairStep(nodes []inode, a, b int32, ri, nred int) step {
+	switch backend.DType(nodes[a].dt) {
+	case backend.Float32:
+		return axpyPairStepT[float32](nodes, a, b, ri, nred)
+	case backend.Float64:
+		return axpyPairStepT[float64](nodes, a, b, ri, nred)
+	case backend.Int32:
+		return axpyPairStepT[int32](nodes, a, b, ri, nred)
+	case backend.Int64:
+		return axpyPairStepT[int64](nodes, a, b, ri, nred)
+	case backend.Uint32:
+		return axpyPairStepT[uint32](nodes, a, b, ri, nred)
+	default:
+		return axpyPairStepT[uint64](nodes, a, b, ri, nred)
+	}
+}
+
+// axpyScalar returns a function that reads the scalar of axpy node id,
+// negated for y - s*x.
+func axpyScalar[T backend.Element](n *inode) func(w *worker) T {
+	s := n.args[0]
+	if n.op == opAxmy {
+		return func(w *worker) T { return -scal[T](w, s) }
+	}
+	return func(w *worker) T { return scal[T](w, s) }
+}
+
+func axpyPairStepT[T backend.Element](nodes []inode, a, b int32, ri, nred int) step {
+	na, nb := &nodes[a], &nodes[b]
+	sa, sb := axpyScalar[T](na), axpyScalar[T](nb)
+	xa, ya, xb, yb := na.args[1], na.args[2], nb.args[1], nb.args[2]
+	if ri >= 0 {
+		k := pick[func(d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64](axpy2DotK[float64], axpy2DotK[float32])
+		return func(w *worker, n int) {
+			w.rs.part[w.chunk*nred+ri] = math.Float64bits(k(vec[T](w, a, n), sa(w), vec[T](w, xa, n), vec[T](w, ya, n),
+				vec[T](w, b, n), sb(w), vec[T](w, xb, n), vec[T](w, yb, n)))
+		}
+	}
+	return func(w *worker, n int) {
+		axpy2K(vec[T](w, a, n), sa(w), vec[T](w, xa, n), vec[T](w, ya, n), vec[T](w, b, n), sb(w), vec[T](w, xb, n), vec[T](w, yb, n))
+	}
+}
+
+// axpyDotStep returns the step of axpy node a that also stores the partial
+// result of reduction ri, the dot of a's values with themselves.
+func axpyDotStep(nodes []inode, a int32, ri, nred int) step {
+	if backend.DType(nodes[a].dt) == backend.Float32 {
+		return axpyDotStepT[float32](nodes, a, ri, nred)
+	}
+	return axpyDotStepT[float64](nodes, a, ri, nred)
+}
+
+func axpyDotStepT[T backend.Float](nodes []inode, a int32, ri, nred int) step {
+	n := &nodes[a]
+	s := axpyScalar[T](n)
+	x, y := n.args[1], n.args[2]
+	return func(w *worker, m int) {
+		w.rs.part[w.chunk*nred+ri] = math.Float64bits(axpyDotK(vec[T](w, a, m), s(w), vec[T](w, x, m), vec[T](w, y, m)))
+	}
+}

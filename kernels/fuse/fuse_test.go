@@ -190,6 +190,19 @@ func floatCases[T backend.Float]() []floatCase[T] {
 				}
 				return map[string][]float64{"rr": prod(y, y)}, nil, nil
 			}},
+		{name: "pair-dot-first", outs: []string{"y", "z"},
+			roots: func(x, y, z, a, b *fuse.Expr) []*fuse.Expr {
+				yn := fuse.Out("y", fuse.Sub(y, fuse.Mul(a, x)))
+				zn := fuse.Out("z", fuse.Add(fuse.Mul(x, b), z))
+				return []*fuse.Expr{yn, zn, fuse.Dot("yy", yn, yn), fuse.Dot("yz", yn, zn)}
+			},
+			ref: func(x, y, z []T, a, b T) (map[string][]float64, map[string][]T, map[string][]T) {
+				for i := range x {
+					y[i] = y[i] - T(a*x[i])
+					z[i] = T(x[i]*b) + z[i]
+				}
+				return map[string][]float64{"yy": prod(y, y), "yz": prod(y, z)}, nil, nil
+			}},
 		{name: "arith", outs: []string{"z"},
 			roots: func(x, y, z, a, b *fuse.Expr) []*fuse.Expr {
 				e := fuse.Div(fuse.Sub(fuse.Mul(x, y), fuse.Div(a, x)), fuse.Add(fuse.Sub(b, y), fuse.Div(z, b)))
@@ -412,6 +425,32 @@ func TestIntegers(t *testing.T) {
 	}
 }
 
+// TestIntegerAxpys checks the fused loops of axpys on integers: two
+// independent ones in one loop, wrapping.
+func TestIntegerAxpys(t *testing.T) {
+	x, y, z := fuse.Var[int32]("x"), fuse.Var[int32]("y"), fuse.Var[int32]("z")
+	a := fuse.Param[int32]("a")
+	k := fuse.MustCompile(fuse.Out("y", fuse.Sub(y, fuse.Mul(a, x))), fuse.Out("x", fuse.Add(x, fuse.Mul(z, a))))
+	for _, n := range sizes {
+		r := rand.New(rand.NewPCG(uint64(n), 3))
+		xs, ys, zs := make([]int32, n), make([]int32, n), make([]int32, n)
+		for i := range xs {
+			xs[i], ys[i], zs[i] = int32(r.Uint32()), int32(r.Uint32()), int32(r.Uint32())
+		}
+		wx, wy := append([]int32(nil), xs...), append([]int32(nil), ys...)
+		av := int32(-123457)
+		for i := range wx {
+			wy[i] = ys[i] - av*xs[i]
+			wx[i] = xs[i] + zs[i]*av
+		}
+		if _, err := k.Run(fuse.Args{"x": backend.Wrap(xs), "y": backend.Wrap(ys), "z": backend.Wrap(zs), "a": av}); err != nil {
+			t.Fatal(err)
+		}
+		checkSlice(t, "x", xs, wx)
+		checkSlice(t, "y", ys, wy)
+	}
+}
+
 // TestThreads checks that results, reductions included, are bitwise the
 // same for every thread budget.
 func TestThreads(t *testing.T) {
@@ -617,6 +656,9 @@ func TestErrors(t *testing.T) {
 // the parallel threshold, with Args built once and a parameter given by
 // pointer.
 func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items")
+	}
 	n := 10007
 	x, r, p, ap := fuse.Var[float64]("x"), fuse.Var[float64]("r"), fuse.Var[float64]("p"), fuse.Var[float64]("ap")
 	alpha := fuse.Param[float64]("alpha")

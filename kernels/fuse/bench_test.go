@@ -9,8 +9,9 @@ import (
 	"github.com/xpmpi/xpmpi/kernels/fuse"
 )
 
-// The benchmarks of the three CG passes, fused against hand-written Go
-// loops that do the same in one loop each:
+// The benchmarks of the three CG passes, fused (with the default thread
+// budget, and with one thread: "fused1") against hand-written Go loops
+// that do the same in one loop each, on one thread:
 //
 //	go test -run - -bench CG ./kernels/fuse
 //
@@ -74,6 +75,15 @@ func BenchmarkCG(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		one := func(name string, bytes int, k *fuse.Kernel) {
+			b.Run(fmt.Sprintf("%s/fused1/n=%d", name, n), func(b *testing.B) {
+				defer backend.SetThreads(backend.SetThreads(1))
+				b.SetBytes(int64(bytes * n))
+				for b.Loop() {
+					run(k)
+				}
+			})
+		}
 		var sink float64
 		b.Run(fmt.Sprintf("dot/fused/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(16 * n))
@@ -81,6 +91,7 @@ func BenchmarkCG(b *testing.B) {
 				run(ks.dot)
 			}
 		})
+		one("dot", 16, ks.dot)
 		b.Run(fmt.Sprintf("dot/loop/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(16 * n))
 			for b.Loop() {
@@ -93,6 +104,7 @@ func BenchmarkCG(b *testing.B) {
 				run(ks.update)
 			}
 		})
+		one("update", 48, ks.update)
 		b.Run(fmt.Sprintf("update/loop/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(48 * n))
 			for b.Loop() {
@@ -105,6 +117,7 @@ func BenchmarkCG(b *testing.B) {
 				run(ks.direction)
 			}
 		})
+		one("direction", 24, ks.direction)
 		b.Run(fmt.Sprintf("direction/loop/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(24 * n))
 			for b.Loop() {

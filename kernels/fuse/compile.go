@@ -484,8 +484,10 @@ func (k *Kernel) describe() string {
 	return b.String()
 }
 
-// String lists the kernel's operations after fusion, one per step: t<N>
-// are temporaries, axpy(s, x, y) is y + s*x and axmy(s, x, y) is y - s*x.
+// String lists the kernel's operations after the rewrites of fused
+// patterns: t<N> are temporaries, "chunk" operations run per element and
+// "scalar" ones once per Run, axpy(s, x, y) is y + s*x and axmy(s, x, y)
+// is y - s*x. Which operations share a loop is not shown.
 func (k *Kernel) String() string { return k.desc }
 
 // Vars returns the names of the array arguments: the Vars and the

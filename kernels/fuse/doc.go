@@ -58,8 +58,12 @@
 // Run in steady state below the parallel threshold. Uniform
 // subexpressions (of Params and Consts only) are computed once per Run.
 // The compiler fuses a*x + y, x*a + y and y - a*x (a uniform) into one
-// loop, and Sum(x*y) of float64 into a dot product; Kernel.String shows
-// the steps. Arrays of ParallelMin elements or more are evaluated by up to
+// loop, and Sum(x*y) of float64 into a dot product; two such updates next
+// to each other, the second not reading the first, share one loop, and
+// the dot of an update's result with itself is accumulated in that loop
+// (so the CG update x += alpha p; r -= alpha Ap; r.r is one loop over the
+// four arrays). These change no bit of any result. Kernel.String shows the
+// operations after these rewrites. Arrays of ParallelMin elements or more are evaluated by up to
 // backend.Threads() goroutines, each taking groups of chunks.
 //
 // Arrays of the fake device (package backend/fakedev) are host memory: Run

@@ -626,6 +626,7 @@ func TestErrors(t *testing.T) {
 		{"missing param", fuse.Args{"x": xs, "y": ys}, `missing argument "a"`},
 		{"wrong array type", fuse.Args{"x": backend.Wrap(make([]float32, 5)), "y": ys, "a": 1.0}, `argument "x" is an array of float32, want float64`},
 		{"not an array", fuse.Args{"x": 3.0, "y": ys, "a": 1.0}, `argument "x" is a float64, want an array`},
+		{"nil array", fuse.Args{"x": (*backend.Array[float64])(nil), "y": ys, "a": 1.0}, `argument "x" is a *backend.Array[float64], want an array`},
 		{"wrong param type", fuse.Args{"x": xs, "y": ys, "a": float32(1)}, `argument "a" is a float32, want a float64`},
 		{"length", fuse.Args{"x": xs, "y": backend.Wrap(make([]float64, 6)), "a": 1.0}, `argument "y" has 6 elements, "x" has 5`},
 		{"devices", fuse.Args{"x": xs, "y": fk, "a": 1.0}, `argument "y" is on fake:0, "x" on cpu`},

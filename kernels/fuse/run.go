@@ -170,7 +170,7 @@ func (k *Kernel) bind(ws *workspace, args Args) (n int, dev backend.Device, be b
 			return nil, fmt.Errorf("fuse: missing argument %q (an array of %v)", name, dt)
 		}
 		a, ok := v.(array)
-		if !ok || a == nil {
+		if !ok || isNil(v) {
 			return nil, fmt.Errorf("fuse: argument %q is a %T, want an array of %v (*backend.Array[%v])", name, v, dt, dt)
 		}
 		if a.DType() != backend.DType(dt) {
@@ -217,6 +217,25 @@ func (k *Kernel) bind(ws *workspace, args Args) (n int, dev backend.Device, be b
 		n = 0 // no arrays: cannot happen, every kernel has an output or a reduction of arrays
 	}
 	return n, dev, be, nil
+}
+
+// isNil reports whether v is a nil *backend.Array.
+func isNil(v any) bool {
+	switch a := v.(type) {
+	case *backend.Array[float32]:
+		return a == nil
+	case *backend.Array[float64]:
+		return a == nil
+	case *backend.Array[int32]:
+		return a == nil
+	case *backend.Array[int64]:
+		return a == nil
+	case *backend.Array[uint32]:
+		return a == nil
+	case *backend.Array[uint64]:
+		return a == nil
+	}
+	return v == nil
 }
 
 // paramBits returns the bits of a parameter's value v, of type dt or a

@@ -120,6 +120,9 @@ func Compile(roots ...*Expr) (*Kernel, error) {
 			return nil, fmt.Errorf("fuse: Compile of an operation (%v): the roots are outputs (Out) and reductions (Sum, Dot, ReduceMax, ReduceMin)", r.op)
 		}
 	}
+	if len(c.k.vars) == 0 && len(c.k.outs) == 0 {
+		return nil, fmt.Errorf("fuse: a kernel of scalars only: it needs an array (a Var or an Out) for its length")
+	}
 	if len(c.k.reds) > MaxReductions {
 		return nil, fmt.Errorf("fuse: %d reductions, at most %d in one kernel", len(c.k.reds), MaxReductions)
 	}

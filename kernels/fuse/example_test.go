@@ -68,3 +68,21 @@ func ExampleArgs() {
 	// Output:
 	// [24 24 24]
 }
+
+// The CUDA program of a kernel: its entries, and the order of the
+// arguments that a launcher passes.
+func ExampleKernel_CUDA() {
+	x, y, a := fuse.Var[float64]("x"), fuse.Var[float64]("y"), fuse.Param[float64]("a")
+	yNew := fuse.Out("y", fuse.Add(fuse.Mul(a, x), y))
+	k := fuse.MustCompile(yNew, fuse.Dot("yy", yNew, yNew))
+	p, err := k.CUDA()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Arrays, p.Params, p.Results, p.ResultTypes, p.Options, p.Grid(1<<20))
+	fmt.Println(p.Final == p.Main+"_final")
+	// Output:
+	// [x y] [a] [yy] [float64] [--fmad=false] 1024
+	// true
+}

@@ -605,6 +605,7 @@ func TestErrors(t *testing.T) {
 		{"out type", []*fuse.Expr{fuse.Out("x", fuse.Cast[float32](x))}, `Out "x" of float32, but Var "x" is float64`},
 		{"where", []*fuse.Expr{fuse.Out("z", fuse.Where(x, x, y))}, "Where with a condition of float64"},
 		{"bool out", []*fuse.Expr{fuse.Out("z", fuse.Lt(x, y))}, `Out "z" of bools`},
+		{"no array", []*fuse.Expr{fuse.Sum("n", fuse.Const(1.0))}, "needs an array"},
 	}
 	for _, c := range compileCases {
 		_, err := fuse.Compile(c.roots...)
@@ -628,6 +629,7 @@ func TestErrors(t *testing.T) {
 		{"not an array", fuse.Args{"x": 3.0, "y": ys, "a": 1.0}, `argument "x" is a float64, want an array`},
 		{"nil array", fuse.Args{"x": (*backend.Array[float64])(nil), "y": ys, "a": 1.0}, `argument "x" is a *backend.Array[float64], want an array`},
 		{"wrong param type", fuse.Args{"x": xs, "y": ys, "a": float32(1)}, `argument "a" is a float32, want a float64`},
+		{"nil param", fuse.Args{"x": xs, "y": ys, "a": (*float64)(nil)}, `argument "a" is a *float64, want a float64`},
 		{"length", fuse.Args{"x": xs, "y": backend.Wrap(make([]float64, 6)), "a": 1.0}, `argument "y" has 6 elements, "x" has 5`},
 		{"devices", fuse.Args{"x": xs, "y": fk, "a": 1.0}, `argument "y" is on fake:0, "x" on cpu`},
 		{"overlap", fuse.Args{"x": backend.Wrap(whole[:5]), "y": backend.Wrap(whole[2:7]), "a": 1.0}, `output "y" overlaps argument "x"`},

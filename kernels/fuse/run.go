@@ -256,16 +256,34 @@ func paramBits(v any, dt dtype) (uint64, bool) {
 	case uint64:
 		s = backend.ScalarOf(x)
 	case *float32:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	case *float64:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	case *int32:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	case *int64:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	case *uint32:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	case *uint64:
+		if x == nil {
+			return 0, false
+		}
 		s = backend.ScalarOf(*x)
 	default:
 		return 0, false

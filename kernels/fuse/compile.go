@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -401,17 +402,68 @@ func (k *Kernel) plan() {
 		}
 		o.store = addStep(storeStep(oi, o.val, nodes[o.val].uniform, o.dt.size()), reads...)
 	}
-	// The arena: a chunk buffer for every computed node and every
-	// materialized scalar.
-	for i := range nodes {
-		n := &nodes[i]
-		if (!n.uniform && n.op != opVar && !n.dead) || n.mat {
-			n.off = k.arena
-			k.arena += ChunkLen
-		}
-	}
+	k.layout(prodStep)
 	k.bound = k.vars
 	k.desc = k.describe()
+}
+
+// layout gives chunk buffers in the arena (ChunkLen words each) to the
+// computed nodes and the materialized scalars. Materialized scalars (filled
+// once per Run) and the values of outputs (read by the stores at the end)
+// keep theirs; a temporary's buffer is given to a node computed after the
+// last step that reads it, so that the buffers of a long expression stay
+// few and in cache.
+func (k *Kernel) layout(prodStep map[int32]int) {
+	nodes := k.nodes
+	reserved := map[int32]bool{}
+	for _, o := range k.outs {
+		reserved[o.val] = true
+	}
+	block := func() int {
+		off := k.arena
+		k.arena += ChunkLen
+		return off
+	}
+	for i := range nodes {
+		if nodes[i].mat || (reserved[int32(i)] && !nodes[i].uniform) {
+			nodes[i].off = block()
+		}
+	}
+	lastUse := map[int32]int{}
+	for si, reads := range k.reads {
+		for _, r := range reads {
+			lastUse[r] = si
+		}
+	}
+	produced := make([][]int32, len(k.vsteps))
+	for id, si := range prodStep {
+		produced[si] = append(produced[si], id)
+	}
+	release := make([][]int, len(k.vsteps))
+	var free []int
+	for si := range k.vsteps {
+		slices.Sort(produced[si]) // map order is random: keep layouts reproducible
+		for _, id := range produced[si] {
+			if reserved[id] {
+				continue
+			}
+			if len(free) > 0 {
+				nodes[id].off = free[len(free)-1]
+				free = free[:len(free)-1]
+			} else {
+				nodes[id].off = block()
+			}
+			last, ok := lastUse[id]
+			if !ok || last < si {
+				last = si
+			}
+			release[last] = append(release[last], nodes[id].off)
+		}
+		// Freed after step si: a node of step si never shares a buffer
+		// with one of its own operands (a Cast from float32 to float64
+		// would overwrite what it has yet to read).
+		free = append(free, release[si]...)
+	}
 }
 
 // vectorReads returns the operands that the chunk step of node id reads as

@@ -116,6 +116,10 @@
 // CUDALauncher set with SetCUDALauncher (an error without one), which
 // compiles the program with NVRTC and launches it as CUDAProgram
 // documents. The tests compile the generated source of a set of kernels
-// with NVRTC (XPMPI_NVRTC; skipped without it); no launch is tested
-// without a GPU, and no launcher ships yet.
+// with NVRTC (XPMPI_NVRTC; skipped without it), check Run's CUDA path with
+// a stand-in device and a host launcher, and hold a launcher over
+// backend/cuda (gpu_test.go) whose test, TestGPU, compares launched
+// kernels with the CPU evaluator; it is skipped without a GPU, so no
+// generated kernel has been launched yet. The package itself ships no
+// launcher.
 package fuse

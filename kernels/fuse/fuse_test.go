@@ -702,3 +702,35 @@ func TestString(t *testing.T) {
 		t.Errorf("Params = %s", got)
 	}
 }
+
+// TestUniformOps checks operations of parameters and constants only,
+// computed once per Run: comparisons, Where, casts, math.
+func TestUniformOps(t *testing.T) {
+	x := fuse.Var[float64]("x")
+	a, b := fuse.Param[float64]("a"), fuse.Param[float64]("b")
+	i := fuse.Param[int32]("i")
+	s := fuse.Where(fuse.Lt(a, b), fuse.Cast[float64](fuse.Mul(i, fuse.Const[int32](3))), fuse.Neg(fuse.Abs(b)))
+	s = fuse.Add(s, fuse.Cast[float64](fuse.Cast[float32](fuse.Exp(a))))
+	s = fuse.Max(s, fuse.Pow(b, fuse.Const(2.0)))
+	k := fuse.MustCompile(fuse.Out("z", fuse.Add(x, s)), fuse.Sum("s", fuse.Cast[float64](fuse.Ge(x, s))))
+	for _, c := range []struct{ a, b float64 }{{1, 2}, {2, 1}, {math.NaN(), 1}, {-1, math.Inf(-1)}} {
+		xs := data[float64](1001, 4)
+		zs := make([]float64, len(xs))
+		if _, err := k.Run(fuse.Args{"x": backend.Wrap(xs), "z": backend.Wrap(zs), "a": c.a, "b": c.b, "i": int32(-5)}); err != nil {
+			t.Fatal(err)
+		}
+		var sv float64
+		if c.a < c.b {
+			sv = float64(int32(-5) * 3)
+		} else {
+			sv = -math.Abs(c.b)
+		}
+		sv += float64(float32(math.Exp(c.a)))
+		sv = max(sv, math.Pow(c.b, 2))
+		want := make([]float64, len(xs))
+		for j := range xs {
+			want[j] = xs[j] + sv
+		}
+		checkSlice(t, fmt.Sprintf("z (a=%v b=%v)", c.a, c.b), zs, want)
+	}
+}

@@ -127,3 +127,63 @@ func BenchmarkCG(b *testing.B) {
 		_ = sink
 	}
 }
+
+// BenchmarkCGIteration times one CG iteration on a 1024 x 1024 interior
+// (W4's size): the stencil (backend.Laplace5) and the three fused passes,
+// against the same iteration with package backend's operations (Dot,
+// Axpy, Axpy, Dot, Axpby: five vector passes after the stencil).
+func BenchmarkCGIteration(b *testing.B) {
+	const rows, cols = 1026, 1026
+	n := rows * cols
+	x, r, p, ap := benchVectors(n)
+	for i := range n {
+		if i/cols == 0 || i/cols == rows-1 || i%cols == 0 || i%cols == cols-1 {
+			r[i], p[i] = 0, 0
+		}
+	}
+	xa, ra, pa, apa := backend.Wrap(x), backend.Wrap(r), backend.Wrap(p), backend.Wrap(ap)
+	ks := newCGKernels()
+	var alpha, beta float64
+	args := fuse.Args{"x": xa, "r": ra, "p": pa, "ap": apa, "alpha": &alpha, "beta": &beta}
+	for _, threads := range []int{1, 0} {
+		name := "threads=default"
+		if threads == 1 {
+			name = "threads=1"
+		}
+		b.Run("fused/"+name, func(b *testing.B) {
+			defer backend.SetThreads(backend.SetThreads(threads))
+			rr := backend.Dot(ra, ra)
+			for b.Loop() {
+				backend.Laplace5(apa, pa, rows, cols)
+				res, err := ks.dot.Run(args)
+				if err != nil {
+					b.Fatal(err)
+				}
+				alpha = 1e-6 * rr / res.Float64("pap") // small steps: the vectors stay bounded
+				if res, err = ks.update.Run(args); err != nil {
+					b.Fatal(err)
+				}
+				rrNew := res.Float64("rr")
+				beta = 0.5 * rrNew / rr
+				rr = rrNew
+				if _, err := ks.direction.Run(args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("backend/"+name, func(b *testing.B) {
+			defer backend.SetThreads(backend.SetThreads(threads))
+			rr := backend.Dot(ra, ra)
+			for b.Loop() {
+				backend.Laplace5(apa, pa, rows, cols)
+				alpha := 1e-6 * rr / backend.Dot(pa, apa)
+				backend.Axpy(alpha, pa, xa)
+				backend.Axpy(-alpha, apa, ra)
+				rrNew := backend.Dot(ra, ra)
+				beta := 0.5 * rrNew / rr
+				rr = rrNew
+				backend.Axpby(1, ra, beta, pa)
+			}
+		})
+	}
+}

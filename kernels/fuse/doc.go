@@ -54,7 +54,9 @@
 // arrays in place and writing its result into a chunk buffer of its own
 // (which stays in the L1 cache), or straight into an output array where
 // that changes nothing (an output whose array no later step reads as a
-// Var). Nothing is interpreted per element and nothing is allocated per
+// Var). float64 dots and y + a*x loops call gonum's SSE2 assembly on
+// amd64, which computes the same bits as the Go loops. Nothing is
+// interpreted per element and nothing is allocated per
 // Run in steady state below the parallel threshold. Uniform
 // subexpressions (of Params and Consts only) are computed once per Run.
 // The compiler fuses a*x + y, x*a + y and y - a*x (a uniform) into one
@@ -75,18 +77,20 @@
 // Reductions are deterministic: the same bits for every thread count. Sum
 // and Dot of floats accumulate in float64 (float32 values are exact in
 // float64, and Dot multiplies in float64). The n elements are cut into
-// chunks of ChunkLen elements, [0, 512), [512, 1024), ...; within a chunk,
-// element j (counted from the chunk's start) is added to lane j%8, in
-// order, each lane starting at 0; a chunk's partial sum is
-// ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)). The partial sums of chunks
-// [lo, hi) are added pairwise: up to 4 of them in order to 0, more split
-// at lo+(hi-lo)/2 and the two halves' sums added. The rounding error is
-// at most about (67 + log2(n/512)) * 2^-53 times the sum of the absolute
-// values (64 additions per lane, 3 to combine the lanes, the pairwise
-// tree), and usually far less. Integer Sum and Dot wrap in 64 bits (exact, any
-// order). ReduceMax and ReduceMin are exact: the first NaN makes the
-// result NaN; of zero elements they are -Inf/+Inf or the type's extreme
-// integer.
+// chunks of ChunkLen elements, [0, 512), [512, 1024), ...; within a chunk
+// of m elements, element j (counted from the chunk's start) is added to
+// lane j%4 for j < 4*(m/4), and the last m%4 elements to lane 0, in order,
+// each lane starting at +0; a chunk's partial sum is (l0+l2)+(l1+l3). This
+// is the order of gonum's f64.DotUnitary, whose SSE2 assembly computes
+// float64 Dot on amd64 (elsewhere a Go loop adds in the same order). The
+// partial sums of chunks [lo, hi) are added pairwise: up to 4 of them in
+// order to +0, more split at lo+(hi-lo)/2 and the two halves' sums added.
+// The rounding error is at most about (130 + log2(n/512)) * 2^-53 times
+// the sum of the absolute values (128 additions per lane, 2 to combine the
+// lanes, the pairwise tree), and usually far less. Integer Sum and Dot
+// wrap in 64 bits (exact, any order). ReduceMax and ReduceMin are exact:
+// any NaN makes the result NaN; of zero elements they are -Inf/+Inf or the
+// type's extreme integer.
 //
 // A fused kernel equals the operators applied one at a time bit for bit
 // where the operations and their order are the same (the tests check

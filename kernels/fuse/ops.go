@@ -302,86 +302,45 @@ func castBoolK[D backend.Element](d []D, a []bool) {
 	}
 }
 
-// Reductions of one chunk. Float sums use 8 lanes: element j of the chunk
-// is added to lane j%8, in order, and the lanes are combined as
-// ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)).
+// Reductions of one chunk. Float sums use 4 lanes, in the order of
+// gonum's f64.DotUnitary (SSE2 assembly on amd64, used for float64 Dot):
+// element j of the chunk is added to lane j%4 while a whole group of 4 is
+// left, the last len%4 elements to lane 0 in order, and the lanes are
+// combined as (l0+l2)+(l1+l3).
 
 func sumFK[T backend.Float](a []T) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	var s0, s1, s2, s3 float64
 	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		v := a[i : i+8 : i+8]
+	for ; i+4 <= len(a); i += 4 {
+		v := a[i : i+4 : i+4]
 		s0 += float64(v[0])
 		s1 += float64(v[1])
 		s2 += float64(v[2])
 		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
 	}
-	if r := a[i:]; len(r) > 0 {
-		s0 += float64(r[0])
-		if len(r) > 1 {
-			s1 += float64(r[1])
-		}
-		if len(r) > 2 {
-			s2 += float64(r[2])
-		}
-		if len(r) > 3 {
-			s3 += float64(r[3])
-		}
-		if len(r) > 4 {
-			s4 += float64(r[4])
-		}
-		if len(r) > 5 {
-			s5 += float64(r[5])
-		}
-		if len(r) > 6 {
-			s6 += float64(r[6])
-		}
+	for _, v := range a[i:] {
+		s0 += float64(v)
 	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	return (s0 + s2) + (s1 + s3)
 }
 
+// dotFK returns the sum of float64(a[i])*float64(b[i]) in the lanes of
+// sumFK.
 func dotFK[T backend.Float](a, b []T) float64 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	var s0, s1, s2, s3 float64
 	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		v, w := a[i:i+8:i+8], b[i:i+8:i+8]
+	for ; i+4 <= len(a); i += 4 {
+		v, w := a[i:i+4:i+4], b[i:i+4:i+4]
 		s0 += float64(v[0]) * float64(w[0])
 		s1 += float64(v[1]) * float64(w[1])
 		s2 += float64(v[2]) * float64(w[2])
 		s3 += float64(v[3]) * float64(w[3])
-		s4 += float64(v[4]) * float64(w[4])
-		s5 += float64(v[5]) * float64(w[5])
-		s6 += float64(v[6]) * float64(w[6])
-		s7 += float64(v[7]) * float64(w[7])
 	}
-	if r, q := a[i:], b[i:]; len(r) > 0 {
-		q = q[:len(r)]
-		s0 += float64(r[0]) * float64(q[0])
-		if len(r) > 1 {
-			s1 += float64(r[1]) * float64(q[1])
-		}
-		if len(r) > 2 {
-			s2 += float64(r[2]) * float64(q[2])
-		}
-		if len(r) > 3 {
-			s3 += float64(r[3]) * float64(q[3])
-		}
-		if len(r) > 4 {
-			s4 += float64(r[4]) * float64(q[4])
-		}
-		if len(r) > 5 {
-			s5 += float64(r[5]) * float64(q[5])
-		}
-		if len(r) > 6 {
-			s6 += float64(r[6]) * float64(q[6])
-		}
+	for k, v := range a[i:] {
+		s0 += float64(v) * float64(b[i+k])
 	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	return (s0 + s2) + (s1 + s3)
 }
 
 // sumIK returns the wrapping sum of a in 64 bits (signed values
@@ -449,58 +408,30 @@ func fillBits(p unsafe.Pointer, size, n int, bits uint64) {
 }
 
 // axpyDotK sets d = y + T(s*x) and returns the float64 sum of d*d added
-// in the lanes of dotFK (element j to lane j%8): the bits of axpyK followed
-// by dotFK(d, d), in one loop.
+// in the lanes of dotFK: the bits of axpyK followed by dotFK(d, d), in one
+// loop.
 func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
 	x, y = x[:len(d)], y[:len(d)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	var s0, s1, s2, s3 float64
 	i := 0
-	for ; i+8 <= len(d); i += 8 {
-		v, a, b := d[i:i+8:i+8], x[i:i+8:i+8], y[i:i+8:i+8]
+	for ; i+4 <= len(d); i += 4 {
+		v, a, b := d[i:i+4:i+4], x[i:i+4:i+4], y[i:i+4:i+4]
 		v0 := b[0] + T(s*a[0])
 		v1 := b[1] + T(s*a[1])
 		v2 := b[2] + T(s*a[2])
 		v3 := b[3] + T(s*a[3])
-		v4 := b[4] + T(s*a[4])
-		v5 := b[5] + T(s*a[5])
-		v6 := b[6] + T(s*a[6])
-		v7 := b[7] + T(s*a[7])
-		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] = v0, v1, v2, v3, v4, v5, v6, v7
+		v[0], v[1], v[2], v[3] = v0, v1, v2, v3
 		s0 += float64(v0) * float64(v0)
 		s1 += float64(v1) * float64(v1)
 		s2 += float64(v2) * float64(v2)
 		s3 += float64(v3) * float64(v3)
-		s4 += float64(v4) * float64(v4)
-		s5 += float64(v5) * float64(v5)
-		s6 += float64(v6) * float64(v6)
-		s7 += float64(v7) * float64(v7)
 	}
-	for k := 0; i < len(d); i, k = i+1, k+1 {
+	for ; i < len(d); i++ {
 		v := y[i] + T(s*x[i])
 		d[i] = v
-		lane(k, float64(v)*float64(v), &s0, &s1, &s2, &s3, &s4, &s5, &s6)
+		s0 += float64(v) * float64(v)
 	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// lane adds v to lane k < 7 of a tail.
-func lane(k int, v float64, s0, s1, s2, s3, s4, s5, s6 *float64) {
-	switch k {
-	case 0:
-		*s0 += v
-	case 1:
-		*s1 += v
-	case 2:
-		*s2 += v
-	case 3:
-		*s3 += v
-	case 4:
-		*s4 += v
-	case 5:
-		*s5 += v
-	default:
-		*s6 += v
-	}
+	return (s0 + s2) + (s1 + s3)
 }
 
 // axpy2K sets d1 = y1 + T(s1*x1) and d2 = y2 + T(s2*x2) in one loop,
@@ -519,11 +450,11 @@ func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
 // adds it.
 func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64 {
 	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
-	var s0, s1_, s2_, s3, s4, s5, s6, s7 float64
+	var l0, l1, l2, l3 float64
 	i := 0
-	for ; i+8 <= len(d1); i += 8 {
-		e, a, b := d1[i:i+8:i+8], x1[i:i+8:i+8], y1[i:i+8:i+8]
-		v, p, q := d2[i:i+8:i+8], x2[i:i+8:i+8], y2[i:i+8:i+8]
+	for ; i+4 <= len(d1); i += 4 {
+		e, a, b := d1[i:i+4:i+4], x1[i:i+4:i+4], y1[i:i+4:i+4]
+		v, p, q := d2[i:i+4:i+4], x2[i:i+4:i+4], y2[i:i+4:i+4]
 		a0, b0, p0, q0 := a[0], b[0], p[0], q[0]
 		e[0] = b0 + T(s1*a0)
 		w0 := q0 + T(s2*p0)
@@ -540,37 +471,17 @@ func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) 
 		e[3] = b3 + T(s1*a3)
 		w3 := q3 + T(s2*p3)
 		v[3] = w3
-		a4, b4, p4, q4 := a[4], b[4], p[4], q[4]
-		e[4] = b4 + T(s1*a4)
-		w4 := q4 + T(s2*p4)
-		v[4] = w4
-		a5, b5, p5, q5 := a[5], b[5], p[5], q[5]
-		e[5] = b5 + T(s1*a5)
-		w5 := q5 + T(s2*p5)
-		v[5] = w5
-		a6, b6, p6, q6 := a[6], b[6], p[6], q[6]
-		e[6] = b6 + T(s1*a6)
-		w6 := q6 + T(s2*p6)
-		v[6] = w6
-		a7, b7, p7, q7 := a[7], b[7], p[7], q[7]
-		e[7] = b7 + T(s1*a7)
-		w7 := q7 + T(s2*p7)
-		v[7] = w7
-		s0 += float64(w0) * float64(w0)
-		s1_ += float64(w1) * float64(w1)
-		s2_ += float64(w2) * float64(w2)
-		s3 += float64(w3) * float64(w3)
-		s4 += float64(w4) * float64(w4)
-		s5 += float64(w5) * float64(w5)
-		s6 += float64(w6) * float64(w6)
-		s7 += float64(w7) * float64(w7)
+		l0 += float64(w0) * float64(w0)
+		l1 += float64(w1) * float64(w1)
+		l2 += float64(w2) * float64(w2)
+		l3 += float64(w3) * float64(w3)
 	}
-	for k := 0; i < len(d1); i, k = i+1, k+1 {
+	for ; i < len(d1); i++ {
 		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
 		d1[i] = b1 + T(s1*a1)
 		v := b2 + T(s2*a2)
 		d2[i] = v
-		lane(k, float64(v)*float64(v), &s0, &s1_, &s2_, &s3, &s4, &s5, &s6)
+		l0 += float64(v) * float64(v)
 	}
-	return ((s0 + s1_) + (s2_ + s3)) + ((s4 + s5) + (s6 + s7))
+	return (l0 + l2) + (l1 + l3)
 }

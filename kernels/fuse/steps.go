@@ -110,11 +110,16 @@ func elemStep[T backend.Element](nodes []inode, id int32, uni bool) step {
 				return binS(pick[fs](divVS[float64], divVS[float32]), id, a, b)
 			}
 		case opAxpy, opAxmy:
+			s, x, y := n.args[0], n.args[1], n.args[2]
+			if k, ok := any(axpyF64).(func(d []T, s T, x, y []T)); ok {
+				// y - s*x as y + (-s)*x: the same bits.
+				sc := axpyScalar[T](n)
+				return func(w *worker, m int) { k(vec[T](w, id, m), sc(w), vec[T](w, x, m), vec[T](w, y, m)) }
+			}
 			k := axpyK[T]
 			if n.op == opAxmy {
 				k = axmyK[T]
 			}
-			s, x, y := n.args[0], n.args[1], n.args[2]
 			return func(w *worker, m int) { k(vec[T](w, id, m), scal[T](w, s), vec[T](w, x, m), vec[T](w, y, m)) }
 		}
 	}
@@ -248,7 +253,7 @@ func reduceStepT[T backend.Element](r *reduce, ri, nred int) step {
 		return func(w *worker, n int) { *part(w) = k(vec[T](w, a, n)) }
 	case opDot:
 		if float {
-			k := pick[func(a, b []T) float64](dotFK[float64], dotFK[float32])
+			k := pick[func(a, b []T) float64](dotF64, dotFK[float32])
 			return func(w *worker, n int) { *part(w) = math.Float64bits(k(vec[T](w, a, n), vec[T](w, b, n))) }
 		}
 		k := pick[func(a, b []T) uint64](dotIK[int32], dotIK[int64], dotIK[uint32], dotIK[uint64])

@@ -54,19 +54,21 @@
 // arrays in place and writing its result into a chunk buffer of its own
 // (which stays in the L1 cache), or straight into an output array where
 // that changes nothing (an output whose array no later step reads as a
-// Var). float64 dots and y + a*x loops call gonum's SSE2 assembly on
-// amd64, which computes the same bits as the Go loops. Nothing is
-// interpreted per element and nothing is allocated per
-// Run in steady state below the parallel threshold. Uniform
-// subexpressions (of Params and Consts only) are computed once per Run.
+// Var); temporaries share buffers once their last reader has run. Nothing
+// is interpreted per element, and nothing is allocated per Run in steady
+// state below the parallel threshold. Uniform subexpressions (of Params
+// and Consts only) are computed once per Run.
+//
 // The compiler fuses a*x + y, x*a + y and y - a*x (a uniform) into one
 // loop, and Sum(x*y) of float64 into a dot product; two such updates next
 // to each other, the second not reading the first, share one loop, and
 // the dot of an update's result with itself is accumulated in that loop
 // (so the CG update x += alpha p; r -= alpha Ap; r.r is one loop over the
-// four arrays). These change no bit of any result. Kernel.String shows the
-// operations after these rewrites. Arrays of ParallelMin elements or more are evaluated by up to
-// backend.Threads() goroutines, each taking groups of chunks.
+// four arrays). On amd64, float64 dots and single y + a*x loops call
+// gonum's SSE2 assembly. None of this changes a bit of any result.
+// Kernel.String shows the operations after these rewrites. Arrays of
+// ParallelMin elements or more are evaluated by up to backend.Threads()
+// goroutines, each taking groups of chunks.
 //
 // Arrays of the fake device (package backend/fakedev) are host memory: Run
 // waits for the work queued on the device and evaluates in place, with no
@@ -96,7 +98,8 @@
 // where the operations and their order are the same (the tests check
 // this, on the host and the fake device, for every operation); a fused
 // reduction differs from package backend's Sum and Dot only in the order
-// of additions (gonum's assembly sums by address alignment there).
+// of additions (chunks of 4096 there, and a float64 Sum whose order
+// depends on the address's alignment).
 //
 // # CUDA
 //

@@ -129,9 +129,11 @@ func BenchmarkCG(b *testing.B) {
 }
 
 // BenchmarkCGIteration times one CG iteration on a 1024 x 1024 interior
-// (W4's size): the stencil (backend.Laplace5) and the three fused passes,
-// against the same iteration with package backend's operations (Dot,
-// Axpy, Axpy, Dot, Axpby: five vector passes after the stencil).
+// (W4's size): the stencil (backend.Laplace5) and the three fused vector
+// passes ("fused"); the stencil fused with p.Ap, then the update and the
+// direction ("fused-stencil": three passes in all, as W4-fused's C); and
+// the same iteration with package backend's operations (Dot, Axpy, Axpy,
+// Dot, Axpby: five vector passes after the stencil).
 func BenchmarkCGIteration(b *testing.B) {
 	const rows, cols = 1026, 1026
 	n := rows * cols
@@ -160,6 +162,28 @@ func BenchmarkCGIteration(b *testing.B) {
 					b.Fatal(err)
 				}
 				alpha = 1e-6 * rr / res.Float64("pap") // small steps: the vectors stay bounded
+				if res, err = ks.update.Run(args); err != nil {
+					b.Fatal(err)
+				}
+				rrNew := res.Float64("rr")
+				beta = 0.5 * rrNew / rr
+				rr = rrNew
+				if _, err := ks.direction.Run(args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		stencil, _ := cgStencilKernels(cols)
+		b.Run("fused-stencil/"+name, func(b *testing.B) {
+			defer backend.SetThreads(backend.SetThreads(threads))
+			rr := backend.Dot(ra, ra)
+			for b.Loop() {
+				res, err := stencil.Run(args)
+				if err != nil {
+					b.Fatal(err)
+				}
+				zeroBoundary(ap, rows, cols)
+				alpha = 1e-6 * rr / res.Float64("pap")
 				if res, err = ks.update.Run(args); err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,9 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 )
 
+// maxChain is the most operands added to the head of a chain in one loop.
+const maxChain = 4
+
 // ChunkLen is the number of elements of one chunk: the CPU evaluator runs
 // every operation of a kernel over one chunk (its temporaries stay in the
 // L1 cache) before it moves to the next, and each chunk has its own
@@ -24,6 +27,9 @@ type inode struct {
 	name    string
 	args    []int32
 	bits    uint64 // Const
+	shift   int    // Shift
+	scaled  bool   // opChain: args[0] is the scalar s
+	negs    []bool // opChain: operand args[k] is subtracted
 	uniform bool   // the same value for every element: Params, Consts and operations of them
 	uses    int
 	dead    bool // folded into another node by the compiler
@@ -66,6 +72,8 @@ type Kernel struct {
 	last    map[int32]int // for each Var node, the last step that reads it
 	arena   int           // words of chunk buffers per worker
 	bound   []int32       // nodes whose chunk is in an array: the Vars
+	shifts  []int32       // Shift nodes
+	varIdx  map[int32]int // index in vars of each Var node
 	sc0     []uint64      // the scalars with the Consts filled in
 	pool    sync.Pool     // *workspace
 	desc    string
@@ -207,7 +215,7 @@ func (c *compiler) visit(e *Expr) (int32, error) {
 		if e.op.isReduction() {
 			return 0, fmt.Errorf("fuse: the reduction %q used as an operand", e.name)
 		}
-		n := inode{op: e.op, dt: e.dt, bits: e.bits, uniform: true}
+		n := inode{op: e.op, dt: e.dt, bits: e.bits, shift: e.shift, uniform: true}
 		for _, a := range e.args {
 			ai, err := c.visit(a)
 			if err != nil {
@@ -284,6 +292,54 @@ func (k *Kernel) plan() {
 			n.args = []int32{s, x, b}
 		}
 	}
+	// Chains of additions and subtractions, ((h ± y1) ± y2) ± ... with up to
+	// maxChain operands, the inner sums used once: one loop, with h = s*x
+	// where it is a product by a uniform s used once (the 5-point
+	// Laplacian 4p - up - down - left - right is one). Outermost first, so
+	// that chains are as long as can be.
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := &nodes[i]
+		if n.uniform || n.dead || (n.op != opAdd && n.op != opSub) {
+			continue
+		}
+		var ops []int32
+		var negs []bool
+		var inner []int32
+		cur := int32(i)
+		for len(ops) < maxChain {
+			c := &nodes[cur]
+			if (c.op != opAdd && c.op != opSub) || c.uniform || nodes[c.args[1]].uniform {
+				break
+			}
+			if cur != int32(i) {
+				if c.uses != 1 || c.dead {
+					break
+				}
+				inner = append(inner, cur)
+			}
+			ops = append(ops, c.args[1])
+			negs = append(negs, c.op == opSub)
+			cur = c.args[0]
+		}
+		if len(ops) < 2 || nodes[cur].uniform {
+			continue
+		}
+		for _, in := range inner {
+			nodes[in].dead = true
+		}
+		var args []int32
+		if s, x, ok := scaled(cur); ok {
+			nodes[cur].dead = true
+			args, n.scaled = []int32{s, x}, true
+		} else {
+			args = []int32{cur}
+		}
+		for j := len(ops) - 1; j >= 0; j-- {
+			args = append(args, ops[j])
+			n.negs = append(n.negs, negs[j])
+		}
+		n.op, n.args = opChain, args
+	}
 	// Sum(a*b) of float64, the product used once: a dot product, which
 	// rounds the same products.
 	for i := range k.reds {
@@ -342,7 +398,7 @@ func (k *Kernel) plan() {
 	var chunkNodes []int32
 	for i := range nodes {
 		n := &nodes[i]
-		if !n.uniform && !n.dead && n.op != opVar {
+		if !n.uniform && !n.dead && n.op != opVar && n.op != opShift {
 			chunkNodes = append(chunkNodes, int32(i))
 		}
 	}
@@ -404,6 +460,15 @@ func (k *Kernel) plan() {
 	}
 	k.layout(prodStep)
 	k.bound = k.vars
+	k.varIdx = map[int32]int{}
+	for i, id := range k.vars {
+		k.varIdx[id] = i
+	}
+	for i := range nodes {
+		if nodes[i].op == opShift && !nodes[i].dead {
+			k.shifts = append(k.shifts, int32(i))
+		}
+	}
 	k.desc = k.describe()
 }
 
@@ -425,7 +490,7 @@ func (k *Kernel) layout(prodStep map[int32]int) {
 		return off
 	}
 	for i := range nodes {
-		if nodes[i].mat || (reserved[int32(i)] && !nodes[i].uniform) {
+		if nodes[i].mat || nodes[i].op == opShift || (reserved[int32(i)] && !nodes[i].uniform) {
 			nodes[i].off = block()
 		}
 	}
@@ -490,6 +555,8 @@ func scalarOperand(n *inode, j int, nodes []inode) bool {
 	switch n.op {
 	case opAxpy, opAxmy:
 		return j == 0
+	case opChain:
+		return n.scaled && j == 0
 	case opAdd, opSub, opMul, opDiv:
 		return !nodes[n.args[1-j]].uniform
 	}
@@ -520,6 +587,10 @@ func (k *Kernel) describe() string {
 	var parts []string
 	for i, n := range k.nodes {
 		if n.op == opVar || n.op == opParam || n.op == opConst || n.dead {
+			continue
+		}
+		if n.op == opShift {
+			parts = append(parts, fmt.Sprintf("t%d = Shift(%s, %d)", i, args(n.args), n.shift))
 			continue
 		}
 		kind := "chunk"

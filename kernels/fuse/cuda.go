@@ -225,8 +225,13 @@ func (k *Kernel) generateCUDA() *CUDAProgram {
 		n := k.nodes[id]
 		fmt.Fprintf(&body, "\t\tconst %s %s = %s[i];\n", ctype(n.dt), v(id), arrayArg[n.name])
 	}
+	for _, id := range k.shifts {
+		n := k.nodes[id]
+		a := arrayArg[k.nodes[n.args[0]].name]
+		fmt.Fprintf(&body, "\t\tconst %s %s = (i + (%d) >= 0 && i + (%d) < n) ? %s[i + (%d)] : (%s)0;\n", ctype(n.dt), v(id), n.shift, n.shift, a, n.shift, ctype(n.dt))
+	}
 	for i, n := range k.nodes {
-		if n.uniform || n.dead || n.op == opVar {
+		if n.uniform || n.dead || n.op == opVar || n.op == opShift {
 			continue
 		}
 		fmt.Fprintf(&body, "\t\tconst %s %s = %s;\n", ctype(n.dt), v(int32(i)), k.cexpr(int32(i)))
@@ -361,6 +366,20 @@ func (k *Kernel) cexpr(id int32) string {
 		return viaDouble("log")
 	case opCast:
 		return fmt.Sprintf("(%s)%s", ct, arg(0))
+	case opChain:
+		j := 0
+		acc := arg(0)
+		if n.scaled {
+			acc, j = arith("*", arg(0), arg(1)), 1
+		}
+		for k, neg := range n.negs {
+			opc := "+"
+			if neg {
+				opc = "-"
+			}
+			acc = arith(opc, acc, arg(j+1+k))
+		}
+		return acc
 	case opAxpy, opAxmy:
 		s, x, y := arg(0), arg(1), arg(2)
 		opc := "+"

@@ -73,6 +73,10 @@ const (
 	// y - s*x, args (s, x, y).
 	opAxpy
 	opAxmy
+	opShift
+	// opChain is made by the compiler only: ((s*x ± y1) ± y2) ± ..., args
+	// (s, x, y1, ...) or (x, y1, ...).
+	opChain
 )
 
 var opNames = [...]string{
@@ -83,6 +87,7 @@ var opNames = [...]string{
 	opAbs: "Abs", opSqrt: "Sqrt", opExp: "Exp", opLog: "Log", opCast: "Cast",
 	opOut: "Out", opSum: "Sum", opDot: "Dot", opRMax: "ReduceMax",
 	opRMin: "ReduceMin", opAxpy: "axpy", opAxmy: "axmy",
+	opShift: "Shift", opChain: "chain",
 }
 
 func (o op) String() string { return opNames[o] }
@@ -97,12 +102,13 @@ func (o op) isReduction() bool { return o == opSum || o == opDot || o == opRMax 
 // different types, a float-only operation on integers) is kept in the node
 // and returned by Compile.
 type Expr struct {
-	op   op
-	dt   dtype
-	name string // Var, Param, Out and reductions
-	args []*Expr
-	bits uint64 // Const: the value's bits, as backend.Scalar holds them
-	err  error
+	op    op
+	dt    dtype
+	name  string // Var, Param, Out and reductions
+	args  []*Expr
+	bits  uint64 // Const: the value's bits, as backend.Scalar holds them
+	shift int    // Shift
+	err   error
 }
 
 // Var is the array argument called name, of element type T: Run reads it
@@ -123,6 +129,26 @@ func Param[T backend.Element](name string) *Expr {
 	e := &Expr{op: opParam, dt: dtypeOf[T](), name: name}
 	if name == "" {
 		e.err = fmt.Errorf("fuse: Param with an empty name")
+	}
+	return e
+}
+
+// Shift is the array v (a Var) shifted by k: element i of Shift(v, k) is
+// element i+k of v, and 0 where i+k is outside the array. It makes
+// stencils on a flattened grid expressible: the 5-point Laplacian of a
+// rows x cols grid p is 4p - Shift(p, -cols) - Shift(p, cols) -
+// Shift(p, -1) - Shift(p, 1) at the interior points. An output may not
+// be the array of a shifted Var (Run returns an error): its new values
+// would be read by the chunks that follow.
+func Shift(v *Expr, k int) *Expr {
+	e := node(opShift, 0, v)
+	e.shift = k
+	if e.err != nil {
+		return e
+	}
+	e.dt = v.dt
+	if v.op != opVar {
+		e.err = fmt.Errorf("fuse: Shift of a %v: only Vars (arrays) can be shifted", v.op)
 	}
 	return e
 }

@@ -458,6 +458,43 @@ func TestIntegerAxpys(t *testing.T) {
 	}
 }
 
+// TestIntegerChains checks chains of additions and subtractions on
+// wrapping integers, unsigned included (a subtraction is an addition of
+// the operand times -1, which wraps).
+func TestIntegerChains(t *testing.T) {
+	x, y, z := fuse.Var[uint32]("x"), fuse.Var[uint32]("y"), fuse.Var[uint32]("z")
+	a := fuse.Param[uint32]("a")
+	k := fuse.MustCompile(
+		fuse.Out("u", fuse.Sub(fuse.Add(fuse.Sub(fuse.Mul(a, x), y), z), x)),
+		fuse.Out("v", fuse.Sub(fuse.Sub(x, y), z)),
+		fuse.Sum("s", fuse.Add(fuse.Sub(fuse.Add(x, y), z), fuse.Sub(y, x))))
+	for _, n := range sizes {
+		r := rand.New(rand.NewPCG(uint64(n), 5))
+		xs, ys, zs, us, vs := make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n)
+		for i := range xs {
+			xs[i], ys[i], zs[i] = r.Uint32(), r.Uint32(), r.Uint32()
+		}
+		av := uint32(0x9e3779b9)
+		res, err := k.Run(fuse.Args{"x": backend.Wrap(xs), "y": backend.Wrap(ys), "z": backend.Wrap(zs), "u": backend.Wrap(us), "v": backend.Wrap(vs), "a": av})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum uint64
+		for i := range xs {
+			if want := av*xs[i] - ys[i] + zs[i] - xs[i]; us[i] != want {
+				t.Fatalf("n=%d: u[%d] = %d, want %d", n, i, us[i], want)
+			}
+			if want := xs[i] - ys[i] - zs[i]; vs[i] != want {
+				t.Fatalf("n=%d: v[%d] = %d, want %d", n, i, vs[i], want)
+			}
+			sum += uint64(xs[i] + ys[i] - zs[i] + (ys[i] - xs[i]))
+		}
+		if got := res.Scalar("s").Uint64(); got != sum {
+			t.Errorf("n=%d: s = %d, want %d", n, got, sum)
+		}
+	}
+}
+
 // TestThreads checks that results, reductions included, are bitwise the
 // same for every thread budget.
 func TestThreads(t *testing.T) {

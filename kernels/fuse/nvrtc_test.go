@@ -50,6 +50,10 @@ func cudaKernels() map[string]*fuse.Kernel {
 			fuse.Sum("si", i), fuse.Dot("dj", j, j), fuse.ReduceMax("mx", u), fuse.ReduceMin("mn", i), fuse.Sum("su", fuse.Cast[uint32](i)))
 	}
 	{
+		stencil, _ := cgStencilKernels(1026)
+		out["cg-stencil"] = stencil
+	}
+	{
 		x := fuse.Var[float32]("x")
 		add("uniform-out", fuse.Out("z", fuse.Const[float32](1.5)), fuse.Out("y", x), fuse.Sum("n", fuse.Const[float32](1)))
 	}

@@ -485,3 +485,28 @@ func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) 
 	}
 	return (l0 + l2) + (l1 + l3)
 }
+
+// chainK sets d = ((T(s*x) + T(g1*y1)) + T(g2*y2)) + ... for the operands
+// ys[:k] and factors g (1 or -1): a + T(-1*y) is a - y exactly, so this is
+// a chain of additions and subtractions one operator at a time (s = 1 for
+// a chain without a scaled head: T(1*x) is x).
+func chain2K[T backend.Element](d []T, s T, x []T, g1 T, y1 []T, g2 T, y2 []T) {
+	x, y1, y2 = x[:len(d)], y1[:len(d)], y2[:len(d)]
+	for i := range d {
+		d[i] = (T(s*x[i]) + T(g1*y1[i])) + T(g2*y2[i])
+	}
+}
+
+func chain3K[T backend.Element](d []T, s T, x []T, g1 T, y1 []T, g2 T, y2 []T, g3 T, y3 []T) {
+	x, y1, y2, y3 = x[:len(d)], y1[:len(d)], y2[:len(d)], y3[:len(d)]
+	for i := range d {
+		d[i] = ((T(s*x[i]) + T(g1*y1[i])) + T(g2*y2[i])) + T(g3*y3[i])
+	}
+}
+
+func chain4K[T backend.Element](d []T, s T, x []T, g1 T, y1 []T, g2 T, y2 []T, g3 T, y3 []T, g4 T, y4 []T) {
+	x, y1, y2, y3, y4 = x[:len(d)], y1[:len(d)], y2[:len(d)], y3[:len(d)], y4[:len(d)]
+	for i := range d {
+		d[i] = (((T(s*x[i]) + T(g1*y1[i])) + T(g2*y2[i])) + T(g3*y3[i])) + T(g4*y4[i])
+	}
+}

@@ -69,6 +69,7 @@ type runState struct {
 	outBase []unsafe.Pointer
 	direct  []bool // per output: computed in place
 	bind    []binding
+	shifted []shifted
 }
 
 // binding is a node whose chunks are in an array.
@@ -76,6 +77,14 @@ type binding struct {
 	id   int32
 	base unsafe.Pointer
 	size int
+}
+
+// shifted is a Shift node's array: chunk [lo, hi) reads elements
+// [lo+k, hi+k) in place, or, at the ends of the array, a copy padded with
+// zeros in the node's chunk buffer (arena offset off).
+type shifted struct {
+	binding
+	k, off int
 }
 
 // workspace is the memory of one Run, reused by later ones.
@@ -304,6 +313,13 @@ func (k *Kernel) aliases(ws *workspace) error {
 	for i, id := range k.vars {
 		ws.rs.bind = append(ws.rs.bind, binding{id: id, base: ws.varArr[i].Ptr(), size: k.nodes[id].dt.size()})
 	}
+	ws.rs.shifted = ws.rs.shifted[:0]
+	for _, id := range k.shifts {
+		n := &k.nodes[id]
+		ws.rs.shifted = append(ws.rs.shifted, shifted{
+			binding: binding{id: id, base: ws.varArr[k.varIdx[n.args[0]]].Ptr(), size: n.dt.size()},
+			k:       n.shift, off: n.off})
+	}
 	for i, o := range k.outs {
 		a := ws.outArr[i]
 		lo, hi := span(a)
@@ -326,6 +342,13 @@ func (k *Kernel) aliases(ws *workspace) error {
 			blo, bhi := span(b)
 			if lo < bhi && blo < hi {
 				return fmt.Errorf("fuse: outputs %q and %q overlap", k.outs[j].name, o.name)
+			}
+		}
+		for _, id := range k.shifts {
+			vi := k.varIdx[k.nodes[id].args[0]]
+			vlo, vhi := span(ws.varArr[vi])
+			if lo < vhi && vlo < hi {
+				return fmt.Errorf("fuse: output %q is the memory of %q, which the kernel reads shifted: write the output to another array", o.name, k.nodes[k.vars[vi]].name)
 			}
 		}
 		ws.rs.direct[i] = direct
@@ -435,8 +458,28 @@ func (k *Kernel) chunks(w *worker, c0, c1 int) {
 		for _, b := range rs.bind {
 			w.ptr[b.id] = unsafe.Add(b.base, lo*b.size)
 		}
+		for i := range rs.shifted {
+			w.bindShifted(&rs.shifted[i], lo, m)
+		}
 		for _, s := range k.vsteps {
 			s(w, m)
 		}
 	}
+}
+
+// bindShifted points a Shift node at elements [lo+k, lo+k+m) of its
+// array, copied with zeros outside the array into the node's chunk buffer
+// where they are not all inside.
+func (w *worker) bindShifted(b *shifted, lo, m int) {
+	s, n := lo+b.k, w.rs.n
+	if s >= 0 && s+m <= n {
+		w.ptr[b.id] = unsafe.Add(b.base, s*b.size)
+		return
+	}
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&w.arena[b.off])), m*b.size)
+	clear(buf)
+	if from, to := max(s, 0), min(s+m, n); from < to {
+		copy(buf[(from-s)*b.size:], unsafe.Slice((*byte)(unsafe.Add(b.base, from*b.size)), (to-from)*b.size))
+	}
+	w.ptr[b.id] = unsafe.Pointer(&w.arena[b.off])
 }

@@ -109,6 +109,8 @@ func elemStep[T backend.Element](nodes []inode, id int32, uni bool) step {
 			} else if sb {
 				return binS(pick[fs](divVS[float64], divVS[float32]), id, a, b)
 			}
+		case opChain:
+			return chainStep[T](n, id)
 		case opAxpy, opAxmy:
 			s, x, y := n.args[0], n.args[1], n.args[2]
 			if k, ok := any(axpyF64).(func(d []T, s T, x, y []T)); ok {
@@ -404,5 +406,43 @@ func axpyDotStepT[T backend.Float](nodes []inode, a int32, ri, nred int) step {
 	x, y := n.args[1], n.args[2]
 	return func(w *worker, m int) {
 		w.rs.part[w.chunk*nred+ri] = math.Float64bits(axpyDotK(vec[T](w, a, m), s(w), vec[T](w, x, m), vec[T](w, y, m)))
+	}
+}
+
+// chainStep returns the step of a chain node.
+func chainStep[T backend.Element](n *inode, id int32) step {
+	args := n.args
+	sc := int32(-1)
+	if n.scaled {
+		sc, args = args[0], args[1:]
+	}
+	x, ys := args[0], args[1:]
+	g := make([]T, len(ys))
+	for j := range g {
+		g[j] = 1
+		if n.negs[j] {
+			g[j] = 0
+			g[j]-- // -1, wrapping for unsigned types
+		}
+	}
+	scale := func(w *worker) T {
+		if sc < 0 {
+			return 1
+		}
+		return scal[T](w, sc)
+	}
+	switch len(ys) {
+	case 2:
+		return func(w *worker, m int) {
+			chain2K(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m))
+		}
+	case 3:
+		return func(w *worker, m int) {
+			chain3K(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m), g[2], vec[T](w, ys[2], m))
+		}
+	}
+	return func(w *worker, m int) {
+		chain4K(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m),
+			g[2], vec[T](w, ys[2], m), g[3], vec[T](w, ys[3], m))
 	}
 }

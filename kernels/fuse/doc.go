@@ -16,7 +16,9 @@
 // int32, int64, uint32, uint64). Operations: Add, Sub, Mul, Div (floats),
 // Min, Max, Pow (floats), Neg, Abs, Sqrt, Exp, Log (floats), the
 // comparisons Lt, Le, Gt, Ge, Eq, Ne (giving bools), And, Or, Not, Where,
-// and Cast[T]. Operands have one type: there is no implicit promotion, a
+// and Cast[T]. Shift(v, k) reads a Var at element i+k (0 outside the
+// array), which makes stencils on flattened grids expressible: CG's
+// Ap = A p and p.Ap are one pass (the tests' cgStencilKernels). Operands have one type: there is no implicit promotion, a
 // Cast converts. Each operation is the Go operator or function on the
 // element type, rounded once (no fused multiply-add); float32 Sqrt, Exp,
 // Log and Pow are computed in float64 and rounded to float32. Integers
@@ -32,7 +34,8 @@
 //
 // An output may be one of the kernel's Vars (y = a*x + y): every Var reads
 // the values from before the call, whatever the order of the outputs, and
-// an Out's value is the new one. An output that overlaps another argument
+// an Out's value is the new one. An output may not be the array of a
+// shifted Var (the chunks that follow would read its new values). An output that overlaps another argument
 // without being exactly the same memory, or two outputs that overlap, are
 // errors.
 //
@@ -64,7 +67,9 @@
 // to each other, the second not reading the first, share one loop, and
 // the dot of an update's result with itself is accumulated in that loop
 // (so the CG update x += alpha p; r -= alpha Ap; r.r is one loop over the
-// four arrays). On amd64, float64 dots and single y + a*x loops call
+// four arrays). Chains of up to 4 additions and subtractions,
+// ((s*x ± y1) ± y2) ± ..., are one loop (the 5-point Laplacian is one).
+// On amd64, float64 dots and single y + a*x loops call
 // gonum's SSE2 assembly. None of this changes a bit of any result.
 // Kernel.String shows the operations after these rewrites. Arrays of
 // ParallelMin elements or more are evaluated by up to backend.Threads()

@@ -80,7 +80,6 @@ func elemStep[T backend.Element](nodes []inode, id int32, uni bool) step {
 	type f3 = func(d, a, b []T)
 	type f2 = func(d, a []T)
 	type fs = func(d, a []T, s T)
-	type cmp = func(d []bool, a, b []T)
 	// Arithmetic with one uniform operand reads it as a scalar.
 	if !uni {
 		sa, sb := nodes[a].uniform, len(n.args) > 1 && nodes[b].uniform
@@ -165,10 +164,7 @@ func elemStep[T backend.Element](nodes []inode, id int32, uni bool) step {
 		return un(pick[f2](expK[float64], expK[float32]), id, a)
 	case opLog:
 		return un(pick[f2](logK[float64], logK[float32]), id, a)
-	case opAxpy, opAxmy:
-		// Uniform: cannot happen (the pattern needs chunk operands).
 	}
-	_ = cmp(nil)
 	panic(fmt.Sprintf("fuse: internal error: no step for %v of %v", n.op, n.dt))
 }
 

@@ -20,6 +20,9 @@ var testOptions = []string{"-xp_test_marker 42 -xp_test_flag", "-xp_test_word he
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
 func runTests(m *testing.M) int {
+	if mode := os.Getenv(childEnv); mode != "" {
+		return childMain(mode)
+	}
 	if _, set := os.LookupEnv("XPMPI_PROBE_CACHE"); !set {
 		os.Setenv("XPMPI_PROBE_CACHE", "off")
 	}

@@ -5,6 +5,7 @@ package petsc
 import (
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -93,9 +94,20 @@ const pcgN = 151
 // KSP CG with a Go shell matrix solves the W4 problem in the iterations of
 // our own CG (solvers/cg) and to its solution (the serial loop's x) within
 // 1e-10.
-func TestKSPCGPoisson(t *testing.T) {
+func TestKSPCGPoisson(t *testing.T) { cgPoisson(t, pcgN) }
+
+// The same at W4's size, 1024 x 1024 (1898 iterations): XPMPI_PETSC_W4=1
+// runs it (about a minute on one rank).
+func TestKSPCGW4(t *testing.T) {
+	if os.Getenv("XPMPI_PETSC_W4") != "1" {
+		t.Skip("XPMPI_PETSC_W4=1 runs W4's grid, 1024 x 1024")
+	}
+	cgPoisson(t, 1024)
+}
+
+func cgPoisson(t *testing.T, n int) {
 	c := mpitest.World(t)
-	n, tol := pcgN, 1e-8
+	tol := 1e-8
 	var calls int
 	a, b, x, _ := poisson(t, c, n, 0, 0, &calls)
 	k, err := NewKSP(c)

@@ -151,3 +151,35 @@ int xp_option_get(const char *name, char *buf, int len, int *set) {
 	*set = flg ? 1 : 0;
 	return rc;
 }
+
+int xp_mat_aij(uintptr_t comm, PetscInt m, PetscInt M, const PetscInt *dnnz, const PetscInt *onnz, Mat *A) {
+	PetscCall(MatCreate(xp_comm(comm), A));
+	PetscCall(MatSetSizes(*A, m, m, M, M));
+	PetscCall(MatSetType(*A, MATAIJ));
+	// One of the two applies: MATSEQAIJ on one rank, MATMPIAIJ on several.
+	PetscCall(MatSeqAIJSetPreallocation(*A, 0, dnnz));
+	PetscCall(MatMPIAIJSetPreallocation(*A, 0, dnnz, 0, onnz));
+	// A row that needs more than its preallocation is an error, not a
+	// silent malloc.
+	PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+	return 0;
+}
+
+int xp_mat_set_row(Mat A, PetscInt row, PetscInt n, const PetscInt *cols, const PetscScalar *vals) {
+	return MatSetValues(A, 1, &row, n, cols, vals, INSERT_VALUES);
+}
+
+int xp_mat_assemble(Mat A) {
+	PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+	PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+	return 0;
+}
+
+int xp_mat_info(Mat A, double *used, double *allocated, double *mallocs) {
+	MatInfo info;
+	PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+	*used = info.nz_used;
+	*allocated = info.nz_allocated;
+	*mallocs = info.mallocs;
+	return 0;
+}

@@ -30,4 +30,10 @@ const char *xp_ksp_reason(int r);
 
 int xp_option_get(const char *name, char *buf, int len, int *set);
 
+
+
+int xp_mat_aij(uintptr_t comm, PetscInt m, PetscInt M, const PetscInt *dnnz, const PetscInt *onnz, Mat *A);
+int xp_mat_set_row(Mat A, PetscInt row, PetscInt n, const PetscInt *cols, const PetscScalar *vals);
+int xp_mat_assemble(Mat A);
+int xp_mat_info(Mat A, double *used, double *allocated, double *mallocs);
 #endif

@@ -183,3 +183,30 @@ int xp_mat_info(Mat A, double *used, double *allocated, double *mallocs) {
 	*mallocs = info.mallocs;
 	return 0;
 }
+
+static PetscErrorCode xp_snes_residual(SNES snes, Vec x, Vec f, void *ctx) {
+	(void)snes;
+	PetscCall(apply((uintptr_t)ctx, x, f));
+	return 0;
+}
+
+int xp_snes_create(uintptr_t comm, SNES *snes) { return SNESCreate(xp_comm(comm), snes); }
+
+int xp_snes_function(SNES snes, uintptr_t h) { return SNESSetFunction(snes, NULL, xp_snes_residual, (void *)h); }
+
+// Jacobian-free Newton-Krylov: the Jacobian is MatMFFD (finite differences
+// of the residual), and nothing to build a preconditioner from.
+int xp_snes_mf(SNES snes) {
+	KSP ksp;
+	PC pc;
+	PetscCall(SNESSetUseMatrixFree(snes, PETSC_FALSE, PETSC_TRUE));
+	PetscCall(SNESGetKSP(snes, &ksp));
+	PetscCall(KSPGetPC(ksp, &pc));
+	PetscCall(PCSetType(pc, PCNONE));
+	return 0;
+}
+
+const char *xp_snes_reason(int r) {
+	if (r < -11 || r > 6) return "unknown";
+	return SNESConvergedReasons[r];
+}

@@ -6,7 +6,7 @@
 #define XP_PETSC_H
 
 #include <stdint.h>
-#include <petscksp.h>
+#include <petscsnes.h>
 
 int xp_petsc_init(uintptr_t comm, int argc, char **argv);
 int xp_petsc_finalize(void);
@@ -36,4 +36,9 @@ int xp_mat_aij(uintptr_t comm, PetscInt m, PetscInt M, const PetscInt *dnnz, con
 int xp_mat_set_row(Mat A, PetscInt row, PetscInt n, const PetscInt *cols, const PetscScalar *vals);
 int xp_mat_assemble(Mat A);
 int xp_mat_info(Mat A, double *used, double *allocated, double *mallocs);
+int xp_snes_create(uintptr_t comm, SNES *snes);
+int xp_snes_function(SNES snes, uintptr_t h);
+int xp_snes_mf(SNES snes);
+const char *xp_snes_reason(int r);
+
 #endif

@@ -108,37 +108,28 @@ func TestKSPCGW4(t *testing.T) {
 func cgPoisson(t *testing.T, n int) {
 	c := mpitest.World(t)
 	tol := 1e-8
-	var calls int
-	a, b, x, _ := poisson(t, c, n, 0, 0, &calls)
-	k, err := NewKSP(c)
+	res, xa, err := SolvePoisson(c, PoissonConfig{N: n, Tol: tol, Prefix: "w4_"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Destroy()
-	must(t, k.SetOperators(a, nil))
-	must(t, k.SetType("cg"))
-	must(t, k.SetPCType("none"))
-	must(t, k.SetTolerances(Tolerances{RTol: tol, ATol: 0, DTol: -1, MaxIter: n * n}))
-	res, err := k.Solve(b, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer xa.Free()
 	ours, err := cg.Solve(c, cg.Config{N: n, Tol: tol})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("n=%d: KSP CG %d iterations (%v, residual %.3g), solvers/cg %d, %d multiplications", n, res.Iterations, res.Reason, res.ResidualNorm, ours.Iters, calls)
-	if !res.Reason.Converged() || res.Reason.String() != "CONVERGED_RTOL" {
-		t.Errorf("reason %v (%d)", res.Reason, int(res.Reason))
+	t.Logf("n=%d: KSP %s %d iterations (%v, relative residual %.3g, %.3g s), solvers/cg %d (%.3g, %.3g s)",
+		n, res.Method, res.Iterations, res.Reason, res.RelRes, res.Seconds, ours.Iters, ours.RelRes, ours.Seconds)
+	if !res.Reason.Converged() || res.Reason.String() != "CONVERGED_RTOL" || res.Method != "cg/none" {
+		t.Errorf("%s: reason %v (%d)", res.Method, res.Reason, int(res.Reason))
 	}
 	if res.Iterations != ours.Iters {
 		t.Errorf("KSP CG: %d iterations, solvers/cg: %d", res.Iterations, ours.Iters)
 	}
 	// The solution, against the serial loop's, on every rank's rows.
 	_, _, sum, ref := serialloop.CG(n, tol, n*n)
-	lo, _ := x.Array().Range()
+	lo, _ := xa.Range()
 	worst, scale := 0.0, 0.0
-	xd := x.Array().LocalData()
+	xd := xa.LocalData()
 	for i := range xd {
 		r, j := lo+i/n, i%n
 		want := ref[(r+1)*(n+2)+j+1]
@@ -146,12 +137,25 @@ func cgPoisson(t *testing.T, n int) {
 		scale = math.Max(scale, math.Abs(want))
 	}
 	mpitest.Check(t, c, worst <= 1e-10*math.Max(scale, 1), "max |x - x_ref| = %.3g (max |x_ref| %.3g)", worst, scale)
-	got, err := dist.Sum(x.Array())
+	if math.Abs(res.Checksum-sum) > 1e-10*math.Abs(sum) || math.Abs(res.Checksum-ours.Checksum) > 1e-10*math.Abs(sum) {
+		t.Errorf("sum of x: KSP %.15g, serial %.15g, solvers/cg %.15g", res.Checksum, sum, ours.Checksum)
+	}
+}
+
+// Options under SolvePoisson's prefix choose the method.
+func TestSolvePoissonOptions(t *testing.T) {
+	c := mpitest.World(t)
+	must(t, SetOptions("-gm_ksp_type gmres -gm_ksp_gmres_restart 200"))
+	res, xa, err := SolvePoisson(c, PoissonConfig{N: 20, Tol: 1e-10, Prefix: "gm_"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(got-sum) > 1e-10*math.Abs(sum) || math.Abs(got-ours.Checksum) > 1e-10*math.Abs(sum) {
-		t.Errorf("sum of x: KSP %.15g, serial %.15g, solvers/cg %.15g", got, sum, ours.Checksum)
+	defer xa.Free()
+	if res.Method != "gmres/none" || !res.Reason.Converged() || res.RelRes > 1e-10 {
+		t.Errorf("%+v", res)
+	}
+	if _, _, err := SolvePoisson(c, PoissonConfig{N: 0}); err == nil {
+		t.Error("N = 0 accepted")
 	}
 }
 

@@ -136,12 +136,12 @@ func Main(options []string, f func(world mpi.Comm) error) int {
 	})
 }
 
-// Version returns PETSc's version string, e.g. "PETSc Release Version
-// 3.18.5, Mar 03, 2023". It needs no Init.
+// Version returns PETSc's version string, e.g. "Petsc Release Version
+// 3.18.5, Feb 27, 2023". It needs no Init.
 func Version() string {
 	var buf [256]C.char
 	C.xp_petsc_version(&buf[0], C.int(len(buf)))
-	return C.GoString(&buf[0])
+	return strings.TrimSpace(C.GoString(&buf[0]))
 }
 
 // HasCUDA reports whether the PETSc this binary is built with has CUDA

@@ -63,12 +63,20 @@ func childEnviron(mode string) []string {
 			launcher = launcher || strings.HasPrefix(name, p)
 		}
 		switch name {
-		case "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "OMPI_MCA_btl_vader_single_copy_mechanism":
+		case "OMPI_MCA_btl_vader_single_copy_mechanism":
 			launcher = false
+		case "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM":
+			launcher = true // set again below where needed
 		}
 		if !launcher {
 			env = append(env, kv)
 		}
+	}
+	if os.Geteuid() == 0 {
+		// This job may run as root by mpirun's --allow-run-as-root, which
+		// the child cannot inherit: without these, its singleton start
+		// takes seconds longer.
+		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 	}
 	return append(env, childEnv+"="+mode)
 }

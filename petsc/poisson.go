@@ -147,19 +147,27 @@ func Laplacian5(h *dist.Halo[float64]) OperatorFunc {
 		}
 		g, yd := h.Local().Data(), y.LocalData()
 		for i := 0; i < len(yd)/cols; i++ {
-			up, mid, down := g[i*cols:(i+1)*cols], g[(i+1)*cols:(i+2)*cols], g[(i+2)*cols:(i+3)*cols]
-			row := yd[i*cols : (i+1)*cols]
-			for j := range row {
-				v := 4*mid[j] - up[j] - down[j]
-				if j > 0 {
-					v -= mid[j-1]
-				}
-				if j < cols-1 {
-					v -= mid[j+1]
-				}
-				row[j] = v
-			}
+			laplaceRow(yd[i*cols:(i+1)*cols], g[i*cols:(i+1)*cols], g[(i+1)*cols:(i+2)*cols], g[(i+2)*cols:(i+3)*cols])
 		}
 		return nil
 	}
+}
+
+// laplaceRow writes one grid row of the 5-point Laplacian: the row mid,
+// its neighbours up and down, zero beyond both ends.
+func laplaceRow(row, up, mid, down []float64) {
+	n := len(row)
+	if n == 0 {
+		return
+	}
+	up, mid, down = up[:n], mid[:n], down[:n]
+	if n == 1 {
+		row[0] = 4*mid[0] - up[0] - down[0]
+		return
+	}
+	row[0] = 4*mid[0] - up[0] - down[0] - mid[1]
+	for j := 1; j < n-1; j++ {
+		row[j] = 4*mid[j] - up[j] - down[j] - mid[j-1] - mid[j+1]
+	}
+	row[n-1] = 4*mid[n-1] - up[n-1] - down[n-1] - mid[n-2]
 }

@@ -116,3 +116,22 @@ func hostSlice(p *C.double, n C.int) []float64 {
 	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(p)), int(n))
 }
+
+// monitor is the state of a KSP monitor that PETSc holds as a cgo.Handle.
+type monitor struct {
+	comm mpi.Comm
+	f    func(iteration int, residualNorm float64)
+	h    cgo.Handle
+}
+
+// xpGoMonitor runs the monitor of handle h, with package mpi's library lock
+// released, as xpGoApply does.
+//
+//export xpGoMonitor
+func xpGoMonitor(h C.uintptr_t, it C.int, rnorm C.double) {
+	m := cgo.Handle(h).Value().(*monitor)
+	mpi.UnlockLibrary()
+	defer mpi.LockLibrary()
+	defer mpi.AbortOnPanic(m.comm)
+	m.f(int(it), float64(rnorm))
+}

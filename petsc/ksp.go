@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/dist"
@@ -25,6 +26,7 @@ type KSP struct {
 	comm mpi.Comm
 	a, p *Mat      // the operators, for their Go operators' errors
 	pc   *operator // a shell preconditioner's Go operator
+	mons []*monitor
 	done bool
 }
 
@@ -266,5 +268,28 @@ func (k *KSP) Destroy() error {
 		k.p.op.release()
 	}
 	k.pc.release()
+	for _, m := range k.mons {
+		m.h.Delete()
+	}
 	return err
+}
+
+// Monitor adds f to the functions PETSc calls at every iteration of a solve
+// (KSPMonitorSet), with the iteration number (0 before the first) and the
+// residual norm the method computed, on every rank, the same values. f
+// runs inside the solve and must not call this KSP; a panic aborts the
+// job. Options such as -ksp_monitor add PETSc's own monitors beside it.
+func (k *KSP) Monitor(f func(iteration int, residualNorm float64)) error {
+	ck := k.use("Monitor")
+	if f == nil {
+		panic("petsc: KSP.Monitor with a nil function")
+	}
+	m := &monitor{comm: k.comm, f: f}
+	m.h = cgo.NewHandle(m)
+	if err := call("KSPMonitorSet", func() C.int { return C.xp_ksp_monitor(ck, C.uintptr_t(m.h)) }); err != nil {
+		m.h.Delete()
+		return err
+	}
+	k.mons = append(k.mons, m)
+	return nil
 }

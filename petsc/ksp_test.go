@@ -178,6 +178,7 @@ func TestKSPGMRESShellPC(t *testing.T) {
 	c := mpitest.World(t)
 	const n, conv, react, rtol = 40, 20.0, 10.0, 1e-9
 	var calls, pcCalls int
+	var history []float64 // the monitor's residual norms
 	a, b, x, l := poisson(t, c, n, conv, react, &calls)
 	solve := func(pc string) (Result, error) {
 		k, err := NewKSP(c)
@@ -188,6 +189,14 @@ func TestKSPGMRESShellPC(t *testing.T) {
 		must(t, k.SetOperators(a, nil))
 		must(t, k.SetType("gmres"))
 		must(t, k.SetTolerances(Tolerances{RTol: rtol, ATol: 0, DTol: -1, MaxIter: 2000}))
+		if pc == "none" {
+			must(t, k.Monitor(func(it int, rnorm float64) {
+				if it != len(history) {
+					t.Errorf("monitor: iteration %d after %d calls", it, len(history))
+				}
+				history = append(history, rnorm)
+			}))
+		}
 		switch pc {
 		case "go":
 			must(t, k.SetShellPC(l, func(x, y *dist.Array[float64]) error {
@@ -214,6 +223,9 @@ func TestKSPGMRESShellPC(t *testing.T) {
 	res, err := solve("go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(history) != plain.Iterations+1 || history[len(history)-1] != plain.ResidualNorm || history[0] <= history[len(history)-1] {
+		t.Errorf("monitor: %d residual norms for %d iterations, last %g (KSP: %g)", len(history), plain.Iterations, history[len(history)-1], plain.ResidualNorm)
 	}
 	t.Logf("GMRES: %d iterations without a preconditioner, %d with the Go one (%d applications, %v)", plain.Iterations, res.Iterations, pcCalls, res.Reason)
 	if !res.Reason.Converged() || pcCalls < res.Iterations || res.Iterations >= plain.Iterations {

@@ -210,3 +210,11 @@ const char *xp_snes_reason(int r) {
 	if (r < -11 || r > 6) return "unknown";
 	return SNESConvergedReasons[r];
 }
+
+static PetscErrorCode xp_ksp_monitor_fn(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx) {
+	(void)ksp;
+	xpGoMonitor((uintptr_t)ctx, (int)it, (double)rnorm);
+	return 0;
+}
+
+int xp_ksp_monitor(KSP ksp, uintptr_t h) { return KSPMonitorSet(ksp, xp_ksp_monitor_fn, (void *)h, NULL); }

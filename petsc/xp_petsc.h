@@ -41,4 +41,6 @@ int xp_snes_function(SNES snes, uintptr_t h);
 int xp_snes_mf(SNES snes);
 const char *xp_snes_reason(int r);
 
+int xp_ksp_monitor(KSP ksp, uintptr_t h);
+
 #endif

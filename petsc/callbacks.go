@@ -135,3 +135,32 @@ func xpGoMonitor(h C.uintptr_t, it C.int, rnorm C.double) {
 	defer mpi.AbortOnPanic(m.comm)
 	m.f(int(it), float64(rnorm))
 }
+
+// updater is the state of a SNES Jacobian's Go update that PETSc holds as a
+// cgo.Handle.
+type updater struct {
+	comm mpi.Comm
+	l    dist.Layout
+	f    func(x *dist.Array[float64]) error
+	err  error
+	h    cgo.Handle
+}
+
+// xpGoJacobian runs the Jacobian update of handle h at PETSc's x, with
+// package mpi's library lock released. It returns nonzero only for a
+// vector of another local size than the layout's.
+//
+//export xpGoJacobian
+func xpGoJacobian(h C.uintptr_t, x *C.double, n C.int) C.int {
+	u := cgo.Handle(h).Value().(*updater)
+	if int(n) != u.l.LocalLen(u.comm.Rank()) {
+		return 1
+	}
+	mpi.UnlockLibrary()
+	defer mpi.LockLibrary()
+	defer mpi.AbortOnPanic(u.comm)
+	if err := u.f(dist.FromLocal(u.comm, u.l, backend.Wrap(hostSlice(x, n)))); err != nil && u.err == nil {
+		u.err = err
+	}
+	return 0
+}

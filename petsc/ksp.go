@@ -27,7 +27,9 @@ type KSP struct {
 	a, p *Mat      // the operators, for their Go operators' errors
 	pc   *operator // a shell preconditioner's Go operator
 	mons []*monitor
-	done bool
+	// borrowed: the KSP of a SNES (SNES.KSP), destroyed with it
+	borrowed bool
+	done     bool
 }
 
 // NewKSP returns a solver on c (KSPCreate).
@@ -252,17 +254,27 @@ func (k *KSP) Solve(b, x *Vec) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, agreeOps(k.comm, ops...)
+	return res, agreeOps(k.comm, nil, ops...)
 }
 
 // Destroy destroys the solver (KSPDestroy) and lets go of its operators.
-// Destroying twice does nothing.
+// Destroying twice does nothing. The KSP of a SNES (SNES.KSP) is destroyed
+// with the SNES: Destroy panics on it.
 func (k *KSP) Destroy() error {
 	if k.done {
 		return nil
 	}
+	if k.borrowed {
+		panic("petsc: KSP.Destroy of a SNES's KSP: destroy the SNES")
+	}
 	k.done = true
 	err := call("KSPDestroy", func() C.int { return C.int(C.KSPDestroy(&k.k)) })
+	k.release()
+	return err
+}
+
+// release lets go of the Go state the KSP held for PETSc.
+func (k *KSP) release() {
 	if k.a != nil {
 		k.a.op.release()
 		k.p.op.release()
@@ -271,7 +283,6 @@ func (k *KSP) Destroy() error {
 	for _, m := range k.mons {
 		m.h.Delete()
 	}
-	return err
 }
 
 // Monitor adds f to the functions PETSc calls at every iteration of a solve

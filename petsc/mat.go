@@ -84,13 +84,13 @@ func (m *Mat) Mult(x, y *Vec) error {
 	if err != nil {
 		return err
 	}
-	return agreeOps(m.comm, m.op)
+	return agreeOps(m.comm, nil, m.op)
 }
 
-// agreeOps returns the first error of the Go operators on any rank, the
-// same on every rank, and clears them. It is collective.
-func agreeOps(c mpi.Comm, ops ...*operator) error {
-	var local error
+// agreeOps returns the first error of the Go operators on any rank (or
+// first, where not nil, local), the same on every rank, and clears them.
+// It is collective.
+func agreeOps(c mpi.Comm, local error, ops ...*operator) error {
 	for _, op := range ops {
 		if op == nil {
 			continue

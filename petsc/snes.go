@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
@@ -21,6 +22,9 @@ type SNES struct {
 	s    C.SNES
 	comm mpi.Comm
 	f    *operator
+	jac  *updater
+	a, p *Mat // the Jacobian's matrices
+	ksp  *KSP // the SNES's own, once KSP was called
 	done bool
 }
 
@@ -72,6 +76,63 @@ func (s *SNES) SetFunction(l dist.Layout, residual OperatorFunc) error {
 func (s *SNES) SetMatrixFree() error {
 	cs := s.use("SetMatrixFree")
 	return call("SNESSetUseMatrixFree", func() C.int { return C.xp_snes_mf(cs) })
+}
+
+// SetJacobian makes a the Jacobian and p the matrix its preconditioner is
+// built from (SNESSetJacobian; p nil means a), and update the Go function
+// PETSc calls at the start of each Newton step with the current iterate x
+// (a dist.Array over PETSc's vector: read it, do not keep it), so that the
+// matrices, typically shells (NewShell) whose multiplication reads state
+// that update refreshes, act as the Jacobian at x. An error of update on
+// any rank is returned by Solve, on every rank (matching ErrOperator), the
+// step itself going on with the matrices as they are. The SNES holds a and
+// p until it is destroyed.
+func (s *SNES) SetJacobian(a, p *Mat, update func(x *dist.Array[float64]) error) error {
+	cs := s.use("SetJacobian")
+	if update == nil {
+		panic("petsc: SNES.SetJacobian with a nil update")
+	}
+	if p == nil {
+		p = a
+	}
+	ca, cp := a.use("SetJacobian"), p.use("SetJacobian")
+	u := &updater{comm: s.comm, l: a.cols, f: update}
+	u.h = cgo.NewHandle(u)
+	if err := call("SNESSetJacobian", func() C.int { return C.xp_snes_jacobian(cs, ca, cp, C.uintptr_t(u.h)) }); err != nil {
+		u.h.Delete()
+		return err
+	}
+	a.op.retain()
+	p.op.retain()
+	s.releaseJacobian()
+	s.jac, s.a, s.p = u, a, p
+	return nil
+}
+
+func (s *SNES) releaseJacobian() {
+	if s.jac != nil {
+		s.jac.h.Delete()
+		s.a.op.release()
+		s.p.op.release()
+		s.jac, s.a, s.p = nil, nil, nil
+	}
+}
+
+// KSP returns the SNES's linear solver (SNESGetKSP), to set its type,
+// preconditioner (a Go one with SetShellPC), tolerances or monitor. It
+// belongs to the SNES: do not destroy it; it is valid until the SNES's
+// Destroy.
+func (s *SNES) KSP() (*KSP, error) {
+	cs := s.use("KSP")
+	if s.ksp != nil {
+		return s.ksp, nil
+	}
+	k := &KSP{comm: s.comm, borrowed: true}
+	if err := call("SNESGetKSP", func() C.int { return C.int(C.SNESGetKSP(cs, &k.k)) }); err != nil {
+		return nil, err
+	}
+	s.ksp = k
+	return k, nil
 }
 
 // SetType sets the nonlinear method (SNESSetType): "newtonls", "newtontr",
@@ -146,7 +207,21 @@ func (s *SNES) Solve(x *Vec) (SNESResult, error) {
 	if s.f == nil {
 		panic("petsc: SNES.Solve before SetFunction")
 	}
-	s.f.err = nil
+	ops := []*operator{s.f}
+	if s.a != nil {
+		ops = append(ops, s.a.op, s.p.op)
+	}
+	if s.ksp != nil {
+		ops = append(ops, s.ksp.pc)
+	}
+	for _, op := range ops {
+		if op != nil {
+			op.err = nil
+		}
+	}
+	if s.jac != nil {
+		s.jac.err = nil
+	}
 	var res SNESResult
 	if err := call("SNESSolve", func() C.int { return C.int(C.SNESSolve(cs, nil, cx)) }); err != nil {
 		return res, err
@@ -170,7 +245,12 @@ func (s *SNES) Solve(x *Vec) (SNESResult, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, agreeOps(s.comm, s.f)
+	var jerr error
+	if s.jac != nil && s.jac.err != nil {
+		jerr = fmt.Errorf("%w: the Jacobian's update: %w", ErrOperator, s.jac.err)
+		s.jac.err = nil
+	}
+	return res, agreeOps(s.comm, jerr, ops...)
 }
 
 // Destroy destroys the solver (SNESDestroy). Destroying twice does
@@ -182,5 +262,10 @@ func (s *SNES) Destroy() error {
 	s.done = true
 	err := call("SNESDestroy", func() C.int { return C.int(C.SNESDestroy(&s.s)) })
 	s.f.release()
+	s.releaseJacobian()
+	if s.ksp != nil {
+		s.ksp.done = true
+		s.ksp.release()
+	}
 	return err
 }

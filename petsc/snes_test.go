@@ -4,6 +4,7 @@ package petsc
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/xpmpi/xpmpi/dist"
@@ -101,5 +102,100 @@ func TestSNESBratu(t *testing.T) {
 	// The first residual is h²λ·n = λ n/(n+1)² in norm; the answer's is far below.
 	if rn > 1e-9 || math.Abs(rn-res.FunctionNorm) > 1e-9 || !(mx > 0.5 && mx < 2) {
 		t.Errorf("||F(u)|| = %.3g (PETSc: %.3g), max u = %g", rn, res.FunctionNorm, mx)
+	}
+}
+
+// Newton with a Go Jacobian: a shell matrix J v = 4v - (neighbours) -
+// h²λ e^u v whose e^u the update refreshes at each Newton step, and a Go
+// Jacobi preconditioner on the SNES's KSP; the same root as the
+// matrix-free solve.
+func TestSNESBratuJacobian(t *testing.T) {
+	c := mpitest.World(t)
+	const n, lambda = 24, 6.0
+	l := dist.NewLayout([]int{n, n}, 0, c.Size())
+	h2l := lambda / float64((n+1)*(n+1))
+	scale := make([]float64, l.LocalLen(c.Rank())) // h²λ e^u at the current iterate
+	updates := 0
+	h, err := dist.NewHalo[float64](c, l, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Free()
+	lap := Laplacian5(h)
+	j, err := NewShell(c, l, func(x, y *dist.Array[float64]) error {
+		if err := lap(x, y); err != nil {
+			return err
+		}
+		yd, xd := y.LocalData(), x.LocalData()
+		for i := range yd {
+			yd[i] -= scale[i] * xd[i]
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Destroy()
+	s, err := NewSNES(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy()
+	must(t, s.SetFunction(l, bratu(t, c, l, lambda)))
+	must(t, s.SetJacobian(j, nil, func(x *dist.Array[float64]) error {
+		updates++
+		for i, v := range x.LocalData() {
+			scale[i] = h2l * math.Exp(v)
+		}
+		return nil
+	}))
+	must(t, s.SetTolerances(1e-12, 1e-10, -1, 50))
+	k, err := s.KSP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, k.SetType("cg")) // J is symmetric positive definite for λ below the fold
+	must(t, k.SetTolerances(Tolerances{RTol: 1e-10, ATol: -1, DTol: -1}))
+	pcCalls := 0
+	must(t, k.SetShellPC(l, func(x, y *dist.Array[float64]) error {
+		pcCalls++
+		yd := y.LocalData()
+		for i, v := range x.LocalData() {
+			yd[i] = v / (4 - scale[i])
+		}
+		return nil
+	}))
+	u, err := dist.Zeros[float64](c, []int{n, n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Free()
+	x, err := NewVec(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Destroy()
+	res, err := s.Solve(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Bratu with a Go Jacobian: %v after %d Newton and %d CG iterations (%d Jacobian updates, %d Go PC applications), ||F|| = %.3g",
+		res.Reason, res.Iterations, res.LinearIterations, updates, pcCalls, res.FunctionNorm)
+	if !res.Reason.Converged() || res.Iterations < 2 || res.Iterations > 10 || updates != res.Iterations || pcCalls == 0 {
+		t.Errorf("SNES: %+v, %d updates, %d PC applications", res, updates, pcCalls)
+	}
+	msg := mustPanic(t, func() { k.Destroy() })
+	if !strings.Contains(msg, "SNES") {
+		t.Errorf("Destroy of the SNES's KSP: panic %q", msg)
+	}
+	// The root, against F recomputed in Go.
+	r, err := dist.ZerosLike(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Free()
+	must(t, bratu(t, c, l, lambda)(u, r))
+	if rn, _ := dist.Norm(r); rn > 1e-9 {
+		t.Errorf("||F(u)|| = %.3g", rn)
 	}
 }

@@ -218,3 +218,19 @@ static PetscErrorCode xp_ksp_monitor_fn(KSP ksp, PetscInt it, PetscReal rnorm, v
 }
 
 int xp_ksp_monitor(KSP ksp, uintptr_t h) { return KSPMonitorSet(ksp, xp_ksp_monitor_fn, (void *)h, NULL); }
+
+static PetscErrorCode xp_snes_jac(SNES snes, Vec x, Mat A, Mat P, void *ctx) {
+	const PetscScalar *xa;
+	PetscInt n;
+	(void)snes;
+	(void)A;
+	(void)P;
+	PetscCall(VecGetLocalSize(x, &n));
+	PetscCall(VecGetArrayRead(x, &xa));
+	int bad = xpGoJacobian((uintptr_t)ctx, (double *)xa, n);
+	PetscCall(VecRestoreArrayRead(x, &xa));
+	if (bad) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "the Go Jacobian got a vector of %d local elements, not that of its layout", (int)n);
+	return 0;
+}
+
+int xp_snes_jacobian(SNES snes, Mat A, Mat P, uintptr_t h) { return SNESSetJacobian(snes, A, P, xp_snes_jac, (void *)h); }

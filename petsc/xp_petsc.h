@@ -43,4 +43,6 @@ const char *xp_snes_reason(int r);
 
 int xp_ksp_monitor(KSP ksp, uintptr_t h);
 
+int xp_snes_jacobian(SNES snes, Mat A, Mat P, uintptr_t h);
+
 #endif

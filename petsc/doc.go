@@ -3,7 +3,10 @@
 // Package petsc hands xpmpi's distributed arrays to PETSc without copying,
 // and lets PETSc's solvers call Go: a PETSc Vec over a dist.Array's memory,
 // shell matrices and preconditioners whose operations are Go functions over
-// dist.Arrays, and KSP linear solvers chosen by PETSc options.
+// dist.Arrays, assembled sparse matrices from a Go row function (NewAIJ),
+// KSP linear solvers chosen by PETSc options, SNES nonlinear solvers with a
+// Go residual and Jacobian, and the W4 Poisson problem through PETSc
+// (SolvePoisson).
 //
 // The package builds only with the build tag petsc (which implies package
 // mpi's real MPI binding), against Debian's petsc-dev (PETSc 3.18, real

@@ -48,6 +48,7 @@ type Error struct {
 	Msg  string // PETSc's message
 }
 
+// Error returns "petsc: CALL: error CODE: MESSAGE".
 func (e *Error) Error() string {
 	return fmt.Sprintf("petsc: %s: error %d: %s", e.Call, e.Code, e.Msg)
 }

@@ -47,7 +47,9 @@ func OnBackend(b backend.Backend) Option { return func(o *options) { o.backend =
 func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backend) {
 	o := options{axis: 0}
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil Option is no option
+			f(&o)
+		}
 	}
 	if len(shape) == 0 {
 		panic("dist: empty shape: arrays have at least one dimension")
@@ -74,7 +76,9 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 func backendOption(op string, opts []Option) backend.Backend {
 	o := options{axis: noAxis}
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil Option is no option
+			f(&o)
+		}
 	}
 	if o.axis != noAxis || o.counts != nil {
 		panic(fmt.Sprintf("dist: %s with SplitAxis or BlockSizes: the layout already says how the array is split (only OnBackend applies)", op))

@@ -42,7 +42,7 @@ func ExampleKSP_Solve() {
 	world := mpi.World()
 	const n = 40
 	l := dist.NewLayout([]int{n}, 0, world.Size())
-	halo, err := dist.NewHalo[float64](world, l, 1, nil)
+	halo, err := dist.NewHalo[float64](world, l, 1)
 	if err != nil {
 		panic(err)
 	}

@@ -26,7 +26,7 @@ import (
 // block of width 1 (the one copy of the multiplication) and its ghost rows
 // exchanged. calls counts the multiplications.
 func laplacian(t *testing.T, c mpi.Comm, l dist.Layout, conv, react float64, calls *int) OperatorFunc {
-	h, err := dist.NewHalo[float64](c, l, 1, nil)
+	h, err := dist.NewHalo[float64](c, l, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func SolvePoisson(c mpi.Comm, cfg PoissonConfig) (PoissonResult, *dist.Array[flo
 		maxIter = n * n
 	}
 	l := dist.NewLayout([]int{n, n}, 0, c.Size())
-	h, err := dist.NewHalo[float64](c, l, 1, nil)
+	h, err := dist.NewHalo[float64](c, l, 1)
 	if err != nil {
 		return res, nil, err
 	}

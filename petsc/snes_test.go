@@ -17,7 +17,7 @@ import (
 // h²: F(u) = 4u - (neighbours) - h² λ e^u, with the neighbours across
 // block edges by dist's halo exchange.
 func bratu(t *testing.T, c mpi.Comm, l dist.Layout, lambda float64) OperatorFunc {
-	h, err := dist.NewHalo[float64](c, l, 1, nil)
+	h, err := dist.NewHalo[float64](c, l, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestSNESBratuJacobian(t *testing.T) {
 	h2l := lambda / float64((n+1)*(n+1))
 	scale := make([]float64, l.LocalLen(c.Rank())) // h²λ e^u at the current iterate
 	updates := 0
-	h, err := dist.NewHalo[float64](c, l, 1, nil)
+	h, err := dist.NewHalo[float64](c, l, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ build() {
 	set -e
 	go test -c -o "$gpu/cuda.test" ./backend/cuda
 	go test -tags mpi -c -o "$gpu/dist.test" ./dist
+	go test -c -o "$gpu/kernels.test" ./kernels
+	go test -c -o "$gpu/fuse.test" ./kernels/fuse
 	go build -o "$gpu/xpmpi" ./cmd/xpmpi
 	# The Open MPI runtime for the 2-rank test: the launcher, its helper
 	# programs, the libraries the binaries load and Open MPI's plugins and
@@ -109,6 +111,18 @@ run() {
 	XPMPI_BACKEND=cuda timeout 60 "$gpu/xpmpi" info >"$out/info.log" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q 'cuda.*available on cuda' "$out/info.log"; then row info pass "$(grep -o 'cuda:[0-9]* of [0-9]*' "$out/info.log" | head -1)"; else row info FAIL "exit $rc; see info.log"; fi
+
+	# The kernel catalog's parity on the device, and the fused expressions
+	# (their generated CUDA) against the CPU.
+	{
+		timeout 180 "$gpu/kernels.test" -test.v -test.run '^(TestCatalogParity|TestCompilePTX|TestHeadersNVRTC)$'
+		XPMPI_BACKEND=cuda timeout 120 "$gpu/xpmpi" kernels --compile --parity
+	} >"$out/kernels.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then row kernels pass "catalog parity on the GPU"; else row kernels FAIL "exit $rc; see kernels.log"; fi
+	timeout 180 "$gpu/fuse.test" -test.v -test.run '^TestGPU' >"$out/fuse.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q -- '--- SKIP' "$out/fuse.log"; then row fuse pass "fused kernels match the CPU"; else row fuse FAIL "exit $rc; see fuse.log"; fi
 	! grep -q FAIL "$out/summary.txt"
 }
 

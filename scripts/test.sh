@@ -8,7 +8,7 @@
 #   setup       scripts/setup.sh (installs what is missing)
 #   gofmt       gofmt -l must print nothing
 #   vet         go vet for every build tag: none, mpi, mpi,mpich, (petsc); and
-#               dist, mpi, backend, staging with CGO_ENABLED=0
+#               dist, mpi, backend, staging, kernels with CGO_ENABLED=0
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
@@ -218,7 +218,7 @@ step "gofmt" check_gofmt
 step "go vet ./..." go vet ./...
 # dist, mpi, backend and staging build without cgo: the CUDA backend (cgo)
 # is the program's choice (backend/all), not a dependency of dist.
-step "CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging" env CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging
+step "CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging ./kernels/..." env CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging ./kernels/...
 step "go vet -tags mpi ./..." go vet -tags mpi ./...
 if [ -n "$mpich_run" ]; then
 	step "go vet -tags mpi,mpich ./..." go vet -tags mpi,mpich ./...
@@ -252,7 +252,7 @@ step "go test -race -short ./... (default build)" go test -race -short -timeout 
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
 # for a count of inputs rather than a time.
 fuzz_time=${XPMPI_FUZZTIME:-100000x}
-for pf in ./npy:FuzzHeader ./dist:FuzzManifest; do
+for pf in ./npy:FuzzHeader ./dist:FuzzManifest ./kernels:FuzzParseSignatures ./kernels:FuzzCheckSource; do
 	pkg=${pf%%:*} f=${pf#*:}
 	step "go test -fuzz $f $pkg ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" "$pkg"
 done

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
@@ -38,6 +40,8 @@ func newCGCmd(world mpi.Comm) *cobra.Command {
 		cfg    cg.Config
 		be     string
 		asJSON bool
+		solver string
+		popts  string
 	)
 	cmd := &cobra.Command{
 		Use:   "cg",
@@ -61,6 +65,15 @@ object. It exits 1 if the solve does not converge.`,
 			if err := cfg.Check(); err != nil {
 				return solverError("cg", cgFlags, err)
 			}
+			switch {
+			case solver != "xpmpi" && solver != "petsc":
+				return fmt.Errorf("cg: --solver %q: want xpmpi or petsc", solver)
+			case solver == "petsc" && petscVersion() == "":
+				_, err := solveCGPETSc(world, cfg, nil) // says how to rebuild
+				return err
+			case solver == "xpmpi" && popts != "":
+				return errors.New("cg: --petsc-options without --solver petsc")
+			}
 			if be != "" {
 				if err := backend.SelectStrict(be); err != nil {
 					return err
@@ -71,7 +84,13 @@ object. It exits 1 if the solve does not converge.`,
 			if !asJSON {
 				fmt.Fprintf(out, "cg: %d x %d interior (%d unknowns), tol %g, %d ranks, backend %s\n", rep.N, rep.N, rep.Unknowns, rep.Tol, rep.Ranks, rep.Backend)
 			}
-			res, err := cg.Solve(world, cfg)
+			var res cg.Result
+			var err error
+			if solver == "petsc" {
+				res, err = solveCGPETSc(world, cfg, strings.Fields(popts))
+			} else {
+				res, err = cg.Solve(world, cfg)
+			}
 			if err != nil {
 				return solverError("cg", cgFlags, err)
 			}
@@ -101,6 +120,8 @@ object. It exits 1 if the solve does not converge.`,
 	f.IntVar(&cfg.MaxIter, "maxiter", 0, "most iterations (0: n*n)")
 	f.StringVar(&be, "backend", "", "backend for the vectors: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
+	f.StringVar(&solver, "solver", "xpmpi", "xpmpi (solvers/cg) or petsc (PETSc's KSP over a Go shell matrix; needs a binary built with -tags mpi,petsc)")
+	f.StringVar(&popts, "petsc-options", "", "PETSc options for --solver petsc, under the prefix cg_ (e.g. \"-cg_ksp_type gmres -cg_ksp_monitor\")")
 	completeBackend(cmd)
 	return cmd
 }

@@ -42,3 +42,27 @@ func TestCGCommand(t *testing.T) {
 		t.Fatalf("2 iterations: error %v", err)
 	}
 }
+
+// TestCGSolverFlag: --solver takes xpmpi or petsc, checked before any
+// output; petsc in a binary built without it says how to rebuild.
+func TestCGSolverFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "cg", "--n", "8", "--solver", "trilinos"}, `--solver "trilinos": want xpmpi or petsc`},
+		{[]string{"run", "cg", "--n", "8", "--petsc-options", "-ksp_type cg"}, "--petsc-options without --solver petsc"},
+	}
+	if petscVersion() == "" {
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"run", "cg", "--n", "8", "--solver", "petsc"}, "rebuild with go build -tags mpi,petsc"})
+	}
+	for _, c := range cases {
+		out, _, err := execute(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || out != "" {
+			t.Errorf("%v: error %v, output %q; want %q before any output", c.args, err, out, c.want)
+		}
+	}
+}

@@ -43,6 +43,7 @@ type jobInfo struct {
 	Launched        bool           `json:"launched"`
 	Backend         backend.Info   `json:"backend"`
 	Ranks           []rankInfo     `json:"ranks"`
+	PETSc           string         `json:"petsc,omitempty"`    // the PETSc version of a -tags petsc build
 	Problems        []string       `json:"problems,omitempty"` // refused environment variables, one each
 	Extra           map[string]any `json:"extra,omitempty"`
 }
@@ -111,7 +112,7 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
 		CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
 		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
-		Backend: beInfo,
+		Backend: beInfo, PETSc: petscVersion(),
 	}
 	for _, raw := range all {
 		var r rankInfo
@@ -152,6 +153,9 @@ func printInfo(w io.Writer, doc jobInfo, asJSON bool) error {
 		aware = "yes"
 	}
 	fmt.Fprintf(w, "CUDA-aware: %s [source: %s]\n", aware, doc.CUDAAwareSource)
+	if doc.PETSc != "" {
+		fmt.Fprintf(w, "PETSc:      %s\n", doc.PETSc)
+	}
 	if doc.Backend.Selected == "" {
 		fmt.Fprintf(w, "Backend:    none (%s)", doc.Backend.Error)
 	} else {

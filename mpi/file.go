@@ -42,6 +42,14 @@ type File interface {
 // OpenFile opens path on every rank of c with the flags (ReadOnly,
 // WriteOnly or ReadWrite, optionally Create and Exclusive). It is
 // collective; every rank passes the same path and flags.
+//
+// Each rank first checks that it could open the file (it exists, or its
+// directory does for Create; permissions; Exclusive), and if any rank
+// could not, every rank returns that error and none opens the file. An
+// open that still fails on some ranks (a race with another process, a
+// library error) returns the error there, and the other ranks keep a
+// handle that cannot be closed without them: callers agree on the outcome
+// (Agree) and leave it.
 func OpenFile(c Comm, path string, flags int) (File, error) {
 	n := 0
 	for _, f := range []int{ReadOnly, WriteOnly, ReadWrite} {
@@ -56,6 +64,13 @@ func OpenFile(c Comm, path string, flags int) (File, error) {
 		return nil, err
 	}
 	defer leave()
+	// A rank that cannot open the file says so before any rank opens it,
+	// and every rank returns the same error: an open that fails on some
+	// ranks only would leave the others holding handles that no rank can
+	// close (closing is collective).
+	if err := Agree(c, precheckOpen(path, flags)); err != nil {
+		return nil, err
+	}
 	f, err := openFile(unwrap(c), path, flags)
 	if err != nil {
 		return nil, err

@@ -114,11 +114,16 @@ func TestNewtonDistErrors(t *testing.T) {
 	res.Residual.Free()
 }
 
-// gatherAll returns the whole of a on every rank.
+// gatherAll returns the whole of a (split on axis 0) on every rank.
 func gatherAll(t *testing.T, a *dist.Array[float64]) []float64 {
 	t.Helper()
 	full := make([]float64, a.Len())
-	if err := mpi.Allgatherv(a.Comm(), a.LocalData(), full, a.Layout().Counts(), nil); err != nil {
+	l := a.Layout()
+	counts := make([]int, l.Ranks())
+	for r := range counts {
+		counts[r] = l.LocalLen(r)
+	}
+	if err := mpi.Allgatherv(a.Comm(), a.LocalData(), full, counts, nil); err != nil {
 		t.Fatal(err)
 	}
 	return full

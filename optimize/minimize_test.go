@@ -75,6 +75,7 @@ func rosenStart(i int) float64 { return float64(i%5)*0.1 + 0.6 }
 // line searches are not SciPy's) and are logged. L-BFGS runs with FTol
 // off, to reach gtol (SciPy's L-BFGS-B stops on ftol first).
 func TestMinimizeSciPy(t *testing.T) {
+	serialOnly(t)
 	ref := loadMinimizeRef(t)
 	tests := []struct {
 		ref    string

@@ -256,6 +256,7 @@ func keplerNewton(t testing.TB, method string, m, e []float64, lockstep bool) *N
 // with Newton, and 10^5 with Halley and the secant method: all converge,
 // as in SciPy, to SciPy's roots within 1e-12 at the sampled elements.
 func TestNewtonKeplerSciPy(t *testing.T) {
+	serialOnly(t)
 	_, refs := loadNewtonRef(t)
 	for _, ref := range refs {
 		t.Run(ref.Method, func(t *testing.T) {
@@ -291,6 +292,7 @@ func TestNewtonKeplerSciPy(t *testing.T) {
 // TestNewtonSameBits: the batch gives every element the bits that Newton
 // gives it alone, and so does the lockstep form, for the three methods.
 func TestNewtonSameBits(t *testing.T) {
+	serialOnly(t)
 	n := 100000
 	if testing.Short() {
 		n = 20000

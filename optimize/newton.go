@@ -309,7 +309,6 @@ func (b *batch) newton(f, fprime BatchFunc, o *NewtonOptions) {
 					b.stop(k, x, it+1, true, false)
 				} else {
 					keep[k] = true
-					b.root[b.act[k]], b.iters[b.act[k]] = x, it+1
 					continue
 				}
 			}
@@ -320,6 +319,17 @@ func (b *batch) newton(f, fprime BatchFunc, o *NewtonOptions) {
 		}
 		if done == nil {
 			b.compact(keep)
+		}
+	}
+	b.unfinished(b.x, done, o.MaxIter)
+}
+
+// unfinished records the elements still active after MaxIter steps, with
+// their last iterates x.
+func (b *batch) unfinished(x []float64, done []bool, maxIter int) {
+	for k := range b.act {
+		if done == nil || !done[k] {
+			b.stop(k, x[k], maxIter, false, false)
 		}
 	}
 }
@@ -365,7 +375,6 @@ func (b *batch) secant(f BatchFunc, o *NewtonOptions) {
 				} else {
 					// The next pair: (p1, q1) and (p, f(p)).
 					b.x[k], b.x1[k], b.q0[k] = p1, p, q1
-					b.root[b.act[k]], b.iters[b.act[k]] = p, it+1
 					keep[k] = true
 					continue
 				}
@@ -382,4 +391,5 @@ func (b *batch) secant(f BatchFunc, o *NewtonOptions) {
 			b.call(f, b.act, b.x1, b.q1)
 		}
 	}
+	b.unfinished(b.x1, done, o.MaxIter)
 }

@@ -73,3 +73,37 @@ func BenchmarkNewtonKeplerLoop(b *testing.B) {
 		}
 	}
 }
+
+// costly wraps a BatchFunc with extra work per element (16 exponentials,
+// a stand-in for an equation of state or a table lookup), to show what
+// compaction saves when an evaluation is expensive.
+func costly(g BatchFunc) BatchFunc {
+	return func(idx []int, x, out []float64) {
+		g(idx, x, out)
+		for k := range idx {
+			s := 0.0
+			for j := 0; j < 16; j++ {
+				s += math.Exp(-float64(j) * x[k])
+			}
+			out[k] += s * 0 // the same values, the cost of computing s
+		}
+	}
+}
+
+func BenchmarkNewtonKeplerCostlyBatch(b *testing.B) {
+	m, e := kepler(benchN)
+	f, fp, _ := keplerFuncs(m, e, 0)
+	f, fp = costly(f), costly(fp)
+	for b.Loop() {
+		Newton(f, fp, m, nil)
+	}
+}
+
+func BenchmarkNewtonKeplerCostlyLockstep(b *testing.B) {
+	m, e := kepler(benchN)
+	f, fp, _ := keplerFuncs(m, e, 0)
+	f, fp = costly(f), costly(fp)
+	for b.Loop() {
+		Newton(f, fp, m, &NewtonOptions{Lockstep: true})
+	}
+}

@@ -18,6 +18,7 @@ const (
 	NelderMead
 )
 
+// String returns SciPy's name of the method.
 func (m Method) String() string {
 	switch m {
 	case BFGS:

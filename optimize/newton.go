@@ -36,7 +36,11 @@ type NewtonOptions struct {
 	// Lockstep evaluates every element at every iteration, as SciPy does
 	// with an array x0 (the steps of converged elements are computed and
 	// thrown away), instead of compacting the active set. The results are
-	// the same, bit for bit; only the cost differs.
+	// the same, bit for bit; only the cost differs. On 10^6 Kepler
+	// equations (bench_test.go) compaction evaluates 30% fewer elements;
+	// with functions as cheap as a sine that is about even with
+	// lockstep's simpler loops (186 against 168 ms), with costly ones
+	// compaction wins (1.87 against 2.50 s).
 	Lockstep bool
 }
 

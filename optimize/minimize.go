@@ -104,8 +104,8 @@ type MinimizeResult struct {
 // counts differ, not the minimum). L-BFGS is MinimizeDist's iteration on
 // a slice.
 //
-// The error is nil on success and otherwise ErrMaxIter, ErrMaxFun,
-// ErrLineSearch or ErrNaN, with the result.
+// It does not communicate. The error is nil on success and otherwise
+// ErrMaxIter, ErrMaxFun, ErrLineSearch or ErrNaN, with the result.
 func Minimize(f func(x []float64) float64, x0 []float64, opts *MinimizeOptions) (*MinimizeResult, error) {
 	n := len(x0)
 	if f == nil || n == 0 {

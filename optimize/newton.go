@@ -107,7 +107,8 @@ var secantDelta = math.Pow(0x1p-52, 0.33)
 // second point is x0*(1+d) + sign(x0)*d with d = eps^0.33, as SciPy's
 // array form. The steps are SciPy's array formulas: Newton dx = f/f',
 // Halley dx = (f/f') / (1 - 0.5*(f/f')*f”/f'), secant
-// dx = q1*(p1-p0)/(q1-q0).
+// dx = q1*(p1-p0)/(q1-q0). Halley's correction has no safeguard, as in
+// SciPy's array form (its scalar form skips it where |0.5*dx*f''/f'| >= 1).
 //
 // Unlike SciPy, each element stops on its own: when its step is below the
 // tolerance (converged), when f is exactly 0 there (converged, without a
@@ -118,7 +119,8 @@ var secantDelta = math.Pow(0x1p-52, 0.33)
 // opts.Lockstep). The result of each element is the same, bit for bit, as
 // Newton gives it alone, whatever the other elements are.
 //
-// x0 is not modified. The error is nil when every element converged, and
+// It does not communicate. x0 is not modified. The error is nil when every
+// element converged, and
 // otherwise wraps ErrZeroDerivative (if any stopped so) or
 // ErrNoConvergence, with the counts: SciPy's RuntimeWarning (SciPy raises
 // when no element converges; here the result is always returned).

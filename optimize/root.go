@@ -80,7 +80,8 @@ type RootResult struct {
 // so it takes SciPy's steps (and makes its number of calls) when f gives
 // the same values.
 //
-// x0 is not modified. The error is nil when it converged (Info 1), and
+// It does not communicate. x0 is not modified. The error is nil when it
+// converged (Info 1), and
 // otherwise one of ErrMaxFev, ErrXTolTooSmall, ErrNoProgressJacobian and
 // ErrNoProgress, with the result; SciPy warns in these cases. Improper
 // options (negative tolerances, a non-positive Diag) panic.

@@ -108,7 +108,7 @@ var secantDelta = math.Pow(0x1p-52, 0.33)
 // array form. The steps are SciPy's array formulas: Newton dx = f/f',
 // Halley dx = (f/f') / (1 - 0.5*(f/f')*f”/f'), secant
 // dx = q1*(p1-p0)/(q1-q0). Halley's correction has no safeguard, as in
-// SciPy's array form (its scalar form skips it where |0.5*dx*f''/f'| >= 1).
+// SciPy's array form (its scalar form skips it where |0.5*dx*f”/f'| >= 1).
 //
 // Unlike SciPy, each element stops on its own: when its step is below the
 // tolerance (converged), when f is exactly 0 there (converged, without a

@@ -105,10 +105,11 @@ var secantDelta = math.Pow(0x1p-52, 0.33)
 // scipy.optimize.newton with an array x0. With fprime it is Newton's
 // method (Halley's with opts.FPrime2), without it the secant method, whose
 // second point is x0*(1+d) + sign(x0)*d with d = eps^0.33, as SciPy's
-// array form. The steps are SciPy's array formulas: Newton dx = f/f',
-// Halley dx = (f/f') / (1 - 0.5*(f/f')*f”/f'), secant
-// dx = q1*(p1-p0)/(q1-q0). Halley's correction has no safeguard, as in
-// SciPy's array form (its scalar form skips it where |0.5*dx*f”/f'| >= 1).
+// array form. The steps are SciPy's array formulas, with fp and fpp the
+// first and second derivatives: Newton dx = f/fp, Halley
+// dx = (f/fp) / (1 - 0.5*(f/fp)*fpp/fp), secant dx = q1*(p1-p0)/(q1-q0).
+// Halley's correction has no safeguard, as in SciPy's array form (its
+// scalar form skips it where |0.5*dx*fpp/fp| >= 1).
 //
 // Unlike SciPy, each element stops on its own: when its step is below the
 // tolerance (converged), when f is exactly 0 there (converged, without a

@@ -249,7 +249,7 @@ func solveBatch(f, fprime BatchFunc, x0 []float64, o *NewtonOptions) *NewtonResu
 }
 
 // newtonStep is one Newton (or Halley, when halley) step of one element:
-// the step dx from f, f' and f” at x (SciPy's array formulas). It is the
+// the step dx from f, fp and fpp at x (SciPy's array formulas). It is the
 // one place where the arithmetic of a step is written, so that the batch,
 // the lockstep form and a single element give the same bits.
 func newtonStep(fv, dv, d2 float64, halley bool) float64 {

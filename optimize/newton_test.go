@@ -74,7 +74,7 @@ func elementwise(g func(i int, x float64) float64) BatchFunc {
 	}
 }
 
-// newtonFuncs are the functions of testdata/gen_newton.py: f, f', f”.
+// newtonFuncs are the functions of testdata/gen_newton.py: f, fp, fpp.
 var newtonFuncs = map[string][3]BatchFunc{
 	"diode": {
 		elementwise(func(i int, x float64) float64 {

@@ -113,14 +113,14 @@ var secantDelta = math.Pow(0x1p-52, 0.33)
 //
 // Unlike SciPy, each element stops on its own: when its step is below the
 // tolerance (converged), when f is exactly 0 there (converged, without a
-// step), when f' is 0 (or the secant's two values are equal: ZeroDer; the
+// step), when fp is 0 (or the secant's two values are equal: ZeroDer; the
 // secant's root is then the midpoint of its two points, as SciPy's), or
-// after MaxIter steps. A stopped element costs nothing more: the active
-// elements are compacted, so every call evaluates only them (unless
-// opts.Lockstep; the set is compacted once an eighth of it has finished,
-// the finished elements skipped until then). The result of each element is
-// the same, bit for bit, as
-// Newton gives it alone, whatever the other elements are.
+// after MaxIter steps. A stopped element costs (almost) nothing more: it
+// is skipped, and the active set is compacted once an eighth of it has
+// finished, so the calls evaluate the unfinished elements and a few
+// finished ones (opts.Lockstep evaluates all, as SciPy). The result of
+// each element is the same, bit for bit, as Newton gives it alone,
+// whatever the other elements are.
 //
 // It does not communicate. x0 is not modified. The error is nil when every
 // element converged, and

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/internal/exactsum"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -32,7 +33,7 @@ type DistResult struct {
 
 // distVec is vecOps over dist arrays: the stepper's buffers are the local
 // blocks of arrays with y0's layout, and the norms are reduced exactly
-// (exactSum) across ranks, so that every rank, at every rank count, takes
+// (exactsum.Sum) across ranks, so that every rank, at every rank count, takes
 // the same steps and gets the same bits.
 type distVec struct {
 	f      DistFunc
@@ -74,16 +75,16 @@ func (v *distVec) eval(t float64, y, dy []float64) error {
 }
 
 func (v *distVec) sumSq(x []float64) (float64, error) {
-	var acc exactSum
+	var acc exactsum.Sum
 	for _, e := range x {
-		acc.add(e * e)
+		acc.Add(e * e)
 	}
 	if v.like.Layout().Axis() != dist.Replicated {
-		if err := mpi.AllreduceInPlace(v.comm, acc.bins[:], mpi.Sum); err != nil {
+		if err := acc.Allreduce(v.comm); err != nil {
 			return 0, err
 		}
 	}
-	return acc.value(), nil
+	return acc.Value(), nil
 }
 
 func (v *distVec) size() int { return v.n }

@@ -270,7 +270,27 @@ func (e *benchEnv) benchCG() ([]Row, error) {
 	ref := func() (Sample, error) {
 		return e.ref.Call("xpref_cg", Params{N: int64(n), Iters: int64(n) * int64(n), Threads: 1, Tol: tol})
 	}
-	xs, rs, err := e.interleave(xp, ref)
+	// In a -tags petsc build, PETSc's KSP over our shell operator solves
+	// the same problem in every repetition, right after our CG.
+	var ps []Sample
+	run := xp
+	if petscCG != nil {
+		if err := petscCG.start(e.world); err != nil {
+			return nil, err
+		}
+		defer petscCG.stop()
+		run = func() (Sample, error) {
+			s, err := xp()
+			if err != nil {
+				return s, err
+			}
+			runtime.GC()
+			p, err := withThreads(e.threads, func() (Sample, error) { return petscCG.solve(e.world, n, tol) })
+			ps = append(ps, p)
+			return s, err
+		}
+	}
+	xs, rs, err := e.interleave(run, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -283,12 +303,35 @@ func (e *benchEnv) benchCG() ([]Row, error) {
 	secs := func(s Sample) float64 { return s.Seconds }
 	perIter := func(s Sample) float64 { return s.Extra[2] * 1e3 }
 	resid := func(s Sample) float64 { return s.Extra[1] }
-	return []Row{
+	rows := []Row{
 		newRow("W4", p, e.be, "CG time to solution", "s", KindTime, targetCG, figures(xs, secs), figures(rs, secs), ok),
 		newRow("W4", p, e.be, "CG iteration", "ms/iter", KindTime, targetCG, figures(xs, perIter), figures(rs, perIter), ok),
 		newRow("W4", p, e.be, "CG iterations", "count", KindInfo, 0, figures(xs, iters), figures(rs, iters), ok),
 		newRow("W4", p, e.be, "CG final relative residual", "1", KindInfo, 0, figures(xs, resid), figures(rs, resid), ok),
-	}, nil
+	}
+	if ps != nil {
+		pi := compareChecksums("W4 PETSc", "iterations", ps, rs, 0, iters)
+		px := compareChecksums("W4 PETSc", "sum of x", ps, rs, tolSum, nil)
+		e.checks = append(e.checks, pi, px)
+		pok := pi.OK && px.OK
+		rows = append(rows,
+			newRow("W4", p, e.be, "CG time, PETSc KSP + Go shell operator", "s", KindTime, 0, figures(ps, secs), figures(rs, secs), pok),
+			newRow("W4", p, e.be, "CG iteration, PETSc KSP + Go shell operator", "ms/iter", KindTime, 0, figures(ps, perIter), figures(rs, perIter), pok),
+			newRow("W4", p, e.be, "CG iterations, PETSc KSP", "count", KindInfo, 0, figures(ps, iters), figures(rs, iters), pok),
+		)
+	}
+	return rows, nil
+}
+
+// petscCG is set in a -tags petsc build (petsc.go): W4 through PETSc.
+var petscCG *petscHook
+
+// petscHook starts PETSc, solves W4 with it, and finalizes it (once per
+// process: PETSc cannot be started again).
+type petscHook struct {
+	start func(mpi.Comm) error
+	solve func(c mpi.Comm, n int, tol float64) (Sample, error)
+	stop  func() error
 }
 
 // ---- W5: sort ----

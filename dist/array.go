@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/xpmpi/xpmpi/backend"
 	// The default backend. The CUDA backend is the program's choice:
@@ -21,6 +22,7 @@ type Array[T backend.Element] struct {
 	comm   mpi.Comm
 	layout Layout
 	local  *backend.Array[T]
+	lent   atomic.Int32 // loans of the block's memory not yet ended (Lend)
 }
 
 // Option sets how a new array is laid out and where it lives.
@@ -261,7 +263,28 @@ func (a *Array[T]) Copy() (*Array[T], error) {
 }
 
 // Free releases the local block. It is not collective.
-func (a *Array[T]) Free() { a.local.Free() }
+func (a *Array[T]) Free() {
+	if a.lent.Load() > 0 {
+		panic("dist: Free of an array whose memory is lent to another library (Lend: a PETSc Vec over it, say): end the loan first (destroy the Vec), then free the array")
+	}
+	a.local.Free()
+}
+
+// Lend marks the block's memory as lent to code outside dist that keeps
+// pointers into it (a PETSc Vec over the block): until the returned
+// function ends the loan, Free panics instead of freeing memory that is
+// still in use. An array may be lent several times at once; ending a loan
+// twice panics. It is not collective.
+func (a *Array[T]) Lend() (release func()) {
+	a.lent.Add(1)
+	var done atomic.Bool
+	return func() {
+		if done.Swap(true) {
+			panic("dist: a loan of an array's memory ended twice")
+		}
+		a.lent.Add(-1)
+	}
+}
 
 // localHost returns this rank's block in host memory: the block itself on
 // the host, or a copy of it.

@@ -142,3 +142,29 @@ func TestNewOptions(t *testing.T) {
 		}()
 	}
 }
+
+// Lend: Free panics while an array's memory is lent, and works once every
+// loan has ended; ending a loan twice panics.
+func TestLend(t *testing.T) {
+	c := mpitest.World(t)
+	x, err := dist.Zeros[float64](c, []int{5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := x.Lend(), x.Lend()
+	mustPanicWith := func(want string, f func()) {
+		t.Helper()
+		defer func() {
+			if s, _ := recover().(string); !strings.Contains(s, want) {
+				t.Errorf("panic %q, want %q", s, want)
+			}
+		}()
+		f()
+	}
+	mustPanicWith("lent", x.Free)
+	r1()
+	mustPanicWith("lent", x.Free)
+	r2()
+	mustPanicWith("ended twice", r2)
+	x.Free()
+}

@@ -42,6 +42,7 @@ type Vec struct {
 	mem    unsafe.Pointer       // the block's address when the Vec was made; nil for no elements
 	pin    runtime.Pinner       // pins Go memory that PETSc keeps
 	ownsGo bool                 // the memory is a dist.Array's (Go's), not PETSc's
+	unlend func()               // ends the loan of the array's memory (dist.Array.Lend) at Destroy
 	done   bool                 // destroyed
 }
 
@@ -65,10 +66,11 @@ type Vec struct {
 // NewVec panics.
 //
 // Lifetime: the Vec keeps a's block reachable and pinned (runtime.Pinner)
-// until Destroy, so PETSc never sees freed memory. Call Destroy before
-// a.Free: a Vec whose array was freed first refuses every later use with a
-// panic that says so (its memory, still held by the Vec, is never read
-// again by PETSc through this package), and only Destroy still works.
+// until Destroy, so PETSc never sees freed memory, and lends it
+// (dist.Array.Lend): a.Free before Destroy panics, saying to destroy the
+// Vec first. A Vec whose array's block was replaced by other means
+// refuses every later use with a panic that says so, and only Destroy
+// still works.
 //
 // NewVec is collective: the checks are agreed on by every rank before
 // PETSc is called, so a rank that fails one never leaves the others
@@ -128,6 +130,7 @@ func newVecOver(a *dist.Array[float64]) (*Vec, error) {
 		v.pin.Unpin()
 		return nil, err
 	}
+	v.unlend = a.Lend()
 	return v, nil
 }
 
@@ -231,6 +234,9 @@ func (v *Vec) Destroy() error {
 	v.done = true
 	err := call("VecDestroy", func() C.int { return C.int(C.VecDestroy(&v.v)) })
 	v.pin.Unpin()
+	if v.unlend != nil {
+		v.unlend()
+	}
 	if !v.ownsGo {
 		v.arr.Free() // an empty block: no one reads PETSc's freed memory through it
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/integrate"
 	"github.com/xpmpi/xpmpi/internal/serialloop"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
@@ -113,7 +114,7 @@ func TestParseOnly(t *testing.T) {
 		{"W3", []string{"W3"}, ""},
 		{"w4, W1,W4", []string{"W1", "W4"}, ""},
 		{"W7", []string{"W7"}, ""},
-		{"W9", nil, "unknown workload"},
+		{"W10", nil, "unknown workload"},
 		{",", nil, "names no workload"},
 	} {
 		got, err := parseOnly(c.in)
@@ -334,6 +335,45 @@ func (f *fakeRef) Call(name string, p Params) (Sample, error) {
 			s.Checksum += float64(g%1024) / 1024
 		}
 		s.Extra[0], s.Extra[1] = s.Seconds/2, s.Seconds/2
+	case "xpref_kepler":
+		// The plain loop of the C reference, in Go.
+		for g := 0; g < n; g++ {
+			m, e := 2*math.Pi*float64(g%1009)/1009, 0.8*float64((g*7919)%1000)/1000
+			x := m
+			for it := 0; it < 50; it++ {
+				fv := x - e*math.Sin(x) - m
+				if fv == 0 {
+					break
+				}
+				dv := 1 - e*math.Cos(x)
+				if dv == 0 {
+					break
+				}
+				dx := fv / dv
+				x -= dx
+				s.Extra[0]++
+				if math.Abs(dx) < 1.48e-8 {
+					break
+				}
+			}
+			s.Checksum += x
+		}
+	case "xpref_rk45":
+		// The same integration one system at a time (the plumbing is what
+		// this fake checks).
+		for g := 0; g < n; g++ {
+			mu := 0.5 + float64(g%100)/100
+			res, err := integrate.SolveIVP(func(t float64, y, dy []float64) {
+				dy[0] = y[1]
+				dy[1] = mu*(1-y[0]*y[0])*y[1] - y[0]
+			}, 0, 10, []float64{2, 0}, &integrate.IVPOptions{Method: integrate.RK45, RelTol: 1e-6, AbsTol: 1e-9, IgnoreStiffness: true})
+			if err != nil {
+				return Sample{}, err
+			}
+			y := res.Y[len(res.Y)-1]
+			s.Checksum += y[0] + y[1]
+			s.Extra[0] += float64(res.Steps)
+		}
 	default:
 		return Sample{}, fmt.Errorf("fake reference: no %s", name)
 	}
@@ -358,7 +398,9 @@ func tinySizes() benchSizes {
 		SortN:          2001,
 		AllreduceCalls: 10,
 		PingBytes:      4096, PingTrips: 3,
-		FileN: 3001,
+		FileN:   3001,
+		KeplerN: 2021,
+		ODEN:    37,
 	}
 }
 
@@ -381,7 +423,7 @@ func TestBenchWithFakeReference(t *testing.T) {
 	} else {
 		want = append(want, "W6") // the ping-pong
 	}
-	want = append(want, "W7", "W7") // write and read
+	want = append(want, "W7", "W7", "W8", "W8", "W9", "W9") // write and read; time and steps
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Workload)

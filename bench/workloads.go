@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/integrate"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/optimize"
 	"github.com/xpmpi/xpmpi/solvers/cg"
 	"github.com/xpmpi/xpmpi/solvers/heat"
 )
@@ -27,6 +30,8 @@ type benchSizes struct {
 	AllreduceCalls       int // W6: allreduce calls per repetition
 	PingBytes, PingTrips int // W6: message size, round trips per repetition
 	FileN                int // W7: global elements written and read
+	KeplerN              int // W8: Kepler equations in all
+	ODEN                 int // W9: oscillators in all
 }
 
 // sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
@@ -39,7 +44,9 @@ func sizesFor(small bool) benchSizes {
 		SortN:          1 << 23,
 		AllreduceCalls: 20000,
 		PingBytes:      4 << 20, PingTrips: 100,
-		FileN: 1 << 26,
+		FileN:   1 << 26,
+		KeplerN: 1000000,
+		ODEN:    100000,
 	}
 	if small {
 		s.TriadN, s.DotN, s.SortN = s.TriadN/64, s.DotN/64, s.SortN/64
@@ -47,6 +54,8 @@ func sizesFor(small bool) benchSizes {
 		s.AllreduceCalls /= 64
 		s.PingBytes /= 64
 		s.FileN /= 64
+		s.KeplerN /= 64
+		s.ODEN /= 64
 	}
 	return s
 }
@@ -91,6 +100,10 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		return e.benchMPI()
 	case "W7":
 		return e.benchFile()
+	case "W8":
+		return e.benchNewton()
+	case "W9":
+		return e.benchRK45()
 	}
 	return nil, fmt.Errorf("bench: no workload %s", id)
 }
@@ -657,5 +670,158 @@ func (e *benchEnv) benchFile() ([]Row, error) {
 	return []Row{
 		newRow("W7", p, e.be, "checkpoint write", "GB/s", KindRate, targetFile, figures(xs, wr), figures(rs, wr), c.OK),
 		newRow("W7", p, e.be, "checkpoint read, other layout", "GB/s", KindRate, targetFile, figures(xs, rd), figures(rs, rd), c.OK),
+	}, nil
+}
+
+// ---- W8: batched Newton ----
+
+// targetBatch is issue 14's target for the batched solvers against a
+// plain C loop over the elements, at one thread.
+const targetBatch = 1.2
+
+// blockOf returns this rank's block [lo, hi) of n elements.
+func (e *benchEnv) blockOf(n int) (lo, hi int) {
+	return dist.NewLayout([]int{n}, 0, e.world.Size()).Range(e.world.Rank())
+}
+
+// sumOverRanks returns the sums of vals over the ranks.
+func (e *benchEnv) sumOverRanks(vals ...float64) ([]float64, error) {
+	err := mpi.AllreduceInPlace(e.world, vals, mpi.Sum)
+	return vals, err
+}
+
+// benchNewton solves Kepler's equation E - e sin E = M for KeplerN orbits
+// with optimize.Newton, one batch per rank (its block of the orbits),
+// against xpref_kepler's plain loop per orbit.
+func (e *benchEnv) benchNewton() ([]Row, error) {
+	n := e.sizes.KeplerN
+	e.say("W8 batched Newton, %d Kepler equations", n)
+	lo, hi := e.blockOf(n)
+	m := hi - lo
+	mean, ecc := make([]float64, m), make([]float64, m)
+	for i := range mean {
+		g := lo + i
+		mean[i] = 2 * math.Pi * float64(g%1009) / 1009
+		ecc[i] = 0.8 * float64((g*7919)%1000) / 1000
+	}
+	f := func(idx []int, x, out []float64) {
+		for k, i := range idx {
+			out[k] = x[k] - ecc[i]*math.Sin(x[k]) - mean[i]
+		}
+	}
+	fp := func(idx []int, x, out []float64) {
+		for k, i := range idx {
+			out[k] = 1 - ecc[i]*math.Cos(x[k])
+		}
+	}
+	xp := func() (Sample, error) {
+		var res *optimize.NewtonResult
+		secs, err := e.timed(func() error {
+			var err error
+			res, err = optimize.Newton(f, fp, mean, nil)
+			return err
+		})
+		if err != nil {
+			return Sample{}, err
+		}
+		sum, steps := 0.0, 0
+		for i, x := range res.Root {
+			sum += x
+			steps += res.Iterations[i]
+		}
+		g, err := e.sumOverRanks(sum, float64(steps), float64(res.NumConverged))
+		s := Sample{Seconds: secs, Checksum: g[0], OK: int(g[2]) == n}
+		s.Extra[0] = g[1]
+		return s, err
+	}
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_kepler", Params{N: int64(n), Threads: 1})
+	}
+	xs, rs, err := e.interleave(xp, ref)
+	if err != nil {
+		return nil, err
+	}
+	steps := func(s Sample) float64 { return s.Extra[0] }
+	cx := compareChecksums("W8", "sum of the roots", xs, rs, tolSum, nil)
+	// C's compiler fuses multiply-adds (-march=native) where Go does not:
+	// an orbit near its tolerance can take a step more or less on either
+	// side (11 in 60503 in the small size, here).
+	cs := compareChecksums("W8", "Newton steps", xs, rs, 1e-3, steps)
+	e.checks = append(e.checks, cx, cs)
+	ok := cx.OK && cs.OK
+	secs := func(s Sample) float64 { return s.Seconds * 1e3 }
+	p := e.world.Size()
+	return []Row{
+		newRow("W8", p, e.be, "batched Newton, Kepler", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
+		newRow("W8", p, e.be, "Newton steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
+	}, nil
+}
+
+// ---- W9: batched RK45 ----
+
+// benchRK45 integrates ODEN Van der Pol oscillators with
+// integrate.SolveIVPBatch (RK45, each system its own steps, one call of
+// the right-hand side per stage for the rank's block), against
+// xpref_rk45's plain loop per system.
+func (e *benchEnv) benchRK45() ([]Row, error) {
+	n := e.sizes.ODEN
+	e.say("W9 batched RK45, %d Van der Pol oscillators", n)
+	lo, hi := e.blockOf(n)
+	m := hi - lo
+	mu := make([]float64, m)
+	y0 := make([]float64, 2*m)
+	for i := range mu {
+		mu[i] = 0.5 + float64((lo+i)%100)/100
+		y0[2*i] = 2
+	}
+	f := func(t, y, dy []float64) {
+		for s, u := range mu {
+			a, b := y[2*s], y[2*s+1]
+			dy[2*s] = b
+			dy[2*s+1] = u*(1-a*a)*b - a
+		}
+	}
+	opts := &integrate.IVPOptions{Method: integrate.RK45, RelTol: 1e-6, AbsTol: 1e-9, IgnoreStiffness: true}
+	xp := func() (Sample, error) {
+		var res *integrate.BatchResult
+		secs, err := e.timed(func() error {
+			var err error
+			res, err = integrate.SolveIVPBatch(f, m, 2, 0, 10, y0, opts)
+			return err
+		})
+		if err != nil {
+			return Sample{}, err
+		}
+		sum, steps := 0.0, 0
+		for _, v := range res.Y[len(res.Y)-1] {
+			sum += v
+		}
+		for _, k := range res.Steps {
+			steps += k
+		}
+		g, err := e.sumOverRanks(sum, float64(steps))
+		s := Sample{Seconds: secs, Checksum: g[0], OK: true}
+		s.Extra[0] = g[1]
+		return s, err
+	}
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_rk45", Params{N: int64(n), Threads: 1})
+	}
+	xs, rs, err := e.interleave(xp, ref)
+	if err != nil {
+		return nil, err
+	}
+	steps := func(s Sample) float64 { return s.Extra[0] }
+	// The same steps and tolerances: the states agree to about the local
+	// tolerance, where fused multiply-adds in C move an acceptance.
+	cx := compareChecksums("W9", "sum of the final states", xs, rs, 1e-6, nil)
+	cs := compareChecksums("W9", "RK45 steps", xs, rs, 1e-3, steps)
+	e.checks = append(e.checks, cx, cs)
+	ok := cx.OK && cs.OK
+	secs := func(s Sample) float64 { return s.Seconds * 1e3 }
+	p := e.world.Size()
+	return []Row{
+		newRow("W9", p, e.be, "batched RK45, Van der Pol", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
+		newRow("W9", p, e.be, "RK45 steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
 	}, nil
 }

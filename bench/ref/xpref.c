@@ -639,3 +639,183 @@ int xpref_filewrite(const xpref_params *p, xpref_result *r) {
 	r->ok = ok;
 	return 0;
 }
+
+/* ---- W8: batched Newton on Kepler's equation ---- */
+
+int xpref_kepler(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t lo, m;
+	block(p->n, size, rank, &lo, &m);
+	double *mean = alloc_doubles(m), *ecc = alloc_doubles(m), *root = alloc_doubles(m);
+	if (!mean || !ecc || !root) {
+		free(mean);
+		free(ecc);
+		free(root);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	for (int64_t i = 0; i < m; i++) {
+		int64_t g = lo + i;
+		mean[i] = 2 * M_PI * (double)(g % 1009) / 1009;
+		ecc[i] = 0.8 * (double)((g * 7919) % 1000) / 1000;
+	}
+	int64_t steps = 0;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	for (int64_t i = 0; i < m; i++) {
+		double x = mean[i], e = ecc[i], mm = mean[i];
+		for (int it = 0; it < 50; it++) {
+			double fv = x - e * sin(x) - mm;
+			if (fv == 0) break;
+			double dv = 1 - e * cos(x);
+			if (dv == 0) break;
+			double dx = fv / dv;
+			x -= dx;
+			steps++;
+			if (fabs(dx) < 1.48e-8) break;
+		}
+		root[i] = x;
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double local[2] = {0, (double)steps}, global[2];
+	for (int64_t i = 0; i < m; i++) local[0] += root[i];
+	free(mean);
+	free(ecc);
+	free(root);
+	CHECK(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	r->checksum = global[0];
+	r->extra[0] = global[1];
+	r->ok = 1;
+	return finish(elapsed, r);
+}
+
+/* ---- W9: RK45 on many small systems ---- */
+
+static void vdp(double mu, const double *y, double *dy) {
+	dy[0] = y[1];
+	dy[1] = mu * (1 - y[0] * y[0]) * y[1] - y[0];
+}
+
+/* rms2 is SciPy's norm of a 2-vector: its 2-norm over sqrt(2). */
+static double rms2(const double *v) { return sqrt((v[0] * v[0] + v[1] * v[1]) / 2); }
+
+/* rk45_system integrates one oscillator from 0 to tf and returns its
+ * accepted steps, or -1 if the step became too small. */
+static int64_t rk45_system(double mu, double *y, double tf, double rtol, double atol) {
+	static const double C[6] = {0, 1. / 5, 3. / 10, 4. / 5, 8. / 9, 1};
+	static const double A[6][5] = {
+		{0},
+		{1. / 5},
+		{3. / 40, 9. / 40},
+		{44. / 45, -56. / 15, 32. / 9},
+		{19372. / 6561, -25360. / 2187, 64448. / 6561, -212. / 729},
+		{9017. / 3168, -355. / 33, 46732. / 5247, 49. / 176, -5103. / 18656},
+	};
+	static const double B[6] = {35. / 384, 0, 500. / 1113, 125. / 192, -2187. / 6784, 11. / 84};
+	static const double E[7] = {-71. / 57600, 0, 71. / 16695, -71. / 1920, 17253. / 339200, -22. / 525, 1. / 40};
+	double f[2], K[7][2], ynew[2], tmp[2], tmp2[2];
+	double t = 0;
+	vdp(mu, y, f);
+	/* Hairer's first step, as SciPy's select_initial_step (order 4). */
+	for (int i = 0; i < 2; i++) tmp[i] = y[i] / (atol + fabs(y[i]) * rtol);
+	double d0 = rms2(tmp);
+	for (int i = 0; i < 2; i++) tmp[i] = f[i] / (atol + fabs(y[i]) * rtol);
+	double d1 = rms2(tmp);
+	double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+	for (int i = 0; i < 2; i++) tmp[i] = y[i] + h0 * f[i];
+	vdp(mu, tmp, tmp2);
+	for (int i = 0; i < 2; i++) tmp[i] = (tmp2[i] - f[i]) / (atol + fabs(y[i]) * rtol);
+	double d2 = rms2(tmp) / h0;
+	double h1 = (d1 <= 1e-15 && d2 <= 1e-15) ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / fmax(d1, d2), 1. / 5);
+	double habs = fmin(100 * h0, h1);
+	int64_t steps = 0;
+	while (t < tf) {
+		double minstep = 10 * fabs(nextafter(t, INFINITY) - t);
+		if (habs < minstep) habs = minstep;
+		int rejected = 0;
+		double tnew, h;
+		for (;;) {
+			if (habs < minstep) return -1;
+			h = habs;
+			tnew = t + h;
+			if (tnew > tf) tnew = tf;
+			h = tnew - t;
+			habs = fabs(h);
+			K[0][0] = f[0];
+			K[0][1] = f[1];
+			for (int s = 1; s < 6; s++) {
+				double ys[2];
+				for (int i = 0; i < 2; i++) {
+					double dy = 0;
+					for (int j = 0; j < s; j++) dy += A[s][j] * K[j][i];
+					ys[i] = y[i] + dy * h;
+				}
+				vdp(mu, ys, K[s]);
+			}
+			for (int i = 0; i < 2; i++) {
+				double dy = 0;
+				for (int j = 0; j < 6; j++) dy += B[j] * K[j][i];
+				ynew[i] = y[i] + h * dy;
+			}
+			vdp(mu, ynew, K[6]);
+			for (int i = 0; i < 2; i++) {
+				double sc = atol + fmax(fabs(y[i]), fabs(ynew[i])) * rtol;
+				double e = 0;
+				for (int j = 0; j < 7; j++) e += K[j][i] * E[j];
+				tmp[i] = e * h / sc;
+			}
+			double en = rms2(tmp);
+			if (en < 1) {
+				double factor = en == 0 ? 10 : fmin(10, 0.9 * pow(en, -0.2));
+				if (rejected) factor = fmin(1, factor);
+				habs *= factor;
+				break;
+			}
+			habs *= fmax(0.2, 0.9 * pow(en, -0.2));
+			rejected = 1;
+		}
+		steps++;
+		t = tnew;
+		y[0] = ynew[0];
+		y[1] = ynew[1];
+		f[0] = K[6][0];
+		f[1] = K[6][1];
+	}
+	return steps;
+}
+
+int xpref_rk45(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t lo, m;
+	block(p->n, size, rank, &lo, &m);
+	double *y = alloc_doubles(2 * m);
+	if (!y) return -1;
+	memset(r, 0, sizeof *r);
+	for (int64_t i = 0; i < m; i++) {
+		y[2 * i] = 2;
+		y[2 * i + 1] = 0;
+	}
+	int64_t steps = 0;
+	int ok = 1;
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	for (int64_t i = 0; i < m; i++) {
+		double mu = 0.5 + (double)((lo + i) % 100) / 100;
+		int64_t s = rk45_system(mu, y + 2 * i, 10, 1e-6, 1e-9);
+		if (s < 0) ok = 0;
+		else steps += s;
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double local[3] = {0, (double)steps, (double)ok}, global[3];
+	for (int64_t i = 0; i < 2 * m; i++) local[0] += y[i];
+	free(y);
+	CHECK(MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	r->checksum = global[0];
+	r->extra[0] = global[1];
+	r->ok = global[2] == size;
+	return finish(elapsed, r);
+}

@@ -25,7 +25,7 @@
 
 /* XPREF_ABI changes whenever the structs or the functions change; the Go
  * side refuses a library of another version. */
-#define XPREF_ABI 2
+#define XPREF_ABI 3
 
 typedef struct xpref_params {
 	int64_t n;       /* size: see each function */
@@ -107,5 +107,22 @@ int xpref_noop(const xpref_params *p, xpref_result *r);
  * other ranks wait. seconds: write and read; extra[0]: write seconds;
  * extra[1]: read seconds; checksum: the sum of the values read. */
 int xpref_filewrite(const xpref_params *p, xpref_result *r);
+
+/* W8: Newton's method on Kepler's equation E - e sin E = M for the n
+ * global orbits, each rank its block: M_g = 2 pi (g % 1009) / 1009,
+ * e_g = 0.8 ((g * 7919) % 1000) / 1000, from E = M, at most 50 steps, an
+ * orbit done when f is 0, f' is 0 or |dx| < 1.48e-8 (SciPy's newton).
+ * checksum: the sum of the roots over all ranks; extra[0]: every orbit's
+ * steps. One thread per rank. */
+int xpref_kepler(const xpref_params *p, xpref_result *r);
+
+/* W9: RK45 (Dormand-Prince 5(4) with SciPy's step control: Hairer's first
+ * step, safety 0.9, factors 0.2 to 10, the RMS error norm) on n
+ * independent Van der Pol oscillators, each rank its block: y0' = y1,
+ * y1' = mu (1 - y0^2) y1 - y0 with mu_s = 0.5 + (s % 100) / 100,
+ * y(0) = (2, 0), t from 0 to 10, rtol 1e-6, atol 1e-9, each system its
+ * own steps. checksum: the sum over all systems of y0(10) + y1(10);
+ * extra[0]: every system's accepted steps. One thread per rank. */
+int xpref_rk45(const xpref_params *p, xpref_result *r);
 
 #endif

@@ -41,6 +41,10 @@ count it was launched with:
   W4  conjugate gradients, 5-point Laplacian, 1024 x 1024, to 1e-8
   W5  sample sort of 2^23 uniform keys
   W6  8-byte allreduce latency; 4 MiB ping-pong between ranks 0 and 1
+  W7  checkpoint write and read of 2^26 elements
+  W8  batched Newton (optimize.Newton) on 10^6 Kepler equations
+  W9  batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
+  W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.
 
 It prints a table on rank 0: the median of each side over the repetitions,
 the ratio (xpmpi's time over the reference's, so lower is better; for a

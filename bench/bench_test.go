@@ -313,7 +313,7 @@ func (f *fakeRef) Call(name string, p Params) (Sample, error) {
 		}
 	case "xpref_jacobi":
 		s.Checksum = serialloop.Heat(n, int(p.Iters))
-	case "xpref_cg":
+	case "xpref_cg", "xpref_cg_fused":
 		k, rel, sum, _ := serialloop.CG(n, p.Tol, int(p.Iters))
 		s.Checksum, s.Extra = sum, [4]float64{float64(k), rel, s.Seconds / float64(max(k, 1))}
 		s.OK = rel <= p.Tol
@@ -414,7 +414,7 @@ func TestBenchWithFakeReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := world.Size()
-	want := []string{"W2", "W3", "W4", "W4", "W4", "W4", "W5", "W6"}
+	want := []string{"W2", "W3", "W4", "W4", "W4", "W4", "W4F", "W4F", "W5", "W6"}
 	if p == 1 {
 		want = append([]string{"W1"}, want...)
 		if e.budget > 1 {

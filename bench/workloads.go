@@ -94,6 +94,8 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		return e.benchJacobi()
 	case "W4":
 		return e.benchCG()
+	case "W4F":
+		return e.benchCGFused()
 	case "W5":
 		return e.benchSort()
 	case "W6":
@@ -823,5 +825,45 @@ func (e *benchEnv) benchRK45() ([]Row, error) {
 	return []Row{
 		newRow("W9", p, e.be, "batched RK45, Van der Pol", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
 		newRow("W9", p, e.be, "RK45 steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
+	}, nil
+}
+
+// ---- W4F: conjugate gradients with fused vector updates ----
+
+// benchCGFused is W4 with the vector work fused (solvers/cg's Fused, over
+// package kernels/fuse) against xpref_cg_fused, the C a
+// performance-aware programmer writes: the stencil with p.Ap, the x and r
+// updates with r.r, and p's update, each one loop, the reductions
+// vectorized. The two sum their dots in different orders, so the
+// iteration counts may differ by one or two and the solutions in the last
+// digits the tolerance allows.
+func (e *benchEnv) benchCGFused() ([]Row, error) {
+	n, tol := e.sizes.CGN, e.sizes.CGTol
+	e.say("W4F CG with fused updates, %d x %d unknowns, tolerance %g", n, n, tol)
+	xp := func() (Sample, error) {
+		return withThreads(e.threads, func() (Sample, error) {
+			res, err := cg.Solve(e.world, cg.Config{N: n, Tol: tol, Fused: true})
+			s := Sample{Seconds: res.Seconds, Checksum: res.Checksum, OK: res.Converged}
+			s.Extra = [4]float64{float64(res.Iters), res.RelRes, res.PerIter}
+			return s, err
+		})
+	}
+	ref := func() (Sample, error) {
+		return e.ref.Call("xpref_cg_fused", Params{N: int64(n), Iters: int64(n) * int64(n), Threads: 1, Tol: tol})
+	}
+	xs, rs, err := e.interleave(xp, ref)
+	if err != nil {
+		return nil, err
+	}
+	iters := func(s Sample) float64 { return s.Extra[0] }
+	ci := compareChecksums("W4F", "iterations", xs, rs, 0.01, iters)
+	cx := compareChecksums("W4F", "sum of x", xs, rs, 1e-6, nil)
+	e.checks = append(e.checks, ci, cx)
+	ok := ci.OK && cx.OK
+	p := e.world.Size()
+	perIter := func(s Sample) float64 { return s.Extra[2] * 1e3 }
+	return []Row{
+		newRow("W4F", p, e.be, "CG iteration, fused", "ms/iter", KindTime, targetCG, figures(xs, perIter), figures(rs, perIter), ok),
+		newRow("W4F", p, e.be, "CG iterations, fused", "count", KindInfo, 0, figures(xs, iters), figures(rs, iters), ok),
 	}, nil
 }

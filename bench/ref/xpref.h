@@ -25,7 +25,7 @@
 
 /* XPREF_ABI changes whenever the structs or the functions change; the Go
  * side refuses a library of another version. */
-#define XPREF_ABI 3
+#define XPREF_ABI 4
 
 typedef struct xpref_params {
 	int64_t n;       /* size: see each function */
@@ -107,6 +107,12 @@ int xpref_noop(const xpref_params *p, xpref_result *r);
  * other ranks wait. seconds: write and read; extra[0]: write seconds;
  * extra[1]: read seconds; checksum: the sum of the values read. */
 int xpref_filewrite(const xpref_params *p, xpref_result *r);
+
+/* W4 with its loops fused as a performance-aware C programmer writes them:
+ * the stencil and p.Ap in one loop; x += alpha p, r -= alpha Ap and r.r in
+ * one loop; p = r + beta p; every reduction vectorized with
+ * #pragma omp simd reduction. Parameters and results as xpref_cg. */
+int xpref_cg_fused(const xpref_params *p, xpref_result *r);
 
 /* W8: Newton's method on Kepler's equation E - e sin E = M for the n
  * global orbits, each rank its block: M_g = 2 pi (g % 1009) / 1009,

@@ -39,6 +39,8 @@ count it was launched with:
   W2  distributed dot of 2^24 elements: local dot + allreduce, 200 times
   W3  Jacobi on a 2048 x 2048 grid in row blocks, 200 iterations
   W4  conjugate gradients, 5-point Laplacian, 1024 x 1024, to 1e-8
+  W4F W4 with fused vector updates, against C whose loops are fused and
+      vectorized (stencil with p.Ap; x, r updates with r.r; p update)
   W5  sample sort of 2^23 uniform keys
   W6  8-byte allreduce latency; 4 MiB ping-pong between ranks 0 and 1
   W7  checkpoint write and read of 2^26 elements

@@ -120,6 +120,7 @@ object. It exits 1 if the solve does not converge.`,
 	f.IntVar(&cfg.MaxIter, "maxiter", 0, "most iterations (0: n*n)")
 	f.StringVar(&be, "backend", "", "backend for the vectors: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
+	f.BoolVar(&cfg.Fused, "fused", false, "fuse each iteration's vector updates and dots (package kernels/fuse)")
 	f.StringVar(&solver, "solver", "xpmpi", "xpmpi (solvers/cg) or petsc (PETSc's KSP over a Go shell matrix; needs a binary built with -tags mpi,petsc)")
 	f.StringVar(&popts, "petsc-options", "", "PETSc options for --solver petsc, under the prefix cg_ (e.g. \"-cg_ksp_type gmres -cg_ksp_monitor\")")
 	completeBackend(cmd)

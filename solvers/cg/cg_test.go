@@ -80,3 +80,29 @@ func TestRejectsBadArguments(t *testing.T) {
 		t.Errorf("N past MaxInt32: %v does not wrap dist.ErrTooLarge", err)
 	}
 }
+
+// TestSolveFused: the fused vector updates converge to the plain solve's
+// solution with about its iteration count, at every rank count.
+func TestSolveFused(t *testing.T) {
+	c := mpitest.World(t)
+	for _, n := range []int{1, 5, 37} {
+		plain, err := Solve(c, Config{N: n, Tol: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fused, err := Solve(c, Config{N: n, Tol: 1e-10, Fused: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fused.Converged || abs(fused.Iters-plain.Iters) > 2 || math.Abs(fused.Checksum-plain.Checksum) > 1e-8*math.Abs(plain.Checksum) {
+			t.Errorf("n=%d: fused %+v, plain %+v", n, fused, plain)
+		}
+	}
+}
+
+func abs(k int) int {
+	if k < 0 {
+		return -k
+	}
+	return k
+}

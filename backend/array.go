@@ -123,17 +123,19 @@ func Axpby[T Element](a T, x *Array[T], b T, y *Array[T]) {
 }
 
 // Jacobi5 applies one 5-point Jacobi sweep of src into dst, two rows x cols
-// row-major grids on one device (see Backend.Jacobi5).
+// row-major grids on one device (see Stencils.Jacobi5), with the stencils
+// of dst's backend (StencilsOf).
 func Jacobi5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Jacobi5", dst, src, rows, cols)
-	dst.b.Jacobi5(dst.buf, src.buf, rows, cols)
+	StencilsOf(dst.b).Jacobi5(dst.buf, src.buf, rows, cols)
 }
 
 // Laplace5 applies the 5-point Laplacian of src into dst, two rows x cols
-// row-major grids on one device (see Backend.Laplace5).
+// row-major grids on one device (see Stencils.Laplace5), with the stencils
+// of dst's backend (StencilsOf).
 func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Laplace5", dst, src, rows, cols)
-	dst.b.Laplace5(dst.buf, src.buf, rows, cols)
+	StencilsOf(dst.b).Laplace5(dst.buf, src.buf, rows, cols)
 }
 
 func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {

@@ -61,6 +61,17 @@ type Backend interface {
 	// A NaN counts as larger than every number.
 	Argmax(x Buffer) (int, Scalar)
 
+}
+
+// Stencils are the 5-point stencils of the heat and Poisson solvers on a
+// row-major float grid. They are not part of Backend, which holds only
+// what every array needs: a backend implements them as an optional
+// interface (the CPU backend, the fake device and CUDA do), and
+// UseStencils swaps in another implementation for a backend, as gonum's
+// blas64.Use swaps BLAS implementations (package kernels' catalog has
+// host and CUDA kernels of both). Jacobi5 and Laplace5 of this package
+// dispatch to them.
+type Stencils interface {
 	// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
 	// float grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
 	// dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]).

@@ -16,14 +16,14 @@ var Shapes = [][2]int{{0, 0}, {1, 1}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4
 // element of dst outside the interior untouched.
 func (s *suite[T]) jacobi5(t *testing.T) {
 	q := T(1) / 4
-	s.stencil(t, "Jacobi5", s.b.Jacobi5,
+	s.stencil(t, "Jacobi5", backend.StencilsOf(s.b).Jacobi5,
 		func(c, u, d, l, r T) T { return q * (u + d + l + r) },
 		func(c, u, d, l, r T) float64 { return 0.25 * (abs(u) + abs(d) + abs(l) + abs(r)) })
 }
 
 // laplace5 checks the 5-point Laplacian as jacobi5 checks the sweep.
 func (s *suite[T]) laplace5(t *testing.T) {
-	s.stencil(t, "Laplace5", s.b.Laplace5,
+	s.stencil(t, "Laplace5", backend.StencilsOf(s.b).Laplace5,
 		func(c, u, d, l, r T) T { return 4*c - u - d - l - r },
 		func(c, u, d, l, r T) float64 { return 4*abs(c) + abs(u) + abs(d) + abs(l) + abs(r) })
 }

@@ -116,7 +116,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 			if err := p.Exchange(); err != nil {
 				return Result{}, err
 			}
-			b.Laplace5(apFull.Buffer(), p.Local().Buffer(), rows+2, cols)
+			backend.Laplace5(apFull, p.Local(), rows+2, cols)
 			res, err := ks.dot.Run(args)
 			if err != nil {
 				return Result{}, err
@@ -144,7 +144,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		if err := p.Exchange(); err != nil {
 			return Result{}, err
 		}
-		b.Laplace5(apFull.Buffer(), p.Local().Buffer(), rows+2, cols)
+		backend.Laplace5(apFull, p.Local(), rows+2, cols)
 		pAp, err := dot(pb, ap)
 		if err != nil {
 			return Result{}, err

@@ -72,7 +72,7 @@ object. It exits 1 if the solve does not converge.`,
 				_, err := solveCGPETSc(world, cfg, nil) // says how to rebuild
 				return err
 			case solver == "xpmpi" && popts != "":
-				return errors.New("cg: --petsc-options without --solver petsc")
+				return errors.New("cg: --petsc without --solver petsc")
 			}
 			if be != "" {
 				if err := backend.SelectStrict(be); err != nil {
@@ -122,7 +122,7 @@ object. It exits 1 if the solve does not converge.`,
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
 	f.BoolVar(&cfg.Fused, "fused", false, "fuse each iteration's vector updates and dots (package kernels/fuse)")
 	f.StringVar(&solver, "solver", "xpmpi", "xpmpi (solvers/cg) or petsc (PETSc's KSP over a Go shell matrix; needs a binary built with -tags mpi,petsc)")
-	f.StringVar(&popts, "petsc-options", "", "PETSc options for --solver petsc, under the prefix cg_ (e.g. \"-cg_ksp_type gmres -cg_ksp_monitor\")")
+	f.StringVar(&popts, "petsc", "", "PETSc options for --solver petsc, under the prefix cg_ (e.g. \"-cg_ksp_type gmres -cg_ksp_monitor\")")
 	completeBackend(cmd)
 	return cmd
 }

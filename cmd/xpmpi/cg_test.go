@@ -51,7 +51,7 @@ func TestCGSolverFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "cg", "--n", "8", "--solver", "trilinos"}, `--solver "trilinos": want xpmpi or petsc`},
-		{[]string{"run", "cg", "--n", "8", "--petsc-options", "-ksp_type cg"}, "--petsc-options without --solver petsc"},
+		{[]string{"run", "cg", "--n", "8", "--petsc", "-ksp_type cg"}, "--petsc without --solver petsc"},
 	}
 	if petscVersion() == "" {
 		cases = append(cases, struct {

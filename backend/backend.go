@@ -60,7 +60,6 @@ type Backend interface {
 	// as a Scalar of x's type, or -1 and a zero of x's type for an empty x.
 	// A NaN counts as larger than every number.
 	Argmax(x Buffer) (int, Scalar)
-
 }
 
 // Stencils are the 5-point stencils of the heat and Poisson solvers on a

@@ -1,0 +1,89 @@
+package dist
+
+import (
+	"math"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/exactsum"
+)
+
+// Reproducible reductions.
+//
+// SumExact, DotExact and NormExact give the same bits at any rank count,
+// block layout and thread count: every term is added, without rounding,
+// into integer bins by binary exponent (package internal/exactsum), the
+// bins of all ranks are added by one integer allreduce, and the exact sum
+// is rounded once, to the nearest float64. The result is therefore the
+// correctly rounded sum of the terms (error at most half a unit in the
+// last place), where Sum, Dot and Norm add in chunks whose partials depend
+// on the layout (an error bound of n times the unit roundoff, and bits
+// that change with the rank count). A term is an element (SumExact), a
+// product x[i]*y[i] rounded to float64 (DotExact; exact for float32
+// elements) or a square (NormExact, before the one square root). NaN and
+// infinities come out as IEEE addition gives them. Up to 2^31 terms in
+// all are exact.
+//
+// They cost far more than Sum: a few integer operations per term, on one
+// thread, instead of a vector add on the thread budget (about 34 times
+// Sum's time for 2^20 float64 here; docs/PERFORMANCE.md). A block on a
+// device is copied to the host for them (recorded), until a device kernel
+// exists.
+
+// SumExact returns the sum of x's elements, rounded once from the exact
+// sum: the same bits at any rank count and layout. It is collective.
+func SumExact[T backend.Float](x *Array[T]) (float64, error) {
+	return exactReduce("SumExact", x, nil, func(a, _ T) float64 { return float64(a) })
+}
+
+// DotExact returns the sum of x[i]*y[i], each product rounded to float64
+// (exact for float32) and their sum rounded once: the same bits at any
+// rank count and layout. It is collective.
+func DotExact[T backend.Float](x, y *Array[T]) (float64, error) {
+	sameLayout("DotExact", x, y)
+	return exactReduce("DotExact", x, y, func(a, b T) float64 { return float64(a) * float64(b) })
+}
+
+// NormExact returns the 2-norm of x, the square root of its sum of
+// squares rounded once: the same bits at any rank count and layout. It is
+// collective.
+func NormExact[T backend.Float](x *Array[T]) (float64, error) {
+	s, err := exactReduce("NormExact", x, x, func(a, b T) float64 { return float64(a) * float64(b) })
+	return math.Sqrt(s), err
+}
+
+// exactReduce adds term(x[i], y[i]) (y nil: term(x[i], 0)) exactly over
+// every element of every rank.
+func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) float64) (float64, error) {
+	if err := check(op, x); err != nil {
+		return 0, err
+	}
+	xs, err := x.localHost()
+	if err != nil {
+		return 0, err
+	}
+	var ys []T
+	if y != nil {
+		if y == x {
+			ys = xs
+		} else if ys, err = y.localHost(); err != nil {
+			return 0, err
+		}
+	}
+	var acc exactsum.Sum
+	if ys == nil {
+		var zero T
+		for _, v := range xs {
+			acc.Add(term(v, zero))
+		}
+	} else {
+		for i, v := range xs {
+			acc.Add(term(v, ys[i]))
+		}
+	}
+	if x.layout.axis != Replicated {
+		if err := acc.Allreduce(x.comm); err != nil {
+			return 0, err
+		}
+	}
+	return acc.Value(), nil
+}

@@ -603,6 +603,22 @@ func TestDeviceHaloUnknownAnswer(t *testing.T) {
 // backend that cannot do them on its device, as CUDA cannot yet.
 type noSorter struct{ backend.Backend }
 
+// modeBackend sets the CUDA-aware answer of a test mode and returns the
+// backend it runs on: "staged" (not aware) and "aware" on the fake device,
+// "plain" (aware) on the fake device without its Sorter and AxisReducer.
+func modeBackend(t *testing.T, mode string) backend.Backend {
+	switch mode {
+	case "staged":
+		setAware(t, staged)
+	case "aware":
+		setAware(t, aware)
+	default:
+		setAware(t, aware)
+		return noSorter{fakedev.Default}
+	}
+	return fakedev.Default
+}
+
 // TestDeviceSort checks the sort of fake-device arrays: the CPU's result,
 // on the device, and between host and device nothing when MPI is
 // CUDA-aware (the keys are sorted, cut and merged on the device, and MPI is
@@ -613,18 +629,9 @@ func TestDeviceSort(t *testing.T) {
 	c := mpitest.World(t)
 	me, p := c.Rank(), c.Size()
 	slowDevice(t)
-	for _, mode := range []string{"staged", "aware", "nosorter"} {
+	for _, mode := range []string{"staged", "aware", "plain"} {
 		t.Run(mode, func(t *testing.T) {
-			var b backend.Backend = fakedev.Default
-			switch mode {
-			case "staged":
-				setAware(t, staged)
-			case "aware":
-				setAware(t, aware)
-			default:
-				setAware(t, aware)
-				b = noSorter{fakedev.Default}
-			}
+			b := modeBackend(t, mode)
 			for _, n := range []int{0, 1, 3, 17, 1000} {
 				_, inputs := sortInputs[float64](n)
 				in := inputs[len(inputs)-1]
@@ -655,7 +662,7 @@ func TestDeviceSort(t *testing.T) {
 						}
 						var w transfers
 						switch {
-						case mode == "nosorter":
+						case mode == "plain":
 							w = toHost(int64(8 * block))
 							if !replicated {
 								w = w.plus(toDevice(int64(8 * even.LocalLen(me))))
@@ -679,7 +686,7 @@ func TestDeviceSort(t *testing.T) {
 							w.toHost = count(block) + k*count(block) + k*count(m)
 							w.toDevice = k*count(m) + k*count(even.LocalLen(me))
 						}
-						if g.toHost != w.toHost || g.toDevice != w.toDevice || (mode == "nosorter" && (g.toHostBytes != w.toHostBytes || g.toDeviceBytes != w.toDeviceBytes)) {
+						if g.toHost != w.toHost || g.toDevice != w.toDevice || (mode == "plain" && (g.toHostBytes != w.toHostBytes || g.toDeviceBytes != w.toDeviceBytes)) {
 							t.Errorf("%s: recorded %+v, want %+v", name, g, w)
 						}
 						if d.ToHost != g.toHost || d.ToHostBytes != g.toHostBytes || d.ToDevice != g.toDevice || d.ToDeviceBytes != g.toDeviceBytes {
@@ -724,18 +731,9 @@ func TestDeviceAxisReductions(t *testing.T) {
 	c := mpitest.World(t)
 	me, p := c.Rank(), c.Size()
 	slowDevice(t)
-	for _, mode := range []string{"staged", "aware", "noreducer"} {
+	for _, mode := range []string{"staged", "aware", "plain"} {
 		t.Run(mode, func(t *testing.T) {
-			var b backend.Backend = fakedev.Default
-			switch mode {
-			case "staged":
-				setAware(t, staged)
-			case "aware":
-				setAware(t, aware)
-			default:
-				setAware(t, aware)
-				b = noSorter{fakedev.Default}
-			}
+			b := modeBackend(t, mode)
 			forEachLayout(t, func(t *testing.T, shape []int, split int) {
 				if prod(shape) == 0 {
 					return // the min and max of an empty axis panic; sums are covered on the CPU
@@ -767,7 +765,7 @@ func TestDeviceAxisReductions(t *testing.T) {
 					// expected copies of a sum (one result) and of an extreme (two results).
 					want := func(results int, sendBytes, recvBytes int64) transfers {
 						switch {
-						case mode == "noreducer":
+						case mode == "plain":
 							w := toHost(int64(8 * block))
 							for range results {
 								w = w.plus(toDevice(int64(8 * outLen)))

@@ -220,36 +220,76 @@ static int global_dot(const double *a, const double *b, int64_t m, double *out) 
 	return MPI_SUCCESS;
 }
 
-int xpref_cg(const xpref_params *p, xpref_result *r) {
+/* cg_state is a rank's part of W4: its block of rows of the n x n grid,
+ * its neighbours, x, r and q = A p (rows x n), and d, the search direction,
+ * (rows + 2) x (n + 2) with ghost rows and zero walls. */
+typedef struct cg_state {
+	int64_t n, cols, rows, m;
+	int up, down;
+	double *x, *res, *q, *d;
+} cg_state;
+
+static void cg_free(cg_state *s) {
+	free(s->x);
+	free(s->res);
+	free(s->q);
+	free(s->d);
+}
+
+/* cg_start allocates and sets up a rank's part of W4 for x0 = 0, b = 1:
+ * r = b and d = r. It returns -1 if memory runs out. */
+static int cg_start(int64_t n, cg_state *s) {
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	int64_t n = p->n, cols = n + 2, lo, rows;
-	block(n, size, rank, &lo, &rows);
-	int up, down;
-	neighbours(n, size, rank, &up, &down);
-	if (rows == 0) up = down = MPI_PROC_NULL;
-	int64_t m = rows * n;
-	/* x, r, q = A p: rows x n; d (the search direction): (rows + 2) x
-	 * (n + 2) with ghost rows and zero walls. */
-	double *x = alloc_doubles(m), *res = alloc_doubles(m), *q = alloc_doubles(m);
-	double *d = alloc_doubles((rows + 2) * cols);
-	if (!x || !res || !q || !d) {
-		free(x);
-		free(res);
-		free(q);
-		free(d);
+	int64_t lo;
+	s->n = n;
+	s->cols = n + 2;
+	block(n, size, rank, &lo, &s->rows);
+	neighbours(n, size, rank, &s->up, &s->down);
+	if (s->rows == 0) s->up = s->down = MPI_PROC_NULL;
+	s->m = s->rows * n;
+	s->x = alloc_doubles(s->m);
+	s->res = alloc_doubles(s->m);
+	s->q = alloc_doubles(s->m);
+	s->d = alloc_doubles((s->rows + 2) * s->cols);
+	if (!s->x || !s->res || !s->q || !s->d) {
+		cg_free(s);
 		return -1;
 	}
-	memset(r, 0, sizeof *r);
-	memset(d, 0, (rows + 2) * cols * sizeof(double));
-	for (int64_t i = 0; i < m; i++) {
-		x[i] = 0;
-		res[i] = 1; /* r = b - A x0 = b */
-		q[i] = 0;
+	memset(s->d, 0, (s->rows + 2) * s->cols * sizeof(double));
+	for (int64_t i = 0; i < s->m; i++) {
+		s->x[i] = 0;
+		s->res[i] = 1; /* r = b - A x0 = b */
+		s->q[i] = 0;
 	}
-	for (int64_t i = 0; i < rows; i++)
-		for (int64_t j = 0; j < n; j++) d[(i + 1) * cols + j + 1] = res[i * n + j];
+	for (int64_t i = 0; i < s->rows; i++)
+		for (int64_t j = 0; j < n; j++) s->d[(i + 1) * s->cols + j + 1] = s->res[i * n + j];
+	return 0;
+}
+
+/* cg_finish frees s and fills r: the sum of x over all ranks, the slowest
+ * rank's seconds, k iterations, the relative residual and the seconds per
+ * iteration. */
+static int cg_finish(cg_state *s, double elapsed, int64_t k, double relres, xpref_result *r) {
+	double local = 0;
+	for (int64_t i = 0; i < s->m; i++) local += s->x[i];
+	cg_free(s);
+	CHECK(MPI_Allreduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	CHECK(finish(elapsed, r));
+	r->extra[0] = (double)k;
+	r->extra[1] = relres;
+	r->extra[2] = k > 0 ? r->seconds / (double)k : 0;
+	return MPI_SUCCESS;
+}
+
+int xpref_cg(const xpref_params *p, xpref_result *r) {
+	cg_state st;
+	if (cg_start(p->n, &st) != 0) return -1;
+	memset(r, 0, sizeof *r);
+	int64_t n = st.n, cols = st.cols, rows = st.rows, m = st.m;
+	int up = st.up, down = st.down;
+	double *x = st.x, *res = st.res, *q = st.q, *d = st.d;
 	double bnorm = sqrt((double)n * (double)n);
 	double rr, pq;
 	int64_t k = 0;
@@ -291,17 +331,7 @@ int xpref_cg(const xpref_params *p, xpref_result *r) {
 		k++;
 	}
 	double elapsed = MPI_Wtime() - t0;
-	double local = 0;
-	for (int64_t i = 0; i < m; i++) local += x[i];
-	free(x);
-	free(res);
-	free(q);
-	free(d);
-	CHECK(MPI_Allreduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-	CHECK(finish(elapsed, r));
-	r->extra[0] = (double)k;
-	r->extra[1] = sqrt(rr) / bnorm;
-	r->extra[2] = k > 0 ? r->seconds / (double)k : 0;
+	CHECK(cg_finish(&st, elapsed, k, sqrt(rr) / bnorm, r));
 	r->ok = sqrt(rr) / bnorm <= p->tol;
 	return MPI_SUCCESS;
 }
@@ -704,7 +734,6 @@ static double rms2(const double *v) { return sqrt((v[0] * v[0] + v[1] * v[1]) / 
 /* rk45_system integrates one oscillator from 0 to tf and returns its
  * accepted steps, or -1 if the step became too small. */
 static int64_t rk45_system(double mu, double *y, double tf, double rtol, double atol) {
-	static const double C[6] = {0, 1. / 5, 3. / 10, 4. / 5, 8. / 9, 1};
 	static const double A[6][5] = {
 		{0},
 		{1. / 5},
@@ -823,33 +852,12 @@ int xpref_rk45(const xpref_params *p, xpref_result *r) {
 /* ---- W4, fused ---- */
 
 int xpref_cg_fused(const xpref_params *p, xpref_result *r) {
-	int rank, size;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	int64_t n = p->n, cols = n + 2, lo, rows;
-	block(n, size, rank, &lo, &rows);
-	int up, down;
-	neighbours(n, size, rank, &up, &down);
-	if (rows == 0) up = down = MPI_PROC_NULL;
-	int64_t m = rows * n;
-	double *x = alloc_doubles(m), *res = alloc_doubles(m), *q = alloc_doubles(m);
-	double *d = alloc_doubles((rows + 2) * cols);
-	if (!x || !res || !q || !d) {
-		free(x);
-		free(res);
-		free(q);
-		free(d);
-		return -1;
-	}
+	cg_state st;
+	if (cg_start(p->n, &st) != 0) return -1;
 	memset(r, 0, sizeof *r);
-	memset(d, 0, (rows + 2) * cols * sizeof(double));
-	for (int64_t i = 0; i < m; i++) {
-		x[i] = 0;
-		res[i] = 1;
-		q[i] = 0;
-	}
-	for (int64_t i = 0; i < rows; i++)
-		for (int64_t j = 0; j < n; j++) d[(i + 1) * cols + j + 1] = res[i * n + j];
+	int64_t n = st.n, cols = st.cols, rows = st.rows, m = st.m;
+	int up = st.up, down = st.down;
+	double *x = st.x, *res = st.res, *q = st.q, *d = st.d;
 	double bnorm = sqrt((double)n * (double)n);
 	double rr, pq;
 	int64_t k = 0;
@@ -901,17 +909,7 @@ int xpref_cg_fused(const xpref_params *p, xpref_result *r) {
 		k++;
 	}
 	double elapsed = MPI_Wtime() - t0;
-	double local = 0;
-	for (int64_t i = 0; i < m; i++) local += x[i];
-	free(x);
-	free(res);
-	free(q);
-	free(d);
-	CHECK(MPI_Allreduce(&local, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-	CHECK(finish(elapsed, r));
-	r->extra[0] = (double)k;
-	r->extra[1] = sqrt(rr) / bnorm;
-	r->extra[2] = k > 0 ? r->seconds / (double)k : 0;
+	CHECK(cg_finish(&st, elapsed, k, sqrt(rr) / bnorm, r));
 	r->ok = r->extra[1] <= p->tol;
 	return MPI_SUCCESS;
 }

@@ -121,12 +121,7 @@ func prepare[T backend.Element](cfg *config, call string, x *backend.Array[T], i
 	sd.host = make([]T, x.Len())
 	sd.ptr = unsafe.Pointer(unsafe.SliceData(sd.host))
 	if in {
-		b := x.Backend()
-		err := b.Synchronize()
-		if err == nil {
-			err = b.CopyToHost(sd.ptr, x.Buffer())
-		}
-		if err != nil {
+		if err := copyToHostBlocking(sd.ptr, x); err != nil {
 			return sd, fmt.Errorf("staging: %s: copying %d bytes from %v for MPI: %w", call, nbytes(x), dev, err)
 		}
 		profiling.RecordTransfer(profiling.ToHost, "staging."+call+" (send)", int64(nbytes(x)), true, false)
@@ -147,15 +142,6 @@ func (sd side[T]) finish() error {
 	return nil
 }
 
-// copyToDeviceBlocking copies host memory at src into x with the backend's
-// blocking copy and waits for the device.
-func copyToDeviceBlocking[T backend.Element](x *backend.Array[T], src unsafe.Pointer) error {
-	b := x.Backend()
-	if err := b.CopyFromHost(x.Buffer(), src); err != nil {
-		return err
-	}
-	return b.Synchronize()
-}
 
 // Bcast copies root's x into every rank's x, which must have the same
 // length everywhere. It is collective.

@@ -47,6 +47,27 @@ func copyToDevice[T backend.Element](x *backend.Array[T], src unsafe.Pointer) er
 	return b.Synchronize()
 }
 
+// copyToHostBlocking copies device array x into host memory at dst with
+// the backend's blocking copy, after the work queued on the device: for Go
+// memory, which async copies would treat as pageable. It records nothing.
+func copyToHostBlocking[T backend.Element](dst unsafe.Pointer, x *backend.Array[T]) error {
+	b := x.Backend()
+	if err := b.Synchronize(); err != nil {
+		return err
+	}
+	return b.CopyToHost(dst, x.Buffer())
+}
+
+// copyToDeviceBlocking copies host memory at src into x with the backend's
+// blocking copy and waits for the device. It records nothing.
+func copyToDeviceBlocking[T backend.Element](x *backend.Array[T], src unsafe.Pointer) error {
+	b := x.Backend()
+	if err := b.CopyFromHost(x.Buffer(), src); err != nil {
+		return err
+	}
+	return b.Synchronize()
+}
+
 // hostMem is host memory for staging: pinned where the backend can pin it,
 // Go memory otherwise.
 type hostMem struct {

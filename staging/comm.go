@@ -142,7 +142,6 @@ func (sd side[T]) finish() error {
 	return nil
 }
 
-
 // Bcast copies root's x into every rank's x, which must have the same
 // length everywhere. It is collective.
 func Bcast[T backend.Element](c mpi.Comm, x *backend.Array[T], root int, opts ...Option) error {

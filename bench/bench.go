@@ -297,7 +297,7 @@ type Options struct {
 }
 
 // benchIDs are the workloads the bench runs, in order.
-var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", "W8", "W9"}
+var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", "W10"}
 
 // parseOnly returns the workloads --only names (all for ""), in the
 // bench's order.

@@ -30,8 +30,8 @@ type benchSizes struct {
 	AllreduceCalls       int // W6: allreduce calls per repetition
 	PingBytes, PingTrips int // W6: message size, round trips per repetition
 	FileN                int // W7: global elements written and read
-	KeplerN              int // W8: Kepler equations in all
-	ODEN                 int // W9: oscillators in all
+	KeplerN              int // W10: Kepler equations in all
+	ODEN                 int // W10: oscillators in all
 }
 
 // sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
@@ -102,10 +102,13 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		return e.benchMPI()
 	case "W7":
 		return e.benchFile()
-	case "W8":
-		return e.benchNewton()
-	case "W9":
-		return e.benchRK45()
+	case "W10":
+		rows, err := e.benchNewton()
+		if err != nil {
+			return rows, err
+		}
+		more, err := e.benchRK45()
+		return append(rows, more...), err
 	}
 	return nil, fmt.Errorf("bench: no workload %s", id)
 }
@@ -675,7 +678,7 @@ func (e *benchEnv) benchFile() ([]Row, error) {
 	}, nil
 }
 
-// ---- W8: batched Newton ----
+// ---- W10: batched Newton ----
 
 // targetBatch is issue 14's target for the batched solvers against a
 // plain C loop over the elements, at one thread.
@@ -697,7 +700,7 @@ func (e *benchEnv) sumOverRanks(vals ...float64) ([]float64, error) {
 // against xpref_kepler's plain loop per orbit.
 func (e *benchEnv) benchNewton() ([]Row, error) {
 	n := e.sizes.KeplerN
-	e.say("W8 batched Newton, %d Kepler equations", n)
+	e.say("W10 batched Newton, %d Kepler equations", n)
 	lo, hi := e.blockOf(n)
 	m := hi - lo
 	mean, ecc := make([]float64, m), make([]float64, m)
@@ -744,22 +747,22 @@ func (e *benchEnv) benchNewton() ([]Row, error) {
 		return nil, err
 	}
 	steps := func(s Sample) float64 { return s.Extra[0] }
-	cx := compareChecksums("W8", "sum of the roots", xs, rs, tolSum, nil)
+	cx := compareChecksums("W10", "sum of the roots", xs, rs, tolSum, nil)
 	// C's compiler fuses multiply-adds (-march=native) where Go does not:
 	// an orbit near its tolerance can take a step more or less on either
 	// side (11 in 60503 in the small size, here).
-	cs := compareChecksums("W8", "Newton steps", xs, rs, 1e-3, steps)
+	cs := compareChecksums("W10", "Newton steps", xs, rs, 1e-3, steps)
 	e.checks = append(e.checks, cx, cs)
 	ok := cx.OK && cs.OK
 	secs := func(s Sample) float64 { return s.Seconds * 1e3 }
 	p := e.world.Size()
 	return []Row{
-		newRow("W8", p, e.be, "batched Newton, Kepler", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
-		newRow("W8", p, e.be, "Newton steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
+		newRow("W10", p, e.be, "batched Newton, Kepler", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
+		newRow("W10", p, e.be, "Newton steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
 	}, nil
 }
 
-// ---- W9: batched RK45 ----
+// ---- W10: batched RK45 ----
 
 // benchRK45 integrates ODEN Van der Pol oscillators with
 // integrate.SolveIVPBatch (RK45, each system its own steps, one call of
@@ -767,7 +770,7 @@ func (e *benchEnv) benchNewton() ([]Row, error) {
 // xpref_rk45's plain loop per system.
 func (e *benchEnv) benchRK45() ([]Row, error) {
 	n := e.sizes.ODEN
-	e.say("W9 batched RK45, %d Van der Pol oscillators", n)
+	e.say("W10 batched RK45, %d Van der Pol oscillators", n)
 	lo, hi := e.blockOf(n)
 	m := hi - lo
 	mu := make([]float64, m)
@@ -816,15 +819,15 @@ func (e *benchEnv) benchRK45() ([]Row, error) {
 	steps := func(s Sample) float64 { return s.Extra[0] }
 	// The same steps and tolerances: the states agree to about the local
 	// tolerance, where fused multiply-adds in C move an acceptance.
-	cx := compareChecksums("W9", "sum of the final states", xs, rs, 1e-6, nil)
-	cs := compareChecksums("W9", "RK45 steps", xs, rs, 1e-3, steps)
+	cx := compareChecksums("W10", "sum of the final states", xs, rs, 1e-6, nil)
+	cs := compareChecksums("W10", "RK45 steps", xs, rs, 1e-3, steps)
 	e.checks = append(e.checks, cx, cs)
 	ok := cx.OK && cs.OK
 	secs := func(s Sample) float64 { return s.Seconds * 1e3 }
 	p := e.world.Size()
 	return []Row{
-		newRow("W9", p, e.be, "batched RK45, Van der Pol", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
-		newRow("W9", p, e.be, "RK45 steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
+		newRow("W10", p, e.be, "batched RK45, Van der Pol", "ms", KindTime, targetBatch, figures(xs, secs), figures(rs, secs), ok),
+		newRow("W10", p, e.be, "RK45 steps", "count", KindInfo, 0, figures(xs, steps), figures(rs, steps), ok),
 	}, nil
 }
 

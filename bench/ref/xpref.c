@@ -670,7 +670,7 @@ int xpref_filewrite(const xpref_params *p, xpref_result *r) {
 	return 0;
 }
 
-/* ---- W8: batched Newton on Kepler's equation ---- */
+/* ---- W10: batched Newton on Kepler's equation ---- */
 
 int xpref_kepler(const xpref_params *p, xpref_result *r) {
 	int rank, size;
@@ -721,7 +721,7 @@ int xpref_kepler(const xpref_params *p, xpref_result *r) {
 	return finish(elapsed, r);
 }
 
-/* ---- W9: RK45 on many small systems ---- */
+/* ---- W10: RK45 on many small systems ---- */
 
 static void vdp(double mu, const double *y, double *dy) {
 	dy[0] = y[1];

@@ -44,8 +44,8 @@ count it was launched with:
   W5  sample sort of 2^23 uniform keys
   W6  8-byte allreduce latency; 4 MiB ping-pong between ranks 0 and 1
   W7  checkpoint write and read of 2^26 elements
-  W8  batched Newton (optimize.Newton) on 10^6 Kepler equations
-  W9  batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
+  W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
+      batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
   W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.
 
 It prints a table on rank 0: the median of each side over the repetitions,

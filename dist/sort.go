@@ -17,7 +17,8 @@ import (
 // sort:
 //
 //  1. every rank sorts its block (algorithms.SortByKey, an LSD radix sort
-//     for long blocks);
+//     for long blocks, or, when no permutation is asked for, the keys
+//     alone: algorithms.SortKeys, with the same result);
 //  2. every rank takes evenly spaced samples of its sorted block, as many as
 //     its share of the elements asks for; the samples are gathered on every
 //     rank and sorted, and p-1 evenly spaced samples become the splitters;

@@ -327,13 +327,55 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 	for _, f := range opts {
 		f(&o)
 	}
-	want := backend.DTypeOf[T]()
-	if err := mpi.CheckCollective(c, "Load", mpi.Arg{Name: "dtype", Value: int64(want)},
-		mpi.Arg{Name: "path", Value: hashString(path)}, mpi.Arg{Name: "axis", Value: int64(o.axis)}); err != nil {
+	h, err := readHeaderOn[T](c, "Load", path, exp, o.axis)
+	if err != nil {
 		return nil, 0, err
 	}
+	shape := h.shape
+	if o.axis != Replicated && (o.axis < 0 || o.axis >= len(shape)) {
+		return nil, 0, fmt.Errorf("split axis %d of the file's %d-dimensional shape %v", o.axis, len(shape), shape)
+	}
+	if o.counts != nil {
+		sum := 0
+		for _, n := range o.counts {
+			sum += n
+		}
+		if len(o.counts) != c.Size() || o.axis == Replicated || sum != shape[o.axis] {
+			return nil, 0, fmt.Errorf("block sizes %v for the file's shape %v on %d ranks", o.counts, shape, c.Size())
+		}
+	}
+	l, b := buildOptions(c, shape, opts)
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+		y, sum, err := loadLayout[T](c, path, NewLayout(shape, 0, c.Size()), b, h.dataOff, exp != nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer y.Free()
+		a, err := Redistribute(y, l)
+		return a, sum, err
+	}
+	return loadLayout[T](c, path, l, b, h.dataOff, exp != nil)
+}
+
+// npyFile is what readHeaderOn found in a .npy file's header.
+type npyFile struct {
+	dtype   backend.DType
+	dataOff int64
+	shape   []int
+}
+
+// readHeaderOn reads the header of the .npy file at path on rank 0, checks
+// it (against exp, when not nil) and the file's size, and broadcasts it:
+// the same header, or the same error, on every rank. The file must hold
+// T. It is collective; op names the caller for the collective check.
+func readHeaderOn[T backend.Element](c mpi.Comm, op, path string, exp *npyExpect, axis int) (npyFile, error) {
+	want := backend.DTypeOf[T]()
+	if err := mpi.CheckCollective(c, op, mpi.Arg{Name: "dtype", Value: int64(want)},
+		mpi.Arg{Name: "path", Value: hashString(path)}, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
+		return npyFile{}, err
+	}
 	if !npy.LittleEndian {
-		return nil, 0, npy.ErrBigEndianHost()
+		return npyFile{}, npy.ErrBigEndianHost()
 	}
 	// Rank 0 reads the header and broadcasts it: dtype, data offset, file
 	// size, dimensions, then the shape.
@@ -354,46 +396,66 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		}
 	}
 	if err := mpi.Agree(c, err); err != nil {
-		return nil, 0, err
+		return npyFile{}, err
 	}
 	if err := mpi.Bcast(c, hdr[:], 0); err != nil {
-		return nil, 0, err
+		return npyFile{}, err
 	}
-	dt, dataOff := backend.DType(hdr[0]), hdr[1]
-	shape := make([]int, hdr[3])
-	for i := range shape {
-		shape[i] = int(hdr[4+i])
+	f := npyFile{dtype: backend.DType(hdr[0]), dataOff: hdr[1], shape: make([]int, hdr[3])}
+	for i := range f.shape {
+		f.shape[i] = int(hdr[4+i])
 	}
-	if dt != want {
-		return nil, 0, fmt.Errorf("the file holds %v (%s), not %v", dt, npy.Descr(dt), want)
+	if f.dtype != want {
+		return npyFile{}, fmt.Errorf("the file holds %v (%s), not %v", f.dtype, npy.Descr(f.dtype), want)
 	}
-	if len(shape) == 0 {
-		return nil, 0, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
+	if len(f.shape) == 0 {
+		return npyFile{}, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
 	}
-	if o.axis != Replicated && (o.axis < 0 || o.axis >= len(shape)) {
-		return nil, 0, fmt.Errorf("split axis %d of the file's %d-dimensional shape %v", o.axis, len(shape), shape)
+	return f, nil
+}
+
+// LoadInto reads the NumPy .npy file at path into x, an array that has
+// the file's shape and element type, whatever layout wrote the file: as
+// Load does, but into memory the caller already has, so that a program
+// that reads a checkpoint every step allocates (and first touches)
+// nothing. Where Load would read a layout split on axis 0 and
+// redistribute (a split axis other than 0 with runs shorter than 16 KiB,
+// or a process grid), LoadInto does the same through a temporary array
+// and copies its result into x. It is collective. A file that does not
+// hold x's shape and element type is the same error on every rank, and
+// leaves x as it was; a failure while reading may leave x partly written.
+func LoadInto[T backend.Element](x *Array[T], path string) error {
+	if err := loadInto(x, path); err != nil {
+		return fmt.Errorf("dist: LoadInto %s: %w", path, err)
 	}
-	if o.counts != nil {
-		sum := 0
-		for _, n := range o.counts {
-			sum += n
-		}
-		if len(o.counts) != c.Size() || o.axis == Replicated || sum != shape[o.axis] {
-			return nil, 0, fmt.Errorf("block sizes %v for the file's shape %v on %d ranks", o.counts, shape, c.Size())
-		}
+	return nil
+}
+
+func loadInto[T backend.Element](x *Array[T], path string) error {
+	c, l := x.comm, x.layout
+	h, err := readHeaderOn[T](c, "LoadInto", path, nil, l.axis)
+	if err != nil {
+		return err
 	}
-	l, b := buildOptions(c, shape, opts)
-	size := dt.Size()
-	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(size) {
-		y, sum, err := loadLayout[T](c, path, NewLayout(shape, 0, c.Size()), b, dataOff, exp != nil)
+	if !slices.Equal(h.shape, l.shape) {
+		return fmt.Errorf("the file holds shape %v, the array has shape %v", h.shape, l.shape)
+	}
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+		y, _, err := loadLayout[T](c, path, NewLayout(l.shape, 0, c.Size()), x.local.Backend(), h.dataOff, false)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		defer y.Free()
-		a, err := Redistribute(y, l)
-		return a, sum, err
+		z, err := Redistribute(y, l)
+		if err != nil {
+			return err
+		}
+		defer z.Free()
+		Copy(x, z)
+		return nil
 	}
-	return loadLayout[T](c, path, l, b, dataOff, exp != nil)
+	_, err = readLayout(c, path, x, h.dataOff, false)
+	return err
 }
 
 // checkNPY checks a header against the file's size and a manifest's
@@ -421,10 +483,22 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
-	if err := mpi.Agree(c, err); err != nil {
+	crc, err := readLayout(c, path, a, dataOff, sum)
+	if err != nil {
 		a.Free()
 		return nil, 0, err
+	}
+	return a, crc, nil
+}
+
+// readLayout reads the data at dataOff into a's blocks, in one piece per
+// rank if a's layout allows, else run by run, and returns the CRC-32C of
+// the data if sum (the same on every rank).
+func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff int64, sum bool) (uint32, error) {
+	l := a.layout
+	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
+	if err := mpi.Agree(c, err); err != nil {
+		return 0, err
 	}
 	size := int(unsafe.Sizeof(*new(T)))
 	me := c.Rank()
@@ -467,16 +541,10 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 	})
 	lerr = firstErr(lerr, ferr, f.Close())
 	if err := mpi.Agree(c, lerr); err != nil {
-		a.Free()
-		return nil, 0, err
+		return 0, err
 	}
 	if !sum {
-		return a, 0, nil
+		return 0, nil
 	}
-	s, err := crc.combine(c, int64(l.Len())*int64(size))
-	if err != nil {
-		a.Free()
-		return nil, 0, err
-	}
-	return a, s, nil
+	return crc.combine(c, int64(l.Len())*int64(size))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"slices"
 	"unsafe"
 
@@ -496,11 +497,11 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 // the data if sum (the same on every rank).
 func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff int64, sum bool) (uint32, error) {
 	l := a.layout
-	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
-	if err := mpi.Agree(c, err); err != nil {
+	size := int(unsafe.Sizeof(*new(T)))
+	r, err := openReader[T](c, path, ioCalls(l.maxFlat(), size))
+	if err != nil {
 		return 0, err
 	}
-	size := int(unsafe.Sizeof(*new(T)))
 	me := c.Rank()
 	var crc crcSum
 	var lerr error
@@ -511,7 +512,7 @@ func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff
 			if l.axis == Replicated {
 				data = make([]T, hi-lo)
 			}
-			lerr = readFlat(f, dataOff+int64(lo)*int64(size), data, ioCalls(l.maxFlat(), size))
+			lerr = r.flat(dataOff+int64(lo)*int64(size), data)
 			if sum && lerr == nil {
 				crc.add(int64(lo)*int64(size), asBytes(data))
 			}
@@ -532,14 +533,14 @@ func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff
 		boxRuns(make([]int, len(l.shape)), l.shape, start, shape, func(globalOff, packedOff, n int) {
 			run := host[packedOff : packedOff+n]
 			if lerr == nil {
-				lerr = readRun(f, dataOff+int64(globalOff)*int64(size), run)
+				lerr = r.run(dataOff+int64(globalOff)*int64(size), run)
 			}
 			if sum && lerr == nil {
 				crc.add(int64(globalOff)*int64(size), asBytes(run))
 			}
 		})
 	})
-	lerr = firstErr(lerr, ferr, f.Close())
+	lerr = firstErr(lerr, ferr, r.close())
 	if err := mpi.Agree(c, lerr); err != nil {
 		return 0, err
 	}
@@ -547,4 +548,51 @@ func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff
 		return 0, nil
 	}
 	return crc.combine(c, int64(l.Len())*int64(size))
+}
+
+// reader reads a file's data on one rank: flat reads a rank's contiguous
+// block (a collective call on the MPI-IO path, which every rank makes, with
+// an empty block if it has none), run one run of a strided block.
+type reader[T backend.Element] struct {
+	flat  func(off int64, data []T) error
+	run   func(off int64, run []T) error
+	close func() error
+}
+
+// openReader opens the file at path for reading on every rank of c, by the
+// path that saves take (writePath): MPI-IO, whose flat reads are calls
+// collective calls (ioCalls), or ordinary file I/O with pread, which on
+// one node saves MPI-IO's collective buffering a copy of every byte. The
+// open is collective, and its failure on any rank is the same error on
+// every rank.
+func openReader[T backend.Element](c mpi.Comm, path string, calls int) (reader[T], error) {
+	how, err := writePath(c)
+	if err := mpi.Agree(c, err); err != nil {
+		return reader[T]{}, err
+	}
+	if how == ioPOSIX {
+		f, err := os.Open(path)
+		if err := mpi.Agree(c, err); err != nil {
+			if f != nil {
+				f.Close()
+			}
+			return reader[T]{}, err
+		}
+		pread := func(off int64, data []T) error {
+			if _, err := f.ReadAt(asBytes(data), off); err != nil {
+				return fmt.Errorf("reading %d bytes at offset %d of %s: %w", len(data)*int(unsafe.Sizeof(*new(T))), off, path, err)
+			}
+			return nil
+		}
+		return reader[T]{flat: pread, run: pread, close: f.Close}, nil
+	}
+	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
+	if err := mpi.Agree(c, err); err != nil {
+		return reader[T]{}, err
+	}
+	return reader[T]{
+		flat:  func(off int64, data []T) error { return readFlat(f, off, data, calls) },
+		run:   func(off int64, run []T) error { return readRun(f, off, run) },
+		close: f.Close,
+	}, nil
 }

@@ -12,24 +12,31 @@ package backend
 // for these operations and the results copied back, recorded as the copies
 // they are.
 type StatsReducer interface {
-	// Moments returns the sum of x's elements, each converted to float64
-	// and summed in float64, and m2, the sum of the squared deviations
-	// from their mean sum/len(x), computed in a second pass in float64.
-	// Both are 0 for an empty x. The order of summation is fixed (it does
-	// not depend on the thread count).
-	Moments(x Buffer) (sum, m2 float64)
-	// MomentsAxis sets sum[i][j] and m2[i][j] (Float64 buffers of pre*post
-	// elements) to the Moments of the line src[i][.][j]: the float64 sum
-	// over k in the order of k, and the sum over k of the squared
-	// deviations from sum/n (0 and 0 where n is 0).
-	MomentsAxis(sum, m2, src Buffer, pre, n, post int)
-	// CombineMoments sets sum and m2 (Float64, m elements each) to the
-	// moments of the union of p parts whose moments are the rows of
-	// allSum and allM2 (p x m, one row per part, part q of counts[q]
-	// elements on every line): the sums added in the order of q, and the
-	// m2s combined with Chan et al.'s pairwise formula, part by part in
-	// the order of q, skipping empty parts.
-	CombineMoments(sum, m2, allSum, allM2 Buffer, counts []int)
+	// Moments returns the moments of x's elements, each converted to
+	// float64, computed in two passes in float64: sum, their sum; dev, the
+	// sum of their deviations from mean = sum/len(x) (a correction: the
+	// exact mean is nearer mean + dev/len(x)); and m2, the sum of their
+	// squared deviations from the mean, corrected by dev (the corrected
+	// two-pass algorithm of Chan, Golub and LeVeque): m2 = sum((x-mean)^2)
+	// - dev^2/len(x). All are 0 for an empty x. The order of summation is
+	// fixed: it does not depend on the thread count.
+	Moments(x Buffer) (sum, dev, m2 float64)
+	// MomentsAxis sets mom (Float64, 3*pre*post elements: the sums, then
+	// the devs, then the m2s, each [i][j] at i*post+j) to the Moments of
+	// each line src[i][.][j], summed in the order of k (0, 0 and 0 where
+	// n is 0).
+	MomentsAxis(mom, src Buffer, pre, n, post int)
+	// CombineMoments sets mom (Float64, 3*m elements laid out as
+	// MomentsAxis's) to the moments of the union of p parts whose moments
+	// are the rows of all (p x 3*m, one row per part, laid out as mom),
+	// part q holding counts[q] elements of every line: the sums added in
+	// the order of q, the m2s combined part by part in the order of q with
+	// Chan et al.'s pairwise formula, the difference of two parts' means
+	// taken as the difference of their sum/count plus that of their
+	// dev/count corrections (so that a large mean costs no precision);
+	// empty parts are skipped. The combined devs are unspecified: sum
+	// and m2 are the results.
+	CombineMoments(mom, all Buffer, counts []int)
 	// Prod returns the product of x's elements, taken in order: a Float64
 	// scalar (accumulated in float64) for floating-point x, an Int64 or
 	// Uint64 scalar that wraps for integers; 1 for an empty x.

@@ -45,31 +45,30 @@ func hostStats() backend.StatsReducer {
 }
 
 // moments returns the float64 sum of x's elements and the sum of their
-// squared deviations from the mean: each rank's (count, sum, m2), gathered
-// on every rank and combined in rank order (backend.StatsReducer's
+// squared deviations from the mean: each rank's (count, sum, dev, m2),
+// gathered on every rank and combined in rank order (backend.StatsReducer's
 // CombineMoments: sums added in rank order, m2s by Chan et al.'s formula).
 func moments[T backend.Element](x *Array[T]) (sum, m2 float64, err error) {
 	block, r, err := statsBlock(x)
 	if err != nil {
 		return 0, 0, err
 	}
-	sum, m2 = r.Moments(block.Buffer())
+	sum, dev, m2 := r.Moments(block.Buffer())
 	if x.layout.axis == Replicated {
 		return sum, m2, nil
 	}
 	p := x.comm.Size()
-	all := make([]float64, 2*p)
-	if err := mpi.Allgather(x.comm, []float64{sum, m2}, all); err != nil {
+	all := make([]float64, 3*p)
+	if err := mpi.Allgather(x.comm, []float64{sum, dev, m2}, all); err != nil {
 		return 0, 0, err
 	}
-	sums, m2s, counts := make([]float64, p), make([]float64, p), make([]int, p)
+	counts := make([]int, p)
 	for q := range p {
-		sums[q], m2s[q], counts[q] = all[2*q], all[2*q+1], x.layout.LocalLen(q)
+		counts[q] = x.layout.LocalLen(q)
 	}
-	res := make([]float64, 2)
-	hostStats().CombineMoments(backend.HostBufferOf(res[:1]), backend.HostBufferOf(res[1:]),
-		backend.HostBufferOf(sums), backend.HostBufferOf(m2s), counts)
-	return res[0], res[1], nil
+	mom := make([]float64, 3)
+	hostStats().CombineMoments(backend.HostBufferOf(mom), backend.HostBufferOf(all), counts)
+	return mom[0], mom[2], nil
 }
 
 // Mean returns the arithmetic mean of all elements as a float64, for every
@@ -97,10 +96,13 @@ func Mean[T backend.Element](x *Array[T]) (float64, error) {
 // squared deviations from the mean divided by N-ddof, N the number of
 // elements (ddof 0 gives the population variance, 1 the sample variance),
 // as NumPy's var. It is computed stably: each rank takes two passes over
-// its block in float64 (its sum, then the squared deviations from its
-// mean), and the ranks' (count, sum, squared deviations) are combined in
-// rank order with Chan et al.'s pairwise formula, so that a large mean
-// costs no precision. If ddof >= N the divisor is 0, as in NumPy: the
+// its block in float64 (its sum, then the deviations from its mean and
+// their squares), and the ranks' (count, sum, sum of deviations, sum of
+// squared deviations) are combined in rank order with Chan et al.'s
+// pairwise formula, each rank's mean carried with its correction (the sum
+// of the deviations from it), so that a large mean costs no precision:
+// the result depends on the layout only in the last bits of the variance.
+// If ddof >= N the divisor is 0, as in NumPy: the
 // result is +Inf, or NaN if every deviation is 0 (NumPy returns the same
 // with a warning). On an empty array every rank returns NaN and an error
 // wrapping ErrEmpty. It is collective.
@@ -332,43 +334,29 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
 	m := pre * post
-	sum, err := backend.NewOn[float64](b, m)
+	mom, err := backend.NewOn[float64](b, 3*m)
 	if err != nil {
 		return nil, err
 	}
-	defer sum.Free()
-	m2, err := backend.NewOn[float64](b, m)
-	if err != nil {
-		return nil, err
-	}
-	defer m2.Free()
-	r.MomentsAxis(sum.Buffer(), m2.Buffer(), block.Buffer(), pre, n, post)
+	defer mom.Free()
+	r.MomentsAxis(mom.Buffer(), block.Buffer(), pre, n, post)
 	if combined(x.layout, axis) {
+		// Every rank's moments, gathered on the device and combined there.
 		p := x.comm.Size()
-		allSum, err := backend.NewOn[float64](b, p*m)
+		all, err := backend.NewOn[float64](b, 3*p*m)
 		if err != nil {
 			return nil, err
 		}
-		defer allSum.Free()
-		allM2, err := backend.NewOn[float64](b, p*m)
-		if err != nil {
-			return nil, err
-		}
-		defer allM2.Free()
+		defer all.Free()
 		counts, displs := make([]int, p), make([]int, p)
 		for q := range counts {
-			counts[q], displs[q] = m, q*m
+			counts[q], displs[q] = 3*m, 3*q*m
 		}
-		if err := staging.Allgatherv(x.comm, sum, allSum, counts, displs); err != nil {
+		if err := staging.Allgatherv(x.comm, mom, all, counts, displs); err != nil {
 			return nil, err
 		}
-		if kind != 0 {
-			if err := staging.Allgatherv(x.comm, m2, allM2, counts, displs); err != nil {
-				return nil, err
-			}
-		}
 		if m > 0 {
-			r.CombineMoments(sum.Buffer(), m2.Buffer(), allSum.Buffer(), allM2.Buffer(), x.layout.Counts())
+			r.CombineMoments(mom.Buffer(), all.Buffer(), x.layout.Counts())
 		}
 	}
 	// The result on the reducing backend: out's block itself, unless the
@@ -383,9 +371,9 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 	if m > 0 {
 		N := x.layout.shape[axis]
 		if kind == 0 {
-			r.Ratio(res.Buffer(), sum.Buffer(), float64(N), false)
+			r.Ratio(res.Buffer(), mom.Slice(0, m).Buffer(), float64(N), false)
 		} else {
-			r.Ratio(res.Buffer(), m2.Buffer(), dof(N, ddof), kind == 2)
+			r.Ratio(res.Buffer(), mom.Slice(2*m, 3*m).Buffer(), dof(N, ddof), kind == 2)
 		}
 	}
 	if res != out.local && m > 0 {

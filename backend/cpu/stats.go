@@ -11,8 +11,8 @@ var _ backend.StatsReducer = (*Backend)(nil)
 
 // statsOps is the type-erased form of the statistics for one element type.
 type statsOps interface {
-	moments(x backend.Buffer) (sum, m2 float64)
-	momentsAxis(sum, m2, src backend.Buffer, pre, n, post int)
+	moments(x backend.Buffer) (sum, dev, m2 float64)
+	momentsAxis(mom, src backend.Buffer, pre, n, post int)
 	prod(x backend.Buffer) backend.Scalar
 	countNonzero(x backend.Buffer) int
 	histogram(counts []int64, x backend.Buffer, lo, hi float64)
@@ -39,10 +39,10 @@ type statsImpl[T backend.Element] struct{}
 
 // moments sums in float64 by the fixed chunks of Sum, pairwise across
 // chunks, so that the result does not depend on the thread count.
-func (statsImpl[T]) moments(xb backend.Buffer) (sum, m2 float64) {
+func (statsImpl[T]) moments(xb backend.Buffer) (sum, dev, m2 float64) {
 	x := hs[T](xb)
 	if len(x) == 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	sum = pairwise(chunkPartials(len(x), func(lo, hi int) float64 {
 		s := 0.0
@@ -52,6 +52,13 @@ func (statsImpl[T]) moments(xb backend.Buffer) (sum, m2 float64) {
 		return s
 	}))
 	mean := sum / float64(len(x))
+	dev = pairwise(chunkPartials(len(x), func(lo, hi int) float64 {
+		s := 0.0
+		for _, v := range x[lo:hi] {
+			s += float64(v) - mean
+		}
+		return s
+	}))
 	m2 = pairwise(chunkPartials(len(x), func(lo, hi int) float64 {
 		s := 0.0
 		for _, v := range x[lo:hi] {
@@ -60,18 +67,20 @@ func (statsImpl[T]) moments(xb backend.Buffer) (sum, m2 float64) {
 		}
 		return s
 	}))
-	return sum, m2
+	return sum, dev, m2 - dev*dev/float64(len(x))
 }
 
-func (statsImpl[T]) momentsAxis(sumb, m2b, src backend.Buffer, pre, n, post int) {
-	x, sum, m2 := hs[T](src), hs[float64](sumb), hs[float64](m2b)
-	clear(sum)
-	clear(m2)
+func (statsImpl[T]) momentsAxis(momb, src backend.Buffer, pre, n, post int) {
+	x, mom := hs[T](src), hs[float64](momb)
+	clear(mom)
 	if n == 0 {
 		return
 	}
+	m := pre * post
 	for i := 0; i < pre; i++ {
-		s, q := sum[i*post:(i+1)*post], m2[i*post:(i+1)*post]
+		s := mom[i*post : (i+1)*post]
+		d := mom[m+i*post : m+(i+1)*post]
+		q := mom[2*m+i*post : 2*m+(i+1)*post]
 		for k := 0; k < n; k++ {
 			for j, v := range x[(i*n+k)*post : (i*n+k+1)*post] {
 				s[j] += float64(v)
@@ -79,37 +88,45 @@ func (statsImpl[T]) momentsAxis(sumb, m2b, src backend.Buffer, pre, n, post int)
 		}
 		for k := 0; k < n; k++ {
 			for j, v := range x[(i*n+k)*post : (i*n+k+1)*post] {
-				d := float64(v) - s[j]/float64(n)
-				q[j] += d * d
+				e := float64(v) - s[j]/float64(n)
+				d[j] += e
+				q[j] += e * e
 			}
+		}
+		for j := range q {
+			q[j] -= d[j] * d[j] / float64(n)
 		}
 	}
 }
 
-// combineMoments merges (count, mean, m2) triples in the order of q with
-// Chan, Golub and LeVeque's formula.
-func combineMoments(sumb, m2b, allSumb, allM2b backend.Buffer, counts []int) {
-	sum, m2 := hs[float64](sumb), hs[float64](m2b)
-	allSum, allM2 := hs[float64](allSumb), hs[float64](allM2b)
-	m := len(sum)
-	for j := range sum {
-		na, sa, qa := 0, 0.0, 0.0
+// combineMoments merges the moments of parts in the order of q with Chan,
+// Golub and LeVeque's formula, each part's mean held as sum/n plus the
+// correction dev/n.
+func combineMoments(momb, allb backend.Buffer, counts []int) {
+	mom, all := hs[float64](momb), hs[float64](allb)
+	m := len(mom) / 3
+	for j := 0; j < m; j++ {
+		na := 0
+		var sa, ha, la, qa float64 // sum, mean (high and low parts), m2
 		for q, nb := range counts {
 			if nb == 0 {
 				continue
 			}
-			sb, qb := allSum[q*m+j], allM2[q*m+j]
+			row := all[q*3*m:]
+			sb, qb := row[j], row[2*m+j]
+			hb, lb := sb/float64(nb), row[m+j]/float64(nb)
 			if na == 0 {
-				na, sa, qa = nb, sb, qb
+				na, sa, ha, la, qa = nb, sb, hb, lb, qb
 				continue
 			}
 			n := na + nb
-			d := sb/float64(nb) - sa/float64(na)
-			qa = qa + qb + d*d*(float64(na)*float64(nb)/float64(n))
+			d := (hb - ha) + (lb - la)
+			qa += qb + d*d*(float64(na)*float64(nb)/float64(n))
+			la += d * (float64(nb) / float64(n))
 			sa += sb
 			na = n
 		}
-		sum[j], m2[j] = sa, qa
+		mom[j], mom[m+j], mom[2*m+j] = sa, 0, qa
 	}
 }
 
@@ -221,21 +238,21 @@ func (statsImpl[T]) scanAxis(dstb, lastb, src, carryb backend.Buffer, pre, n, po
 	}
 }
 
-// Moments returns the float64 sum of x and the sum of squared deviations
-// from its mean.
-func (*Backend) Moments(x backend.Buffer) (sum, m2 float64) {
+// Moments returns the float64 sum of x, the sum of deviations from its
+// mean and the corrected sum of squared deviations.
+func (*Backend) Moments(x backend.Buffer) (sum, dev, m2 float64) {
 	return statsOpsFor(x.DType()).moments(x)
 }
 
-// MomentsAxis computes the sums and squared deviations along the middle
-// axis of pre x n x post.
-func (*Backend) MomentsAxis(sum, m2, src backend.Buffer, pre, n, post int) {
-	statsOpsFor(src.DType()).momentsAxis(sum, m2, src, pre, n, post)
+// MomentsAxis computes the moments of each line along the middle axis of
+// pre x n x post.
+func (*Backend) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
+	statsOpsFor(src.DType()).momentsAxis(mom, src, pre, n, post)
 }
 
 // CombineMoments merges the moments of p parts in the order of the parts.
-func (*Backend) CombineMoments(sum, m2, allSum, allM2 backend.Buffer, counts []int) {
-	combineMoments(sum, m2, allSum, allM2, counts)
+func (*Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
+	combineMoments(mom, all, counts)
 }
 
 // Prod returns the product of x's elements.

@@ -11,27 +11,26 @@ import (
 // back as Sum's does, after the work queued before them.
 var _ backend.StatsReducer = (*Backend)(nil)
 
-// Moments returns the float64 sum of x and the sum of squared deviations
-// from its mean.
-func (b *Backend) Moments(x backend.Buffer) (sum, m2 float64) {
+// Moments returns the float64 sum of x, the sum of deviations from its
+// mean and the corrected sum of squared deviations.
+func (b *Backend) Moments(x backend.Buffer) (sum, dev, m2 float64) {
 	h := host(b.buf("Moments", x))
-	b.call(func() { sum, m2 = cpu.Default.Moments(h) })
-	return sum, m2
+	b.call(func() { sum, dev, m2 = cpu.Default.Moments(h) })
+	return sum, dev, m2
 }
 
-// MomentsAxis computes the sums and squared deviations along the middle
-// axis of pre x n x post on the device.
-func (b *Backend) MomentsAxis(sum, m2, src backend.Buffer, pre, n, post int) {
-	hs, hq, hx := host(b.buf("MomentsAxis", sum)), host(b.buf("MomentsAxis", m2)), host(b.buf("MomentsAxis", src))
-	b.kernel(func() { cpu.Default.MomentsAxis(hs, hq, hx, pre, n, post) })
+// MomentsAxis computes the moments of each line along the middle axis of
+// pre x n x post on the device.
+func (b *Backend) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
+	hm, hx := host(b.buf("MomentsAxis", mom)), host(b.buf("MomentsAxis", src))
+	b.kernel(func() { cpu.Default.MomentsAxis(hm, hx, pre, n, post) })
 }
 
 // CombineMoments merges the moments of p parts on the device.
-func (b *Backend) CombineMoments(sum, m2, allSum, allM2 backend.Buffer, counts []int) {
-	hs, hq := host(b.buf("CombineMoments", sum)), host(b.buf("CombineMoments", m2))
-	has, haq := host(b.buf("CombineMoments", allSum)), host(b.buf("CombineMoments", allM2))
+func (b *Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
+	hm, ha := host(b.buf("CombineMoments", mom)), host(b.buf("CombineMoments", all))
 	counts = append([]int(nil), counts...) // the operation runs later, on the stream
-	b.kernel(func() { cpu.Default.CombineMoments(hs, hq, has, haq, counts) })
+	b.kernel(func() { cpu.Default.CombineMoments(hm, ha, counts) })
 }
 
 // Prod returns the product of x's elements.

@@ -340,7 +340,7 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 	}
 	defer mom.Free()
 	r.MomentsAxis(mom.Buffer(), block.Buffer(), pre, n, post)
-	if combined(x.layout, axis) {
+	if combined(x.layout, axis) && x.comm.Size() > 1 {
 		// Every rank's moments, gathered on the device and combined there.
 		p := x.comm.Size()
 		all, err := backend.NewOn[float64](b, 3*p*m)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
@@ -162,5 +163,92 @@ func TestDeviceStats(t *testing.T) {
 				e.check(t, c, fmt.Sprintf("%s %v split %d", mode, shape, split))
 			})
 		})
+	}
+}
+
+// TestDeviceStatsTypes checks the statistics of fake-device arrays of
+// every element type against the CPU's results, bit for bit, with a
+// CUDA-aware MPI and without (the staged gathers of integer moments and
+// carries), along and across the split axis.
+func TestDeviceStatsTypes(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testDeviceStatsType[float32](t) })
+	t.Run("float64", func(t *testing.T) { testDeviceStatsType[float64](t) })
+	t.Run("int32", func(t *testing.T) { testDeviceStatsType[int32](t) })
+	t.Run("int64", func(t *testing.T) { testDeviceStatsType[int64](t) })
+	t.Run("uint32", func(t *testing.T) { testDeviceStatsType[uint32](t) })
+	t.Run("uint64", func(t *testing.T) { testDeviceStatsType[uint64](t) })
+}
+
+func testDeviceStatsType[T backend.Element](t *testing.T) {
+	c := mpitest.World(t)
+	shape := []int{5, 3}
+	for _, mode := range []string{"staged", "aware"} {
+		b := modeBackend(t, mode)
+		for _, split := range []int{0, 1} {
+			var e errs
+			mk := func(f func(int) T, on backend.Backend) *dist.Array[T] {
+				x, err := dist.FromFunc(c, shape, func(idx []int) T { return f(flat(idx, shape)) }, dist.SplitAxis(split), dist.OnBackend(on))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return x
+			}
+			x, h := mk(statVals[T], b), mk(statVals[T], cpu.Default)
+			xf, hf := mk(statFacs[T], b), mk(statFacs[T], cpu.Default)
+			scalar := func(what string, dev, host any) {
+				if fmt.Sprint(dev) != fmt.Sprint(host) {
+					e.add("%s: %v on the device, %v on the host", what, dev, host)
+				}
+			}
+			mx, _ := dist.Mean(x)
+			mh, _ := dist.Mean(h)
+			scalar("Mean", math.Float64bits(mx), math.Float64bits(mh))
+			vx, _ := dist.Var(x, 1)
+			vh, _ := dist.Var(h, 1)
+			scalar("Var", math.Float64bits(vx), math.Float64bits(vh))
+			px, _ := dist.Prod(xf)
+			ph, _ := dist.Prod(hf)
+			scalar("Prod", px, ph)
+			cx, ex, _ := dist.HistogramAuto(x, 4)
+			ch, eh, _ := dist.HistogramAuto(h, 4)
+			scalar("HistogramAuto", fmt.Sprint(cx, ex), fmt.Sprint(ch, eh))
+			for axis := range shape {
+				for _, k := range []struct {
+					name string
+					f    func(*dist.Array[T], *dist.Array[T]) (*dist.Array[T], error)
+				}{
+					{"Cumsum", func(x, _ *dist.Array[T]) (*dist.Array[T], error) { return dist.Cumsum(x, axis) }},
+					{"Cumprod", func(_, f *dist.Array[T]) (*dist.Array[T], error) { return dist.Cumprod(f, axis) }},
+				} {
+					rx, err1 := k.f(x, xf)
+					rh, err2 := k.f(h, hf)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					gx, _ := dist.Allgather(rx)
+					gh, _ := dist.Allgather(rh)
+					scalar(fmt.Sprintf("%s(%d)", k.name, axis), gx, gh)
+					if rx.Device() != b.Device() {
+						e.add("%s(%d) on %v", k.name, axis, rx.Device())
+					}
+					rx.Free()
+					rh.Free()
+				}
+				vx, err1 := dist.VarAxis(x, axis, 0)
+				vh, err2 := dist.VarAxis(h, axis, 0)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				gx, _ := dist.Allgather(vx)
+				gh, _ := dist.Allgather(vh)
+				scalar(fmt.Sprintf("VarAxis(%d)", axis), fmt.Sprintf("%x", gx), fmt.Sprintf("%x", gh))
+				vx.Free()
+				vh.Free()
+			}
+			for _, a := range []*dist.Array[T]{x, h, xf, hf} {
+				a.Free()
+			}
+			e.check(t, c, fmt.Sprintf("%s split %d", mode, split))
+		}
 	}
 }

@@ -132,11 +132,11 @@ func Std[T backend.Element](x *Array[T], ddof int) (float64, error) {
 func dof(n, ddof int) float64 { return float64(max(n-ddof, 0)) }
 
 // Prod returns the product of all elements, in x's type. Floating-point
-// products are accumulated in float64 (as Sum does: in the order of the
-// elements on each rank, and the ranks' products multiplied in rank
-// order) and rounded to T at the end; integer products wrap as Go's
-// arithmetic does, in T (NumPy's prod of int32 and uint32 gives int64 and
-// uint64 instead). The product of an empty array is 1. It is collective.
+// products are accumulated in float64, in the order of the elements on
+// each rank, the ranks' products multiplied in rank order, and rounded to
+// T at the end; integer products wrap as Go's arithmetic does, in T
+// (NumPy's prod of int32 and uint32 gives int64 and uint64 instead). The
+// product of an empty array is 1. It is collective.
 func Prod[T backend.Element](x *Array[T]) (T, error) {
 	if err := check("Prod", x); err != nil {
 		var zero T

@@ -163,6 +163,28 @@ func (m move) runs(me, p int) (sruns []prun, scounts []int, rruns []prun, rcount
 	return sruns, scounts, rruns, rcounts
 }
 
+// selfOnly reports whether no rank sends another rank anything.
+func (m move) selfOnly(p int) bool {
+	for r := 0; r < p; r++ {
+		for _, sp := range m.send(r) {
+			if sp.local {
+				continue
+			}
+			for s := 0; s < p; s++ {
+				if s == r {
+					continue
+				}
+				for _, rp := range m.recv(s) {
+					if _, _, empty := intersect(sp.start, sp.shape, rp.start, rp.shape); !empty {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
 // displs returns the offsets of consecutive parts of the given sizes.
 func displs(counts []int) []int {
 	d := make([]int, len(counts))
@@ -215,7 +237,18 @@ func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		defer r.Free()
 		recv = r
 	}
-	if err := staging.Alltoallv(c, send, scounts, displs(scounts), recv, rcounts, displs(rcounts)); err != nil {
+	sd, rd := displs(scounts), displs(rcounts)
+	if m.selfOnly(p) {
+		// No rank sends another anything (a replicated source, one
+		// rank), as every rank finds: each copies its own part on the
+		// device, without MPI (which would stage it through the host).
+		if n := scounts[me]; n > 0 {
+			backend.Copy(recv.Slice(rd[me], rd[me]+n), send.Slice(sd[me], sd[me]+n))
+			if !recv.Device().IsHost() {
+				recordDeviceCopy(desc+" local", n, recv.DType().Size())
+			}
+		}
+	} else if err := staging.Alltoallv(c, send, scounts, sd, recv, rcounts, rd); err != nil {
 		return err
 	}
 	if recv != dst {

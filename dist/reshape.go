@@ -22,9 +22,10 @@ import (
 //
 // Otherwise the result is a new array split evenly along axis 0 (NewLayout)
 // on x's backend, and the elements move in one all-to-all of contiguous
-// runs of the row-major order; an x split along another axis is first
-// redistributed along axis 0 (Redistribute), a second all-to-all. Blocks
-// on a device stay there. It is collective.
+// runs of the row-major order (one run per block for x split along axis
+// 0, one per row of the block's leading axes for x split along another
+// axis). Blocks on a device stay there, packed and unpacked on the
+// device. It is collective.
 func Reshape[T backend.Element](x *Array[T], shape ...int) (_ *Array[T], err error) {
 	singleAxis("Reshape", x.layout)
 	shape = inferShape(x.layout.shape, shape)
@@ -56,14 +57,6 @@ func Reshape[T backend.Element](x *Array[T], shape ...int) (_ *Array[T], err err
 			return &Array[T]{comm: x.comm, layout: NewLayoutCounts(shape, 0, counts), local: x.local.Slice(0, x.local.Len())}, nil
 		}
 	}
-	src := x
-	if x.layout.axis != 0 {
-		src, err = Redistribute(x, NewLayout(x.layout.shape, 0, p))
-		if err != nil {
-			return nil, err
-		}
-		defer src.Free()
-	}
 	l := NewLayout(shape, 0, p)
 	out, err := newOn[T](x.comm, l, x.local.Backend())
 	if err != nil {
@@ -74,20 +67,24 @@ func Reshape[T backend.Element](x *Array[T], shape ...int) (_ *Array[T], err err
 			out.Free()
 		}
 	}()
-	m := move{send: flatPieces(src.layout), recv: flatPieces(l)}
-	if err := moveDo(m, x.comm, x.local.Backend(), []*backend.Array[T]{src.local}, out.local, "dist.Reshape"); err != nil {
+	m := move{send: flatPieces(x.layout), recv: flatPieces(l)}
+	if err := moveDo(m, x.comm, x.local.Backend(), []*backend.Array[T]{x.local}, out.local, "dist.Reshape"); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// flatPieces returns rank r's block of l, a layout split along axis 0, as
-// a piece of the flat (row-major) index space.
+// flatPieces returns rank r's block of l as pieces of the flat
+// (row-major) index space: one per contiguous run of the block in the
+// global array (one for a split along axis 0).
 func flatPieces(l Layout) func(r int) []piece {
-	row := prod(l.shape[1:])
 	return func(r int) []piece {
-		lo, hi := l.Range(r)
-		return []piece{blockPiece(0, []int{lo * row}, []int{(hi - lo) * row}, -1, 0)}
+		st, sh := l.box(r)
+		var ps []piece
+		boxRuns(make([]int, len(l.shape)), l.shape, st, sh, func(g, local, n int) {
+			ps = append(ps, piece{start: []int{g}, shape: []int{n}, base: local - g, mul: []int{1}, local: l.axis == Replicated})
+		})
+		return ps
 	}
 }
 

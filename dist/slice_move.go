@@ -262,7 +262,7 @@ func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		return err
 	}
 	if recv != dst {
-		scatterRuns(dst, recv, rruns, desc+" unpack")
+		return scatterRuns(dst, recv, rruns, desc+" unpack")
 	}
 	return nil
 }
@@ -314,24 +314,51 @@ func gatherRuns[T backend.Element](dst *backend.Array[T], srcs []*backend.Array[
 }
 
 // scatterRuns copies the packed buffer src into the runs of dst, on dst's
-// device; a device's copies are recorded as one DeviceCopy event.
-func scatterRuns[T backend.Element](dst, src *backend.Array[T], runs []prun, desc string) {
+// device; a device's copies are recorded as one DeviceCopy event. Many
+// short runs on a backend.Sorter are one Take from dst and src side by
+// side in a temporary, instead of a copy per run.
+func scatterRuns[T backend.Element](dst, src *backend.Array[T], runs []prun, desc string) error {
 	if len(runs) == 0 {
-		return
+		return nil
 	}
 	if dst.Device().IsHost() {
 		d, s := dst.Data(), src.Data()
 		for _, r := range runs {
 			copy(d[r.block:r.block+r.n], s[r.packed:r.packed+r.n])
 		}
-		return
+		return nil
 	}
 	total := 0
 	for _, r := range runs {
-		backend.Copy(dst.Slice(r.block, r.block+r.n), src.Slice(r.packed, r.packed+r.n))
 		total += r.n
 	}
+	if s, ok := dst.Backend().(backend.Sorter); ok && total < shortRuns*len(runs) {
+		n := dst.Len()
+		both, err := backend.NewOn[T](dst.Backend(), n+src.Len())
+		if err != nil {
+			return err
+		}
+		defer both.Free()
+		backend.Copy(both.Slice(0, n), dst)
+		backend.Copy(both.Slice(n, n+src.Len()), src)
+		pos := make([]int, n)
+		for i := range pos {
+			pos[i] = i
+		}
+		for _, r := range runs {
+			for k := 0; k < r.n; k++ {
+				pos[r.block+k] = n + r.packed + k
+			}
+		}
+		s.Take(dst.Buffer(), both.Buffer(), pos)
+		recordDeviceCopy(desc, 2*n+src.Len(), dst.DType().Size())
+		return nil
+	}
+	for _, r := range runs {
+		backend.Copy(dst.Slice(r.block, r.block+r.n), src.Slice(r.packed, r.packed+r.n))
+	}
 	recordDeviceCopy(desc, total, dst.DType().Size())
+	return nil
 }
 
 func recordDeviceCopy(desc string, n, size int) {

@@ -14,7 +14,7 @@ import (
 // NumPy's broadcasting pairs with flat index i of shape.
 func broadcastRef(i int, shape, bshape []int) int {
 	idx := make([]int, len(shape))
-	unravelTo(i, shape, idx)
+	sliceUnravel(i, shape, idx)
 	k := len(shape) - len(bshape)
 	j := 0
 	for a, n := range bshape {
@@ -46,7 +46,7 @@ var broadcastCases = []struct{ shape, bshape []int }{
 	{[]int{2, 5, 3}, []int{2, 5, 1}},
 }
 
-func opRef(op backend.BinaryOp, a, b float64) float64 {
+func binaryRef(op backend.BinaryOp, a, b float64) float64 {
 	switch op {
 	case backend.Add:
 		return a + b
@@ -65,7 +65,7 @@ func TestBroadcast(t *testing.T) {
 	c := mpitest.World(t)
 	bval := func(i int) float64 { return 3 + float64(i)*0.5 }
 	for _, bc := range broadcastCases {
-		for _, l := range layoutsOf(bc.shape) {
+		for _, l := range sliceLayouts(bc.shape) {
 			for _, op := range []backend.BinaryOp{backend.Sub, backend.Div} {
 				for _, flip := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%v-%v/%v/%v/flip%v", bc.shape, bc.bshape, l, op, flip), func(t *testing.T) {
@@ -75,11 +75,11 @@ func TestBroadcast(t *testing.T) {
 							if flip {
 								a, b = b, a
 							}
-							want[i] = opRef(op, a, b)
+							want[i] = binaryRef(op, a, b)
 						}
-						x := arrayOf(t, c, bc.shape, l, ref)
+						x := sliceArray(t, c, bc.shape, l, ref)
 						defer x.Free()
-						b := arrayOf(t, c, bc.bshape, sliceLayout{dist.Replicated, false}, bval)
+						b := sliceArray(t, c, bc.bshape, sliceLayout{dist.Replicated, false}, bval)
 						defer b.Free()
 						var err error
 						if flip {
@@ -90,7 +90,7 @@ func TestBroadcast(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						got := allOf(t, x)
+						got := gatherAll(t, x)
 						mpitest.Check(t, c, slices.Equal(got, want), "Broadcast: %v, want %v", got, want)
 					})
 				}

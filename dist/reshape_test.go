@@ -46,9 +46,9 @@ func TestReshape(t *testing.T) {
 		for i := range want {
 			want[i] = ref(i)
 		}
-		for _, l := range layoutsOf(rc.from) {
+		for _, l := range sliceLayouts(rc.from) {
 			t.Run(fmt.Sprintf("%v-%v/%v", rc.from, rc.to, l), func(t *testing.T) {
-				x := arrayOf(t, c, rc.from, l, ref)
+				x := sliceArray(t, c, rc.from, l, ref)
 				defer x.Free()
 				y, err := dist.Reshape(x, rc.to...)
 				if err != nil {
@@ -87,7 +87,7 @@ func TestReshape(t *testing.T) {
 				if !view {
 					defer y.Free()
 				}
-				got := allOf(t, y)
+				got := gatherAll(t, y)
 				mpitest.Check(t, c, slices.Equal(got, want), "Reshape: %v, want %v", got, want)
 			})
 		}
@@ -108,9 +108,9 @@ func TestTranspose(t *testing.T) {
 				want[j*n0+i] = ref(i*n1 + j)
 			}
 		}
-		for _, l := range layoutsOf(shape) {
+		for _, l := range sliceLayouts(shape) {
 			t.Run(fmt.Sprintf("%v/%v", shape, l), func(t *testing.T) {
-				x := arrayOf(t, c, shape, l, ref)
+				x := sliceArray(t, c, shape, l, ref)
 				defer x.Free()
 				y, err := dist.Transpose(x)
 				if err != nil {
@@ -124,7 +124,7 @@ func TestTranspose(t *testing.T) {
 				if wl := dist.NewLayout([]int{n1, n0}, axis, c.Size()); !y.Layout().Equal(wl) {
 					t.Fatalf("Transpose made %v, want %v", y.Layout(), wl)
 				}
-				got := allOf(t, y)
+				got := gatherAll(t, y)
 				mpitest.Check(t, c, slices.Equal(got, want), "Transpose: %v, want %v", got, want)
 			})
 		}
@@ -166,18 +166,18 @@ func TestConcatenate(t *testing.T) {
 	} {
 		want := concatRef(tc.shapes, tc.axis)
 		d := len(tc.shapes[0])
-		for k, l0 := range layoutsOf(tc.shapes[0]) {
+		for k, l0 := range sliceLayouts(tc.shapes[0]) {
 			t.Run(fmt.Sprintf("%v/%d/%v", tc.shapes, tc.axis, l0), func(t *testing.T) {
 				var xs []*dist.Array[float64]
 				for i, s := range tc.shapes {
 					l := l0
 					if i > 0 {
 						// The others rotate through the layouts.
-						ls := layoutsOf(s)
+						ls := sliceLayouts(s)
 						l = ls[(k+i)%(2*d+1)]
 					}
 					base := 1000 * float64(i)
-					x := arrayOf(t, c, s, l, func(j int) float64 { return base + float64(j) })
+					x := sliceArray(t, c, s, l, func(j int) float64 { return base + float64(j) })
 					defer x.Free()
 					xs = append(xs, x)
 				}
@@ -194,7 +194,7 @@ func TestConcatenate(t *testing.T) {
 				if wl := dist.NewLayout(shape, l0.axis, c.Size()); !y.Layout().Equal(wl) {
 					t.Fatalf("Concatenate made %v, want %v", y.Layout(), wl)
 				}
-				got := allOf(t, y)
+				got := gatherAll(t, y)
 				mpitest.Check(t, c, slices.Equal(got, want), "Concatenate: %v, want %v", got, want)
 			})
 		}

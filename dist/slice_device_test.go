@@ -35,7 +35,7 @@ func shapeOps(c mpi.Comm) []shapeOp {
 				comm:  split && l.axis != dist.Replicated,
 				fresh: true,
 				run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-					x := arrayOf(t, c, sc.shape, l, ref, opts...)
+					x := sliceArray(t, c, sc.shape, l, ref, opts...)
 					defer x.Free()
 					var y *dist.Array[float64]
 					timed(func() (err error) { y, err = dist.Slice(x, sc.ranges...); return err })
@@ -45,8 +45,8 @@ func shapeOps(c mpi.Comm) []shapeOp {
 				name: fmt.Sprintf("SetSlice%v%v/%v", sc.shape, sc.ranges, l),
 				comm: split,
 				run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-					x := arrayOf(t, c, sc.shape, l, ref, opts...)
-					v := arrayOf(t, c, outShape, sliceLayout{0, false}, func(i int) float64 { return 1000 + float64(i) }, opts...)
+					x := sliceArray(t, c, sc.shape, l, ref, opts...)
+					v := sliceArray(t, c, outShape, sliceLayout{0, false}, func(i int) float64 { return 1000 + float64(i) }, opts...)
 					defer v.Free()
 					timed(func() error { return dist.SetSlice(x, sc.ranges, v) })
 					return x
@@ -54,7 +54,7 @@ func shapeOps(c mpi.Comm) []shapeOp {
 			}, shapeOp{
 				name: fmt.Sprintf("SetSliceScalar%v%v/%v", sc.shape, sc.ranges, l),
 				run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-					x := arrayOf(t, c, sc.shape, l, ref, opts...)
+					x := sliceArray(t, c, sc.shape, l, ref, opts...)
 					timed(func() error { dist.SetSliceScalar(x, sc.ranges, -7); return nil })
 					return x
 				},
@@ -67,7 +67,7 @@ func shapeOps(c mpi.Comm) []shapeOp {
 		comm, fresh bool
 	}{
 		{[]int{6, 4}, []int{12, 2}, sliceLayout{0, false}, false, false}, // a view
-		{[]int{6, 4}, []int{3, 8}, sliceLayout{0, true}, !wholeRows(uneven(6, p), 4, 8), !wholeRows(uneven(6, p), 4, 8)},
+		{[]int{6, 4}, []int{3, 8}, sliceLayout{0, true}, !wholeRows(sliceUneven(6, p), 4, 8), !wholeRows(sliceUneven(6, p), 4, 8)},
 		{[]int{3, 4, 5}, []int{5, 12}, sliceLayout{2, false}, split, true},
 		{[]int{5, 3}, []int{15}, sliceLayout{dist.Replicated, false}, false, false},
 	} {
@@ -76,7 +76,7 @@ func shapeOps(c mpi.Comm) []shapeOp {
 			comm:  rc.comm,
 			fresh: rc.fresh,
 			run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-				x := arrayOf(t, c, rc.from, rc.l, ref, opts...)
+				x := sliceArray(t, c, rc.from, rc.l, ref, opts...)
 				var y *dist.Array[float64]
 				timed(func() (err error) { y, err = dist.Reshape(x, rc.to...); return err })
 				return y // x's memory, for a view, is not freed
@@ -84,13 +84,13 @@ func shapeOps(c mpi.Comm) []shapeOp {
 		})
 	}
 	for _, shape := range [][]int{{5, 3}, {2, 9}, {1, 4}} {
-		for _, l := range layoutsOf(shape) {
+		for _, l := range sliceLayouts(shape) {
 			ops = append(ops, shapeOp{
 				name:  fmt.Sprintf("Transpose%v/%v", shape, l),
 				comm:  split && l.axis != dist.Replicated,
 				fresh: true,
 				run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-					x := arrayOf(t, c, shape, l, ref, opts...)
+					x := sliceArray(t, c, shape, l, ref, opts...)
 					defer x.Free()
 					var y *dist.Array[float64]
 					timed(func() (err error) { y, err = dist.Transpose(x); return err })
@@ -105,11 +105,11 @@ func shapeOps(c mpi.Comm) []shapeOp {
 			comm:  split,
 			fresh: true,
 			run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-				a := arrayOf(t, c, []int{3, 2}, sliceLayout{0, true}, ref, opts...)
+				a := sliceArray(t, c, []int{3, 2}, sliceLayout{0, true}, ref, opts...)
 				defer a.Free()
-				b := arrayOf(t, c, []int{3, 2}, sliceLayout{1, false}, func(i int) float64 { return 100 + ref(i) }, opts...)
+				b := sliceArray(t, c, []int{3, 2}, sliceLayout{1, false}, func(i int) float64 { return 100 + ref(i) }, opts...)
 				defer b.Free()
-				d := arrayOf(t, c, []int{3, 2}, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 200 + ref(i) }, opts...)
+				d := sliceArray(t, c, []int{3, 2}, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 200 + ref(i) }, opts...)
 				defer d.Free()
 				var y *dist.Array[float64]
 				timed(func() (err error) { y, err = dist.Concatenate(axis, a, b, d); return err })
@@ -121,8 +121,8 @@ func shapeOps(c mpi.Comm) []shapeOp {
 		ops = append(ops, shapeOp{
 			name: fmt.Sprintf("Broadcast%v-%v", bc.shape, bc.bshape),
 			run: func(t *testing.T, c mpi.Comm, opts []dist.Option, timed func(func() error)) *dist.Array[float64] {
-				x := arrayOf(t, c, bc.shape, sliceLayout{0, true}, ref, opts...)
-				b := arrayOf(t, c, bc.bshape, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 3 + float64(i) }, opts...)
+				x := sliceArray(t, c, bc.shape, sliceLayout{0, true}, ref, opts...)
+				b := sliceArray(t, c, bc.bshape, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 3 + float64(i) }, opts...)
 				defer b.Free()
 				timed(func() error { return dist.Broadcast(backend.Sub, x, b, x) })
 				return x
@@ -164,7 +164,7 @@ func TestDeviceSlice(t *testing.T) {
 							t.Fatal(err)
 						}
 					})
-					want := allOf(t, cpuY)
+					want := gatherAll(t, cpuY)
 					var rec transfers
 					var dev fakedev.Counts
 					var live int64
@@ -185,7 +185,7 @@ func TestDeviceSlice(t *testing.T) {
 					if want := int64(8 * y.Local().Len()); (op.fresh && live != want) || (!op.fresh && live != 0) {
 						t.Errorf("device bytes live grew by %d (a new result of %d bytes: %v): a temporary leaked", live, want, op.fresh)
 					}
-					gotY := allOf(t, y)
+					gotY := gatherAll(t, y)
 					mpitest.Check(t, c, slices.Equal(gotY, want), "on the device %v, on the CPU %v", gotY, want)
 					if dev.ToHost != rec.toHost || dev.ToDevice != rec.toDevice || dev.ToHostBytes != rec.toHostBytes || dev.ToDeviceBytes != rec.toDeviceBytes {
 						t.Errorf("the device made %v, recorded %+v", dev, rec)

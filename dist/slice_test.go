@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
@@ -63,7 +64,7 @@ func selectRef(shape []int, ranges []dist.Range) (out []int, src []int) {
 	}
 	m := make([]int, len(shape))
 	for i := 0; i < prod(out); i++ {
-		unravelTo(i, out, m)
+		sliceUnravel(i, out, m)
 		g := make([]int, len(shape))
 		for a := range m {
 			g[a] = idx[a][m[a]]
@@ -73,7 +74,7 @@ func selectRef(shape []int, ranges []dist.Range) (out []int, src []int) {
 	return out, src
 }
 
-func unravelTo(i int, shape, idx []int) {
+func sliceUnravel(i int, shape, idx []int) {
 	for a := len(shape) - 1; a >= 0; a-- {
 		idx[a] = i % shape[a]
 		i /= shape[a]
@@ -81,8 +82,8 @@ func unravelTo(i int, shape, idx []int) {
 }
 
 const (
-	begin = math.MinInt // an omitted bound (NumPy's None) where it is clamped to the low end
-	end   = math.MaxInt // an omitted bound where it is clamped to the high end
+	omitLow  = math.MinInt // an omitted bound (NumPy's None) where it is clamped to the low end
+	omitHigh = math.MaxInt // an omitted bound where it is clamped to the high end
 )
 
 type sliceCase struct {
@@ -94,7 +95,7 @@ type sliceCase struct {
 // one, empty selections and empty arrays.
 var sliceCases = []sliceCase{
 	{[]int{7}, []dist.Range{{1, 6, 2}}},
-	{[]int{7}, []dist.Range{{end, begin, -1}}},
+	{[]int{7}, []dist.Range{{omitHigh, omitLow, -1}}},
 	{[]int{7}, []dist.Range{{-2, 1, -2}}},
 	{[]int{7}, []dist.Range{{3, 3, 1}}},
 	{[]int{1}, []dist.Range{{0, 1, 1}}},
@@ -102,22 +103,22 @@ var sliceCases = []sliceCase{
 	{[]int{0}, nil},
 	{[]int{17}, []dist.Range{{-1, -18, -3}}},
 	{[]int{17}, []dist.Range{{2, 15, 4}}},
-	{[]int{5, 3}, []dist.Range{{0, end, 2}, {end, begin, -1}}},
+	{[]int{5, 3}, []dist.Range{{0, omitHigh, 2}, {omitHigh, omitLow, -1}}},
 	{[]int{5, 3}, []dist.Range{{-4, -1, 1}}},
-	{[]int{5, 3}, []dist.Range{{4, begin, -3}, {1, 3, 1}}},
+	{[]int{5, 3}, []dist.Range{{4, omitLow, -3}, {1, 3, 1}}},
 	{[]int{7, 2}, []dist.Range{{1, 7, 3}, {1, 2, 1}}},
 	{[]int{2, 9}, []dist.Range{dist.All(), {8, 0, -2}}},
 	{[]int{3, 0}, []dist.Range{{1, 3, 1}}},
-	{[]int{3, 4, 5}, []dist.Range{{end, begin, -1}, {1, 3, 1}, {0, end, 2}}},
+	{[]int{3, 4, 5}, []dist.Range{{omitHigh, omitLow, -1}, {1, 3, 1}, {0, omitHigh, 2}}},
 	{[]int{3, 4, 5}, []dist.Range{{1, 2, 1}, {-1, -5, -2}, {4, 0, -3}}},
-	{[]int{2, 5, 3}, []dist.Range{dist.All(), {3, end, 1}, {0, 0, 1}}},
+	{[]int{2, 5, 3}, []dist.Range{dist.All(), {3, omitHigh, 1}, {0, 0, 1}}},
 	{[]int{4, 0, 2}, nil},
-	{[]int{1, 2, 3}, []dist.Range{{0, 1, 1}, {1, 2, 1}, {2, begin, -1}}},
+	{[]int{1, 2, 3}, []dist.Range{{0, 1, 1}, {1, 2, 1}, {2, omitLow, -1}}},
 }
 
 // uneven returns block sizes of n over p ranks with rank 0's block empty
 // (for p > 1) and half of n on the last rank.
-func uneven(n, p int) []int {
+func sliceUneven(n, p int) []int {
 	c := make([]int, p)
 	if p == 1 {
 		c[0] = n
@@ -154,12 +155,12 @@ func (l sliceLayout) String() string {
 func (l sliceLayout) options(shape []int, p int) []dist.Option {
 	o := []dist.Option{dist.SplitAxis(l.axis)}
 	if l.uneven {
-		o = append(o, dist.BlockSizes(uneven(shape[l.axis], p)))
+		o = append(o, dist.BlockSizes(sliceUneven(shape[l.axis], p)))
 	}
 	return o
 }
 
-func layoutsOf(shape []int) []sliceLayout {
+func sliceLayouts(shape []int) []sliceLayout {
 	ls := []sliceLayout{{dist.Replicated, false}}
 	for a := range shape {
 		ls = append(ls, sliceLayout{a, false}, sliceLayout{a, true})
@@ -169,7 +170,7 @@ func layoutsOf(shape []int) []sliceLayout {
 
 // arrayOf returns an array of shape whose element at flat index i is
 // f(i), laid out by l.
-func arrayOf(t *testing.T, c mpi.Comm, shape []int, l sliceLayout, f func(int) float64, opts ...dist.Option) *dist.Array[float64] {
+func sliceArray(t *testing.T, c mpi.Comm, shape []int, l sliceLayout, f func(int) float64, opts ...dist.Option) *dist.Array[float64] {
 	t.Helper()
 	x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return f(flat(idx, shape)) }, append(l.options(shape, c.Size()), opts...)...)
 	if err != nil {
@@ -178,7 +179,7 @@ func arrayOf(t *testing.T, c mpi.Comm, shape []int, l sliceLayout, f func(int) f
 	return x
 }
 
-func allOf(t *testing.T, x *dist.Array[float64]) []float64 {
+func gatherAll(t *testing.T, x *dist.Array[float64]) []float64 {
 	t.Helper()
 	all, err := dist.Allgather(x)
 	if err != nil {
@@ -250,9 +251,9 @@ func (*sliceFixtures) rangeOf(v []any) dist.Range {
 		return int(x.(float64))
 	}
 	if step > 0 {
-		return dist.Range{Start: bound(v[0], begin), Stop: bound(v[1], end), Step: step}
+		return dist.Range{Start: bound(v[0], omitLow), Stop: bound(v[1], omitHigh), Step: step}
 	}
-	return dist.Range{Start: bound(v[0], end), Stop: bound(v[1], begin), Step: step}
+	return dist.Range{Start: bound(v[0], omitHigh), Stop: bound(v[1], omitLow), Step: step}
 }
 
 // TestSlice checks Slice against the serial reference for every case and
@@ -265,9 +266,9 @@ func TestSlice(t *testing.T) {
 		for i, f := range src {
 			want[i] = ref(f)
 		}
-		for _, l := range layoutsOf(sc.shape) {
+		for _, l := range sliceLayouts(sc.shape) {
 			t.Run(fmt.Sprintf("%v%v/%v", sc.shape, sc.ranges, l), func(t *testing.T) {
-				x := arrayOf(t, c, sc.shape, l, ref)
+				x := sliceArray(t, c, sc.shape, l, ref)
 				defer x.Free()
 				y, err := dist.Slice(x, sc.ranges...)
 				if err != nil {
@@ -277,7 +278,7 @@ func TestSlice(t *testing.T) {
 				if wl := dist.NewLayout(outShape, l.axis, c.Size()); !y.Layout().Equal(wl) {
 					t.Fatalf("Slice made %v, want %v", y.Layout(), wl)
 				}
-				got := allOf(t, y)
+				got := gatherAll(t, y)
 				mpitest.Check(t, c, slices.Equal(got, want), "Slice = %v, want %v", got, want)
 			})
 		}
@@ -298,7 +299,7 @@ func TestSliceNumPy(t *testing.T) {
 				var err error
 				switch fc.Op {
 				case "slice":
-					x := arrayOf(t, c, fc.Shape, l, iota)
+					x := sliceArray(t, c, fc.Shape, l, iota)
 					defer x.Free()
 					ranges := make([]dist.Range, len(fc.Ranges))
 					for a, r := range fc.Ranges {
@@ -306,11 +307,11 @@ func TestSliceNumPy(t *testing.T) {
 					}
 					y, err = dist.Slice(x, ranges...)
 				case "reshape":
-					x := arrayOf(t, c, fc.Shape, l, iota)
+					x := sliceArray(t, c, fc.Shape, l, iota)
 					defer x.Free()
 					y, err = dist.Reshape(x, fc.New...)
 				case "transpose":
-					x := arrayOf(t, c, fc.Shape, l, iota)
+					x := sliceArray(t, c, fc.Shape, l, iota)
 					defer x.Free()
 					y, err = dist.Transpose(x)
 				case "concatenate":
@@ -318,16 +319,16 @@ func TestSliceNumPy(t *testing.T) {
 					off := 0
 					for _, s := range fc.Shapes {
 						o := off
-						x := arrayOf(t, c, s, l, func(i int) float64 { return float64(o + i) })
+						x := sliceArray(t, c, s, l, func(i int) float64 { return float64(o + i) })
 						defer x.Free()
 						xs = append(xs, x)
 						off += prod(s)
 					}
 					y, err = dist.Concatenate(fc.Axis, xs...)
 				case "broadcast":
-					x := arrayOf(t, c, fc.Shape, l, iota)
+					x := sliceArray(t, c, fc.Shape, l, iota)
 					defer x.Free()
-					b := arrayOf(t, c, fc.Bshape, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 100 * float64(i+1) })
+					b := sliceArray(t, c, fc.Bshape, sliceLayout{dist.Replicated, false}, func(i int) float64 { return 100 * float64(i+1) })
 					defer b.Free()
 					r, err := dist.ZerosLike(x)
 					if err != nil {
@@ -337,7 +338,7 @@ func TestSliceNumPy(t *testing.T) {
 					if err := dist.Broadcast(backend.Sub, r, b, x); err != nil {
 						t.Fatal(err)
 					}
-					got := allOf(t, r)
+					got := gatherAll(t, r)
 					mpitest.Check(t, c, slices.Equal(got, fc.Reversed), "b - x = %v, NumPy %v", got, fc.Reversed)
 					y, err = dist.ZerosLike(x)
 					if err == nil {
@@ -350,7 +351,7 @@ func TestSliceNumPy(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer y.Free()
-				got := allOf(t, y)
+				got := gatherAll(t, y)
 				mpitest.Check(t, c, slices.Equal(y.Shape(), fc.OutShape) && slices.Equal(got, fc.Values),
 					"%s: shape %v, %v; NumPy %v, %v", fc.Op, y.Shape(), got, fc.OutShape, fc.Values)
 			})
@@ -360,7 +361,7 @@ func TestSliceNumPy(t *testing.T) {
 
 // vLayouts are the layouts of SetSlice's source: split along its first
 // and last axis, and replicated.
-func vLayouts(shape []int) []sliceLayout {
+func setSliceLayouts(shape []int) []sliceLayout {
 	return []sliceLayout{{0, false}, {len(shape) - 1, true}, {dist.Replicated, false}}
 }
 
@@ -370,8 +371,8 @@ func TestSetSlice(t *testing.T) {
 	c := mpitest.World(t)
 	for _, sc := range sliceCases {
 		outShape, src := selectRef(sc.shape, sc.ranges)
-		for _, l := range layoutsOf(sc.shape) {
-			for _, vl := range vLayouts(outShape) {
+		for _, l := range sliceLayouts(sc.shape) {
+			for _, vl := range setSliceLayouts(outShape) {
 				t.Run(fmt.Sprintf("%v%v/%v/v%v", sc.shape, sc.ranges, l, vl), func(t *testing.T) {
 					want := make([]float64, prod(sc.shape))
 					for i := range want {
@@ -380,14 +381,14 @@ func TestSetSlice(t *testing.T) {
 					for i, f := range src {
 						want[f] = 1000 + float64(i)
 					}
-					x := arrayOf(t, c, sc.shape, l, ref)
+					x := sliceArray(t, c, sc.shape, l, ref)
 					defer x.Free()
-					v := arrayOf(t, c, outShape, vl, func(i int) float64 { return 1000 + float64(i) })
+					v := sliceArray(t, c, outShape, vl, func(i int) float64 { return 1000 + float64(i) })
 					defer v.Free()
 					if err := dist.SetSlice(x, sc.ranges, v); err != nil {
 						t.Fatal(err)
 					}
-					got := allOf(t, x)
+					got := gatherAll(t, x)
 					mpitest.Check(t, c, slices.Equal(got, want), "SetSlice: %v, want %v", got, want)
 				})
 			}
@@ -399,10 +400,10 @@ func TestSetSlice(t *testing.T) {
 				for _, f := range src {
 					want[f] = -7
 				}
-				x := arrayOf(t, c, sc.shape, l, ref)
+				x := sliceArray(t, c, sc.shape, l, ref)
 				defer x.Free()
 				dist.SetSliceScalar(x, sc.ranges, -7)
-				got := allOf(t, x)
+				got := gatherAll(t, x)
 				mpitest.Check(t, c, slices.Equal(got, want), "SetSliceScalar: %v, want %v", got, want)
 			})
 		}
@@ -412,9 +413,9 @@ func TestSetSlice(t *testing.T) {
 // TestSliceArgs checks that wrong arguments panic with dist's prefix.
 func TestSliceArgs(t *testing.T) {
 	c := mpitest.World(t)
-	x := arrayOf(t, c, []int{4, 3}, sliceLayout{0, false}, ref)
+	x := sliceArray(t, c, []int{4, 3}, sliceLayout{0, false}, ref)
 	defer x.Free()
-	v := arrayOf(t, c, []int{2, 3}, sliceLayout{0, false}, ref)
+	v := sliceArray(t, c, []int{2, 3}, sliceLayout{0, false}, ref)
 	defer v.Free()
 	for name, f := range map[string]func(){
 		"too many ranges": func() { dist.Slice(x, dist.All(), dist.All(), dist.All()) },
@@ -422,20 +423,20 @@ func TestSliceArgs(t *testing.T) {
 		"Reshape size":    func() { dist.Reshape(x, 5, 2) },
 		"Reshape two -1":  func() { dist.Reshape(x, -1, -1) },
 		"Transpose 1-D": func() {
-			w := arrayOf(t, c, []int{3}, sliceLayout{0, false}, ref)
+			w := sliceArray(t, c, []int{3}, sliceLayout{0, false}, ref)
 			dist.Transpose(w)
 		},
 		"Concatenate axis": func() { dist.Concatenate(2, x, v) },
 		"Concatenate shape": func() {
-			w := arrayOf(t, c, []int{4, 2}, sliceLayout{0, false}, ref)
+			w := sliceArray(t, c, []int{4, 2}, sliceLayout{0, false}, ref)
 			dist.Concatenate(0, x, w)
 		},
 		"Broadcast shape": func() {
-			w := arrayOf(t, c, []int{2}, sliceLayout{dist.Replicated, false}, ref)
+			w := sliceArray(t, c, []int{2}, sliceLayout{dist.Replicated, false}, ref)
 			dist.Broadcast(backend.Add, x, x, w)
 		},
 		"Broadcast split": func() {
-			w := arrayOf(t, c, []int{3}, sliceLayout{0, false}, ref)
+			w := sliceArray(t, c, []int{3}, sliceLayout{0, false}, ref)
 			dist.Broadcast(backend.Add, x, x, w)
 		},
 	} {
@@ -453,4 +454,46 @@ func mustPanicDist(t *testing.T, f func()) {
 		}
 	}()
 	f()
+}
+
+// TestSliceChecking runs the operations in the checking mode: calls that
+// agree pass, and ranks that pass different ranges or shapes get an error
+// on every rank, with nothing left allocated on the device.
+func TestSliceChecking(t *testing.T) {
+	c := mpitest.World(t)
+	defer mpi.SetChecking(mpi.SetChecking(true))
+	x := sliceArray(t, c, []int{5, 3}, sliceLayout{0, true}, ref, dist.OnBackend(fakedev.Default))
+	defer x.Free()
+	y, err := dist.Slice(x, dist.Range{Start: 1, Stop: 4}, dist.Range{Start: -1, Stop: omitLow, Step: -2})
+	mpitest.Check(t, c, err == nil, "Slice in the checking mode: %v", err)
+	err = dist.SetSlice(x, []dist.Range{{Start: 1, Stop: 4}, {Start: -1, Stop: omitLow, Step: -2}}, y)
+	mpitest.Check(t, c, err == nil, "SetSlice in the checking mode: %v", err)
+	y.Free()
+	for _, f := range []func() (*dist.Array[float64], error){
+		func() (*dist.Array[float64], error) { return dist.Reshape(x, 3, 5) },
+		func() (*dist.Array[float64], error) { return dist.Transpose(x) },
+		func() (*dist.Array[float64], error) { return dist.Concatenate(1, x, x) },
+	} {
+		y, err := f()
+		mpitest.Check(t, c, err == nil, "in the checking mode: %v", err)
+		y.Free()
+	}
+	if c.Size() == 1 {
+		return
+	}
+	stop := 4
+	if c.Rank() == c.Size()-1 {
+		stop = 3
+	}
+	before := fakedev.Stats().LiveBytes
+	y, err = dist.Slice(x, dist.Range{Start: 1, Stop: stop})
+	mpitest.Check(t, c, err != nil && y == nil, "Slice with ranges that differ: %v, %v", y, err)
+	n := 3
+	if c.Rank() == 0 {
+		n = 5
+	}
+	y, err = dist.Reshape(x, n, -1)
+	mpitest.Check(t, c, err != nil && y == nil, "Reshape with shapes that differ: %v, %v", y, err)
+	after := fakedev.Stats().LiveBytes
+	mpitest.Check(t, c, after == before, "device bytes live: %d before, %d after", before, after)
 }

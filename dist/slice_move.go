@@ -226,6 +226,13 @@ func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	me, p := c.Rank(), c.Size()
 	sruns, scounts, rruns, rcounts := m.runs(me, p)
 	stotal, rtotal := sum(scounts), sum(rcounts)
+	self := m.selfOnly(p)
+	if self && identity(rruns, rtotal, dst.Len()) {
+		// Only this rank's own part, which is all of dst in order: gather
+		// it straight into dst.
+		gatherRuns(dst, srcs, sruns, desc)
+		return nil
+	}
 	var send *backend.Array[T]
 	if len(srcs) == 1 && identity(sruns, stotal, srcs[0].Len()) {
 		send = srcs[0]
@@ -248,7 +255,7 @@ func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		recv = r
 	}
 	sd, rd := displs(scounts), displs(rcounts)
-	if m.selfOnly(p) {
+	if self {
 		// No rank sends another anything (a replicated source, one
 		// rank), as every rank finds: each copies its own part on the
 		// device, without MPI (which would stage it through the host).

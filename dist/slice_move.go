@@ -233,26 +233,29 @@ func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		gatherRuns(dst, srcs, sruns, desc)
 		return nil
 	}
-	var send *backend.Array[T]
-	if len(srcs) == 1 && identity(sruns, stotal, srcs[0].Len()) {
-		send = srcs[0]
-	} else {
-		s, err := backend.NewOn[T](b, stotal)
-		if err != nil {
-			return err
+	// The buffers are allocated before MPI is called; a failure on one
+	// rank is agreed on by all (unless no rank communicates), so that no
+	// rank waits in the all-to-all for one that left.
+	send, recv := srcs[0], dst
+	var err error
+	if len(srcs) != 1 || !identity(sruns, stotal, srcs[0].Len()) {
+		if send, err = backend.NewOn[T](b, stotal); err == nil {
+			defer send.Free()
 		}
-		defer s.Free()
-		gatherRuns(s, srcs, sruns, desc+" pack")
-		send = s
 	}
-	recv := dst
-	if !identity(rruns, rtotal, dst.Len()) {
-		r, err := backend.NewOn[T](b, rtotal)
-		if err != nil {
-			return err
+	if err == nil && !identity(rruns, rtotal, dst.Len()) {
+		if recv, err = backend.NewOn[T](b, rtotal); err == nil {
+			defer recv.Free()
 		}
-		defer r.Free()
-		recv = r
+	}
+	if !self {
+		err = mpi.Agree(c, err)
+	}
+	if err != nil {
+		return err
+	}
+	if send != srcs[0] {
+		gatherRuns(send, srcs, sruns, desc+" pack")
 	}
 	sd, rd := displs(scounts), displs(rcounts)
 	if self {

@@ -159,6 +159,9 @@ func (o *options) gridFits(shape []int) error {
 func (o *options) gridLayout(c mpi.Comm, shape []int) Layout {
 	p := c.Size()
 	if o.gridCounts != nil {
+		if len(o.gridCounts) != len(shape) {
+			panic(fmt.Sprintf("dist: GridBlockSizes for %d axes of a %d-dimensional shape %v: give the block sizes along every axis", len(o.gridCounts), len(shape), shape))
+		}
 		l := NewGridLayoutCounts(shape, o.gridCounts)
 		if l.ranks != p {
 			panic(fmt.Sprintf("dist: GridBlockSizes: a process grid %v of %d ranks for a communicator of %d", l.grid, l.ranks, p))

@@ -684,3 +684,188 @@ func TestGridSaveLoad(t *testing.T) {
 	_, err = dist.Load[float64](c, path, dist.ProcessGrid(0, 0, 0))
 	mpitest.Check(t, c, err != nil && strings.Contains(err.Error(), "process grid of 3 dimensions"), "Load with a 3-D grid of a 2-D file: %v", err)
 }
+
+// TestGridEveryFunction checks, on grid layouts, the exported functions
+// that the other grid tests do not: each against the serial values, or its
+// refusal.
+func TestGridEveryFunction(t *testing.T) {
+	c := mpitest.World(t)
+	me := c.Rank()
+	for _, shape := range [][]int{{7}, {5, 3}, {1, 4}, {3, 0}, {2, 5, 3}} {
+		want := refValues(shape)
+		for _, g := range gridCases(shape, c.Size()) {
+			t.Run(fmt.Sprintf("%v/%s", shape, g.name), func(t *testing.T) {
+				mk := func() *dist.Array[float64] {
+					x, err := dist.FromFunc(c, shape, func(idx []int) float64 { return ref(flat(idx, shape)) }, g.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(x.Free)
+					return x
+				}
+				l := dist.NewGridLayoutCounts(shape, g.counts)
+				serial := func(f func(i int, v float64) float64) []float64 {
+					out := make([]float64, len(want))
+					for i, v := range want {
+						out[i] = f(i, v)
+					}
+					return out
+				}
+				elementwise := []struct {
+					name string
+					op   func(z, x, y *dist.Array[float64]) error
+					want func(i int, v float64) float64
+				}{
+					{"Copy", func(z, x, _ *dist.Array[float64]) error { dist.Copy(z, x); return nil }, func(_ int, v float64) float64 { return v }},
+					{"Fill", func(z, _, _ *dist.Array[float64]) error { dist.Fill(z, 4); return nil }, func(int, float64) float64 { return 4 }},
+					{"Sub", func(z, x, y *dist.Array[float64]) error { dist.Sub(z, x, y); return nil }, func(i int, v float64) float64 { return v - float64(i%3+1) }},
+					{"Div", func(z, x, y *dist.Array[float64]) error { dist.Div(z, x, y); return nil }, func(i int, v float64) float64 { return v / float64(i%3+1) }},
+					{"SubScalar", func(z, x, _ *dist.Array[float64]) error { dist.SubScalar(z, x, 2); return nil }, func(_ int, v float64) float64 { return v - 2 }},
+					{"MulScalar", func(z, x, _ *dist.Array[float64]) error { dist.MulScalar(z, x, 3); return nil }, func(_ int, v float64) float64 { return v * 3 }},
+					{"DivScalar", func(z, x, _ *dist.Array[float64]) error { dist.DivScalar(z, x, 4); return nil }, func(_ int, v float64) float64 { return v / 4 }},
+					{"Scale", func(z, x, _ *dist.Array[float64]) error { dist.Copy(z, x); dist.Scale(-2, z); return nil }, func(_ int, v float64) float64 { return -2 * v }},
+					{"Axpy", func(z, x, y *dist.Array[float64]) error { dist.Copy(z, y); dist.Axpy(0.5, x, z); return nil }, func(i int, v float64) float64 { return 0.5*v + float64(i%3+1) }},
+					{"Map", func(z, x, _ *dist.Array[float64]) error { dist.Copy(z, x); return dist.Map(z, func(v float64) float64 { return v * v }) }, func(_ int, v float64) float64 { return v * v }},
+					{"Array.Copy", func(z, x, _ *dist.Array[float64]) error {
+						y, err := x.Copy()
+						if err != nil {
+							return err
+						}
+						dist.Copy(z, y)
+						y.Free()
+						return nil
+					}, func(_ int, v float64) float64 { return v }},
+				}
+				x := mk()
+				y, err := dist.FromFunc(c, shape, func(idx []int) float64 { return float64(flat(idx, shape)%3 + 1) }, g.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer y.Free()
+				for _, e := range elementwise {
+					z, err := dist.New[float64](c, l)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := e.op(z, x, y); err != nil {
+						t.Fatal(err)
+					}
+					got, err := dist.Allgather(z)
+					w := serial(e.want)
+					mpitest.Check(t, c, err == nil && slices.Equal(got, w), "%s: %v (%v), want %v", e.name, got, err, w)
+					z.Free()
+				}
+
+				// Norms and exact dots.
+				ss, sxy := 0.0, 0.0
+				for i, v := range want {
+					ss += v * v
+					sxy += v * float64(i%3+1)
+				}
+				near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*(1+math.Abs(b)) }
+				n1, err1 := dist.Norm(x)
+				n2, err2 := dist.NormExact(x)
+				d, err3 := dist.DotExact(x, y)
+				mpitest.Check(t, c, err1 == nil && err2 == nil && err3 == nil && near(n1, math.Sqrt(ss)) && near(n2, math.Sqrt(ss)) && near(d, sxy),
+					"Norm %v NormExact %v DotExact %v, want %v %v", n1, n2, d, math.Sqrt(ss), sxy)
+
+				// The other axis reductions, along the first axis.
+				n, m := shape[0], len(want)/max(shape[0], 1)
+				if n > 0 {
+					mins, args, norms, dots := make([]float64, m), make([]int64, m), make([]float64, m), make([]float64, m)
+					for o := 0; o < m; o++ {
+						for k := 0; k < n; k++ {
+							i := k*m + o
+							v := want[i]
+							if k == 0 || v < mins[o] {
+								mins[o], args[o] = v, int64(k)
+							}
+							norms[o] += v * v
+							dots[o] += v * float64(i%3+1)
+						}
+						norms[o] = math.Sqrt(norms[o])
+					}
+					mn, err1 := dist.MinAxis(x, 0)
+					an, err2 := dist.ArgminAxis(x, 0)
+					nr, err3 := dist.NormAxis(x, 0)
+					dt, err4 := dist.DotAxis(x, y, 0)
+					if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+						t.Fatal(err1, err2, err3, err4)
+					}
+					gmn, _ := dist.Allgather(mn)
+					gan, _ := dist.Allgather(an)
+					gnr, _ := dist.Allgather(nr)
+					gdt, _ := dist.Allgather(dt)
+					ok := slices.Equal(gmn, mins) && slices.Equal(gan, args) && len(gnr) == m && len(gdt) == m
+					for o := 0; ok && o < m; o++ {
+						ok = near(gnr[o], norms[o]) && near(gdt[o], dots[o])
+					}
+					mpitest.Check(t, c, ok, "MinAxis %v ArgminAxis %v NormAxis %v DotAxis %v, want %v %v %v %v", gmn, gan, gnr, gdt, mins, args, norms, dots)
+					for _, a := range []*dist.Array[float64]{mn, nr, dt} {
+						a.Free()
+					}
+					an.Free()
+				}
+
+				// UniformInts: the values of row blocks.
+				rows, err := dist.UniformInts[int64](c, shape, 7, 1, -5, 9)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wr, _ := dist.Allgather(rows)
+				rows.Free()
+				ui, err := dist.UniformInts[int64](c, shape, 7, 1, -5, 9, g.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gu, err := dist.Allgather(ui)
+				mpitest.Check(t, c, err == nil && ui.Layout().Equal(l) && slices.Equal(gu, wr), "UniformInts on %v: %v, want %v", ui.Layout(), gu, wr)
+				ui.Free()
+
+				// FromLocal over this rank's block of the grid.
+				st, sh := l.Block(me)
+				block := boxOf(want, shape, st, sh)
+				if block == nil {
+					block = []float64{}
+				}
+				f := dist.FromLocal(c, l, backend.Wrap(block))
+				defer f.Free()
+				checkGridArray(t, c, f, shape, g, want)
+
+				// Resplit off the grid, to every axis and replicated.
+				for _, a := range axes(shape) {
+					r, err := dist.Resplit(x, a)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := dist.Allgather(r)
+					mpitest.Check(t, c, err == nil && r.Layout().Equal(dist.NewLayout(shape, a, c.Size())) && slices.Equal(got, want), "Resplit(%d): %v %v", a, r.Layout(), got)
+					r.Free()
+				}
+
+				if len(shape) == 1 {
+					mustPanic(t, "SortWithIndex", func() { dist.SortWithIndex(x) }, "Sort", "process grid")
+					mustPanic(t, "SortWithOptions", func() { dist.SortWithOptions(x, dist.SortOptions{}) }, "Sort", "process grid")
+				}
+			})
+		}
+	}
+	// Linspace on a 1-D grid.
+	for _, n := range []int{0, 1, 2, 9} {
+		a, err := dist.Linspace(c, -1.0, 1.0, n, dist.ProcessGrid(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = -1 + float64(i)*2/float64(max(n-1, 1))
+		}
+		got, err := dist.Allgather(a)
+		ok := err == nil && len(got) == n && a.Layout().Axis() == dist.Grid
+		for i := 0; ok && i < n; i++ {
+			ok = math.Abs(got[i]-want[i]) <= 1e-15
+		}
+		mpitest.Check(t, c, ok, "Linspace(-1, 1, %d) on %v: %v, want %v", n, a.Layout(), got, want)
+		a.Free()
+	}
+}

@@ -725,7 +725,10 @@ func TestGridEveryFunction(t *testing.T) {
 					{"DivScalar", func(z, x, _ *dist.Array[float64]) error { dist.DivScalar(z, x, 4); return nil }, func(_ int, v float64) float64 { return v / 4 }},
 					{"Scale", func(z, x, _ *dist.Array[float64]) error { dist.Copy(z, x); dist.Scale(-2, z); return nil }, func(_ int, v float64) float64 { return -2 * v }},
 					{"Axpy", func(z, x, y *dist.Array[float64]) error { dist.Copy(z, y); dist.Axpy(0.5, x, z); return nil }, func(i int, v float64) float64 { return 0.5*v + float64(i%3+1) }},
-					{"Map", func(z, x, _ *dist.Array[float64]) error { dist.Copy(z, x); return dist.Map(z, func(v float64) float64 { return v * v }) }, func(_ int, v float64) float64 { return v * v }},
+					{"Map", func(z, x, _ *dist.Array[float64]) error {
+						dist.Copy(z, x)
+						return dist.Map(z, func(v float64) float64 { return v * v })
+					}, func(_ int, v float64) float64 { return v * v }},
 					{"Array.Copy", func(z, x, _ *dist.Array[float64]) error {
 						y, err := x.Copy()
 						if err != nil {

@@ -872,3 +872,30 @@ func TestGridEveryFunction(t *testing.T) {
 		a.Free()
 	}
 }
+
+// TestGridChecking checks that the checking mode tells grid layouts
+// apart: ranks that redistribute to different grids get an error, even
+// for two grids whose block sizes, listed axis after axis, are the same.
+func TestGridChecking(t *testing.T) {
+	c := mpitest.World(t)
+	p := c.Size()
+	if p == 1 {
+		t.Skip("ranks can disagree only at 2 ranks or more")
+	}
+	defer mpi.SetChecking(mpi.SetChecking(true))
+	x, err := dist.Zeros[float64](c, []int{4, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	// p x 1 with everything on the first grid row, and 1 x p with
+	// everything on the last grid column: [4 0 ... 0] [4] and [4] [0 ... 0 4].
+	rows, cols := make([]int, p), make([]int, p)
+	rows[0], cols[p-1] = 4, 4
+	to := dist.NewGridLayoutCounts([]int{4, 4}, [][]int{rows, {4}})
+	if c.Rank() == p-1 {
+		to = dist.NewGridLayoutCounts([]int{4, 4}, [][]int{{4}, cols})
+	}
+	y, err := dist.Redistribute(x, to)
+	mpitest.Check(t, c, err != nil && y == nil, "Redistribute to different grids: %v, %v", y, err)
+}

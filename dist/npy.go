@@ -127,11 +127,11 @@ func firstErr(errs ...error) error {
 // plain file I/O in the stand-in). With a split axis other than 0, a
 // rank's block is a set of strided runs in the file: runs of at least
 // 16 KiB are written in place; shorter runs, and an array on a process
-// grid, go through a copy of x split on axis 0 first. A replicated array is written by every rank, each its
-// share. The file is synced, and every rank then reads back what it wrote
-// and compares it with memory: a write that a library reported as done
-// but that did not reach the file is an error. A failure on any rank is
-// the same error on every rank.
+// grid, go through a copy of x split on axis 0 first. A replicated array
+// is written by every rank, each its share. The file is synced, and
+// every rank then reads back what it wrote and compares it with memory: a
+// write that a library reported as done but that did not reach the file
+// is an error. A failure on any rank is the same error on every rank.
 func Save[T backend.Element](x *Array[T], path string) error {
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err

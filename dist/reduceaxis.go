@@ -43,9 +43,8 @@ func combined(l Layout, axis int) bool { return l.axis == axis }
 // process grid is first redistributed (one all-to-all) to the layout
 // split evenly on the axis other than axis with the most grid ranks (the
 // first of equals; axis 0 for a 1-D array), and the result is laid out as
-// for that layout. The other axis
-// reductions (NormAxis, DotAxis, MinAxis, MaxAxis, ArgminAxis, ArgmaxAxis)
-// do the same.
+// for that layout. The other axis reductions (NormAxis, DotAxis, MinAxis,
+// MaxAxis, ArgminAxis, ArgmaxAxis) do the same.
 func SumAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }

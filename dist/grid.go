@@ -312,11 +312,19 @@ func (l Layout) Neighbor(rank int, offset []int, periodic bool) int {
 
 // Block returns rank's block as a box of the global index space: the
 // global index of its first element along each axis, and its shape (that
-// of LocalShape). For a replicated layout it is the whole array. A halo
-// plan builds its faces and corners from Block and Neighbor: the face of
-// rank's block on the low side of axis a, w wide, is the box that starts
-// at start and has shape[a] replaced by w; its ghost layer is the same box
-// moved by -w along a, inside the block of Neighbor(rank, -e_a).
+// of LocalShape). For a replicated layout it is the whole array.
+//
+// A halo plan on a grid is computed from Block, Neighbor and GridCounts
+// alone, for every rank without communicating: the face of rank's block
+// on the low side of axis a, w wide, is the box that starts at start and
+// has shape[a] replaced by w; rank's ghost layer there is that box moved
+// by -w along a, which lies in the block of Neighbor(rank, -e_a) when that
+// block is at least w wide along a (GridCounts(a)), and otherwise spans
+// the blocks further on. An edge or corner is the box whose extent along
+// each axis with a nonzero offset is the w-wide slab and along the others
+// the block's, exchanged with Neighbor(rank, offset). The box
+// intersections that Redistribute uses compute the same pieces for any
+// widths.
 func (l Layout) Block(rank int) (start, shape []int) {
 	l.checkRank(rank)
 	return l.box(rank)

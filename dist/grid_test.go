@@ -623,9 +623,9 @@ func TestGridAxisReductions(t *testing.T) {
 	}
 }
 
-// TestGridSaveLoad checks Save and Load of grid arrays, and a checkpoint
-// of one: the file holds the global array (read back on row blocks), and
-// loads onto a grid again.
+// TestGridSaveLoad checks Save, Load and LoadInto of grid arrays, and a
+// checkpoint of one: the file holds the global array (read back on row
+// blocks), and loads onto a grid again.
 func TestGridSaveLoad(t *testing.T) {
 	c := mpitest.World(t)
 	dir := mpitest.TempDir(t, c)
@@ -649,6 +649,12 @@ func TestGridSaveLoad(t *testing.T) {
 			rows.Free()
 			back, err := dist.Load[float64](c, path, g.opt)
 			if err != nil {
+				t.Fatal(err)
+			}
+			checkGridArray(t, c, back, shape, g, want)
+			// LoadInto an existing grid array.
+			dist.Fill(back, -1)
+			if err := dist.LoadInto(back, path); err != nil {
 				t.Fatal(err)
 			}
 			checkGridArray(t, c, back, shape, g, want)

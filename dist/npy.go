@@ -45,6 +45,12 @@ var (
 // blocks are contiguous in the file: its block, or for a replicated layout
 // its even share of the elements. ok is false for other layouts.
 func (l Layout) flatRange(rank int) (lo, hi int, ok bool) {
+	if l.axis == Grid {
+		if l.ranks == 1 {
+			return 0, l.Len(), true
+		}
+		return 0, 0, false
+	}
 	if l.axis == Replicated {
 		n, p := l.Len(), l.ranks
 		lo = rank*(n/p) + min(rank, n%p)
@@ -78,6 +84,9 @@ func (l Layout) maxFlat() int {
 // inPlaceRuns reports whether a layout whose blocks are not contiguous in
 // the file has runs long enough to read and write in place.
 func (l Layout) inPlaceRuns(size int) bool {
+	if l.axis == Grid {
+		return false // through a layout split on axis 0
+	}
 	inner := prod(l.shape[l.axis+1:]) * size
 	shortest := -1
 	for _, c := range l.counts {
@@ -118,12 +127,12 @@ func firstErr(errs ...error) error {
 // independent MPI-IO writes otherwise (XPMPI_IO=posix or mpiio chooses;
 // plain file I/O in the stand-in). With a split axis other than 0, a
 // rank's block is a set of strided runs in the file: runs of at least
-// 16 KiB are written in place; shorter runs go through a copy of x split
-// on axis 0 first. A replicated array is written by every rank, each its
-// share. The file is synced, and every rank then reads back what it wrote
-// and compares it with memory: a write that a library reported as done
-// but that did not reach the file is an error. A failure on any rank is
-// the same error on every rank.
+// 16 KiB are written in place; shorter runs, and an array on a process
+// grid, go through a copy of x split on axis 0 first. A replicated array
+// is written by every rank, each its share. The file is synced, and
+// every rank then reads back what it wrote and compares it with memory: a
+// write that a library reported as done but that did not reach the file
+// is an error. A failure on any rank is the same error on every rank.
 func Save[T backend.Element](x *Array[T], path string) error {
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err
@@ -297,15 +306,16 @@ func asBytes[T backend.Element](s []T) []byte {
 }
 
 // Load reads the NumPy .npy file at path into a new array on c, laid out
-// by opts (SplitAxis, BlockSizes, OnBackend) as for Zeros: any number of
-// ranks, any split axis, whatever layout wrote the file. It is collective.
-// Rank 0 reads and checks the header and the file's size, and every rank
-// then reads only its own block (with a split axis other than 0 and runs
-// shorter than 16 KiB, its share of a layout split on axis 0, which an
-// all-to-all then redistributes; replicated, its share, which every rank
+// by opts (SplitAxis, BlockSizes, ProcessGrid, GridBlockSizes, OnBackend)
+// as for Zeros: any number of ranks, any split axis or process grid,
+// whatever layout wrote the file. It is collective. Rank 0 reads and
+// checks the header and the file's size, and every rank then reads only
+// its own block (with a split axis other than 0 and runs shorter than
+// 16 KiB, or a process grid, its share of a layout split on axis 0, which
+// an all-to-all then redistributes; replicated, its share, which every rank
 // then gathers). A file that is not a .npy file of T, a truncated file, a
-// 0-dimensional array, or a split axis the array does not have, is the
-// same error on every rank.
+// 0-dimensional array, or a split axis or process grid the array does not
+// have, is the same error on every rank.
 func Load[T backend.Element](c mpi.Comm, path string, opts ...Option) (*Array[T], error) {
 	a, _, err := load[T](c, path, nil, opts)
 	if err != nil {
@@ -344,6 +354,9 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		if len(o.counts) != c.Size() || o.axis == Replicated || sum != shape[o.axis] {
 			return nil, 0, fmt.Errorf("block sizes %v for the file's shape %v on %d ranks", o.counts, shape, c.Size())
 		}
+	}
+	if err := o.gridFits(shape); err != nil {
+		return nil, 0, err
 	}
 	l, b := buildOptions(c, shape, opts)
 	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {

@@ -115,6 +115,7 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 	if d := x.layout.Dims(); d != 1 {
 		panic(fmt.Sprintf("dist: Sort of a %d-dimensional array %v: only 1-D arrays are sorted", d, x.layout))
 	}
+	x.layout.mustNotBeGrid("Sort", "Redistribute it to a layout split on axis 0 first")
 	if o.Oversampling < 0 {
 		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
 	}

@@ -231,15 +231,15 @@ func (r *Report) AddPeers(peers []Peer) error {
 			agreed[pc.Workload] = c.OK && (ok || !seen)
 		}
 		for _, f := range p.Figures {
-			if _, ok := agreed[f.Workload]; !ok {
-				// A figure without a checksum that agrees is not a result.
-				agreed[f.Workload] = false
-				r.Checks = append(r.Checks, Check{Workload: f.Workload + " " + p.Name, What: "checksum", Against: p.Name, Detail: "the peer gave no checksum the bench could compare"})
-			}
 			i := slices.IndexFunc(r.Rows, func(row Row) bool { return row.Workload == f.Workload && row.Unit == f.Unit })
 			if i < 0 {
 				r.Notes = append(r.Notes, fmt.Sprintf("peer %s: no %s row in %s for its figure", p.Name, f.Workload, f.Unit))
 				continue
+			}
+			if _, ok := agreed[f.Workload]; !ok {
+				// A figure without a checksum that agrees is not a result.
+				agreed[f.Workload] = false
+				r.Checks = append(r.Checks, Check{Workload: f.Workload + " " + p.Name, What: "checksum", Against: p.Name, Detail: "the peer gave no checksum the bench could compare"})
 			}
 			row := &r.Rows[i]
 			med := median(f.Samples)
@@ -287,14 +287,23 @@ func comparePeerChecksum(peer string, c Check, pc PeerChecksum) Check {
 }
 
 // peerNames returns the names of the peers in rows, in the order they
-// first appear.
+// were added (each row lists its peers in that order).
 func peerNames(rows []Row) []string {
 	var names []string
 	for _, row := range rows {
-		for _, f := range row.Peers {
-			if !slices.Contains(names, f.Peer) {
-				names = append(names, f.Peer)
+		for k, f := range row.Peers {
+			if slices.Contains(names, f.Peer) {
+				continue
 			}
+			// Before the first later peer of this row already listed.
+			at := len(names)
+			for _, g := range row.Peers[k+1:] {
+				if i := slices.Index(names, g.Peer); i >= 0 {
+					at = i
+					break
+				}
+			}
+			names = slices.Insert(names, at, f.Peer)
 		}
 	}
 	return names

@@ -78,7 +78,7 @@ type PeerFigure struct {
 // object or an array of them (so that the outputs of several programs can
 // be concatenated into one file). Unknown fields, a missing name, figure
 // or checksum field, a checksum without one verification flag per value,
-// and figures that are not finite are errors.
+// and figures that are not finite are errors. Not collective.
 func ReadPeers(r io.Reader) ([]Peer, error) {
 	dec := json.NewDecoder(r)
 	var peers []Peer
@@ -152,7 +152,7 @@ func (p Peer) validate() error {
 }
 
 // LoadPeers reads the peers of every file (ReadPeers); two peers of one
-// name are an error.
+// name are an error. Not collective: the command reads them on rank 0.
 func LoadPeers(paths ...string) ([]Peer, error) {
 	var all []Peer
 	for _, path := range paths {
@@ -180,7 +180,8 @@ func LoadPeers(paths ...string) ([]Peer, error) {
 // CheckPeers returns an error if a peer ran at another rank count than
 // ranks, or at other sizes than the bench (small says whether it runs
 // --small): their figures would not be comparable. The command calls it
-// before the bench runs, so that a wrong file fails at once.
+// before the bench runs, so that a wrong file fails at once. Not
+// collective.
 func CheckPeers(peers []Peer, ranks int, small bool) error {
 	for _, p := range peers {
 		if p.Ranks != ranks {

@@ -126,12 +126,16 @@ peers_run() {
 		# shellcheck disable=SC2206 # the job's words, split as written
 		local cmd=("${env[@]}" "${launch[@]}" "${fwd[@]}" -np "$np" $job)
 		say "${cmd[*]} >> $out"
-		timeout "$limit" "${cmd[@]}" >>"$out" 2>>"build/peers-np$np.log"
+		# Only a peer that finished adds its figures.
+		timeout "$limit" "${cmd[@]}" >"$out.part" 2>>"build/peers-np$np.log"
 		rc=$?
-		if [ "$rc" -ne 0 ]; then
-			say "np $np: peer exit status $rc (build/peers-np$np.log)"
+		if [ "$rc" -eq 0 ]; then
+			cat "$out.part" >>"$out"
+		else
+			say "np $np: peer exit status $rc (build/peers-np$np.log): its figures are left out"
 			failed+=("$np (peer ${job%% *})")
 		fi
+		rm -f "$out.part"
 	done
 	[ -s "$out" ] && peers_args=(--peers "$out")
 	return 0

@@ -12,15 +12,15 @@ import (
 // does: Start, Start+Step, ... while before Stop. Negative Start and Stop
 // count from the end of the axis, and both are clamped to it, as in
 // NumPy; math.MaxInt and math.MinInt stand for NumPy's omitted bounds
-// (All is 0:MaxInt:1, and Range{math.MaxInt, math.MinInt, -1} is ::-1).
+// (AllIndices is 0:MaxInt:1, and Range{math.MaxInt, math.MinInt, -1} is ::-1).
 // A Step of 0 means 1 (so that Range{2, 5} is 2:5); negative steps walk
 // the axis backwards.
 type Range struct {
 	Start, Stop, Step int
 }
 
-// All returns the Range of a whole axis, NumPy's ":".
-func All() Range { return Range{0, math.MaxInt, 1} }
+// AllIndices returns the Range of a whole axis, NumPy's ":".
+func AllIndices() Range { return Range{0, math.MaxInt, 1} }
 
 // Indices returns the normalized start, stop and step of r for an axis of
 // length n and the number of indices it selects, as Python's
@@ -89,7 +89,7 @@ func selectionOf(op string, shape []int, ranges []Range) selection {
 	d := len(shape)
 	s := selection{make([]int, d), make([]int, d), make([]int, d)}
 	for a := range shape {
-		r := All()
+		r := AllIndices()
 		if a < len(ranges) {
 			r = ranges[a]
 		}

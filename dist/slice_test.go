@@ -55,7 +55,7 @@ func selectRef(shape []int, ranges []dist.Range) (out []int, src []int) {
 	idx := make([][]int, len(shape))
 	out = make([]int, len(shape))
 	for a, n := range shape {
-		r := dist.All()
+		r := dist.AllIndices()
 		if a < len(ranges) {
 			r = ranges[a]
 		}
@@ -107,11 +107,11 @@ var sliceCases = []sliceCase{
 	{[]int{5, 3}, []dist.Range{{-4, -1, 1}}},
 	{[]int{5, 3}, []dist.Range{{4, omitLow, -3}, {1, 3, 1}}},
 	{[]int{7, 2}, []dist.Range{{1, 7, 3}, {1, 2, 1}}},
-	{[]int{2, 9}, []dist.Range{dist.All(), {8, 0, -2}}},
+	{[]int{2, 9}, []dist.Range{dist.AllIndices(), {8, 0, -2}}},
 	{[]int{3, 0}, []dist.Range{{1, 3, 1}}},
 	{[]int{3, 4, 5}, []dist.Range{{omitHigh, omitLow, -1}, {1, 3, 1}, {0, omitHigh, 2}}},
 	{[]int{3, 4, 5}, []dist.Range{{1, 2, 1}, {-1, -5, -2}, {4, 0, -3}}},
-	{[]int{2, 5, 3}, []dist.Range{dist.All(), {3, omitHigh, 1}, {0, 0, 1}}},
+	{[]int{2, 5, 3}, []dist.Range{dist.AllIndices(), {3, omitHigh, 1}, {0, 0, 1}}},
 	{[]int{4, 0, 2}, nil},
 	{[]int{1, 2, 3}, []dist.Range{{0, 1, 1}, {1, 2, 1}, {2, omitLow, -1}}},
 }
@@ -418,7 +418,7 @@ func TestSliceArgs(t *testing.T) {
 	v := sliceArray(t, c, []int{2, 3}, sliceLayout{0, false}, ref)
 	defer v.Free()
 	for name, f := range map[string]func(){
-		"too many ranges": func() { dist.Slice(x, dist.All(), dist.All(), dist.All()) },
+		"too many ranges": func() { dist.Slice(x, dist.AllIndices(), dist.AllIndices(), dist.AllIndices()) },
 		"SetSlice shape":  func() { dist.SetSlice(x, []dist.Range{{0, 3, 1}}, v) },
 		"Reshape size":    func() { dist.Reshape(x, 5, 2) },
 		"Reshape two -1":  func() { dist.Reshape(x, -1, -1) },

@@ -88,8 +88,8 @@ func sameBufs(op string, bufs ...backend.Buffer) {
 
 // floatFuncs are the float64 functions of the float-only UnaryOps.
 var floatFuncs = [...]func(float64) float64{
-	backend.Exp:   math.Exp,
-	backend.Log:   math.Log,
+	backend.Exp:   exp,
+	backend.Log:   logSub,
 	backend.Sqrt:  math.Sqrt,
 	backend.Sin:   math.Sin,
 	backend.Cos:   math.Cos,
@@ -200,4 +200,64 @@ func clipK[T backend.Element](dst, x []T, lo, hi T) {
 		}
 		dst[i] = v
 	}
+}
+
+// exp is e**x in float64, by fdlibm's algorithm (e_exp.c, as Go's pure-Go
+// math.Exp): x = k*ln2 + r, |r| <= ln2/2, with ln2 in two parts so that
+// r is hi - lo exactly, and a rational approximation of e**r; error below
+// 1 ulp. It stands in for math.Exp, whose amd64 assembly returns +Inf
+// from about x = 709.5 on (go1.26: math.Exp(709.5) = +Inf; the result is
+// 1.35e308, and exp overflows only above 709.78).
+func exp(x float64) float64 {
+	const (
+		ln2Hi     = 6.93147180369123816490e-01
+		ln2Lo     = 1.90821492927058770002e-10
+		log2e     = 1.44269504088896338700e+00
+		overflow  = 7.09782712893383973096e+02
+		underflow = -7.45133219101941108420e+02
+		nearZero  = 1.0 / (1 << 28)
+	)
+	switch {
+	case x != x || x > overflow: // NaN, or +Inf and overflow
+		return x * math.Inf(1)
+	case x < underflow:
+		return 0
+	case -nearZero < x && x < nearZero:
+		return 1 + x
+	}
+	var k int
+	if x < 0 {
+		k = int(log2e*x - 0.5)
+	} else {
+		k = int(log2e*x + 0.5)
+	}
+	hi := x - float64(k)*ln2Hi
+	lo := float64(k) * ln2Lo
+	const (
+		p1 = 1.66666666666666657415e-01
+		p2 = -2.77777777770155933842e-03
+		p3 = 6.61375632143793436117e-05
+		p4 = -1.65339022054652515390e-06
+		p5 = 4.13813679705723846039e-08
+	)
+	r := hi - lo
+	t := r * r
+	c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
+	y := 1 - ((lo - (r*c)/(2-c)) - hi)
+	return math.Ldexp(y, k)
+}
+
+// logSub is math.Log, also for subnormal x: math.Log's amd64 assembly
+// takes a subnormal x for a normal one (go1.26: math.Log(5e-324) =
+// -709.09; the result is -744.44), so logSub scales a subnormal by 2**54
+// (exactly) and subtracts 54*ln2, in two parts.
+func logSub(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		const (
+			ln2Hi = 6.93147180369123816490e-01 // 54*ln2Hi is exact
+			ln2Lo = 1.90821492927058770002e-10
+		)
+		return (math.Log(x*0x1p54) - 54*ln2Hi) - 54*ln2Lo
+	}
+	return math.Log(x)
 }

@@ -332,3 +332,113 @@ func TestMathPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestDeviceMath checks the math functions of fake-device arrays: the CPU's
+// results bit for bit, on the device, and no copy between host and device,
+// since the fake device is a backend.Math; and, on the fake device without
+// its math functions ("plain"), one recorded copy of each operand's block
+// to the host and one of the result's block back.
+func TestDeviceMath(t *testing.T) {
+	c := mpitest.World(t)
+	cases := loadMathCases(t)
+	for _, mode := range []string{"aware", "plain"} {
+		t.Run(mode, func(t *testing.T) {
+			b := modeBackend(t, mode)
+			for i, mc := range cases {
+				name := fmt.Sprintf("%d:%s/%s", i, mc.Func, mc.DType)
+				switch mc.DType {
+				case "float32":
+					deviceMathCase[float32](t, c, name, mc, b, mode == "plain", func(mc mathCase, d, x, y *dist.Array[float32]) error { return applyMath(mc, d, x, y) })
+				case "float64":
+					deviceMathCase[float64](t, c, name, mc, b, mode == "plain", func(mc mathCase, d, x, y *dist.Array[float64]) error { return applyMath(mc, d, x, y) })
+				case "int32":
+					deviceMathCase[int32](t, c, name, mc, b, mode == "plain", intMath[int32])
+				case "int64":
+					deviceMathCase[int64](t, c, name, mc, b, mode == "plain", intMath[int64])
+				case "uint32":
+					deviceMathCase[uint32](t, c, name, mc, b, mode == "plain", intMath[uint32])
+				case "uint64":
+					deviceMathCase[uint64](t, c, name, mc, b, mode == "plain", intMath[uint64])
+				}
+			}
+		})
+	}
+}
+
+func deviceMathCase[T backend.Element](t *testing.T, c mpi.Comm, name string, mc mathCase, b backend.Backend, plain bool,
+	apply func(mc mathCase, dst, x, y *dist.Array[T]) error) {
+	t.Helper()
+	me := c.Rank()
+	xs, ys := fromBitsAll[T](mc.X), fromBitsAll[T](mc.Y)
+	size := int64(backend.DTypeOf[T]().Size())
+	for _, n := range []int{len(xs), 2} {
+		names, opts := mathLayouts(n, c.Size())
+		for l := range names {
+			for _, alias := range []string{"new", "dst=x", "dst=y"} {
+				if alias == "dst=y" && mc.Func != "pow" {
+					continue
+				}
+				what := fmt.Sprintf("%s/n=%d/%s/%s", name, n, names[l], alias)
+				var res [2][]T
+				for k, on := range []backend.Backend{cpu.Default, b} {
+					o := append(opts[l], dist.OnBackend(on))
+					x, err := dist.FromFunc(c, []int{n}, func(idx []int) T { return xs[idx[0]] }, o...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					operands := 1
+					y := x
+					if mc.Func == "pow" {
+						operands = 2
+						if y, err = dist.FromFunc(c, []int{n}, func(idx []int) T { return ys[idx[0]] }, o...); err != nil {
+							t.Fatal(err)
+						}
+					}
+					dst := x
+					switch alias {
+					case "new":
+						if dst, err = dist.Zeros[T](c, []int{n}, o...); err != nil {
+							t.Fatal(err)
+						}
+					case "dst=y":
+						dst = y
+					}
+					if k == 0 {
+						err = apply(mc, dst, x, y)
+					} else {
+						block := size * int64(x.Layout().LocalLen(me))
+						var w transfers
+						if plain {
+							for range operands {
+								w = w.plus(toHost(block))
+							}
+							w = w.plus(toDevice(block))
+						}
+						expectCopies(t, what, w, func() error { return apply(mc, dst, x, y) })
+						if dst.Device() != b.Device() {
+							t.Errorf("%s: result on %v", what, dst.Device())
+						}
+					}
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if res[k], err = dist.Allgather(dst); err != nil {
+						t.Fatal(err)
+					}
+					x.Free()
+					if y != x {
+						y.Free()
+					}
+					if dst != x && dst != y {
+						dst.Free()
+					}
+				}
+				ok := len(res[0]) == len(res[1])
+				for i := 0; ok && i < len(res[0]); i++ {
+					ok = backend.ScalarOf(res[0][i]).Bits() == backend.ScalarOf(res[1][i]).Bits()
+				}
+				mpitest.Check(t, c, ok, "%s: on the device %v, on the CPU %v", what, res[1], res[0])
+			}
+		}
+	}
+}

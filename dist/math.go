@@ -22,10 +22,10 @@ import (
 // bits. On the CPU backend (and the fake device) float32 results are
 // computed in float64 and rounded once, and are within 2 ulps of NumPy's
 // float32 results (NumPy's float32 exp is the one 2 ulps off); float64
-// results are within 1 ulp of NumPy's for Exp, Log and Tanh, and within
-// 25 ulps for Sin, 7 for Cos and 10 for Pow (Go's Sin and Cos lose bits in
-// the argument reduction near multiples of pi/2 and for huge arguments, and
-// Go's Pow multiplies out y's integer part): the largest distances over the
+// results are within 1 ulp of NumPy's for Exp, Log and Tanh, 2 for Pow,
+// and 25 ulps for Sin and 7 for Cos (Go's Sin and Cos lose bits in the
+// argument reduction near multiples of pi/2 and for huge arguments): the
+// largest distances over the
 // tests' fixtures, dist/math_test.go. On CUDA the functions are CUDA's
 // (expf, exp, ...; no fast-math intrinsics), with the maximum errors that
 // the CUDA C Programming Guide's appendix on mathematical functions states;

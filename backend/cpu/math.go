@@ -8,14 +8,17 @@ import (
 )
 
 // The CPU backend computes the elementwise math functions as a
-// backend.Math, with Go's package math in float64: a float32 element is
-// converted to float64, the function applied, and the result rounded to
-// float32 (exact for Abs and Floor, correctly rounded for Sqrt, and within
-// 1 ulp of the exact result for the others, whose float64 error is far
-// below half a float32 ulp except near a float32 rounding boundary).
-// Floor, Sqrt and Abs are exact or correctly rounded in float64 too; Exp,
-// Log, Sin, Cos, Tanh and Pow are not (dist/math_test.go states the
-// measured bounds against NumPy).
+// backend.Math, in float64: a float32 element is converted to float64, the
+// function applied, and the result rounded to float32 (exact for Abs and
+// Floor, correctly rounded for Sqrt, and for the others within 1 ulp of
+// the exact result, since their float64 error is far below half a float32
+// ulp). In float64 Floor and Abs are exact and Sqrt correctly rounded; Exp
+// (fdlibm's algorithm, exp below), Log (math.Log, logSub below), Tanh
+// (math.Tanh) and Pow (pow below, in double-double) are within about 1 ulp
+// but not correctly rounded, and Sin and Cos are math.Sin and math.Cos,
+// whose argument reduction loses bits near multiples of pi/2 (sin(pi) is 7
+// ulps off) and for huge arguments (25 ulps at 1.8e308). dist/math_test.go
+// states the measured bounds against NumPy.
 var _ backend.Math = (*Backend)(nil)
 
 // mathOps is the type-erased form of the math functions for one element
@@ -117,13 +120,13 @@ func (floatMath[T]) pow(dst, x, y backend.Buffer) {
 func powK[T backend.Float](dst, x, y []T) {
 	x, y = x[:len(dst)], y[:len(dst)]
 	for i := range dst {
-		dst[i] = T(math.Pow(float64(x[i]), float64(y[i])))
+		dst[i] = T(pow(float64(x[i]), float64(y[i])))
 	}
 }
 
 func (floatMath[T]) powScalar(dst, x backend.Buffer, s backend.Scalar) {
 	e := float64(backend.ValueOf[T](s))
-	mapK(hs[T](dst), hs[T](x), func(v T) T { return T(math.Pow(float64(v), e)) })
+	mapK(hs[T](dst), hs[T](x), func(v T) T { return T(pow(float64(v), e)) })
 }
 
 func (floatMath[T]) clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
@@ -260,4 +263,159 @@ func logSub(x float64) float64 {
 		return (math.Log(x*0x1p54) - 54*ln2Hi) - 54*ln2Lo
 	}
 	return math.Log(x)
+}
+
+// pow is x**y in float64, within about 1 ulp: e**(y*log(x)) with log(x) in
+// double-double precision (logDD) and the product y*log(x) too, so that
+// the error of the exponent, which the exponential multiplies by up to
+// 745, stays far below an ulp. It stands in for math.Pow, which multiplies
+// out the integer part of y (tens of ulps: math.Pow(1e-30, -1.5) is 22 ulps
+// from glibc's) and whose amd64 Log and Exp fail for subnormal x and for
+// results above about e**709.5 (exp, logSub). The special cases of C99's
+// pow, which are exact, are math.Pow's.
+func pow(x, y float64) float64 {
+	switch {
+	case y == 0 || x == 1:
+		return 1
+	case x != x || y != y:
+		return math.NaN()
+	case x == 0 || math.IsInf(x, 0) || math.IsInf(y, 0):
+		return math.Pow(x, y)
+	}
+	sign := 1.0
+	if x < 0 {
+		if y != math.Trunc(y) {
+			return math.NaN()
+		}
+		if math.Abs(y) < 1<<53 && int64(y)&1 == 1 {
+			sign = -1
+		}
+		x = -x
+	}
+	lh, ll := logDD(x)
+	ph := y * lh
+	switch { // far beyond overflow or underflow (y*lh may be infinite)
+	case ph > 800:
+		return sign * math.Inf(1)
+	case ph < -800:
+		return sign * 0
+	}
+	pl := math.FMA(y, lh, -ph) + y*ll
+	h := ph + pl
+	l := pl - (h - ph)
+	e := exp(h)
+	if math.IsInf(e, 0) || e == 0 {
+		return sign * e
+	}
+	return sign * math.FMA(e, l, e) // e**h * (1 + l)
+}
+
+// logDD returns log(x) for a finite x > 0 (subnormals included) as a sum
+// hi + lo of two float64s, with an error of about 2**-70 relative: x =
+// 2**k * m, m in [1, 2), m near c = 1 + j/64, log(m) = log(c) +
+// 2*atanh(s) with s = (m - c) / (m + c), |s| <= 2**-8, its series to s**7.
+func logDD(x float64) (hi, lo float64) {
+	const (
+		ln2Hi = 6.93147180369123816490e-01 // 32 bits: k*ln2Hi is exact
+		ln2Lo = 1.90821492927058770002e-10
+	)
+	m, k := math.Frexp(x) // m in [0.5, 1)
+	m, k = 2*m, k-1
+	j := int((m-1)*64 + 0.5)
+	c := 1 + float64(j)/64
+	u := m - c // exact
+	vh, vl := twoSum(m, c)
+	sh := u / vh
+	sl := (math.FMA(-sh, vh, u) - sh*vl) / vh
+	s2 := sh * sh
+	t := 2 * sh * s2 * (1.0/3 + s2*(1.0/5+s2*(1.0/7)))
+	hi, lo = twoSum(float64(k)*ln2Hi, logTable[j][0])
+	lo += float64(k)*ln2Lo + logTable[j][1]
+	var e float64
+	hi, e = twoSum(hi, 2*sh)
+	lo += e + 2*sl + t
+	h := hi + lo
+	return h, lo - (h - hi)
+}
+
+// twoSum returns a + b rounded and its rounding error, exactly.
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	return s, (a - (s - bb)) + (b - bb)
+}
+
+// logTable holds log(1 + j/64), j = 0 to 64, as hi + lo, from Python:
+//
+//	from decimal import Decimal, getcontext
+//	getcontext().prec = 60
+//	for j in range(65):
+//	    d = (Decimal(1) + Decimal(j) / 64).ln()
+//	    hi = float(d); lo = float(d - Decimal(hi))
+var logTable = [65][2]float64{
+	{0.0, 0.0},
+	{0.015504186535965254, -3.278321022892429e-19},
+	{0.030771658666753687, 1.0431732029005968e-18},
+	{0.0458095360312942, 1.902959866474257e-18},
+	{0.06062462181643484, 2.6424025938726934e-18},
+	{0.07522342123758753, -5.930604196293241e-18},
+	{0.08961215868968714, -5.4268129336647135e-18},
+	{0.10379679368164356, 5.47772415726659e-18},
+	{0.11778303565638346, -1.1971685747593677e-18},
+	{0.13157635778871926, 1.1123000879729588e-17},
+	{0.1451820098444979, 8.242418783022475e-18},
+	{0.15860503017663857, 1.1257003872182592e-17},
+	{0.17185025692665923, -6.0224538210113705e-18},
+	{0.184922338494012, 3.0236614153574064e-18},
+	{0.19782574332991987, 1.2821194372980142e-17},
+	{0.21056476910734964, -4.249405314729895e-18},
+	{0.22314355131420976, -9.091270597324799e-18},
+	{0.2355660713127669, -2.3943371495187355e-18},
+	{0.24783616390458127, -1.2432209578702523e-17},
+	{0.25995752443692605, 2.069806938978935e-17},
+	{0.27193371548364176, 7.83319637697442e-19},
+	{0.2837681731306446, -2.032665581126656e-17},
+	{0.2954642128938359, -2.16461086040599e-17},
+	{0.3070250352949119, -1.2319916200101964e-17},
+	{0.3184537311185346, 2.7114779367326236e-17},
+	{0.329753286372468, 2.122020616196946e-18},
+	{0.3409265869705932, 1.7467136443544747e-17},
+	{0.3519764231571782, -1.2953893030191963e-17},
+	{0.3629054936893685, -2.1492361455310972e-17},
+	{0.37371640979358406, 2.1836211281198184e-17},
+	{0.38441169891033206, -1.612149700764673e-17},
+	{0.394993808240869, -1.5113724418336168e-17},
+	{0.4054651081081644, -2.8811380259626426e-18},
+	{0.415827895143711, -2.48753990369597e-17},
+	{0.4260843953109001, -2.499176776547466e-17},
+	{0.43623676677491807, -1.8379648230620457e-18},
+	{0.44628710262841953, -1.8182541194649598e-17},
+	{0.4562374334815876, 2.122222784062318e-17},
+	{0.46608972992459924, -1.4116523239904406e-17},
+	{0.4758459048699639, -6.181952722542219e-18},
+	{0.4855078157817008, -1.6618350693852048e-17},
+	{0.4950772667978515, -8.307950959627356e-18},
+	{0.5045560107523953, -2.4888518873597905e-17},
+	{0.5139457511022343, 3.397548559332142e-17},
+	{0.5232481437645479, -3.1833882216350925e-17},
+	{0.5324647988694718, -9.149239241180804e-19},
+	{0.5415972824327444, -3.748764246125639e-17},
+	{0.5506471179526623, -2.239429485856908e-17},
+	{0.5596157879354227, 2.685492580212308e-17},
+	{0.5685047353526688, -5.4267346029482773e-17},
+	{0.5773153650348236, -8.903591846974013e-18},
+	{0.5860490450035782, -3.058363205263577e-17},
+	{0.5947071077466928, 1.3751689964323675e-17},
+	{0.6032908514380843, 9.9400563470175e-18},
+	{0.6118015411059929, -3.7397759448726e-17},
+	{0.6202404097518576, -3.989161064307651e-17},
+	{0.6286086594223741, 4.3538742607970387e-17},
+	{0.6369074622370692, 5.422955873465247e-17},
+	{0.6451379613735847, 9.346960920120906e-19},
+	{0.6533012720127457, -4.306892322029408e-17},
+	{0.661398482245365, -7.603333785634003e-18},
+	{0.6694306539426292, 2.823733943928343e-17},
+	{0.6773988235918061, -2.0978183882652005e-18},
+	{0.6853040030989194, 4.893484946270261e-17},
+	{0.6931471805599453, 2.3190468138462996e-17},
 }

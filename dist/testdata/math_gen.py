@@ -61,6 +61,12 @@ def pow_inputs(ft, n=160):
             ys.append(y)
     xs += list(10.0 ** rng.uniform(-3, 3, n // 2)) + list(rng.uniform(-10, 10, n // 2))
     ys += list(rng.uniform(-12, 12, n // 2)) + list(rng.integers(-12, 13, n // 2).astype(float))
+    # Results near and beyond overflow and underflow: |y*log(x)| up to 1.2
+    # times the float type's largest exponent, for tiny, huge and subnormal x.
+    emax = 88.7 if ft == np.float32 else 709.8
+    big = 10.0 ** rng.uniform(-320 if ft == np.float64 else -44, 300 if ft == np.float64 else 38, n // 2)
+    xs += list(big)
+    ys += list(rng.uniform(-1.2, 1.2, n // 2) * emax / np.abs(np.log(big)))
     with np.errstate(all="ignore"):
         return np.array(xs).astype(ft), np.array(ys).astype(ft)
 

@@ -75,6 +75,9 @@ func Abs[T backend.Element](dst, x *Array[T]) error { return unary(backend.Abs, 
 // pow): pow(x, ±0) = 1 and pow(1, y) = 1 even for a NaN x or y;
 // pow(±0, y < 0) = +Inf (-Inf for -0 and an odd integer y), so
 // pow(0, -1) = +Inf; pow(x < 0, non-integer y) = NaN; overflow gives ±Inf.
+// On the CPU backend and the fake device, a power with an integer y up to
+// 64 in magnitude is correctly rounded (exact where the result is a
+// float64: 3**2 = 9, 2**-4 = 0.0625), and x**0.5 is Sqrt(x).
 func Pow[T backend.Float](dst, x, y *Array[T]) error {
 	return onMath("Pow", func(m backend.Math, b []backend.Buffer) { m.Pow(b[0], b[1], b[2]) }, dst, x, y)
 }

@@ -15,7 +15,8 @@ import (
 // ulp). In float64 Floor and Abs are exact and Sqrt correctly rounded; Exp
 // (fdlibm's algorithm, exp below), Log (math.Log, logSub below), Tanh
 // (math.Tanh) and Pow (pow below, in double-double) are within about 1 ulp
-// but not correctly rounded, and Sin and Cos are math.Sin and math.Cos,
+// but not correctly rounded (Pow is, but for rare double roundings, for
+// integer y up to 64 in magnitude, and x**0.5 is Sqrt), and Sin and Cos are math.Sin and math.Cos,
 // whose argument reduction loses bits near multiples of pi/2 (sin(pi) is 7
 // ulps off) and for huge arguments (25 ulps at 1.8e308). dist/math_test.go
 // states the measured bounds against NumPy.
@@ -292,6 +293,14 @@ func pow(x, y float64) float64 {
 		}
 		x = -x
 	}
+	if y == 0.5 {
+		return math.Sqrt(x) // correctly rounded (x > 0 here)
+	}
+	if y == math.Trunc(y) && math.Abs(y) <= 64 {
+		if r, ok := powInt(x, int(y)); ok {
+			return sign * r
+		}
+	}
 	lh, ll := logDD(x)
 	ph := y * lh
 	switch { // far beyond overflow or underflow (y*lh may be infinite)
@@ -308,6 +317,59 @@ func pow(x, y float64) float64 {
 		return sign * e
 	}
 	return sign * math.FMA(e, l, e) // e**h * (1 + l)
+}
+
+// powInt returns x**n for x > 0 and 0 < |n| <= 64 by binary powering in
+// double-double and one rounding at the end (for n < 0, of the double-double
+// reciprocal): exact where x**n is a float64, correctly rounded but for
+// rare double roundings otherwise. It reports false where an intermediate
+// power leaves the normal range, for pow's general path.
+func powInt(x float64, n int) (float64, bool) {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	rh, rl := 1.0, 0.0
+	bh, bl := x, 0.0
+	for {
+		if n&1 == 1 {
+			rh, rl = mulDD(rh, rl, bh, bl)
+		}
+		if n >>= 1; n == 0 {
+			break
+		}
+		bh, bl = mulDD(bh, bl, bh, bl)
+		if !normal(bh) {
+			return 0, false
+		}
+	}
+	if !normal(rh) {
+		return 0, false
+	}
+	if neg {
+		q := 1 / rh
+		ql := (math.FMA(-q, rh, 1) - q*rl) / rh
+		if !normal(q) {
+			return 0, false
+		}
+		return q + ql, true
+	}
+	return rh + rl, true
+}
+
+// normal reports whether v is a normal float64 (finite, not zero or
+// subnormal), where double-double arithmetic keeps its precision.
+func normal(v float64) bool {
+	a := math.Abs(v)
+	return a >= 0x1p-1022 && a <= math.MaxFloat64
+}
+
+// mulDD returns the double-double product of ah + al and bh + bl.
+func mulDD(ah, al, bh, bl float64) (float64, float64) {
+	p := ah * bh
+	e := math.FMA(ah, bh, -p) + (ah*bl + al*bh)
+	h := p + e
+	return h, e - (h - p)
 }
 
 // logDD returns log(x) for a finite x > 0 (subnormals included) as a sum

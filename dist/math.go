@@ -25,8 +25,7 @@ import (
 // results are within 1 ulp of NumPy's for Exp, Log and Tanh, 2 for Pow,
 // and 25 ulps for Sin and 7 for Cos (Go's Sin and Cos lose bits in the
 // argument reduction near multiples of pi/2 and for huge arguments): the
-// largest distances over the
-// tests' fixtures, dist/math_test.go. On CUDA the functions are CUDA's
+// largest distances over the tests' fixtures, dist/math_test.go. On CUDA the functions are CUDA's
 // (expf, exp, ...; no fast-math intrinsics), with the maximum errors that
 // the CUDA C Programming Guide's appendix on mathematical functions states;
 // the tests check their host (g++ and glibc) build against Go's results,

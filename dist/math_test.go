@@ -444,3 +444,40 @@ func deviceMathCase[T backend.Element](t *testing.T, c mpi.Comm, name string, mc
 		}
 	}
 }
+
+// TestMath2D checks the functions on 2-D and 3-D arrays split along each
+// axis (blocks that are not runs of the global order) and replicated,
+// against exact values: the functions work on each rank's block whatever
+// its box.
+func TestMath2D(t *testing.T) {
+	c := mpitest.World(t)
+	for _, shape := range [][]int{{7, 5}, {2, 9}, {3, 1, 4}} {
+		for _, axis := range axes(shape) {
+			v := func(idx []int) float64 { return float64(flat(idx, shape)) - 9.5 }
+			x, err := dist.FromFunc(c, shape, v, dist.SplitAxis(axis))
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, _ := dist.ZerosLike(x)
+			if err := dist.Abs(y, x); err != nil {
+				t.Fatal(err)
+			}
+			if err := dist.Clip(y, y, 1, 6); err != nil {
+				t.Fatal(err)
+			}
+			if err := dist.Floor(x, x); err != nil { // in place
+				t.Fatal(err)
+			}
+			gy, err1 := dist.Allgather(y)
+			gx, err2 := dist.Allgather(x)
+			ok := err1 == nil && err2 == nil
+			for i := 0; ok && i < prod(shape); i++ {
+				w := float64(i) - 9.5
+				ok = gx[i] == math.Floor(w) && gy[i] == min(max(math.Abs(w), 1), 6)
+			}
+			mpitest.Check(t, c, ok, "%v split along %d: floor %v, clip(abs) %v", shape, axis, gx, gy)
+			x.Free()
+			y.Free()
+		}
+	}
+}

@@ -192,7 +192,7 @@ func TestArchCandidates(t *testing.T) {
 
 func TestKernelEntries(t *testing.T) {
 	e := KernelEntries()
-	want := 6*len(opsAll) + 4*len(opsInt) + 2*len(opsFloat) + len(opsPlain)
+	want := 6*len(opsAll) + 4*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 6*len(mathOpsAll)
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}

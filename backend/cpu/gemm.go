@@ -62,6 +62,9 @@ func gemmLoop[T backend.Element](c, a, b []T, m, n, k, lda, ldb, ldc int, accumu
 	if !accumulate {
 		zeroRows(c, m, n, ldc)
 	}
+	if k == 0 {
+		return // a may hold nothing at all
+	}
 	for i := 0; i < m; i++ {
 		ci := c[i*ldc : i*ldc+n]
 		for l, ail := range a[i*lda : i*lda+k] {

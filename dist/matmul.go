@@ -223,7 +223,7 @@ func MatVec[T backend.Element](a, x *Array[T]) (_ *Array[T], err error) {
 	if err != nil {
 		return nil, err
 	}
-	if x.layout.axis == 0 {
+	if x.layout.axis == 0 && x.comm.Size() > 1 {
 		full, err := backend.NewOn[T](xb.Backend(), k)
 		if err != nil {
 			return nil, err

@@ -147,24 +147,25 @@ func within[T backend.Element](got, want []T, bound []float64) int {
 // for every element type, against a serial product.
 func TestMatMul(t *testing.T) {
 	c := mpitest.World(t)
-	testMatMul[float64](t, c, nil)
-	testMatMul[float32](t, c, nil)
-	testMatMul[int64](t, c, nil)
-	testMatMul[int32](t, c, nil)
-	testMatMul[uint32](t, c, nil)
-	testMatMul[uint64](t, c, nil)
+	testMatMul[float64](t, c, mmMethods)
+	testMatMul[int64](t, c, mmMethods)
+	// The other types share the code above: one method each.
+	testMatMul[float32](t, c, mmMethods[:1])
+	testMatMul[int32](t, c, mmMethods[:1])
+	testMatMul[uint32](t, c, mmMethods[:1])
+	testMatMul[uint64](t, c, mmMethods[:1])
 }
 
-func testMatMul[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend) {
+func testMatMul[T backend.Element](t *testing.T, c mpi.Comm, methods []dist.MatMulMethod) {
 	t.Helper()
 	p := c.Size()
 	for _, sz := range matmulSizes {
 		m, k, n := sz[0], sz[1], sz[2]
 		for _, ls := range mmLayouts {
-			for _, method := range mmMethods {
+			for _, method := range methods {
 				name := fmt.Sprintf("%v/%dx%dx%d/a=%v/b=%v/%v", backend.DTypeOf[T](), m, k, n, ls[0], ls[1], method)
-				x := mmMatrix[T](t, c, 1, []int{m, k}, ls[0], b)
-				y := mmMatrix[T](t, c, 2, []int{k, n}, ls[1], b)
+				x := mmMatrix[T](t, c, 1, []int{m, k}, ls[0], nil)
+				y := mmMatrix[T](t, c, 2, []int{k, n}, ls[1], nil)
 				z, err := dist.MatMulWithOptions(x, y, dist.MatMulOptions{Method: method})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -172,9 +173,6 @@ func testMatMul[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend) 
 				wl := wantMatMulLayout(x.Layout(), y.Layout(), m, n, p)
 				if !z.Layout().Equal(wl) {
 					t.Fatalf("%s: result %v, want %v", name, z.Layout(), wl)
-				}
-				if b != nil && z.Device() != b.Device() {
-					t.Fatalf("%s: result on %v", name, z.Device())
 				}
 				xs, err1 := dist.Allgather(x)
 				ys, err2 := dist.Allgather(y)
@@ -214,12 +212,12 @@ func wantMatMulLayout(a, b dist.Layout, m, n, p int) dist.Layout {
 // serial product.
 func TestMatVec(t *testing.T) {
 	c := mpitest.World(t)
-	testMatVec[float64](t, c, nil)
-	testMatVec[float32](t, c, nil)
-	testMatVec[int64](t, c, nil)
+	testMatVec[float64](t, c)
+	testMatVec[float32](t, c)
+	testMatVec[int64](t, c)
 }
 
-func testMatVec[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend) {
+func testMatVec[T backend.Element](t *testing.T, c mpi.Comm) {
 	t.Helper()
 	p := c.Size()
 	for _, sz := range matmulSizes {
@@ -227,8 +225,8 @@ func testMatVec[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend) 
 		for _, la := range []mmLayout{{0, false}, {0, true}, {dist.Replicated, false}} {
 			for _, lx := range []mmLayout{{0, false}, {0, true}, {dist.Replicated, false}} {
 				name := fmt.Sprintf("%v/%dx%d/a=%v/x=%v", backend.DTypeOf[T](), m, k, la, lx)
-				a := mmMatrix[T](t, c, 3, []int{m, k}, la, b)
-				x, err := dist.FromFunc(c, []int{k}, func(idx []int) T { return mmValue[T](4, idx[0], 0) }, lx.options([]int{k}, p, b)...)
+				a := mmMatrix[T](t, c, 3, []int{m, k}, la, nil)
+				x, err := dist.FromFunc(c, []int{k}, func(idx []int) T { return mmValue[T](4, idx[0], 0) }, lx.options([]int{k}, p, nil)...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -242,9 +240,6 @@ func testMatVec[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend) 
 				}
 				if !y.Layout().Equal(wl) {
 					t.Fatalf("%s: result %v, want %v", name, y.Layout(), wl)
-				}
-				if b != nil && y.Device() != b.Device() {
-					t.Fatalf("%s: result on %v", name, y.Device())
 				}
 				as, err1 := dist.Allgather(a)
 				xs, err2 := dist.Allgather(x)
@@ -326,5 +321,105 @@ func TestMatMulPanics(t *testing.T) {
 		if len(msg) < 6 || msg[:6] != "dist: " {
 			t.Errorf("%s: panic %q, want one starting with \"dist: \"", tc.name, msg)
 		}
+	}
+}
+
+// TestMatMulDevice checks MatMul and MatVec of fake-device arrays: the
+// serial product's values, results on the device, and, between host and
+// device, nothing when MPI is CUDA-aware (the blocks are multiplied on the
+// device and MPI is handed device memory); exactly the staging copies of
+// the ring's messages or of the allgather when it is not; and, on a
+// backend that cannot multiply (the fake device without its GEMM, as CUDA
+// today), one copy of each operand's block to the host and one of the
+// result's block back.
+func TestMatMulDevice(t *testing.T) {
+	c := mpitest.World(t)
+	me, p := c.Rank(), c.Size()
+	slowDevice(t)
+	for _, mode := range []string{"staged", "aware", "plain"} {
+		t.Run(mode, func(t *testing.T) {
+			b := modeBackend(t, mode)
+			for _, sz := range [][3]int{{0, 3, 2}, {3, 0, 2}, {2, 5, 3}, {7, 5, 3}, {5, 7, 9}} {
+				m, k, n := sz[0], sz[1], sz[2]
+				for _, ls := range mmLayouts {
+					for _, method := range []dist.MatMulMethod{dist.MatMulRing, dist.MatMulAllgather} {
+						name := fmt.Sprintf("%dx%dx%d/a=%v/b=%v/%v", m, k, n, ls[0], ls[1], method)
+						x := mmMatrix[float64](t, c, 1, []int{m, k}, ls[0], b)
+						y := mmMatrix[float64](t, c, 2, []int{k, n}, ls[1], b)
+						xl, yl := x.Layout(), y.Layout()
+						var w transfers
+						switch {
+						case mode == "plain":
+							w = toHost(int64(8 * xl.LocalLen(me))).plus(toHost(int64(8 * yl.LocalLen(me))))
+							w = w.plus(toDevice(int64(8 * wantMatMulLayout(xl, yl, m, n, p).LocalLen(me))))
+						case mode == "staged" && xl.Axis() == 0 && yl.Axis() != dist.Replicated && p > 1:
+							if method == dist.MatMulAllgather {
+								w = toHost(int64(8 * yl.LocalLen(me))).plus(toDevice(int64(8 * k * n)))
+								break
+							}
+							for s := 0; s < p-1; s++ {
+								w = w.plus(toHost(int64(8 * yl.LocalLen((me+s)%p))))
+								w = w.plus(toDevice(int64(8 * yl.LocalLen((me+s+1)%p))))
+							}
+						}
+						var z *dist.Array[float64]
+						expectCopies(t, name, w, func() (err error) {
+							z, err = dist.MatMulWithOptions(x, y, dist.MatMulOptions{Method: method})
+							return err
+						})
+						if z.Device() != b.Device() {
+							t.Fatalf("%s: result on %v", name, z.Device())
+						}
+						xs, err1 := dist.Allgather(x)
+						ys, err2 := dist.Allgather(y)
+						zs, err3 := dist.Allgather(z)
+						if err1 != nil || err2 != nil || err3 != nil {
+							t.Fatal(name, err1, err2, err3)
+						}
+						want, bound := serialProduct(xs, ys, m, k, n)
+						i := within(zs, want, bound)
+						mpitest.Check(t, c, i < 0, "%s: element %d: got %v, want %v", name, i, at(zs, i), at(want, i))
+						x.Free()
+						y.Free()
+						z.Free()
+					}
+				}
+				// MatVec of a split a by a split vector.
+				name := fmt.Sprintf("MatVec %dx%d", m, k)
+				a := mmMatrix[float64](t, c, 3, []int{m, k}, mmLayout{0, false}, b)
+				v, err := dist.FromFunc(c, []int{k}, func(idx []int) float64 { return float64(idx[0] + 1) }, dist.OnBackend(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var w transfers
+				switch {
+				case mode == "plain":
+					w = toHost(int64(8 * a.Layout().LocalLen(me))).plus(toHost(int64(8 * v.Layout().LocalLen(me))))
+					w = w.plus(toDevice(int64(8 * a.Layout().LocalShape(me)[0])))
+				case mode == "staged" && p > 1:
+					w = toHost(int64(8 * v.Layout().LocalLen(me))).plus(toDevice(int64(8 * k)))
+				}
+				var y *dist.Array[float64]
+				expectCopies(t, name, w, func() (err error) {
+					y, err = dist.MatVec(a, v)
+					return err
+				})
+				if y.Device() != b.Device() {
+					t.Fatalf("%s: result on %v", name, y.Device())
+				}
+				as, err1 := dist.Allgather(a)
+				vs, err2 := dist.Allgather(v)
+				ys, err3 := dist.Allgather(y)
+				if err1 != nil || err2 != nil || err3 != nil {
+					t.Fatal(name, err1, err2, err3)
+				}
+				want, bound := serialProduct(as, vs, m, k, 1)
+				i := within(ys, want, bound)
+				mpitest.Check(t, c, i < 0, "%s: element %d: got %v, want %v", name, i, at(ys, i), at(want, i))
+				a.Free()
+				v.Free()
+				y.Free()
+			}
+		})
 	}
 }

@@ -1,16 +1,144 @@
 package cpu
 
 import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+
 	"github.com/xpmpi/xpmpi/backend"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // The CPU backend multiplies matrices as a backend.GEMM: float64 and
-// float32 with gonum's Dgemm and Sgemm (pure Go, blocked, parallel over
-// GOMAXPROCS goroutines), integers with a Go loop in i-k-j order that
-// wraps as Go's integer arithmetic does.
+// float32 with OpenBLAS's cblas_dgemm and cblas_sgemm where the library is
+// present and chosen (see GEMMLibrary), else with gonum's Dgemm and Sgemm
+// (pure Go, blocked, parallel over GOMAXPROCS goroutines); integers with a
+// Go loop in i-k-j order that wraps as Go's integer arithmetic does.
+//
+// On a 2-core machine gonum's Dgemm of 1024 x 1024 matrices ran at 1.6
+// GFLOP/s, OpenBLAS 0.3.21's at 8.3-8.9 (one thread): OpenBLAS is loaded by
+// default where it is installed.
 var _ backend.GEMM = (*Backend)(nil)
+
+// The GEMM libraries SetGEMM and XPMPI_GEMM name.
+const (
+	GEMMAuto     = "auto"     // OpenBLAS where it loads, else gonum
+	GEMMOpenBLAS = "openblas" // OpenBLAS, loaded at run time
+	GEMMGonum    = "gonum"    // gonum's pure-Go Dgemm and Sgemm
+)
+
+// OpenBLASLibrary is the file that GEMMAuto and GEMMOpenBLAS load with
+// dlopen (Debian's libopenblas0 package). XPMPI_OPENBLAS, if set, names
+// another file to load instead. Nothing of OpenBLAS is needed to build:
+// without it, or in a build without cgo, products use gonum.
+const OpenBLASLibrary = "libopenblas.so.0"
+
+// gemmLib is the choice of library for float products.
+var gemmLib struct {
+	once     sync.Once // reads XPMPI_GEMM at the first product
+	mu       sync.Mutex
+	openblas atomic.Bool  // use OpenBLAS
+	desc     string       // what GEMMLibrary says
+	threads  atomic.Int64 // OpenBLAS's thread count as last set
+}
+
+// openblasLib is OpenBLAS, loaded at most once.
+var openblasLib struct {
+	once   sync.Once
+	config string
+	err    error
+}
+
+func loadOpenBLAS() error {
+	openblasLib.once.Do(func() {
+		path := OpenBLASLibrary
+		if p := os.Getenv("XPMPI_OPENBLAS"); p != "" {
+			path = p
+		}
+		config, err := openblasLoad(path)
+		if err != nil {
+			openblasLib.err = fmt.Errorf("cpu: loading OpenBLAS (%s): %w", path, err)
+			return
+		}
+		openblasLib.config = fmt.Sprintf("openblas (%s: %s)", path, config)
+	})
+	return openblasLib.err
+}
+
+// initGEMM applies XPMPI_GEMM once: "auto" or unset (OpenBLAS where it
+// loads), "openblas" or "gonum". A library that cannot be used falls back
+// to gonum, and GEMMLibrary says why.
+func initGEMM() {
+	gemmLib.once.Do(func() {
+		v := os.Getenv("XPMPI_GEMM")
+		switch v {
+		case "", GEMMAuto, GEMMOpenBLAS, GEMMGonum:
+		default:
+			setGEMMLocked(GEMMAuto)
+			gemmLib.desc += fmt.Sprintf(" [XPMPI_GEMM=%q is not auto, openblas or gonum: ignored]", v)
+			return
+		}
+		if v == "" {
+			v = GEMMAuto
+		}
+		if err := setGEMMLocked(v); err != nil {
+			setGEMMLocked(GEMMGonum)
+			gemmLib.desc += fmt.Sprintf(" [XPMPI_GEMM=openblas, but %v]", err)
+		}
+	})
+}
+
+// SetGEMM chooses the library of the CPU backend's float products:
+// GEMMAuto, GEMMOpenBLAS or GEMMGonum. It overrides XPMPI_GEMM, and
+// returns an error, changing nothing, if OpenBLAS is asked for and cannot
+// be loaded. It is not collective: call it on every rank alike.
+func SetGEMM(name string) error {
+	initGEMM()
+	gemmLib.mu.Lock()
+	defer gemmLib.mu.Unlock()
+	return setGEMMLocked(name)
+}
+
+func setGEMMLocked(name string) error {
+	switch name {
+	case GEMMGonum:
+		gemmLib.openblas.Store(false)
+		gemmLib.desc = "gonum"
+	case GEMMOpenBLAS:
+		if err := loadOpenBLAS(); err != nil {
+			return err
+		}
+		gemmLib.openblas.Store(true)
+		gemmLib.desc = openblasLib.config
+	case GEMMAuto:
+		if err := loadOpenBLAS(); err != nil {
+			gemmLib.openblas.Store(false)
+			gemmLib.desc = fmt.Sprintf("gonum (OpenBLAS not loaded: %v)", errors.Unwrap(err))
+			return nil
+		}
+		gemmLib.openblas.Store(true)
+		gemmLib.desc = openblasLib.config
+	default:
+		panic(fmt.Sprintf("cpu: SetGEMM(%q): the libraries are %q, %q and %q", name, GEMMAuto, GEMMOpenBLAS, GEMMGonum))
+	}
+	return nil
+}
+
+// GEMMLibrary says which library the CPU backend's float products use:
+// "gonum", with the reason OpenBLAS is not used where it was looked for,
+// or "openblas" with the file and its build configuration. It is set by
+// XPMPI_GEMM (auto, openblas or gonum; auto when unset) at the first
+// product, or by SetGEMM.
+func GEMMLibrary() string {
+	initGEMM()
+	gemmLib.mu.Lock()
+	defer gemmLib.mu.Unlock()
+	return gemmLib.desc
+}
 
 // Gemm sets the m x n matrix c to a*b, or to c + a*b if accumulate (see
 // backend.GEMM).
@@ -52,6 +180,14 @@ func gemmFloat[T float32 | float64](c, a, b []T, m, n, k, lda, ldb, ldc int, acc
 		// first keeps NaNs in an uninitialized C from mattering in any
 		// implementation.
 		zeroRows(c, m, n, ldc)
+	}
+	initGEMM()
+	if gemmLib.openblas.Load() && max(m, n, k, lda, ldb, ldc) <= math.MaxInt32 {
+		if t := int64(backend.Threads()); gemmLib.threads.Swap(t) != t {
+			openblasThreads(int(t))
+		}
+		openblasGemm(c, a, b, m, n, k, lda, ldb, ldc, beta)
+		return
 	}
 	gemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 }

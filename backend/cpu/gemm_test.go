@@ -2,6 +2,9 @@ package cpu_test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -113,5 +116,50 @@ func TestGemmPanics(t *testing.T) {
 			}()
 			tc.call()
 		}()
+	}
+}
+
+// TestGemmLibraries runs the float products on gonum and, where it loads,
+// on OpenBLAS, and checks that GEMMLibrary says which.
+func TestGemmLibraries(t *testing.T) {
+	defer cpu.SetGEMM(cpu.GEMMAuto)
+	for _, lib := range []string{cpu.GEMMGonum, cpu.GEMMOpenBLAS} {
+		if err := cpu.SetGEMM(lib); err != nil {
+			t.Logf("%s: %v: not tested", lib, err)
+			continue
+		}
+		if got := cpu.GEMMLibrary(); !strings.HasPrefix(got, lib) {
+			t.Errorf("SetGEMM(%q): GEMMLibrary says %q", lib, got)
+		}
+		testGemm[float64](t)
+		testGemm[float32](t)
+	}
+}
+
+// TestGemmFallback checks, in child processes where OpenBLAS cannot be
+// found, that products fall back to gonum and that GEMMLibrary and SetGEMM
+// say why.
+func TestGemmFallback(t *testing.T) {
+	if os.Getenv("XPMPI_GEMM_CHILD") == "1" {
+		c := make([]float64, 4)
+		cpu.Default.Gemm(backend.Wrap(c).Buffer(), backend.Wrap([]float64{1, 2, 3, 4}).Buffer(), backend.Wrap([]float64{1, 0, 0, 1}).Buffer(), 2, 2, 2, 2, 2, 2, false)
+		fmt.Printf("library: %s\nproduct: %v\nSetGEMM: %v\n", cpu.GEMMLibrary(), c, cpu.SetGEMM(cpu.GEMMOpenBLAS))
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs the test binary twice")
+	}
+	for _, tc := range []struct{ env, want string }{
+		{"", "library: gonum (OpenBLAS not loaded: "},
+		{"openblas", "library: gonum [XPMPI_GEMM=openblas, but cpu: loading OpenBLAS (/nonexistent/libopenblas.so.0): "},
+		{"bogus", `is not auto, openblas or gonum: ignored]`},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestGemmFallback$")
+		cmd.Env = append(os.Environ(), "XPMPI_GEMM_CHILD=1", "XPMPI_OPENBLAS=/nonexistent/libopenblas.so.0", "XPMPI_GEMM="+tc.env)
+		out, err := cmd.CombinedOutput()
+		s := string(out)
+		if err != nil || !strings.Contains(s, tc.want) || !strings.Contains(s, "product: [1 2 3 4]") || !strings.Contains(s, "SetGEMM: cpu: loading OpenBLAS") {
+			t.Errorf("XPMPI_GEMM=%q: %v\n%s\nwant %q", tc.env, err, s, tc.want)
+		}
 	}
 }

@@ -172,14 +172,12 @@ func gemmFloat[T float32 | float64](c, a, b []T, m, n, k, lda, ldb, ldc int, acc
 		}
 		return
 	}
+	// With beta 0, BLAS sets C without reading it (gonum and OpenBLAS
+	// alike: a NaN in C does not survive; TestGemmNaN): no clearing pass,
+	// which cost 7% of a 2048 x 2048 product in the bench's profile.
 	var beta T
 	if accumulate {
 		beta = 1
-	} else {
-		// BLAS reads C even when beta is 0 only to scale it; clearing it
-		// first keeps NaNs in an uninitialized C from mattering in any
-		// implementation.
-		zeroRows(c, m, n, ldc)
 	}
 	initGEMM()
 	if gemmLib.openblas.Load() && max(m, n, k, lda, ldb, ldc) <= math.MaxInt32 {

@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -160,6 +161,35 @@ func TestGemmFallback(t *testing.T) {
 		s := string(out)
 		if err != nil || !strings.Contains(s, tc.want) || !strings.Contains(s, "product: [1 2 3 4]") || !strings.Contains(s, "SetGEMM: cpu: loading OpenBLAS") {
 			t.Errorf("XPMPI_GEMM=%q: %v\n%s\nwant %q", tc.env, err, s, tc.want)
+		}
+	}
+}
+
+// TestGemmNaN checks that a product that does not accumulate overwrites C:
+// NaNs there do not survive, on either library.
+func TestGemmNaN(t *testing.T) {
+	defer cpu.SetGEMM(cpu.GEMMAuto)
+	for _, lib := range []string{cpu.GEMMGonum, cpu.GEMMOpenBLAS} {
+		if err := cpu.SetGEMM(lib); err != nil {
+			continue
+		}
+		for _, n := range []int{2, 67} {
+			a, b, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+			c32 := make([]float32, n*n)
+			for i := range a {
+				a[i], b[i], c[i], c32[i] = 1, 2, math.NaN(), float32(math.NaN())
+			}
+			cpu.Default.Gemm(backend.Wrap(c).Buffer(), backend.Wrap(a).Buffer(), backend.Wrap(b).Buffer(), n, n, n, n, n, n, false)
+			a32, b32 := make([]float32, n*n), make([]float32, n*n)
+			for i := range a32 {
+				a32[i], b32[i] = 1, 2
+			}
+			cpu.Default.Gemm(backend.Wrap(c32).Buffer(), backend.Wrap(a32).Buffer(), backend.Wrap(b32).Buffer(), n, n, n, n, n, n, false)
+			for i := range c {
+				if c[i] != float64(2*n) || c32[i] != float32(2*n) {
+					t.Fatalf("%s, n=%d: c[%d] = %v, %v, want %d", lib, n, i, c[i], c32[i], 2*n)
+				}
+			}
 		}
 	}
 }

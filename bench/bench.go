@@ -23,7 +23,7 @@ import (
 var ErrNeedsMPI = errors.New("xpmpi bench needs the mpi build (go build -tags mpi) and the reference library (scripts/bench.sh builds both)")
 
 // RefBuildCommand builds the reference library, from the repository root.
-const RefBuildCommand = "mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c"
+const RefBuildCommand = "mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas"
 
 // Params are the arguments of a reference function; they mirror xpref_params of bench/ref/xpref.h.
 type Params struct {
@@ -302,7 +302,7 @@ type Options struct {
 }
 
 // benchIDs are the workloads the bench runs, in order.
-var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", "W10"}
+var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", matmulID, "W10"}
 
 // parseOnly returns the workloads --only names (all for ""), in the
 // bench's order.

@@ -32,6 +32,7 @@ type benchSizes struct {
 	FileN                int // W7: global elements written and read
 	KeplerN              int // W10: Kepler equations in all
 	ODEN                 int // W10: oscillators in all
+	MatMulN              int // W9: the side of the square matrices
 }
 
 // sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
@@ -47,6 +48,7 @@ func sizesFor(small bool) benchSizes {
 		FileN:   1 << 26,
 		KeplerN: 1000000,
 		ODEN:    100000,
+		MatMulN: 2048,
 	}
 	if small {
 		s.TriadN, s.DotN, s.SortN = s.TriadN/64, s.DotN/64, s.SortN/64
@@ -56,6 +58,7 @@ func sizesFor(small bool) benchSizes {
 		s.FileN /= 64
 		s.KeplerN /= 64
 		s.ODEN /= 64
+		s.MatMulN /= 4 // 1/64 of the flops
 	}
 	return s
 }
@@ -109,6 +112,8 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		}
 		more, err := e.benchRK45()
 		return append(rows, more...), err
+	case matmulID:
+		return e.benchMatMul()
 	}
 	return nil, fmt.Errorf("bench: no workload %s", id)
 }

@@ -42,7 +42,7 @@ scripts/setup.sh || exit 1
 mkdir -p bin build
 say "go build -tags mpi -o bin/xpmpi ./cmd/xpmpi"
 go build -tags mpi -o bin/xpmpi ./cmd/xpmpi || exit 1
-ref_cmd=(mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c)
+ref_cmd=(mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas)
 say "${ref_cmd[*]}"
 "${ref_cmd[@]}" || exit 1
 # Both sides must use one MPI library (the bench refuses otherwise). A Go

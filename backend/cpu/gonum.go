@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
@@ -13,7 +14,7 @@ import (
 // NaN). Both round a*x[i] before adding y[i].
 func axpy64(a float64, x, y []float64) {
 	if useVector && len(y) >= 8 {
-		i := axpyAVX2(a, &x[0], &y[0], len(y))
+		i := vec.AxpyAVX2(a, &x[0], &y[0], len(y))
 		x, y = x[i:len(y)], y[i:]
 		for j := range y {
 			y[j] += a * x[j]

@@ -5,22 +5,23 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 )
 
 // The vector kernels.
 //
 // The float64 stencils (Jacobi5, Laplace5), Axpy and Axpby have AVX2
 // kernels, written in assembly generated with avo (backend/cpu/asmgen, a
-// module of its own; vector_amd64.s), used where the processor has AVX2
+// module of its own; package internal/vec), used where the processor has AVX2
 // (checked once with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
 // compute, lane by lane, exactly what the Go loops compute, in the same
 // order and without fused multiply-add, so both paths give the same bits
 // (the tests compare them). A build with -tags purego, or off amd64, has
 // the Go loops only.
 
-// useVector says whether the AVX2 kernels run: hasAVX2, unless the
+// useVector says whether the AVX2 kernels run: vec.HasAVX2, unless the
 // environment turns them off. Tests switch it with SetVector.
-var useVector = hasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
+var useVector = vec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
 
 // Vector reports whether the CPU backend's AVX2 kernels are in use.
 func Vector() bool { return useVector }
@@ -31,7 +32,7 @@ func Vector() bool { return useVector }
 // operations run.
 func SetVector(on bool) bool {
 	prev := useVector
-	useVector = on && hasAVX2
+	useVector = on && vec.HasAVX2
 	return prev
 }
 

@@ -1,9 +1,12 @@
-// Command asmgen writes the CPU backend's AVX2 kernels (vector_amd64.s)
-// and their Go declarations (vector_stubs_amd64.go) with avo. It is a
-// module of its own so that avo is not a dependency of xpmpi; run it from
-// this directory:
+// Command asmgen writes the CPU backend's AVX2 kernels (package
+// backend/cpu/internal/vec: vec_amd64.s) and their Go declarations
+// (vec_stubs_amd64.go) with avo. It is a module of its own so that avo is
+// not a dependency of xpmpi; run it from this directory:
 //
-//	go run . -out ../vector_amd64.s -stubs ../vector_stubs_amd64.go -pkg cpu
+//	go run . -out ../internal/vec/vec_amd64.s -stubs ../internal/vec/vec_stubs_amd64.go -pkg vec
+//
+// The kernels live in a package of their own because package cpu uses cgo
+// (OpenBLAS), and a cgo package cannot hold Go assembly.
 //
 // The kernels do exactly the arithmetic of the Go loops they stand in for,
 // lane by lane, in the same order and with no fused multiply-add, so the
@@ -83,8 +86,8 @@ func at(base Register, idx GPVirtual, k int) Mem {
 // jacobiRow: out[j] = 0.25 * (up[j] + down[j] + left[j] + right[j]),
 // the additions from the left, as jacobiRows computes it.
 func jacobiRow() {
-	TEXT("jacobiRowAVX2", NOSPLIT, "func(out, up, down, left, right *float64, n int) int")
-	Doc("jacobiRowAVX2 does jacobiRows' arithmetic for the first n&^7 points of a row and returns how many it did.")
+	TEXT("JacobiRowAVX2", NOSPLIT, "func(out, up, down, left, right *float64, n int) int")
+	Doc("JacobiRowAVX2 does the arithmetic of package cpu's jacobiRows for the first n&^7 points of a row and returns how many it did.")
 	out, up, down := Load(Param("out"), GP64()), Load(Param("up"), GP64()), Load(Param("down"), GP64())
 	left, right := Load(Param("left"), GP64()), Load(Param("right"), GP64())
 	n := Load(Param("n"), GP64())
@@ -108,8 +111,8 @@ func jacobiRow() {
 // laplaceRow: out[j] = 4*mid[j] - up[j] - down[j] - left[j] - right[j],
 // subtracted from the left, as laplaceRows computes it.
 func laplaceRow() {
-	TEXT("laplaceRowAVX2", NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) int")
-	Doc("laplaceRowAVX2 does laplaceRows' arithmetic for the first n&^7 points of a row and returns how many it did.")
+	TEXT("LaplaceRowAVX2", NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) int")
+	Doc("LaplaceRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^7 points of a row and returns how many it did.")
 	out, mid := Load(Param("out"), GP64()), Load(Param("mid"), GP64())
 	up, down := Load(Param("up"), GP64()), Load(Param("down"), GP64())
 	left, right := Load(Param("left"), GP64()), Load(Param("right"), GP64())
@@ -133,8 +136,8 @@ func laplaceRow() {
 
 // axpyRow: y[j] = a*x[j] + y[j], the product rounded before the sum.
 func axpyRow() {
-	TEXT("axpyAVX2", NOSPLIT, "func(a float64, x, y *float64, n int) int")
-	Doc("axpyAVX2 sets y[j] = a*x[j] + y[j] for the first n&^7 elements and returns how many it did.")
+	TEXT("AxpyAVX2", NOSPLIT, "func(a float64, x, y *float64, n int) int")
+	Doc("AxpyAVX2 sets y[j] = a*x[j] + y[j] for the first n&^7 elements and returns how many it did.")
 	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
 	n := Load(Param("n"), GP64())
 	av := YMM()
@@ -151,8 +154,8 @@ func axpyRow() {
 
 // axpbyRow: y[j] = a*x[j] + b*y[j], each product rounded, then the sum.
 func axpbyRow() {
-	TEXT("axpbyAVX2", NOSPLIT, "func(a float64, x *float64, b float64, y *float64, n int) int")
-	Doc("axpbyAVX2 sets y[j] = a*x[j] + b*y[j] for the first n&^7 elements and returns how many it did.")
+	TEXT("AxpbyAVX2", NOSPLIT, "func(a float64, x *float64, b float64, y *float64, n int) int")
+	Doc("AxpbyAVX2 sets y[j] = a*x[j] + b*y[j] for the first n&^7 elements and returns how many it did.")
 	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
 	n := Load(Param("n"), GP64())
 	av, bv := YMM(), YMM()

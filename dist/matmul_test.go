@@ -191,12 +191,6 @@ func testMatMul[T backend.Element](t *testing.T, c mpi.Comm, methods []dist.MatM
 	}
 }
 
-func at[T any](s []T, i int) any {
-	if i < 0 || i >= len(s) {
-		return "none"
-	}
-	return s[i]
-}
 
 func wantMatMulLayout(a, b dist.Layout, m, n, p int) dist.Layout {
 	switch {

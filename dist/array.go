@@ -270,6 +270,11 @@ func (a *Array[T]) Copy() (*Array[T], error) {
 	return b, nil
 }
 
+// Synchronize waits until the work queued on the block's device (by
+// every operation before it on this rank) is done: for timing. It returns
+// the device's error, if any. It is not collective.
+func (a *Array[T]) Synchronize() error { return backend.Synchronize(a.local) }
+
 // Free releases the local block (with its ghost layers and their
 // exchange buffers). No exchange may be in flight. It is not collective.
 func (a *Array[T]) Free() {

@@ -6,18 +6,6 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 )
 
-// The stencils apply a fixed pattern of neighbours to every element of a
-// block, reading src's ghost layers where the pattern crosses the block's
-// edges along the split axis. They do not communicate: every rank calls
-// them, each on its own block, after src's ghosts are exchanged
-// (src.Exchange) or, at the ends of a non-periodic array, set as boundary
-// values (FillBoundary). Along the split axis every element of the block is
-// updated; along the other axes the first and last index are boundary
-// values, left as they are. src and dst are arrays of one layout, split
-// along axis 0, both made with Ghosts of width 1 or more (dst's ghosts are
-// never written, but the backends' stencils work on grids of src's
-// ghosted shape); they must not be the same array.
-
 // stencilViews returns the views of dst's and src's ghosted storage with
 // halo indices of the split axis on each side of the block, and the view's
 // rows and the elements per row; ok is false for an empty block.
@@ -49,9 +37,20 @@ func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims i
 // Jacobi5 sets every element of dst's block of a 2-D array to the average
 // of src's four neighbours of it, 0.25*(up + down + left + right), with the
 // backend's stencils (backend.Jacobi5): one Jacobi sweep for the heat
-// equation. The first and last column of dst are left as they are. See
-// the stencils' conventions above (ghosts of width 1 or more, src
-// exchanged first); it does not communicate.
+// equation.
+//
+// The stencils (Jacobi5, Laplace5, Stencil9, Stencil7, ApplyStencil) apply
+// a fixed pattern of neighbours to every element of a block, reading src's
+// ghost layers where the pattern crosses the block's edges along the split
+// axis. They do not communicate: every rank calls them, each on its own
+// block, after src's ghosts are exchanged (src.Exchange) or, at the ends
+// of a non-periodic array, set as boundary values (FillBoundary). Along the
+// split axis every element of the block is updated; along the other axes
+// the first and last index are boundary values, left as they are. src and
+// dst are arrays of one layout, split along axis 0, both made with Ghosts
+// of width 1 or more (dst's ghosts are never written, but the backends'
+// stencils work on grids of src's ghosted shape); they must not be the same
+// array. Arguments that break these rules panic.
 func Jacobi5[T backend.Float](dst, src *Array[T]) {
 	if dv, sv, rows, cols, ok := stencilViews("Jacobi5", dst, src, 1, 2); ok {
 		backend.Jacobi5(dv, sv, rows, cols)
@@ -61,8 +60,8 @@ func Jacobi5[T backend.Float](dst, src *Array[T]) {
 // Laplace5 sets every element of dst's block of a 2-D array to the 5-point
 // Laplacian of src with the sign that makes it positive definite,
 // 4*centre - up - down - left - right, with the backend's stencils
-// (backend.Laplace5). The first and last column of dst are left as they
-// are. See the stencils' conventions above; it does not communicate.
+// (backend.Laplace5), with the conventions of Jacobi5: src's ghosts
+// exchanged first, the first and last column left as they are.
 func Laplace5[T backend.Float](dst, src *Array[T]) {
 	if dv, sv, rows, cols, ok := stencilViews("Laplace5", dst, src, 1, 2); ok {
 		backend.Laplace5(dv, sv, rows, cols)
@@ -71,8 +70,8 @@ func Laplace5[T backend.Float](dst, src *Array[T]) {
 
 // Stencil9 sets every element (i, j) of dst's block of a 2-D array to
 // the sum over a, b in 0, 1, 2 of w[a][b]*src[i+a-1][j+b-1], in that order
-// (a, then b). The first and last column of dst are left as they are. See
-// the stencils' conventions above; it does not communicate.
+// (a, then b), with the conventions of Jacobi5: src's ghosts exchanged
+// first, the first and last column left as they are.
 //
 // It runs on the block's device where the backend has weighted stencils
 // (backend.WeightedStencils: the CPU backend and the fake device); on
@@ -93,9 +92,9 @@ func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
 //	w[3]*src[i][j-1][k] + w[4]*src[i][j+1][k] +
 //	w[5]*src[i][j][k-1] + w[6]*src[i][j][k+1]
 //
-// summed in that order. Elements whose index along axis 1 or 2 is the
-// first or the last are left as they are. See the stencils' conventions
-// above; it does not communicate. It runs on the device, or through the
+// summed in that order, with the conventions of Jacobi5: src's ghosts
+// exchanged first, the elements whose index along axis 1 or 2 is the first
+// or the last left as they are. It runs on the device, or through the
 // host, as Stencil9 does.
 func Stencil7[T backend.Float](dst, src *Array[T], w [7]T) error {
 	dv, sv, rows, _, ok := stencilViews("Stencil7", dst, src, 1, 3)
@@ -135,8 +134,8 @@ func weighted[T backend.Float](dv, sv *backend.Array[T], f func(d, s *backend.Ar
 // plus 2*halo and cols the number of elements per index of the split axis
 // (the product of the other dimensions), and must write only the rows
 // [halo, rows-halo) of dst, its block. Both arrays need Ghosts of width halo
-// or more. f is not called for an empty block; its error is returned. See
-// the stencils' conventions above: it does not communicate.
+// or more. f is not called for an empty block; its error is returned. It
+// does not communicate: exchange src's ghosts first (see Jacobi5).
 //
 // The views are on the blocks' device; the kernels of package kernels run
 // there:

@@ -1,21 +1,66 @@
 // Package dist holds xpmpi's distributed arrays: an N-dimensional Array[T]
 // whose global shape is divided among the ranks of an MPI communicator by a
-// Layout, each rank holding one contiguous block of the split axis on its
-// backend (CPU or CUDA).
+// Layout, each rank holding one block on its backend (CPU or CUDA).
 //
-// Blocks are contiguous and in rank order: for n indices over p ranks, the
-// first n%p ranks hold n/p+1 and the others n/p. A rank with no elements is
-// legal everywhere. An array can also be replicated: every rank holds all of
-// it.
+// A layout splits one axis (the default) or several over a process grid,
+// or replicates the array. Split on one axis, blocks are contiguous and in
+// rank order: for n indices over p ranks, the first n%p ranks hold n/p+1
+// and the others n/p. A rank with no elements is legal everywhere. On a
+// process grid, as PETSc's DMDA has (NewGridLayout, NewGridLayoutCounts,
+// or the ProcessGrid and GridBlockSizes options; ProcessGrid(0, 0) lets
+// mpi.DimsCreate choose the grid), ranks are in row-major order over the
+// grid, each holding one box of the global index space (Layout.Block,
+// Layout.Coords, Layout.Neighbor), and the layout's Axis is Grid.
+// Creation, elementwise operations, reductions, Get/Set, Gather/Scatter,
+// Save/Load and Redistribute work on grids; axis reductions redistribute
+// first; Sort and ghost layers refuse them.
 //
-// Creation (Zeros, Full, Arange, Linspace, FromFunc, Scatter), elementwise
-// operations (Add, Mul, AddScalar, Axpy, Map, ...), reductions over all
-// elements or along one axis (Sum, Dot, Norm, Min, Max, Argmin, Argmax,
-// SumAxis, ...), Gather and Allgather, halo exchange (Halo) and
-// redistribution (Redistribute, Resplit) are collective: every rank of the
-// communicator calls them, in the same order, with arrays of the same
-// layout. Elementwise operations need no communication; the reductions
-// agree on one result on every rank.
+// Creation (Zeros, Full, Arange, Linspace, FromFunc, Scatter, FromLocal),
+// elementwise operations (Add, Mul, AddScalar, Axpy, Axpby, Map, ...),
+// reductions over all elements or along one axis (Sum, Dot, Norm, Min, Max,
+// Argmin, Argmax, SumAxis, ...), Gather and Allgather, and redistribution
+// (Redistribute, Resplit, between any two layouts) are collective: every
+// rank of the communicator calls them, in the same order, with arrays of
+// the same layout. Elementwise operations need no communication; the
+// reductions agree on one result on every rank. SumExact, DotExact and
+// NormExact give the same bits at any rank count.
+//
+// Elementwise math: Exp, Log, Sqrt, Sin, Cos, Tanh, Floor, Pow, PowScalar
+// (float32, float64), Abs and Clip (every element type) follow NumPy's
+// results, special values included (log(0) = -Inf, sqrt(-1) = NaN,
+// pow(0, -1) = +Inf, exp(1000) = +Inf, Clip of NaN = NaN, lo > hi gives
+// hi); they run on the block's device through backend.Math and are not
+// collective. Accuracy bounds against NumPy are in math.go.
+//
+// Statistics (Mean, Var, Std, Prod, Any, All, Histogram, HistogramAuto,
+// MeanAxis, VarAxis, StdAxis) follow NumPy's definitions and give every
+// rank the same bits: each rank's partial results are gathered and
+// combined in rank order (variances by Chan's formula, stable for a large
+// mean). Cumsum and Cumprod along any axis return an array of the same
+// layout; along the split axis each rank starts from an exclusive scan of
+// the earlier ranks' block totals.
+//
+// Slicing by global index ranges (Slice, SetSlice, SetSliceScalar, with
+// NumPy's start:stop:step rules as Range), Reshape, Transpose of 2-D
+// arrays and Concatenate along any axis move elements in one all-to-all of
+// the parts each rank needs, packed on the device for device blocks;
+// Broadcast applies an elementwise operation with a replicated operand
+// broadcast by NumPy's rules (a row vector, a column, a scalar-shaped
+// array) without communication.
+//
+// MatMul multiplies 2-D arrays (a split by rows or replicated; b
+// replicated, or split, its blocks passed around a ring of the ranks or
+// allgathered: MatMulWithOptions) and MatVec multiplies by a vector, on
+// the arrays' device where the backend implements backend.GEMM, else on
+// recorded host copies.
+//
+// Arrays with ghost layers along split axis 0 (the Ghosts and Periodic
+// options) fill them with Exchange, or Start and Finish to overlap the
+// exchange with work; FillBoundary sets the ghosts outside the array.
+// Stencils read the ghosts and write the owned block: Jacobi5, Laplace5,
+// Stencil9 (2-D), Stencil7 (3-D) and ApplyStencil (a kernel of the
+// caller's); they do not communicate, so exchange first. Halo is the older
+// ghosted block for an array split along a later axis.
 //
 // Random arrays (Uniform, Normal, UniformInts) draw element g from
 // (seed, stream g, draw), so they are the same bit for bit at any rank
@@ -23,14 +68,17 @@
 // arrays with a sample sort and return the even block layout.
 //
 // Save and Load write and read NumPy .npy files, each rank its own block
-// (MPI-IO under -tags mpi), and load on any number of ranks and any split
-// axis. SaveCheckpoint writes several arrays, a manifest and CRC-32C
-// checksums under a temporary name and renames it into place, so a crash
-// leaves the previous checkpoint loadable; OpenCheckpoint and LoadArray
-// verify everything they read.
+// (pread and pwrite on one node, MPI-IO across nodes under -tags mpi), and
+// load on any number of ranks and any layout; LoadInto reads into an
+// existing array. SaveCheckpoint writes several arrays, a manifest and
+// CRC-32C checksums under a temporary name and renames it into place, so a
+// crash leaves the previous checkpoint loadable; OpenCheckpoint and
+// LoadArray verify everything they read.
 //
-// Halo blocks on a device exchange through package staging: MPI gets the
-// device memory when it is CUDA-aware, and pinned host copies otherwise.
+// Blocks on a device go to MPI through package staging (ghost exchange,
+// Gather, Scatter, Redistribute, slicing, Sort, MatMul's ring): MPI gets
+// the device memory when it is CUDA-aware, and pinned host copies
+// otherwise.
 //
 // A program runs the same on one process (the default build's stand-in
 // communicator) and under mpirun (built with -tags mpi):

@@ -15,6 +15,16 @@
 // MPI_COMM_WORLD. That needs the mpi build (go build -tags mpi); in the
 // default build Run and OpenReference return ErrNeedsMPI.
 //
+// `xpmpi bench --peers FILE` adds the figures of programs run separately at
+// the same rank count and sizes (ReadPeers, Report.AddPeers): W6 as a
+// standalone C program at MPI_THREAD_SINGLE (bench/ref/w6.c) and W2-W6 in
+// NumPy + mpi4py (bench/peers/mpi4py_w2_w5.py), as columns beside the
+// reference, their checksums compared with xpmpi's like the reference's.
+//
+// Calibrate and Model are the scaling model of docs/SCALING.md: link costs
+// fitted to a ping-pong and compute costs per point measured here predict
+// W3 and W4 at up to 1,024 ranks on a stated machine (`xpmpi model`).
+//
 // A program runs the bench on every rank and prints the report on one:
 //
 //	rep, err := bench.Run(world, bench.Options{Reps: 5, Only: "W3,W4"})

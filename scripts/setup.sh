@@ -27,7 +27,7 @@ say() { printf 'setup: %s\n' "$*"; }
 #                        libopenblas.so.0 at run time where present
 #   libfftw3-dev         FFTW: the bench's C reference of the 2-D FFT
 #   petsc-dev            PETSc, only once the petsc package exists (tag petsc)
-want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy iproute2 libopenblas-dev libfftw3-dev)
+want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy python3-mpi4py iproute2 libopenblas-dev libfftw3-dev)
 if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
 fi

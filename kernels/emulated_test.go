@@ -216,7 +216,7 @@ func TestEmulatedLaunch(t *testing.T) {
 	lib := filepath.Join(dir, "libcuda.so.1")
 	start := time.Now()
 	cmd := exec.Command(gxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
-		"-ffp-contract=off", "-fno-strict-aliasing", "-I", dir, "-o", lib, fake)
+		"-ffp-contract=off", "-fno-strict-aliasing", "-I", dir, "-I", filepath.Join(root, "backend", "cuda"), "-o", lib, fake)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the fake driver: %v\n%s\n%s", err, out, tu.String())
 	}

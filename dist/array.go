@@ -32,6 +32,7 @@ type options struct {
 	axis    int
 	counts  []int
 	backend backend.Backend
+	convert bool // Load: convert another element type (Convert)
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on

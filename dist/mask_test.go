@@ -6,10 +6,12 @@ package dist_test
 // between host and device that each makes.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -43,6 +45,11 @@ type typesFixture struct {
 		From string
 		X    []string
 		To   map[string][]string
+	}
+	Convert []struct {
+		File  string
+		Shape []int
+		To    map[string][]string
 	}
 }
 
@@ -192,7 +199,6 @@ func checkCopies(t *testing.T, c mpi.Comm, what string, w transfers, f func() er
 	mpitest.Check(t, c, g.toHost == w.toHost && g.toDevice == w.toDevice && g.toHostBytes == w.toHostBytes && g.toDeviceBytes == w.toDeviceBytes,
 		"%s: recorded %+v, want %+v", what, g, w)
 }
-
 
 // TestCompare checks the six comparisons, array-array and array-scalar,
 // against NumPy (NaN compares false except in not_equal), on every
@@ -422,4 +428,77 @@ func astypeTo[S, D backend.Element](t *testing.T, c mpi.Comm, x *dist.Array[S], 
 	mpitest.Check(t, c, err == nil && sameValues(g, want) && y.Device() == x.Device() && y.Layout().Equal(x.Layout()),
 		"%s: %v (%v), want %v", what, g, err, want)
 	y.Free()
+}
+
+// TestNPYSmallInts loads the .npy files NumPy wrote of int8, int16, uint8
+// and uint16 arrays on every split axis, and checks that Save writes them
+// back byte for byte.
+func TestNPYSmallInts(t *testing.T) {
+	c := mpitest.World(t)
+	dir := mpitest.TempDir(t, c)
+	npySmall(t, c, dir, "int8", []int8{-128, -1, 0, 1, 127, 5})
+	npySmall(t, c, dir, "int16", []int16{-32768, -1, 0, 1, 32767, 300})
+	npySmall(t, c, dir, "uint8", []uint8{0, 1, 127, 128, 255, 7})
+	npySmall(t, c, dir, "uint16", []uint16{0, 1, 32767, 32768, 65535, 300})
+}
+
+func npySmall[T backend.Element](t *testing.T, c mpi.Comm, dir, name string, want []T) {
+	file := npyTestdata("types_" + name + ".npy")
+	for _, axis := range []int{dist.Replicated, 0, 1} {
+		x, err := dist.Load[T](c, file, dist.SplitAxis(axis))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		npyCheck(t, x, []int{2, 3}, axis, want, file)
+		out := filepath.Join(dir, name+".npy")
+		if err := dist.Save(x, out); err != nil {
+			t.Fatal(err)
+		}
+		x.Free()
+		same := true
+		if c.Rank() == 0 {
+			a, err1 := os.ReadFile(file)
+			b, err2 := os.ReadFile(out)
+			same = err1 == nil && err2 == nil && bytes.Equal(a, b)
+		}
+		mpitest.Check(t, c, same, "%s split on %d: Save wrote other bytes than NumPy", name, axis)
+	}
+}
+
+// TestNPYConvert loads files of one element type as every other with
+// Convert, against NumPy's astype, and checks that without it the load
+// is refused with both types named.
+func TestNPYConvert(t *testing.T) {
+	c := mpitest.World(t)
+	for _, cs := range typesData(t).Convert {
+		file := npyTestdata(cs.File)
+		for _, axis := range []int{0, 1, dist.Replicated} {
+			what := fmt.Sprintf("%s on axis %d", cs.File, axis)
+			npyConvert[float32](t, c, file, axis, cs.Shape, cs.To["float32"], what)
+			npyConvert[float64](t, c, file, axis, cs.Shape, cs.To["float64"], what)
+			npyConvert[int8](t, c, file, axis, cs.Shape, cs.To["int8"], what)
+			npyConvert[int16](t, c, file, axis, cs.Shape, cs.To["int16"], what)
+			npyConvert[int32](t, c, file, axis, cs.Shape, cs.To["int32"], what)
+			npyConvert[int64](t, c, file, axis, cs.Shape, cs.To["int64"], what)
+			npyConvert[uint8](t, c, file, axis, cs.Shape, cs.To["uint8"], what)
+			npyConvert[uint16](t, c, file, axis, cs.Shape, cs.To["uint16"], what)
+			npyConvert[uint32](t, c, file, axis, cs.Shape, cs.To["uint32"], what)
+			npyConvert[uint64](t, c, file, axis, cs.Shape, cs.To["uint64"], what)
+		}
+	}
+	_, err := dist.Load[uint8](c, npyTestdata("types_int16.npy"))
+	npyErrorEverywhere(t, c, err, "holds int16 (<i2), not uint8 (|u1); pass dist.Convert()")
+}
+
+func npyConvert[T backend.Element](t *testing.T, c mpi.Comm, file string, axis int, shape []int, wantS []string, what string) {
+	t.Helper()
+	want := parseAll[T](t, wantS)
+	x, err := dist.Load[T](c, file, dist.SplitAxis(axis), dist.Convert())
+	if err != nil {
+		t.Fatalf("%s as %T: %v", what, want, err)
+	}
+	defer x.Free()
+	g, err := dist.Allgather(x)
+	l := dist.NewLayout(shape, axis, c.Size())
+	mpitest.Check(t, c, err == nil && sameValues(g, want) && x.Layout().Equal(l), "%s as %T: %v (%v) as %v, want %v as %v", what, want, g, err, x.Layout(), want, l)
 }

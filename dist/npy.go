@@ -305,6 +305,11 @@ func asBytes[T backend.Element](s []T) []byte {
 // then gathers). A file that is not a .npy file of T, a truncated file, a
 // 0-dimensional array, or a split axis the array does not have, is the
 // same error on every rank.
+//
+// A file of another element type than T is an error that names both,
+// unless opts include Convert: the file is then loaded as its own type
+// and converted to T as Astype converts (in a second array, on the same
+// backend).
 func Load[T backend.Element](c mpi.Comm, path string, opts ...Option) (*Array[T], error) {
 	a, _, err := load[T](c, path, nil, opts)
 	if err != nil {
@@ -365,7 +370,11 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		shape[i] = int(hdr[4+i])
 	}
 	if dt != want {
-		return nil, 0, fmt.Errorf("the file holds %v (%s), not %v", dt, npy.Descr(dt), want)
+		if o.convert && exp == nil {
+			a, err := loadConverted[T](c, path, dt, opts)
+			return a, 0, err
+		}
+		return nil, 0, fmt.Errorf("the file holds %v (%s), not %v (%s); pass dist.Convert() to convert it", dt, npy.Descr(dt), want, npy.Descr(want))
 	}
 	if len(shape) == 0 {
 		return nil, 0, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
@@ -479,4 +488,45 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 		return nil, 0, err
 	}
 	return a, s, nil
+}
+
+// Convert, an option of Load, converts a file whose element type is not
+// the requested one, by the rules of Astype, instead of refusing it.
+func Convert() Option { return func(o *options) { o.convert = true } }
+
+// loadConverted loads the file at path, of element type dt, and returns it
+// converted to T.
+func loadConverted[T backend.Element](c mpi.Comm, path string, dt backend.DType, opts []Option) (*Array[T], error) {
+	switch dt {
+	case backend.Float32:
+		return loadAs[T, float32](c, path, opts)
+	case backend.Float64:
+		return loadAs[T, float64](c, path, opts)
+	case backend.Int32:
+		return loadAs[T, int32](c, path, opts)
+	case backend.Int64:
+		return loadAs[T, int64](c, path, opts)
+	case backend.Uint32:
+		return loadAs[T, uint32](c, path, opts)
+	case backend.Uint64:
+		return loadAs[T, uint64](c, path, opts)
+	case backend.Int8:
+		return loadAs[T, int8](c, path, opts)
+	case backend.Int16:
+		return loadAs[T, int16](c, path, opts)
+	case backend.Uint8:
+		return loadAs[T, uint8](c, path, opts)
+	case backend.Uint16:
+		return loadAs[T, uint16](c, path, opts)
+	}
+	return nil, fmt.Errorf("the file holds %v", dt)
+}
+
+func loadAs[T, S backend.Element](c mpi.Comm, path string, opts []Option) (*Array[T], error) {
+	x, _, err := load[S](c, path, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Free()
+	return Astype[T](x)
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes types.json: NumPy's results for dist's comparisons, Compact and
-Astype (mask_test.go and astype_test.go read it).
+"""Writes types.json: NumPy's results for dist's comparisons, Compact,
+Astype and Load with Convert (mask_test.go and npy_test.go read it), and
+types_<type>.npy: .npy files of the 8- and 16-bit integer types.
 
-Run with NumPy 1.24 on x86-64: /usr/bin/python3 gen_types.py > types.json
+Run in this directory with NumPy 1.24 on x86-64:
+/usr/bin/python3 gen_types.py > types.json
 
 Every number is written as a string (Python's repr for floats: "nan",
 "inf", "-0.0"; decimal for integers), so that NaN, infinities, -0 and
@@ -131,5 +133,15 @@ for src, vals in [("float64", floats), ("float32", floats), ("int64", ints), ("u
             out[to] = strs(got)
     astype.append({"from": src, "x": strs(x), "to": out})
 
-json.dump({"compare": compare, "compact": compact, "astype": astype}, sys.stdout, indent=None, separators=(",", ":"))
+# ---- .npy files of the 8- and 16-bit types, and Load with Convert ----
+small = {"int8": [-128, -1, 0, 1, 127, 5], "int16": [-32768, -1, 0, 1, 32767, 300],
+         "uint8": [0, 1, 127, 128, 255, 7], "uint16": [0, 1, 32767, 32768, 65535, 300]}
+for name, v in small.items():
+    np.save(f"types_{name}.npy", np.array(v, dtype=name).reshape(2, 3))
+convert = []
+for f in ["numpy_f8_3x4.npy", "types_int16.npy", "types_uint8.npy", "types_int8.npy"]:
+    a = np.load(f)
+    convert.append({"file": f, "shape": list(a.shape), "to": {to: strs(a.astype(to).ravel()) for to in TYPES}})
+
+json.dump({"compare": compare, "compact": compact, "astype": astype, "convert": convert}, sys.stdout, indent=None, separators=(",", ":"))
 sys.stdout.write("\n")

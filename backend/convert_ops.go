@@ -58,9 +58,6 @@ type Converter interface {
 	// order, to the start of dst (at least as long as their count), and
 	// returns their count. It waits for the work queued before it.
 	Compress(dst, x, mask Buffer) int
-	// CountNonzero returns the number of nonzero elements of mask. It
-	// waits for the work queued before it.
-	CountNonzero(mask Buffer) int
 	// Convert sets dst[i] to src[i] converted to dst's type by the rules
 	// of ConvertValue; dst and src have one length and may have any two
 	// element types.

@@ -23,7 +23,7 @@ import (
 var ErrNeedsMPI = errors.New("xpmpi bench needs the mpi build (go build -tags mpi) and the reference library (scripts/bench.sh builds both)")
 
 // RefBuildCommand builds the reference library, from the repository root.
-const RefBuildCommand = "mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c"
+const RefBuildCommand = "mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas"
 
 // Params are the arguments of a reference function; they mirror xpref_params of bench/ref/xpref.h.
 type Params struct {
@@ -84,6 +84,9 @@ type Row struct {
 	ChecksumOK bool    `json:"checksum_ok"`
 	Reps       int     `json:"reps"`
 	Spread     float64 `json:"spread"` // (max-min)/median, the larger of the two sides'
+
+	// The figures of the separately run peers (AddPeers), if any.
+	Peers []PeerFigure `json:"peers,omitempty"`
 
 	Kind   Kind    `json:"-"`
 	Target float64 `json:"-"` // the largest ratio that meets issue 4's target; 0: no target
@@ -157,13 +160,18 @@ type Check struct {
 	Ref      float64
 	OK       bool
 	Detail   string
+	// Tol is the relative tolerance of the comparison; 0: exact.
+	Tol float64
+	// Against names what Ref is the checksum of: "" for the reference,
+	// else a peer (AddPeers).
+	Against string
 }
 
 // compareChecksums compares every repetition's checksums of the two
 // sides, with relative tolerance tol (0: exact); each side's own
 // verification must have passed too.
 func compareChecksums(workload, what string, xs, rs []Sample, tol float64, value func(Sample) float64) Check {
-	c := Check{Workload: workload, What: what, OK: len(xs) == len(rs) && len(xs) > 0}
+	c := Check{Workload: workload, What: what, OK: len(xs) == len(rs) && len(xs) > 0, Tol: tol}
 	if value == nil {
 		value = func(s Sample) float64 { return s.Checksum }
 	}
@@ -223,14 +231,11 @@ func figures(s []Sample, f func(Sample) float64) []float64 {
 // writeBenchTable prints the rows as an aligned table.
 func writeBenchTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tranks\tbackend\tmetric\tunit\txpmpi\treference\tratio\ttarget\tchecksum\treps\tspread")
+	peers := peerNames(rows) // their columns follow the reference's ratio
+	fmt.Fprintln(tw, "workload\tranks\tbackend\tmetric\tunit\txpmpi\treference\tratio\t"+peerHeader(peers)+"target\tchecksum\treps\tspread")
 	for _, r := range rows {
-		ck := "ok"
-		if !r.ChecksumOK {
-			ck = "DISAGREE"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.4g\t%.4g\t%.3f\t%s\t%s\t%d\t%.1f%%\n",
-			r.Workload, r.Ranks, r.Backend, r.Metric, r.Unit, r.XPMPI, r.Reference, r.Ratio, r.targetText(), ck, r.Reps, 100*r.Spread)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.4g\t%.4g\t%.3f\t%s%s\t%s\t%d\t%.1f%%\n",
+			r.Workload, r.Ranks, r.Backend, r.Metric, r.Unit, r.XPMPI, r.Reference, r.Ratio, peerCells(peers, r), r.targetText(), checksumCell(r), r.Reps, 100*r.Spread)
 	}
 	return tw.Flush()
 }
@@ -297,7 +302,7 @@ type Options struct {
 }
 
 // benchIDs are the workloads the bench runs, in order.
-var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", "W8", "W9"}
+var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", matmulID, "W10"}
 
 // parseOnly returns the workloads --only names (all for ""), in the
 // bench's order.
@@ -547,6 +552,9 @@ func (r *Report) Err() error {
 // notes. Not collective: the command calls it on rank 0 only.
 func (r *Report) WriteText(w io.Writer, samples bool) error {
 	fmt.Fprintf(w, "xpmpi bench: %s, %s of each side, interleaved; medians; ratio = xpmpi time / reference time (lower is better)\n", plural(r.Ranks, "rank"), plural(r.Reps, "repetition"))
+	if peers := peerNames(r.Rows); len(peers) > 0 {
+		fmt.Fprintf(w, "peers run separately before the bench (see the notes): %s; xp/PEER = xpmpi time / the peer's time\n", strings.Join(peers, ", "))
+	}
 	if err := writeBenchTable(w, r.Rows); err != nil {
 		return err
 	}
@@ -557,13 +565,17 @@ func (r *Report) WriteText(w io.Writer, samples bool) error {
 			if !c.OK {
 				verdict = "DISAGREE"
 			}
-			fmt.Fprintf(w, "  %s %s: xpmpi %.16g, reference %.16g: %s (%s)\n", c.Workload, c.What, c.XPMPI, c.Ref, verdict, c.Detail)
+			against := "reference"
+			if c.Against != "" {
+				against = c.Against
+			}
+			fmt.Fprintf(w, "  %s %s: xpmpi %.16g, %s %.16g: %s (%s)\n", c.Workload, c.What, c.XPMPI, against, c.Ref, verdict, c.Detail)
 		}
 	}
 	if samples {
 		fmt.Fprintln(w, "samples (every repetition, in the order run):")
 		for _, row := range r.Rows {
-			fmt.Fprintf(w, "  %s %s (%s): xpmpi %s; reference %s\n", row.Workload, row.Metric, row.Unit, formatSamples(row.XSamples), formatSamples(row.RefSamples))
+			fmt.Fprintf(w, "  %s %s (%s): xpmpi %s; reference %s%s\n", row.Workload, row.Metric, row.Unit, formatSamples(row.XSamples), formatSamples(row.RefSamples), peerSamples(row))
 		}
 	}
 	if len(r.Notes) > 0 {

@@ -114,7 +114,8 @@ func TestParseOnly(t *testing.T) {
 		{"W3", []string{"W3"}, ""},
 		{"w4, W1,W4", []string{"W1", "W4"}, ""},
 		{"W7", []string{"W7"}, ""},
-		{"W10", nil, "unknown workload"},
+		{"W10", []string{"W10"}, ""},
+		{"W11", nil, "unknown workload"},
 		{",", nil, "names no workload"},
 	} {
 		got, err := parseOnly(c.in)
@@ -374,6 +375,17 @@ func (f *fakeRef) Call(name string, p Params) (Sample, error) {
 			s.Checksum += y[0] + y[1]
 			s.Extra[0] += float64(res.Steps)
 		}
+	case "xpref_matmul":
+		// The serial product, whichever the mode: the weighted sum of C.
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				c := 0.0
+				for k := 0; k < n; k++ {
+					c += matmulA(i, k) * matmulB(k, j)
+				}
+				s.Checksum += c * matmulWeight(i, j)
+			}
+		}
 	default:
 		return Sample{}, fmt.Errorf("fake reference: no %s", name)
 	}
@@ -401,6 +413,7 @@ func tinySizes() benchSizes {
 		FileN:   3001,
 		KeplerN: 2021,
 		ODEN:    37,
+		MatMulN: 13,
 	}
 }
 
@@ -423,7 +436,9 @@ func TestBenchWithFakeReference(t *testing.T) {
 	} else {
 		want = append(want, "W6") // the ping-pong
 	}
-	want = append(want, "W7", "W7", "W8", "W8", "W9", "W9") // write and read; time and steps
+	want = append(want, "W7", "W7")                 // write and read
+	want = append(want, matmulID, matmulID)         // B replicated; B split
+	want = append(want, "W10", "W10", "W10", "W10") // Newton and RK45 time and steps
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Workload)

@@ -1,8 +1,9 @@
 // Package bench is the benchmark harness of `xpmpi bench`: it runs the
 // workloads of BENCH.md (W1 triad, W2 distributed dot, W3 Jacobi, W4
 // conjugate gradients, W5 sample sort, W6 MPI latency and bandwidth, W7
-// checkpoint write and read; and W8 batched Newton on Kepler's equation and
-// W9 batched RK45 on small ODE systems, issue 14's workloads) on xpmpi and, in the same MPI job and
+// checkpoint write and read; W9 the matrix product of dist.MatMul against
+// OpenBLAS's cblas_dgemm; W10 batched Newton on Kepler's equation and
+// batched RK45 on small ODE systems) on xpmpi and, in the same MPI job and
 // alternating repetitions, on a plain C + MPI reference of the same
 // computation, and reports each side's median, their ratio, the target and
 // whether the checksums agree. A fast wrong answer is not a result: a

@@ -29,15 +29,18 @@ type Array[T backend.Element] struct {
 type Option func(*options)
 
 type options struct {
-	axis    int
-	counts  []int
-	backend backend.Backend
-	convert bool // Load: convert another element type (Convert)
+	axis       int
+	axisSet    bool // SplitAxis was given
+	counts     []int
+	grid       []int   // ProcessGrid
+	gridCounts [][]int // GridBlockSizes
+	backend    backend.Backend
+	convert    bool // Load: convert another element type (Convert)
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on
 // every rank with Replicated.
-func SplitAxis(axis int) Option { return func(o *options) { o.axis = axis } }
+func SplitAxis(axis int) Option { return func(o *options) { o.axis, o.axisSet = axis, true } }
 
 // BlockSizes gives the block size of every rank along the split axis,
 // instead of the even split.
@@ -58,7 +61,9 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 		panic("dist: empty shape: arrays have at least one dimension")
 	}
 	var l Layout
-	if o.counts != nil {
+	if o.gridOptions() {
+		l = o.gridLayout(c, shape)
+	} else if o.counts != nil {
 		if len(o.counts) != c.Size() {
 			panic(fmt.Sprintf("dist: %d block sizes for %d ranks", len(o.counts), c.Size()))
 		}
@@ -83,8 +88,8 @@ func backendOption(op string, opts []Option) backend.Backend {
 			f(&o)
 		}
 	}
-	if o.axis != noAxis || o.counts != nil {
-		panic(fmt.Sprintf("dist: %s with SplitAxis or BlockSizes: the layout already says how the array is split (only OnBackend applies)", op))
+	if o.axis != noAxis || o.counts != nil || o.grid != nil || o.gridCounts != nil {
+		panic(fmt.Sprintf("dist: %s with SplitAxis, BlockSizes, ProcessGrid or GridBlockSizes: the layout already says how the array is split (only OnBackend applies)", op))
 	}
 	if o.backend == nil {
 		return backend.Current()
@@ -242,8 +247,9 @@ func (a *Array[T]) LocalShape() []int { return a.layout.LocalShape(a.comm.Rank()
 func (a *Array[T]) LocalData() []T { return a.local.Data() }
 
 // Range returns the global indices [lo, hi) of the split axis that this
-// rank holds. It is not collective.
-func (a *Array[T]) Range() (lo, hi int) { return a.layout.Range(a.comm.Rank()) }
+// rank holds. It panics on an array on a process grid (Layout.Block gives
+// its block). It is not collective.
+func (a *Array[T]) Range() (lo, hi int) { return a.layout.rangeOf("Array.Range", a.comm.Rank()) }
 
 // Device returns the device of this rank's block.
 func (a *Array[T]) Device() backend.Device { return a.local.Device() }

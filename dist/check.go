@@ -26,6 +26,12 @@ func (l Layout) hash() int64 {
 	for _, c := range l.counts {
 		put(c)
 	}
+	for a, g := range l.grid { // a grid layout's blocks
+		put(g)
+		for _, c := range l.gcounts[a] {
+			put(c)
+		}
+	}
 	return int64(h.Sum64())
 }
 

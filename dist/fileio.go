@@ -30,6 +30,9 @@ import (
 //
 // XPMPI_IO=posix or XPMPI_IO=mpiio chooses; by default a job whose ranks
 // are all on one node writes with POSIX I/O and any other job with MPI-IO.
+// Load, LoadInto and checkpoint reads take the same path (pread, or
+// MPI-IO's collective reads), so that on one node a read is one copy out
+// of the page cache.
 // The POSIX path exists because a library's success code cannot be
 // trusted: Open MPI 4.1's MPI-IO prints a failed pwrite and still returns
 // MPI_SUCCESS, and with three ranks its collective write can hang after

@@ -23,9 +23,10 @@ func (l Layout) blockCounts() (counts, displs []int) {
 
 // placeBlocks places the ranks' packed blocks into a global row-major
 // array. With axis 0 (or one rank) the packed blocks already are the global
-// array.
+// array; split on another axis or over a process grid, they are placed box
+// by box.
 func placeBlocks[T backend.Element](l Layout, packed []T) []T {
-	if l.axis <= 0 || l.ranks == 1 {
+	if l.axis == 0 || l.ranks == 1 {
 		return packed
 	}
 	out := make([]T, l.Len())
@@ -132,7 +133,7 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 	var send *backend.Array[T]
 	if c.Rank() == root {
 		s := data
-		if l.axis > 0 && l.ranks > 1 {
+		if l.axis != 0 && l.ranks > 1 {
 			s = make([]T, len(data))
 			for r := 0; r < l.ranks; r++ {
 				start, bshape := l.box(r)

@@ -71,6 +71,7 @@ func newHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) 
 	if l.axis == Replicated {
 		panic("dist: NewHalo of a replicated layout: every rank already holds every element")
 	}
+	l.mustNotBeGrid("NewHalo or HaloOf", "halo exchange is along one split axis only")
 	if w < 0 {
 		panic(fmt.Sprintf("dist: NewHalo with negative width %d", w))
 	}

@@ -12,12 +12,23 @@ const Replicated = -1
 // shape, the split axis (or Replicated), and how many indices of the split
 // axis each rank holds. Blocks are contiguous and in rank order. A Layout is
 // a value; its methods do not communicate.
+//
+// A grid layout (axis Grid; NewGridLayout) instead splits the array along
+// several axes over a process grid: each rank holds one box of the global
+// index space (Block), at its coordinates in the grid (Coords).
 type Layout struct {
 	shape  []int
-	axis   int
-	counts []int // per rank, along axis; nil when replicated
+	axis   int   // the split axis, Replicated or Grid
+	counts []int // per rank, along axis; nil when replicated or a grid
 	starts []int // per rank, plus the total at the end
 	ranks  int
+
+	// A grid layout's process grid, one dimension per axis, and per axis
+	// the block sizes along it and their starts (plus the total); nil for
+	// other layouts.
+	grid    []int
+	gcounts [][]int
+	gstarts [][]int
 }
 
 // NewLayout returns the block layout of shape over p ranks split on axis:
@@ -32,6 +43,9 @@ func NewLayout(shape []int, axis, p int) Layout {
 	}
 	if axis == Replicated {
 		return Layout{shape: slices.Clone(shape), axis: Replicated, ranks: p}
+	}
+	if axis == Grid {
+		panic("dist: NewLayout with axis Grid: NewGridLayout makes layouts split over a process grid")
 	}
 	if axis < 0 || axis >= len(shape) {
 		panic(fmt.Sprintf("dist: split axis %d of a %d-dimensional shape %v", axis, len(shape), shape))
@@ -51,6 +65,9 @@ func NewLayout(shape []int, axis, p int) Layout {
 // per-rank block sizes, which must sum to shape[axis].
 func NewLayoutCounts(shape []int, axis int, counts []int) Layout {
 	checkShape(shape)
+	if axis == Grid {
+		panic("dist: NewLayoutCounts with axis Grid: NewGridLayoutCounts makes layouts split over a process grid")
+	}
 	if axis < 0 || axis >= len(shape) {
 		panic(fmt.Sprintf("dist: split axis %d of a %d-dimensional shape %v", axis, len(shape), shape))
 	}
@@ -90,7 +107,8 @@ func (l Layout) Shape() []int { return slices.Clone(l.shape) }
 // Dims returns the number of dimensions.
 func (l Layout) Dims() int { return len(l.shape) }
 
-// Axis returns the split axis, or Replicated.
+// Axis returns the split axis, Replicated, or Grid for a layout split
+// over a process grid.
 func (l Layout) Axis() int { return l.axis }
 
 // Ranks returns the number of ranks the layout is for.
@@ -121,12 +139,23 @@ func (l Layout) mustBeValid(op string, ranks int) {
 }
 
 // Counts returns the block size of every rank along the split axis, or nil
-// for a replicated layout.
-func (l Layout) Counts() []int { return slices.Clone(l.counts) }
+// for a replicated layout. It panics on a grid layout, whose block sizes
+// GridCounts gives axis by axis.
+func (l Layout) Counts() []int {
+	l.mustNotBeGrid("Layout.Counts", "its blocks have sizes along several axes: use GridCounts")
+	return slices.Clone(l.counts)
+}
 
 // Range returns the global indices [lo, hi) of the split axis that rank
-// holds. For a replicated layout it is the whole axis 0.
+// holds. For a replicated layout it is the whole axis 0. It panics on a
+// grid layout, whose blocks Block gives.
 func (l Layout) Range(rank int) (lo, hi int) {
+	return l.rangeOf("Layout.Range", rank)
+}
+
+// rangeOf is Range, for op.
+func (l Layout) rangeOf(op string, rank int) (lo, hi int) {
+	l.mustNotBeGrid(op, "its blocks have a range along each axis: use Layout.Block")
 	l.checkRank(rank)
 	if l.axis == Replicated {
 		return 0, l.shape[0]
@@ -135,8 +164,10 @@ func (l Layout) Range(rank int) (lo, hi int) {
 }
 
 // Owner returns the rank that holds global index i of the split axis. For a
-// replicated layout every rank holds it: Owner returns -1.
+// replicated layout every rank holds it: Owner returns -1. It panics on a
+// grid layout, where OwnerOf finds the rank of an element.
 func (l Layout) Owner(i int) int {
+	l.mustNotBeGrid("Layout.Owner", "no single axis says which rank holds an element: use OwnerOf")
 	if l.axis == Replicated {
 		return -1
 	}
@@ -159,14 +190,22 @@ func (l Layout) OwnerOf(idx []int) int {
 			panic(fmt.Sprintf("dist: index %v out of range of shape %v", idx, l.shape))
 		}
 	}
-	if l.axis == Replicated {
+	switch l.axis {
+	case Replicated:
 		return -1
+	case Grid:
+		return l.gridOwner(idx)
 	}
 	return l.Owner(idx[l.axis])
 }
 
 // LocalShape returns the shape of rank's block.
 func (l Layout) LocalShape(rank int) []int {
+	if l.axis == Grid {
+		l.checkRank(rank)
+		_, s := l.gridBox(rank)
+		return s
+	}
 	s := slices.Clone(l.shape)
 	if l.axis != Replicated {
 		lo, hi := l.Range(rank)
@@ -179,12 +218,18 @@ func (l Layout) LocalShape(rank int) []int {
 func (l Layout) LocalLen(rank int) int { return prod(l.LocalShape(rank)) }
 
 // Equal reports whether two layouts have the same shape, split axis, block
-// sizes and rank count.
+// sizes and rank count (and, for grid layouts, the same process grid). A
+// grid layout is never equal to a layout split on one axis, even where
+// their blocks are the same (a grid of dims [p, 1]).
 func (l Layout) Equal(o Layout) bool {
-	return l.axis == o.axis && l.ranks == o.ranks && slices.Equal(l.shape, o.shape) && slices.Equal(l.counts, o.counts)
+	return l.axis == o.axis && l.ranks == o.ranks && slices.Equal(l.shape, o.shape) && slices.Equal(l.counts, o.counts) &&
+		slices.Equal(l.grid, o.grid) && slices.EqualFunc(l.gcounts, o.gcounts, slices.Equal[[]int])
 }
 
 func (l Layout) String() string {
+	if l.axis == Grid {
+		return fmt.Sprintf("shape %v on a process grid %v as %v", l.shape, l.grid, l.gcounts)
+	}
 	if l.axis == Replicated {
 		return fmt.Sprintf("shape %v replicated on %d ranks", l.shape, l.ranks)
 	}
@@ -200,6 +245,9 @@ func (l Layout) checkRank(rank int) {
 // box returns rank's block as a box of the global index space: its start
 // and its shape.
 func (l Layout) box(rank int) (start, shape []int) {
+	if l.axis == Grid {
+		return l.gridBox(rank)
+	}
 	start = make([]int, len(l.shape))
 	if l.axis != Replicated {
 		start[l.axis], _ = l.Range(rank)

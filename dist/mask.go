@@ -87,7 +87,7 @@ func NotEqualScalar[T backend.Element](x *Array[T], s T) (*Array[uint8], error) 
 // compare returns the mask of x op y in a new array.
 func compare[T backend.Element](op backend.CompareOp, x, y *Array[T]) (_ *Array[uint8], err error) {
 	sameLayout(op.String(), x, y)
-	sameDevice(op.String(), x.local.Device(), y.local.Device())
+	sameBlockDevice(op.String(), x.local.Device(), y.local.Device())
 	if err := check(op.String(), x); err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func Where[T backend.Element](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 	sameLayout("Where", dst, a, b)
 	sameMaskLayout("Where", dst, mask)
 	for _, d := range []backend.Device{mask.local.Device(), a.local.Device(), b.local.Device()} {
-		sameDevice("Where", dst.local.Device(), d)
+		sameBlockDevice("Where", dst.local.Device(), d)
 	}
 	cc := newConvCall(dst.local.Backend())
 	mb, err := input(cc, mask.local)
@@ -184,7 +184,7 @@ func Where[T backend.Element](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 // split along axis 0.
 func Compact[T backend.Element](x *Array[T], mask *Array[uint8]) (_ *Array[T], err error) {
 	sameMaskLayout("Compact", x, mask)
-	sameDevice("Compact", x.local.Device(), mask.local.Device())
+	sameBlockDevice("Compact", x.local.Device(), mask.local.Device())
 	if err := check("Compact", x); err != nil {
 		return nil, err
 	}
@@ -285,8 +285,8 @@ func sameMaskLayout[T backend.Element](op string, x *Array[T], mask *Array[uint8
 	}
 }
 
-// sameDevice panics unless two blocks are on one device.
-func sameDevice(op string, a, b backend.Device) {
+// sameBlockDevice panics unless two blocks are on one device.
+func sameBlockDevice(op string, a, b backend.Device) {
 	if a != b {
 		panic(fmt.Sprintf("dist: %s: blocks on %v and %v", op, a, b))
 	}

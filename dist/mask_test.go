@@ -71,8 +71,8 @@ func typesData(t *testing.T) *typesFixture {
 	return f
 }
 
-// parseAs returns the number s (as the fixture writes it) as a T.
-func parseAs[T backend.Element](t *testing.T, s string) T {
+// tyParse returns the number s (as the fixture writes it) as a T.
+func tyParse[T backend.Element](t *testing.T, s string) T {
 	t.Helper()
 	switch dt := backend.DTypeOf[T](); {
 	case dt.IsFloat():
@@ -96,17 +96,17 @@ func parseAs[T backend.Element](t *testing.T, s string) T {
 	}
 }
 
-func parseAll[T backend.Element](t *testing.T, s []string) []T {
+func tyParseAll[T backend.Element](t *testing.T, s []string) []T {
 	out := make([]T, len(s))
 	for i, v := range s {
-		out[i] = parseAs[T](t, v)
+		out[i] = tyParse[T](t, v)
 	}
 	return out
 }
 
-// sameValue reports whether two elements are equal, NaNs equal to NaNs
+// tySame reports whether two elements are equal, NaNs equal to NaNs
 // and -0 distinct from +0.
-func sameValue[T backend.Element](a, b T) bool {
+func tySame[T backend.Element](a, b T) bool {
 	if backend.DTypeOf[T]().IsFloat() {
 		fa, fb := float64(a), float64(b)
 		if fa != fa || fb != fb {
@@ -117,22 +117,22 @@ func sameValue[T backend.Element](a, b T) bool {
 	return a == b
 }
 
-func sameValues[T backend.Element](a, b []T) bool {
+func tySameAll[T backend.Element](a, b []T) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !sameValue(a[i], b[i]) {
+		if !tySame(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// maskLayouts returns layouts of n elements: an even split, every element
+// tyLayouts returns layouts of n elements: an even split, every element
 // on the last rank (the others empty), and replicated; for 2-D shapes
 // splits along each axis.
-func maskLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
+func tyLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
 	names = append(names, "even")
 	opts = append(opts, []dist.Option{dist.SplitAxis(0)})
 	counts := make([]int, p)
@@ -148,7 +148,7 @@ func maskLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
 	return names, opts
 }
 
-func fromValues[T backend.Element](t *testing.T, c mpi.Comm, shape []int, v []T, opts []dist.Option) *dist.Array[T] {
+func tyFrom[T backend.Element](t *testing.T, c mpi.Comm, shape []int, v []T, opts []dist.Option) *dist.Array[T] {
 	t.Helper()
 	a, err := dist.FromFunc(c, shape, func(idx []int) T { return v[flat(idx, shape)] }, opts...)
 	if err != nil {
@@ -157,22 +157,22 @@ func fromValues[T backend.Element](t *testing.T, c mpi.Comm, shape []int, v []T,
 	return a
 }
 
-// deviceModes are the backends of the tests: the CPU, and the fake device
+// tyModes are the backends of the tests: the CPU, and the fake device
 // staged, CUDA-aware, and without its Converter ("plain": every operation
 // on host copies).
-var deviceModes = []string{"cpu", "staged", "aware", "plain"}
+var tyModes = []string{"cpu", "staged", "aware", "plain"}
 
-func maskBackend(t *testing.T, mode string) backend.Backend {
+func tyBackend(t *testing.T, mode string) backend.Backend {
 	if mode == "cpu" {
 		return cpu.Default
 	}
 	return modeBackend(t, mode)
 }
 
-// wantCopies returns the copies an elementwise mask or conversion
+// tyCopies returns the copies an elementwise mask or conversion
 // operation records on this rank: none but on the plain device, where
 // every nonempty input block goes to the host and the output back.
-func wantCopies(mode string, inputs []int64, output int64) transfers {
+func tyCopies(mode string, inputs []int64, output int64) transfers {
 	var w transfers
 	if mode != "plain" {
 		return w
@@ -188,7 +188,7 @@ func wantCopies(mode string, inputs []int64, output int64) transfers {
 	return w
 }
 
-func checkCopies(t *testing.T, c mpi.Comm, what string, w transfers, f func() error) {
+func tyCheckCopies(t *testing.T, c mpi.Comm, what string, w transfers, f func() error) {
 	t.Helper()
 	var err error
 	cnt := profiling.Counting(func() { err = f() })
@@ -205,9 +205,9 @@ func checkCopies(t *testing.T, c mpi.Comm, what string, w transfers, f func() er
 // layout and backend.
 func TestCompare(t *testing.T) {
 	c := mpitest.World(t)
-	for _, mode := range deviceModes {
+	for _, mode := range tyModes {
 		t.Run(mode, func(t *testing.T) {
-			b := maskBackend(t, mode)
+			b := tyBackend(t, mode)
 			for _, cs := range typesData(t).Compare {
 				t.Run(cs.DType, func(t *testing.T) {
 					switch cs.DType {
@@ -234,7 +234,7 @@ func testCompare[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend,
 	S   string
 	Ops map[string][]uint8
 }) {
-	xv, yv := parseAll[T](t, xs), parseAll[T](t, ys)
+	xv, yv := tyParseAll[T](t, xs), tyParseAll[T](t, ys)
 	shape := []int{len(xv)}
 	arrayOps := map[string]func(x, y *dist.Array[T]) (*dist.Array[uint8], error){
 		"less": dist.Less[T], "less_equal": dist.LessEqual[T], "greater": dist.Greater[T],
@@ -245,31 +245,31 @@ func testCompare[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend,
 		"greater_equal": dist.GreaterEqualScalar[T], "equal": dist.EqualScalar[T], "not_equal": dist.NotEqualScalar[T],
 	}
 	size := int64(backend.DTypeOf[T]().Size())
-	names, opts := maskLayouts(shape, c.Size())
+	names, opts := tyLayouts(shape, c.Size())
 	for l := range names {
 		o := append(opts[l], dist.OnBackend(b))
-		x, y := fromValues(t, c, shape, xv, o), fromValues(t, c, shape, yv, o)
+		x, y := tyFrom(t, c, shape, xv, o), tyFrom(t, c, shape, yv, o)
 		n := int64(x.Local().Len())
 		for _, name := range []string{"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"} {
 			what := fmt.Sprintf("%s/%s", names[l], name)
 			var m *dist.Array[uint8]
-			checkCopies(t, c, what, wantCopies(mode, []int64{n * size, n * size}, n), func() (err error) {
+			tyCheckCopies(t, c, what, tyCopies(mode, []int64{n * size, n * size}, n), func() (err error) {
 				m, err = arrayOps[name](x, y)
 				return err
 			})
 			g, err := dist.Allgather(m)
-			mpitest.Check(t, c, err == nil && sameValues(g, array[name]) && m.Device() == x.Device() && m.Layout().Equal(x.Layout()),
+			mpitest.Check(t, c, err == nil && tySameAll(g, array[name]) && m.Device() == x.Device() && m.Layout().Equal(x.Layout()),
 				"%s: %v (%v) on %v, want %v", what, g, err, m.Device(), array[name])
 			m.Free()
 			for _, sc := range scalar {
-				s := parseAs[T](t, sc.S)
+				s := tyParse[T](t, sc.S)
 				what := fmt.Sprintf("%s/%s scalar %v", names[l], name, s)
-				checkCopies(t, c, what, wantCopies(mode, []int64{n * size}, n), func() (err error) {
+				tyCheckCopies(t, c, what, tyCopies(mode, []int64{n * size}, n), func() (err error) {
 					m, err = scalarOps[name](x, s)
 					return err
 				})
 				g, err := dist.Allgather(m)
-				mpitest.Check(t, c, err == nil && sameValues(g, sc.Ops[name]), "%s: %v (%v), want %v", what, g, err, sc.Ops[name])
+				mpitest.Check(t, c, err == nil && tySameAll(g, sc.Ops[name]), "%s: %v (%v), want %v", what, g, err, sc.Ops[name])
 				m.Free()
 			}
 		}
@@ -287,11 +287,11 @@ func testCompare[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend,
 				want[i] = yv[i]
 			}
 		}
-		checkCopies(t, c, names[l]+"/Where", wantCopies(mode, []int64{n, n * size, n * size}, n*size), func() error {
+		tyCheckCopies(t, c, names[l]+"/Where", tyCopies(mode, []int64{n, n * size, n * size}, n*size), func() error {
 			return dist.Where(y, m, x, y)
 		})
 		g, err := dist.Allgather(y)
-		mpitest.Check(t, c, err == nil && sameValues(g, want), "%s: Where: %v (%v), want %v", names[l], g, err, want)
+		mpitest.Check(t, c, err == nil && tySameAll(g, want), "%s: Where: %v (%v), want %v", names[l], g, err, want)
 		m.Free()
 		x.Free()
 		y.Free()
@@ -305,17 +305,17 @@ func testCompare[T backend.Element](t *testing.T, c mpi.Comm, b backend.Backend,
 func TestCompact(t *testing.T) {
 	c := mpitest.World(t)
 	me, p := c.Rank(), c.Size()
-	for _, mode := range deviceModes {
+	for _, mode := range tyModes {
 		t.Run(mode, func(t *testing.T) {
-			b := maskBackend(t, mode)
+			b := tyBackend(t, mode)
 			for _, cs := range typesData(t).Compact {
-				xv, want := parseAll[float64](t, cs.X), parseAll[float64](t, cs.Want)
-				names, opts := maskLayouts(cs.Shape, p)
+				xv, want := tyParseAll[float64](t, cs.X), tyParseAll[float64](t, cs.Want)
+				names, opts := tyLayouts(cs.Shape, p)
 				for l := range names {
 					what := fmt.Sprintf("%v/%s/%s", cs.Shape, cs.MaskName, names[l])
 					o := append(opts[l], dist.OnBackend(b))
-					x := fromValues(t, c, cs.Shape, xv, o)
-					m := fromValues(t, c, cs.Shape, cs.Mask, o)
+					x := tyFrom(t, c, cs.Shape, xv, o)
+					m := tyFrom(t, c, cs.Shape, cs.Mask, o)
 					// The block compacted on this rank: x's, or its share
 					// of a split along axis 0.
 					rows := x.Layout()
@@ -342,7 +342,7 @@ func TestCompact(t *testing.T) {
 					}
 					g, err := dist.Allgather(out)
 					even := dist.NewLayout([]int{len(want)}, 0, p)
-					mpitest.Check(t, c, err == nil && sameValues(g, want) && out.Layout().Equal(even) && out.Device() == x.Device(),
+					mpitest.Check(t, c, err == nil && tySameAll(g, want) && out.Layout().Equal(even) && out.Device() == x.Device(),
 						"%s: %v (%v) as %v on %v, want %v as %v", what, g, err, out.Layout(), out.Device(), want, even)
 					out.Free()
 					x.Free()
@@ -359,9 +359,9 @@ func TestCompact(t *testing.T) {
 // rounding to floats, on uneven layouts and every backend.
 func TestAstype(t *testing.T) {
 	c := mpitest.World(t)
-	for _, mode := range deviceModes {
+	for _, mode := range tyModes {
 		t.Run(mode, func(t *testing.T) {
-			b := maskBackend(t, mode)
+			b := tyBackend(t, mode)
 			for _, cs := range typesData(t).Astype {
 				t.Run(cs.From, func(t *testing.T) {
 					switch cs.From {
@@ -395,11 +395,11 @@ func TestAstype(t *testing.T) {
 }
 
 func astypeFrom[S backend.Element](t *testing.T, c mpi.Comm, b backend.Backend, mode string, xs []string, to map[string][]string) {
-	xv := parseAll[S](t, xs)
+	xv := tyParseAll[S](t, xs)
 	shape := []int{len(xv)}
-	names, opts := maskLayouts(shape, c.Size())
+	names, opts := tyLayouts(shape, c.Size())
 	for l := range names[:2] { // even and all on the last rank
-		x := fromValues(t, c, shape, xv, append(opts[l], dist.OnBackend(b)))
+		x := tyFrom(t, c, shape, xv, append(opts[l], dist.OnBackend(b)))
 		astypeTo[S, float32](t, c, x, mode, to["float32"])
 		astypeTo[S, float64](t, c, x, mode, to["float64"])
 		astypeTo[S, int8](t, c, x, mode, to["int8"])
@@ -416,16 +416,16 @@ func astypeFrom[S backend.Element](t *testing.T, c mpi.Comm, b backend.Backend, 
 
 func astypeTo[S, D backend.Element](t *testing.T, c mpi.Comm, x *dist.Array[S], mode string, wantS []string) {
 	t.Helper()
-	want := parseAll[D](t, wantS)
+	want := tyParseAll[D](t, wantS)
 	n := int64(x.Local().Len())
 	what := fmt.Sprintf("%v to %v", backend.DTypeOf[S](), backend.DTypeOf[D]())
 	var y *dist.Array[D]
-	checkCopies(t, c, what, wantCopies(mode, []int64{n * int64(backend.DTypeOf[S]().Size())}, n*int64(backend.DTypeOf[D]().Size())), func() (err error) {
+	tyCheckCopies(t, c, what, tyCopies(mode, []int64{n * int64(backend.DTypeOf[S]().Size())}, n*int64(backend.DTypeOf[D]().Size())), func() (err error) {
 		y, err = dist.Astype[D](x)
 		return err
 	})
 	g, err := dist.Allgather(y)
-	mpitest.Check(t, c, err == nil && sameValues(g, want) && y.Device() == x.Device() && y.Layout().Equal(x.Layout()),
+	mpitest.Check(t, c, err == nil && tySameAll(g, want) && y.Device() == x.Device() && y.Layout().Equal(x.Layout()),
 		"%s: %v (%v), want %v", what, g, err, want)
 	y.Free()
 }
@@ -492,7 +492,7 @@ func TestNPYConvert(t *testing.T) {
 
 func npyConvert[T backend.Element](t *testing.T, c mpi.Comm, file string, axis int, shape []int, wantS []string, what string) {
 	t.Helper()
-	want := parseAll[T](t, wantS)
+	want := tyParseAll[T](t, wantS)
 	x, err := dist.Load[T](c, file, dist.SplitAxis(axis), dist.Convert())
 	if err != nil {
 		t.Fatalf("%s as %T: %v", what, want, err)
@@ -500,5 +500,5 @@ func npyConvert[T backend.Element](t *testing.T, c mpi.Comm, file string, axis i
 	defer x.Free()
 	g, err := dist.Allgather(x)
 	l := dist.NewLayout(shape, axis, c.Size())
-	mpitest.Check(t, c, err == nil && sameValues(g, want) && x.Layout().Equal(l), "%s as %T: %v (%v) as %v, want %v as %v", what, want, g, err, x.Layout(), want, l)
+	mpitest.Check(t, c, err == nil && tySameAll(g, want) && x.Layout().Equal(l), "%s as %T: %v (%v) as %v, want %v as %v", what, want, g, err, x.Layout(), want, l)
 }

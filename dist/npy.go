@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"slices"
 	"unsafe"
 
@@ -44,6 +45,12 @@ var (
 // blocks are contiguous in the file: its block, or for a replicated layout
 // its even share of the elements. ok is false for other layouts.
 func (l Layout) flatRange(rank int) (lo, hi int, ok bool) {
+	if l.axis == Grid {
+		if l.ranks == 1 {
+			return 0, l.Len(), true
+		}
+		return 0, 0, false
+	}
 	if l.axis == Replicated {
 		n, p := l.Len(), l.ranks
 		lo = rank*(n/p) + min(rank, n%p)
@@ -77,6 +84,9 @@ func (l Layout) maxFlat() int {
 // inPlaceRuns reports whether a layout whose blocks are not contiguous in
 // the file has runs long enough to read and write in place.
 func (l Layout) inPlaceRuns(size int) bool {
+	if l.axis == Grid {
+		return false // through a layout split on axis 0
+	}
 	inner := prod(l.shape[l.axis+1:]) * size
 	shortest := -1
 	for _, c := range l.counts {
@@ -117,12 +127,12 @@ func firstErr(errs ...error) error {
 // independent MPI-IO writes otherwise (XPMPI_IO=posix or mpiio chooses;
 // plain file I/O in the stand-in). With a split axis other than 0, a
 // rank's block is a set of strided runs in the file: runs of at least
-// 16 KiB are written in place; shorter runs go through a copy of x split
-// on axis 0 first. A replicated array is written by every rank, each its
-// share. The file is synced, and every rank then reads back what it wrote
-// and compares it with memory: a write that a library reported as done
-// but that did not reach the file is an error. A failure on any rank is
-// the same error on every rank.
+// 16 KiB are written in place; shorter runs, and an array on a process
+// grid, go through a copy of x split on axis 0 first. A replicated array
+// is written by every rank, each its share. The file is synced, and
+// every rank then reads back what it wrote and compares it with memory: a
+// write that a library reported as done but that did not reach the file
+// is an error. A failure on any rank is the same error on every rank.
 func Save[T backend.Element](x *Array[T], path string) error {
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err
@@ -296,15 +306,16 @@ func asBytes[T backend.Element](s []T) []byte {
 }
 
 // Load reads the NumPy .npy file at path into a new array on c, laid out
-// by opts (SplitAxis, BlockSizes, OnBackend) as for Zeros: any number of
-// ranks, any split axis, whatever layout wrote the file. It is collective.
-// Rank 0 reads and checks the header and the file's size, and every rank
-// then reads only its own block (with a split axis other than 0 and runs
-// shorter than 16 KiB, its share of a layout split on axis 0, which an
-// all-to-all then redistributes; replicated, its share, which every rank
+// by opts (SplitAxis, BlockSizes, ProcessGrid, GridBlockSizes, OnBackend)
+// as for Zeros: any number of ranks, any split axis or process grid,
+// whatever layout wrote the file. It is collective. Rank 0 reads and
+// checks the header and the file's size, and every rank then reads only
+// its own block (with a split axis other than 0 and runs shorter than
+// 16 KiB, or a process grid, its share of a layout split on axis 0, which
+// an all-to-all then redistributes; replicated, its share, which every rank
 // then gathers). A file that is not a .npy file of T, a truncated file, a
-// 0-dimensional array, or a split axis the array does not have, is the
-// same error on every rank.
+// 0-dimensional array, or a split axis or process grid the array does not
+// have, is the same error on every rank.
 //
 // A file of another element type than T is an error that names both,
 // unless opts include Convert: the file is then loaded as its own type
@@ -332,13 +343,74 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 	for _, f := range opts {
 		f(&o)
 	}
-	want := backend.DTypeOf[T]()
-	if err := mpi.CheckCollective(c, "Load", mpi.Arg{Name: "dtype", Value: int64(want)},
-		mpi.Arg{Name: "path", Value: hashString(path)}, mpi.Arg{Name: "axis", Value: int64(o.axis)}); err != nil {
+	h, err := readHeaderOn[T](c, "Load", path, exp, o.axis)
+	var de *dtypeError
+	if errors.As(err, &de) && exp == nil {
+		if o.convert {
+			a, err := loadConverted[T](c, path, de.have, opts)
+			return a, 0, err
+		}
+		return nil, 0, fmt.Errorf("%w; pass dist.Convert() to convert it", err)
+	}
+	if err != nil {
 		return nil, 0, err
 	}
+	shape := h.shape
+	if o.axis != Replicated && (o.axis < 0 || o.axis >= len(shape)) {
+		return nil, 0, fmt.Errorf("split axis %d of the file's %d-dimensional shape %v", o.axis, len(shape), shape)
+	}
+	if o.counts != nil {
+		sum := 0
+		for _, n := range o.counts {
+			sum += n
+		}
+		if len(o.counts) != c.Size() || o.axis == Replicated || sum != shape[o.axis] {
+			return nil, 0, fmt.Errorf("block sizes %v for the file's shape %v on %d ranks", o.counts, shape, c.Size())
+		}
+	}
+	if err := o.gridFits(shape); err != nil {
+		return nil, 0, err
+	}
+	l, b := buildOptions(c, shape, opts)
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+		y, sum, err := loadLayout[T](c, path, NewLayout(shape, 0, c.Size()), b, h.dataOff, exp != nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer y.Free()
+		a, err := Redistribute(y, l)
+		return a, sum, err
+	}
+	return loadLayout[T](c, path, l, b, h.dataOff, exp != nil)
+}
+
+// dtypeError is the error of a file of another element type than the
+// one asked for.
+type dtypeError struct{ have, want backend.DType }
+
+func (e *dtypeError) Error() string {
+	return fmt.Sprintf("the file holds %v (%s), not %v (%s)", e.have, npy.Descr(e.have), e.want, npy.Descr(e.want))
+}
+
+// npyFile is what readHeaderOn found in a .npy file's header.
+type npyFile struct {
+	dtype   backend.DType
+	dataOff int64
+	shape   []int
+}
+
+// readHeaderOn reads the header of the .npy file at path on rank 0, checks
+// it (against exp, when not nil) and the file's size, and broadcasts it:
+// the same header, or the same error, on every rank. The file must hold
+// T. It is collective; op names the caller for the collective check.
+func readHeaderOn[T backend.Element](c mpi.Comm, op, path string, exp *npyExpect, axis int) (npyFile, error) {
+	want := backend.DTypeOf[T]()
+	if err := mpi.CheckCollective(c, op, mpi.Arg{Name: "dtype", Value: int64(want)},
+		mpi.Arg{Name: "path", Value: hashString(path)}, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
+		return npyFile{}, err
+	}
 	if !npy.LittleEndian {
-		return nil, 0, npy.ErrBigEndianHost()
+		return npyFile{}, npy.ErrBigEndianHost()
 	}
 	// Rank 0 reads the header and broadcasts it: dtype, data offset, file
 	// size, dimensions, then the shape.
@@ -359,50 +431,66 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		}
 	}
 	if err := mpi.Agree(c, err); err != nil {
-		return nil, 0, err
+		return npyFile{}, err
 	}
 	if err := mpi.Bcast(c, hdr[:], 0); err != nil {
-		return nil, 0, err
+		return npyFile{}, err
 	}
-	dt, dataOff := backend.DType(hdr[0]), hdr[1]
-	shape := make([]int, hdr[3])
-	for i := range shape {
-		shape[i] = int(hdr[4+i])
+	f := npyFile{dtype: backend.DType(hdr[0]), dataOff: hdr[1], shape: make([]int, hdr[3])}
+	for i := range f.shape {
+		f.shape[i] = int(hdr[4+i])
 	}
-	if dt != want {
-		if o.convert && exp == nil {
-			a, err := loadConverted[T](c, path, dt, opts)
-			return a, 0, err
-		}
-		return nil, 0, fmt.Errorf("the file holds %v (%s), not %v (%s); pass dist.Convert() to convert it", dt, npy.Descr(dt), want, npy.Descr(want))
+	if f.dtype != want {
+		return npyFile{}, &dtypeError{have: f.dtype, want: want}
 	}
-	if len(shape) == 0 {
-		return nil, 0, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
+	if len(f.shape) == 0 {
+		return npyFile{}, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
 	}
-	if o.axis != Replicated && (o.axis < 0 || o.axis >= len(shape)) {
-		return nil, 0, fmt.Errorf("split axis %d of the file's %d-dimensional shape %v", o.axis, len(shape), shape)
+	return f, nil
+}
+
+// LoadInto reads the NumPy .npy file at path into x, an array that has
+// the file's shape and element type, whatever layout wrote the file: as
+// Load does, but into memory the caller already has, so that a program
+// that reads a checkpoint every step allocates (and first touches)
+// nothing. Where Load would read a layout split on axis 0 and
+// redistribute (a split axis other than 0 with runs shorter than 16 KiB,
+// or a process grid), LoadInto does the same through a temporary array
+// and copies its result into x. It is collective. A file that does not
+// hold x's shape and element type is the same error on every rank, and
+// leaves x as it was; a failure while reading may leave x partly written.
+func LoadInto[T backend.Element](x *Array[T], path string) error {
+	if err := loadInto(x, path); err != nil {
+		return fmt.Errorf("dist: LoadInto %s: %w", path, err)
 	}
-	if o.counts != nil {
-		sum := 0
-		for _, n := range o.counts {
-			sum += n
-		}
-		if len(o.counts) != c.Size() || o.axis == Replicated || sum != shape[o.axis] {
-			return nil, 0, fmt.Errorf("block sizes %v for the file's shape %v on %d ranks", o.counts, shape, c.Size())
-		}
+	return nil
+}
+
+func loadInto[T backend.Element](x *Array[T], path string) error {
+	c, l := x.comm, x.layout
+	h, err := readHeaderOn[T](c, "LoadInto", path, nil, l.axis)
+	if err != nil {
+		return err
 	}
-	l, b := buildOptions(c, shape, opts)
-	size := dt.Size()
-	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(size) {
-		y, sum, err := loadLayout[T](c, path, NewLayout(shape, 0, c.Size()), b, dataOff, exp != nil)
+	if !slices.Equal(h.shape, l.shape) {
+		return fmt.Errorf("the file holds shape %v, the array has shape %v", h.shape, l.shape)
+	}
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+		y, _, err := loadLayout[T](c, path, NewLayout(l.shape, 0, c.Size()), x.local.Backend(), h.dataOff, false)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		defer y.Free()
-		a, err := Redistribute(y, l)
-		return a, sum, err
+		z, err := Redistribute(y, l)
+		if err != nil {
+			return err
+		}
+		defer z.Free()
+		Copy(x, z)
+		return nil
 	}
-	return loadLayout[T](c, path, l, b, dataOff, exp != nil)
+	_, err = readLayout(c, path, x, h.dataOff, false)
+	return err
 }
 
 // checkNPY checks a header against the file's size and a manifest's
@@ -430,12 +518,24 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
-	if err := mpi.Agree(c, err); err != nil {
+	crc, err := readLayout(c, path, a, dataOff, sum)
+	if err != nil {
 		a.Free()
 		return nil, 0, err
 	}
+	return a, crc, nil
+}
+
+// readLayout reads the data at dataOff into a's blocks, in one piece per
+// rank if a's layout allows, else run by run, and returns the CRC-32C of
+// the data if sum (the same on every rank).
+func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff int64, sum bool) (uint32, error) {
+	l := a.layout
 	size := int(unsafe.Sizeof(*new(T)))
+	r, err := openReader[T](c, path, ioCalls(l.maxFlat(), size))
+	if err != nil {
+		return 0, err
+	}
 	me := c.Rank()
 	var crc crcSum
 	var lerr error
@@ -446,7 +546,7 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 			if l.axis == Replicated {
 				data = make([]T, hi-lo)
 			}
-			lerr = readFlat(f, dataOff+int64(lo)*int64(size), data, ioCalls(l.maxFlat(), size))
+			lerr = r.flat(dataOff+int64(lo)*int64(size), data)
 			if sum && lerr == nil {
 				crc.add(int64(lo)*int64(size), asBytes(data))
 			}
@@ -467,27 +567,68 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 		boxRuns(make([]int, len(l.shape)), l.shape, start, shape, func(globalOff, packedOff, n int) {
 			run := host[packedOff : packedOff+n]
 			if lerr == nil {
-				lerr = readRun(f, dataOff+int64(globalOff)*int64(size), run)
+				lerr = r.run(dataOff+int64(globalOff)*int64(size), run)
 			}
 			if sum && lerr == nil {
 				crc.add(int64(globalOff)*int64(size), asBytes(run))
 			}
 		})
 	})
-	lerr = firstErr(lerr, ferr, f.Close())
+	lerr = firstErr(lerr, ferr, r.close())
 	if err := mpi.Agree(c, lerr); err != nil {
-		a.Free()
-		return nil, 0, err
+		return 0, err
 	}
 	if !sum {
-		return a, 0, nil
+		return 0, nil
 	}
-	s, err := crc.combine(c, int64(l.Len())*int64(size))
-	if err != nil {
-		a.Free()
-		return nil, 0, err
+	return crc.combine(c, int64(l.Len())*int64(size))
+}
+
+// reader reads a file's data on one rank: flat reads a rank's contiguous
+// block (a collective call on the MPI-IO path, which every rank makes, with
+// an empty block if it has none), run one run of a strided block.
+type reader[T backend.Element] struct {
+	flat  func(off int64, data []T) error
+	run   func(off int64, run []T) error
+	close func() error
+}
+
+// openReader opens the file at path for reading on every rank of c, by the
+// path that saves take (writePath): MPI-IO, whose flat reads are calls
+// collective calls (ioCalls), or ordinary file I/O with pread, which on
+// one node saves MPI-IO's collective buffering a copy of every byte. The
+// open is collective, and its failure on any rank is the same error on
+// every rank.
+func openReader[T backend.Element](c mpi.Comm, path string, calls int) (reader[T], error) {
+	how, err := writePath(c)
+	if err := mpi.Agree(c, err); err != nil {
+		return reader[T]{}, err
 	}
-	return a, s, nil
+	if how == ioPOSIX {
+		f, err := os.Open(path)
+		if err := mpi.Agree(c, err); err != nil {
+			if f != nil {
+				f.Close()
+			}
+			return reader[T]{}, err
+		}
+		pread := func(off int64, data []T) error {
+			if _, err := f.ReadAt(asBytes(data), off); err != nil {
+				return fmt.Errorf("reading %d bytes at offset %d of %s: %w", len(data)*int(unsafe.Sizeof(*new(T))), off, path, err)
+			}
+			return nil
+		}
+		return reader[T]{flat: pread, run: pread, close: f.Close}, nil
+	}
+	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
+	if err := mpi.Agree(c, err); err != nil {
+		return reader[T]{}, err
+	}
+	return reader[T]{
+		flat:  func(off int64, data []T) error { return readFlat(f, off, data, calls) },
+		run:   func(off int64, run []T) error { return readRun(f, off, run) },
+		close: f.Close,
+	}, nil
 }
 
 // Convert, an option of Load, converts a file whose element type is not

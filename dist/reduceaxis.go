@@ -39,7 +39,12 @@ func view3(shape []int, axis int) (pre, n, post int) {
 func combined(l Layout, axis int) bool { return l.axis == axis }
 
 // SumAxis returns the sums along axis: an array with that axis removed.
-// Reducing along the split axis gives a replicated result.
+// Reducing along the split axis gives a replicated result. An array on a
+// process grid is first redistributed (one all-to-all) to the layout
+// split evenly on the axis other than axis with the most grid ranks (the
+// first of equals; axis 0 for a 1-D array), and the result is laid out as
+// for that layout. The other axis reductions (NormAxis, DotAxis, MinAxis,
+// MaxAxis, ArgminAxis, ArgmaxAxis) do the same.
 func SumAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }
@@ -64,6 +69,14 @@ func DotAxis[T backend.Element](x, y *Array[T], axis int) (*Array[T], error) {
 func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], err error) {
 	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}); err != nil {
 		return nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGrid(x, axis)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		x = y
 	}
 	ol := axisLayout(x.layout, axis)
 	out, err := newOn[T](x.comm, ol, x.local.Backend())
@@ -169,6 +182,14 @@ func ArgmaxAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error)
 func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T], _ *Array[int64], err error) {
 	if err := check("ExtremeAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "max", Value: b2i(max)}); err != nil {
 		return nil, nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGrid(x, axis)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer y.Free()
+		x = y
 	}
 	ol := axisLayout(x.layout, axis)
 	if x.layout.shape[axis] == 0 {

@@ -17,7 +17,8 @@ import (
 // sort:
 //
 //  1. every rank sorts its block (algorithms.SortByKey, an LSD radix sort
-//     for long blocks);
+//     for long blocks, or, when no permutation is asked for, the keys
+//     alone: algorithms.SortKeys, with the same result);
 //  2. every rank takes evenly spaced samples of its sorted block, as many as
 //     its share of the elements asks for; the samples are gathered on every
 //     rank and sorted, and p-1 evenly spaced samples become the splitters;
@@ -114,6 +115,7 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 	if d := x.layout.Dims(); d != 1 {
 		panic(fmt.Sprintf("dist: Sort of a %d-dimensional array %v: only 1-D arrays are sorted", d, x.layout))
 	}
+	x.layout.mustNotBeGrid("Sort", "Redistribute it to a layout split on axis 0 first")
 	if o.Oversampling < 0 {
 		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
 	}

@@ -15,9 +15,20 @@
 # for N = 1 and 2, prints both tables at the end, and exits non-zero if a
 # run failed (a checksum that disagrees fails its run).
 #
+# Before the bench at each rank count it runs the peers, separate MPI jobs
+# at the same rank count and sizes (--small, --reps and --only are passed
+# on), and gives their figures to the bench with --peers build/peers-npN.json:
+#   build/xpmpi-w6 (bench/ref/w6.c)   W6 as a plain C + MPI program at
+#                                     MPI_THREAD_SINGLE: column "C alone"
+#   bench/peers/mpi4py_w2_w5.py       W2-W6 in NumPy + mpi4py: column "mpi4py";
+#                                     python3-mpi4py is installed with apt-get
+#                                     when missing; left out if it cannot be
+# A peer that fails fails the run, as a checksum that disagrees does.
+#
 # Environment:
 #   XPMPI_BENCH_NP="1 2"   rank counts to run
 #   XPMPI_BENCH_TIMEOUT=3600  seconds one run may take
+#   XPMPI_BENCH_PEERS=0    run no peers (no --peers)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,7 +42,7 @@ scripts/setup.sh || exit 1
 mkdir -p bin build
 say "go build -tags mpi -o bin/xpmpi ./cmd/xpmpi"
 go build -tags mpi -o bin/xpmpi ./cmd/xpmpi || exit 1
-ref_cmd=(mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c)
+ref_cmd=(mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas)
 say "${ref_cmd[*]}"
 "${ref_cmd[@]}" || exit 1
 # Both sides must use one MPI library (the bench refuses otherwise). A Go
@@ -45,6 +56,95 @@ if [ "$(mpi_lib bin/xpmpi)" != "$(mpi_lib build/libxpref.so)" ]; then
 		say "bin/xpmpi still links $(mpi_lib bin/xpmpi): check pkg-config ompi-c and mpicc"
 		exit 1
 	fi
+fi
+
+# ---------------------------------------------------------------- peers
+# The programs `xpmpi bench --peers` compares with, run separately before
+# the bench at each rank count. peer_flags: --small, --reps and --only of
+# the bench's arguments, which the peers take too.
+peer_flags=()
+peer_only=""
+peers_parse_args() {
+	local a=("$@") i
+	for ((i = 0; i < ${#a[@]}; i++)); do
+		case "${a[i]}" in
+		--small | --small=true) peer_flags+=(--small) ;;
+		--reps) peer_flags+=(--reps "${a[i + 1]:-}") ;;
+		--reps=*) peer_flags+=(--reps "${a[i]#--reps=}") ;;
+		--only) peer_only=${a[i + 1]:-} ;;
+		--only=*) peer_only=${a[i]#--only=} ;;
+		esac
+	done
+}
+# peers_want W...: whether --only (if given) names one of the workloads.
+peers_want() {
+	[ -z "$peer_only" ] && return 0
+	local w
+	for w in "$@"; do
+		case ",$(echo "$peer_only" | tr 'a-z' 'A-Z' | tr -d ' ')," in *",$w,"*) return 0 ;; esac
+	done
+	return 1
+}
+peer_py=/usr/bin/python3
+[ -x "$peer_py" ] || peer_py=$(command -v python3 || echo python3)
+peers_have_mpi4py() { "$peer_py" -c 'import mpi4py.MPI, numpy' >/dev/null 2>&1; }
+# peers_build: build/xpmpi-w6, and python3-mpi4py if missing (Debian's,
+# built against the system's Open MPI).
+peers_build() {
+	peers_c=0 peers_py=0
+	local w6_cmd=(mpicc -O3 -march=native -o build/xpmpi-w6 bench/ref/w6.c)
+	say "${w6_cmd[*]}"
+	"${w6_cmd[@]}" && peers_c=1
+	if ! peers_have_mpi4py; then
+		local as_root=()
+		[ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && as_root=(sudo)
+		say "mpi4py does not import in $peer_py: apt-get install -y python3-mpi4py"
+		"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3-mpi4py >/dev/null ||
+			say "could not install python3-mpi4py: the mpi4py column is left out"
+	fi
+	peers_have_mpi4py && peers_py=1
+	return 0
+}
+# peers_run NP: runs the peers at NP ranks into build/peers-npNP.json and
+# sets peers_args to the bench's --peers flag (none if no peer ran); a
+# peer that fails is added to failed.
+peers_run() {
+	local np=$1 out=build/peers-np$1.json rc
+	peers_args=()
+	: >"$out"
+	local env=(env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1)
+	local fwd=(-x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS)
+	local jobs=()
+	[ "$peers_c" = 1 ] && peers_want W6 && jobs+=("build/xpmpi-w6 ${peer_flags[*]}")
+	if [ "$peers_py" = 1 ] && peers_want W2 W3 W4 W5 W6; then
+		local only=()
+		[ -n "$peer_only" ] && only=(--only "$peer_only")
+		jobs+=("$peer_py bench/peers/mpi4py_w2_w5.py ${peer_flags[*]} ${only[*]}")
+	fi
+	local job
+	for job in "${jobs[@]}"; do
+		# shellcheck disable=SC2206 # the job's words, split as written
+		local cmd=("${env[@]}" "${launch[@]}" "${fwd[@]}" -np "$np" $job)
+		say "${cmd[*]} >> $out"
+		# Only a peer that finished adds its figures.
+		timeout "$limit" "${cmd[@]}" >"$out.part" 2>>"build/peers-np$np.log"
+		rc=$?
+		if [ "$rc" -eq 0 ]; then
+			cat "$out.part" >>"$out"
+		else
+			say "np $np: peer exit status $rc (build/peers-np$np.log): its figures are left out"
+			failed+=("$np (peer ${job%% *})")
+		fi
+		rm -f "$out.part"
+	done
+	[ -s "$out" ] && peers_args=(--peers "$out")
+	return 0
+}
+peers_args=()
+peers_c=0 peers_py=0
+if [ "${XPMPI_BENCH_PEERS:-1}" != 0 ]; then
+	peers_parse_args "$@"
+	peers_build
 fi
 
 # As root, mpirun wants --allow-run-as-root. --oversubscribe: more ranks
@@ -63,7 +163,12 @@ say "$(date -u '+%Y-%m-%d %H:%M:%S UTC'); $(nproc) CPUs ($(lscpu 2>/dev/null | s
 failed=()
 for np in $np_list; do
 	log=build/bench-np$np.log
-	cmd=("${launch[@]}" -np "$np" bin/xpmpi bench --json "build/bench-np$np.json" --plot "build/bench-np$np.png" "$@")
+	peers_args=()
+	if [ "${XPMPI_BENCH_PEERS:-1}" != 0 ]; then
+		: >"build/peers-np$np.log"
+		peers_run "$np"
+	fi
+	cmd=("${launch[@]}" -np "$np" bin/xpmpi bench --json "build/bench-np$np.json" --plot "build/bench-np$np.png" "${peers_args[@]}" "$@")
 	say "${cmd[*]}"
 	timeout "$limit" "${cmd[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}

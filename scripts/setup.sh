@@ -22,8 +22,12 @@ say() { printf 'setup: %s\n' "$*"; }
 #                        (build tags mpi,mpich)
 #   python3-numpy        checks that NumPy reads xpmpi's .npy checkpoints
 #   iproute2             ip netns: the two simulated hosts of scripts/hosts.sh
+#   libopenblas-dev      OpenBLAS: the bench's C reference of the matrix product
+#                        links it (cblas_dgemm); the CPU backend loads
+#                        libopenblas.so.0 at run time where present
+#   libfftw3-dev         FFTW: the bench's C reference of the 2-D FFT
 #   petsc-dev            PETSc, only once the petsc package exists (tag petsc)
-want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy iproute2)
+want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy iproute2 libopenblas-dev libfftw3-dev)
 if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
 fi

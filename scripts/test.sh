@@ -248,6 +248,21 @@ step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
 # stand-in's queues, the profiling counters), with -short to bound its time.
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
+# The CPU backend without its AVX2 kernels (the Go loops alone), and the
+# committed assembly against what its avo generator writes now.
+step "go test -tags purego ./backend/cpu/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/...
+check_asmgen() {
+	local tmp
+	tmp=$(mktemp -d)
+	(cd backend/cpu/asmgen && go run . -out "$tmp/vec_amd64.s" -stubs "$tmp/vec_stubs_amd64.go" -pkg vec) || return 1
+	sed -i "s#$tmp/#../internal/vec/#g" "$tmp/vec_amd64.s" "$tmp/vec_stubs_amd64.go"
+	diff -u backend/cpu/internal/vec/vec_amd64.s "$tmp/vec_amd64.s" && diff -u backend/cpu/internal/vec/vec_stubs_amd64.go "$tmp/vec_stubs_amd64.go"
+	local rc=$?
+	rm -rf "$tmp"
+	[ $rc -eq 0 ] || echo "backend/cpu's assembly differs from its generator's output: regenerate it (see backend/cpu/asmgen/gen.go)"
+	return $rc
+}
+step "backend/cpu/asmgen writes the committed assembly" check_asmgen
 
 # ---------------------------------------------------------------- fuzzers
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
@@ -262,7 +277,7 @@ done
 # The C reference of xpmpi bench, for the bench's end-to-end test in
 # cmd/xpmpi (under Open MPI only: it is built against Open MPI's mpi.h).
 build_ref() {
-	mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c
+	mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas
 }
 step "mpicc bench/ref/xpref.c (the bench's C reference)" build_ref
 [ -f build/libxpref.so ] && export XPMPI_BENCH_REF=$root/build/libxpref.so

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 )
 
 // The operations of conjugate gradients: Axpby and the 5-point Laplacian.
@@ -23,11 +24,14 @@ func axpby[T backend.Element](a T, x []T, b T, y []T) {
 	axpbyK(a, x, b, y)
 }
 
-// axpbyK is a Go loop: gonum has no axpby, and an AXPY after a scaling
-// would pass over y twice.
+// axpbyK is a Go loop (gonum has no axpby, and an AXPY after a scaling
+// would pass over y twice), with the AVX2 kernel for float64 where it runs.
 func axpbyK[T backend.Element](a T, x []T, b T, y []T) {
 	x = x[:len(y)]
 	i := 0
+	if len(y) >= 8 && vectorF64[T]() {
+		i = vec.AxpbyAVX2(float64(a), f64(x), float64(b), f64(y), len(y))
+	}
 	for ; i < len(y)-3; i += 4 {
 		y[i] = a*x[i] + b*y[i]
 		y[i+1] = a*x[i+1] + b*y[i+1]
@@ -62,6 +66,7 @@ func (*Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
 // per point instead of 5).
 func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 	n := cols - 2 // interior points of a row
+	avx := vectorF64[T]()
 	for i := r0; i < r1; i++ {
 		out := dst[i*cols+1 : i*cols+1+n]
 		up := src[(i-1)*cols+1 : (i-1)*cols+1+n]
@@ -71,7 +76,9 @@ func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 		right := src[i*cols+2 : i*cols+2+n]
 		up, down, left, mid, right = up[:len(out)], down[:len(out)], left[:len(out)], mid[:len(out)], right[:len(out)]
 		j := 0
-		if len(out) >= 4 {
+		if avx && len(out) >= 8 {
+			j = vec.LaplaceRowAVX2(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), len(out))
+		} else if len(out) >= 4 {
 			c0, c1 := left[0], mid[0] // the left neighbour and the centre of out[j]
 			for ; j < len(out)-3; j += 4 {
 				r0, r1, r2, r3 := right[j], right[j+1], right[j+2], right[j+3]

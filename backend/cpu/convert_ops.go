@@ -83,18 +83,6 @@ func (*Backend) Compress(dst, x, mask backend.Buffer) int {
 	return maskOpsFor(x.DType()).compress(dst, x, mask)
 }
 
-// CountNonzero returns the number of nonzero bytes of mask (Uint8).
-func (*Backend) CountNonzero(mask backend.Buffer) int {
-	checkMask("CountNonzero", mask, mask.Len())
-	n := 0
-	for _, m := range hs[uint8](mask) {
-		if m != 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // Convert sets dst to src converted elementwise to dst's type, by the rules
 // of backend.ConvertValue.
 func (*Backend) Convert(dst, src backend.Buffer) {

@@ -2,15 +2,25 @@ package cpu
 
 import (
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 )
 
-// axpy64 sets y = a*x + y with gonum's SSE2 assembly (f64.AxpyUnitaryTo
-// through floats.AddScaled, which, unlike blas64.Axpy, does not skip a == 0:
-// 0*Inf must still give NaN).
+// axpy64 sets y = a*x + y with the AVX2 kernel (vector.go) where it runs,
+// else gonum's SSE2 assembly (f64.AxpyUnitaryTo through floats.AddScaled,
+// which, unlike blas64.Axpy, does not skip a == 0: 0*Inf must still give
+// NaN). Both round a*x[i] before adding y[i].
 func axpy64(a float64, x, y []float64) {
+	if useVector && len(y) >= 8 {
+		i := vec.AxpyAVX2(a, &x[0], &y[0], len(y))
+		x, y = x[i:len(y)], y[i:]
+		for j := range y {
+			y[j] += a * x[j]
+		}
+		return
+	}
 	floats.AddScaled(y, a, x[:len(y)])
 }
 

@@ -52,6 +52,10 @@ func indices(b backend.Buffer) []int64 {
 }
 
 func (sortImpl[T]) sortByKey(keys, index backend.Buffer, base int64) {
+	if index == nil {
+		algorithms.SortKeys(hs[T](keys)) // no permutation to compute or carry
+		return
+	}
 	perm := algorithms.SortByKey(hs[T](keys))
 	if idx := indices(index); idx != nil {
 		for i, j := range perm {
@@ -80,7 +84,8 @@ func (sortImpl[T]) mergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds [
 }
 
 // SortByKey sorts keys stably and sets index (if not nil) to base plus the
-// positions before the sort.
+// positions before the sort. Without index it sorts the keys alone
+// (algorithms.SortKeys), with the same result.
 func (*Backend) SortByKey(keys, index backend.Buffer, base int64) {
 	sorterFor(keys.DType()).sortByKey(keys, index, base)
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 )
 
-// KernelSource is the CUDA C source of the backend's kernels (kernels.cu),
-// compiled with NVRTC at first use.
-//
+// KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
+// then math.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource
+
 //go:embed kernels.cu
-var KernelSource string
+var kernelsSource string
 
 // kernelOptions are the NVRTC options of the backend's kernels, besides the
 // architecture: no fused multiply-add, so that elementwise float results
@@ -71,7 +72,8 @@ func KernelEntries() []string {
 			}
 		}
 	}
-	return append(out, opsPlain...)
+	out = append(out, opsPlain...)
+	return append(out, mathEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

@@ -42,7 +42,7 @@ func paramSizes(op string, elem int) []int {
 	case "sum2":
 		return []int{4, 8, 8}
 	}
-	return nil
+	return mathParamSizes(op, elem)
 }
 
 var (

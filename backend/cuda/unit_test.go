@@ -195,7 +195,7 @@ func TestArchCandidates(t *testing.T) {
 
 func TestKernelEntries(t *testing.T) {
 	e := KernelEntries()
-	want := 10*len(opsAll) + 8*len(opsInt) + 2*len(opsFloat) + len(opsPlain)
+	want := 10*len(opsAll) + 8*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 10*len(mathOpsAll)
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}

@@ -38,14 +38,6 @@ func (b *Backend) Compress(dst, x, mask backend.Buffer) (n int) {
 	return n
 }
 
-// CountNonzero counts the nonzero bytes of mask on the device; it waits
-// for the work queued before it.
-func (b *Backend) CountNonzero(mask backend.Buffer) (n int) {
-	hm := host(b.buf("CountNonzero", mask))
-	b.call(func() { n = cpu.Default.CountNonzero(hm) })
-	return n
-}
-
 // Convert converts src into dst's type on the device.
 func (b *Backend) Convert(dst, src backend.Buffer) {
 	hd, hs := host(b.buf("Convert", dst)), host(b.buf("Convert", src))

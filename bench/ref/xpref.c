@@ -7,6 +7,7 @@
  */
 #include "xpref.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <mpi.h>
 #include <omp.h>
@@ -14,6 +15,10 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+
+/* OpenBLAS's thread count (declared here: the cblas.h that Debian's
+ * alternatives select may be another BLAS's). */
+void openblas_set_num_threads(int);
 
 #define CHECK(call)                        \
 	do {                                   \
@@ -670,7 +675,7 @@ int xpref_filewrite(const xpref_params *p, xpref_result *r) {
 	return 0;
 }
 
-/* ---- W8: batched Newton on Kepler's equation ---- */
+/* ---- W10: batched Newton on Kepler's equation ---- */
 
 int xpref_kepler(const xpref_params *p, xpref_result *r) {
 	int rank, size;
@@ -721,7 +726,7 @@ int xpref_kepler(const xpref_params *p, xpref_result *r) {
 	return finish(elapsed, r);
 }
 
-/* ---- W9: RK45 on many small systems ---- */
+/* ---- W10: RK45 on many small systems ---- */
 
 static void vdp(double mu, const double *y, double *dy) {
 	dy[0] = y[1];
@@ -912,4 +917,92 @@ int xpref_cg_fused(const xpref_params *p, xpref_result *r) {
 	CHECK(cg_finish(&st, elapsed, k, sqrt(rr) / bnorm, r));
 	r->ok = r->extra[1] <= p->tol;
 	return MPI_SUCCESS;
+}
+
+/* ---- matrix product with OpenBLAS (issue 12) ---- */
+
+/* The matrices, checksum weights and ring of bench/matmul.go. */
+static double mm_a(int64_t i, int64_t j) { return (double)((i * 7 + j * 3) % 17 - 8) / 8; }
+static double mm_b(int64_t i, int64_t j) { return (double)((i * 5 + j * 11) % 13 - 6) / 8; }
+static double mm_w(int64_t i, int64_t j) { return (double)((i + 2 * j) % 5 + 1); }
+
+int xpref_matmul(const xpref_params *p, xpref_result *r) {
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int64_t n = p->n, lo, m, blo, bm, maxb = 0;
+	int ring = p->iters == 1;
+	block(n, size, rank, &lo, &m);
+	block(n, size, rank, &blo, &bm);
+	for (int q = 0; q < size; q++) {
+		int64_t l, c;
+		block(n, size, q, &l, &c);
+		if (c > maxb) maxb = c;
+	}
+	/* B: the whole matrix, or this rank's rows and two panels for the
+	 * blocks passing by. */
+	int64_t brows = ring ? bm : n;
+	double *a = alloc_doubles(m * n), *c = alloc_doubles(m * n), *b = alloc_doubles(brows * n);
+	double *panel[2] = {ring ? alloc_doubles(maxb * n) : NULL, ring ? alloc_doubles(maxb * n) : NULL};
+	if (!a || !c || !b || (ring && (!panel[0] || !panel[1]))) {
+		free(a);
+		free(c);
+		free(b);
+		free(panel[0]);
+		free(panel[1]);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	openblas_set_num_threads(p->threads > 0 ? (int)p->threads : 1);
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) a[i * n + j] = mm_a(lo + i, j);
+	int64_t b0 = ring ? blo : 0;
+	for (int64_t i = 0; i < brows; i++)
+		for (int64_t j = 0; j < n; j++) b[i * n + j] = mm_b(b0 + i, j);
+	memset(c, 0, (size_t)(m * n) * sizeof(double));
+	if (ring) {
+		memset(panel[0], 0, (size_t)(maxb * n) * sizeof(double));
+		memset(panel[1], 0, (size_t)(maxb * n) * sizeof(double));
+	}
+	CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	double t0 = MPI_Wtime();
+	if (!ring) {
+		if (m > 0 && n > 0)
+			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n);
+	} else {
+		/* At step s this rank holds the rows of B of rank q = rank+s: it
+		 * sends them to rank-1 and receives those of q+1 from rank+1 while
+		 * it multiplies its columns q of A by them. */
+		int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+		double *cur = b;
+		for (int s = 0; s < size; s++) {
+			int q = (rank + s) % size;
+			int64_t qlo, qc, rlo, rc;
+			block(n, size, q, &qlo, &qc);
+			MPI_Request req[2];
+			if (s < size - 1) {
+				block(n, size, (q + 1) % size, &rlo, &rc);
+				CHECK(MPI_Irecv(panel[s % 2], (int)(rc * n), MPI_DOUBLE, next, 0x4d4d, MPI_COMM_WORLD, &req[0]));
+				CHECK(MPI_Isend(cur, (int)(qc * n), MPI_DOUBLE, prev, 0x4d4d, MPI_COMM_WORLD, &req[1]));
+			}
+			if (m > 0 && n > 0)
+				cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)qc, 1, a + qlo, (int)n, cur,
+				            (int)n, s == 0 ? 0 : 1, c, (int)n);
+			if (s == size - 1) break;
+			CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+			cur = panel[s % 2];
+		}
+	}
+	double elapsed = MPI_Wtime() - t0;
+	double sum = 0;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) sum += c[i * n + j] * mm_w(lo + i, j);
+	free(a);
+	free(c);
+	free(b);
+	free(panel[0]);
+	free(panel[1]);
+	CHECK(MPI_Allreduce(&sum, &r->checksum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	r->ok = 1;
+	return finish(elapsed, r);
 }

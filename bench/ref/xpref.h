@@ -3,9 +3,10 @@
  * `xpmpi bench` loads at run time (dlopen) and calls in the same process and
  * the same MPI job as the xpmpi side, alternating repetitions.
  *
- * Build (scripts/bench.sh does it):
+ * Build (scripts/bench.sh does it; the matrix product needs OpenBLAS,
+ * Debian's libopenblas-dev):
  *
- *   mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c
+ *   mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas
  *
  * Every function takes the parameters of one repetition, runs it on
  * MPI_COMM_WORLD (all ranks call it together), and fills a result: the
@@ -25,7 +26,7 @@
 
 /* XPREF_ABI changes whenever the structs or the functions change; the Go
  * side refuses a library of another version. */
-#define XPREF_ABI 4
+#define XPREF_ABI 5
 
 typedef struct xpref_params {
 	int64_t n;       /* size: see each function */
@@ -130,5 +131,16 @@ int xpref_kepler(const xpref_params *p, xpref_result *r);
  * own steps. checksum: the sum over all systems of y0(10) + y1(10);
  * extra[0]: every system's accepted steps. One thread per rank. */
 int xpref_rk45(const xpref_params *p, xpref_result *r);
+
+/* Matrix product C = A B of n x n matrices with OpenBLAS's cblas_dgemm on
+ * `threads` OpenBLAS threads per rank, A and C split by rows,
+ * a_ij = ((7i + 3j) % 17 - 8) / 8, b_ij = ((5i + 11j) % 13 - 6) / 8.
+ * iters 0: B replicated, one local product per rank. iters 1: B split by
+ * rows too, its blocks passed around a ring of the ranks (at step s a rank
+ * holds the block of rank + s, sends it to rank - 1 and receives the next
+ * from rank + 1 with MPI_Isend/MPI_Irecv while it multiplies its columns of
+ * A for that block), as dist.MatMulRing. checksum: the sum over C of
+ * c_ij ((i + 2j) % 5 + 1), exact in float64 at these values. */
+int xpref_matmul(const xpref_params *p, xpref_result *r);
 
 #endif

@@ -22,6 +22,7 @@ type benchFlags struct {
 	Ref        string
 	Quiet      bool
 	Samples    bool
+	Peers      []string
 }
 
 func newBenchCmd(world mpi.Comm) *cobra.Command {
@@ -44,8 +45,10 @@ count it was launched with:
   W5  sample sort of 2^23 uniform keys
   W6  8-byte allreduce latency; 4 MiB ping-pong between ranks 0 and 1
   W7  checkpoint write and read of 2^26 elements
-  W8  batched Newton (optimize.Newton) on 10^6 Kepler equations
-  W9  batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
+  W9  matrix product 2048^2 (dist.MatMul, B replicated and the ring) against
+      OpenBLAS's cblas_dgemm
+  W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
+      batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
   W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.
 
 It prints a table on rank 0: the median of each side over the repetitions,
@@ -54,11 +57,20 @@ bandwidth, reference GB/s over xpmpi GB/s), the target of issue 4, whether
 the checksums agree, and the spread ((max-min)/median, the larger of the two
 sides'). A checksum that disagrees fails the bench after the table.
 
+--peers FILE adds the figures of programs run separately before the bench,
+at the same rank count and sizes (scripts/bench.sh runs them): W6 as a
+plain C + MPI program at MPI_THREAD_SINGLE (bench/ref/w6.c, "C alone") and
+W2-W6 in NumPy + mpi4py (bench/peers/mpi4py_w2_w5.py, "mpi4py"). Each peer
+gets two columns, its median and xpmpi's ratio against it (xp/PEER), and
+its checksums are compared with xpmpi's like the reference's: one that
+disagrees fails the bench.
+
 Build both sides with scripts/bench.sh (the binary with -tags mpi, the
 library with ` + bench.RefBuildCommand + `).`,
 		Example: `  mpirun -np 2 bin/xpmpi bench --json build/bench-np2.json --plot build/bench-np2.png
   bin/xpmpi bench --only W3,W4 --reps 3
-  bin/xpmpi bench --small --reps 1`,
+  bin/xpmpi bench --small --reps 1
+  mpirun -np 2 bin/xpmpi bench --peers build/peers-np2.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchCmd(world, o, cmd.OutOrStdout())
@@ -75,6 +87,7 @@ library with ` + bench.RefBuildCommand + `).`,
 	f.StringVar(&o.Ref, "ref", "", "the reference library (default: $XPMPI_BENCH_REF, else build/libxpref.so)")
 	f.BoolVar(&o.Quiet, "quiet", false, "print no progress")
 	f.BoolVar(&o.Samples, "samples", false, "also print every repetition's figures")
+	f.StringArrayVar(&o.Peers, "peers", nil, "add the figures of separately run programs from this JSON file (bench.ReadPeers); repeatable")
 	return cmd
 }
 
@@ -86,9 +99,36 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 	if !o.Quiet && world.Rank() == 0 {
 		opts.Progress = os.Stderr
 	}
+	// Rank 0 reads the peers before the bench, so that a wrong file fails
+	// at once on every rank.
+	var peers []bench.Peer
+	var perr error
+	if len(o.Peers) > 0 && world.Rank() == 0 {
+		if peers, perr = bench.LoadPeers(o.Peers...); perr == nil {
+			perr = bench.CheckPeers(peers, world.Size(), o.Small)
+		}
+	}
+	if len(o.Peers) > 0 {
+		ok, err := mpi.AllTrue(world, perr == nil)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if perr == nil {
+				perr = fmt.Errorf("bench: rank 0 could not read the peers %v", o.Peers)
+			}
+			return perr
+		}
+	}
 	rep, err := bench.Run(world, opts)
 	if rep == nil || world.Rank() != 0 {
 		return err
+	}
+	if len(peers) > 0 {
+		if perr := rep.AddPeers(peers); perr != nil {
+			return perr
+		}
+		err = rep.Err()
 	}
 	if werr := rep.WriteText(out, o.Samples); werr != nil {
 		return werr

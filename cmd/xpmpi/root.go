@@ -65,7 +65,7 @@ XPMPI_LOG=debug|info|warn sets the level (default info).`,
 		root.SetOut(os.Stdout)
 	}
 	root.SetErr(os.Stderr)
-	root.AddCommand(newInfoCmd(world), newRunCmd(world), newSelftestCmd(world), newDoctorCmd(world), newBenchCmd(world), newKernelsCmd(world), newVersionCmd(world))
+	root.AddCommand(newInfoCmd(world), newRunCmd(world), newSelftestCmd(world), newDoctorCmd(world), newBenchCmd(world), newKernelsCmd(world), newModelCmd(world), newVersionCmd(world))
 	return root
 }
 

@@ -21,6 +21,7 @@
 // return CUDA_ERROR_NO_DEVICE, as the real driver does without a GPU).
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -108,6 +109,7 @@ struct xp_registrar {
 #define XP_REGISTER(name, syncs) static xp_registrar xp_reg_##name(#name, name, syncs);
 
 #include "kernels.cu"
+#include "math.cu"
 
 // ---- fibers: the threads of a block ----
 

@@ -1,15 +1,15 @@
 #!/usr/bin/python3
-"""W8 and W9 the way a SciPy user would write them, for docs/PERFORMANCE.md.
+"""W10 (batched Newton and batched RK45) the way a SciPy user would write them, for docs/PERFORMANCE.md.
 
-W8: Kepler's equation E - e sin E = M for n orbits (the bench's M and e),
+Newton: Kepler's equation E - e sin E = M for n orbits (the bench's M and e),
 with scipy.optimize.newton per orbit (a Python loop) and with one call on
-the whole array (SciPy's array newton). W9: Van der Pol oscillators
+the whole array (SciPy's array newton). RK45: Van der Pol oscillators
 (mu = 0.5 + (s % 100)/100, y(0) = (2, 0), t in [0, 10], rtol 1e-6,
 atol 1e-9) with scipy.integrate.solve_ivp(method="RK45") per system. The
 per-element loops run on a part of the problem and are scaled to the full
 size (they are linear in it); the array call runs the full size.
 
-Usage: /usr/bin/python3 bench/peers/scipy_w8_w9.py [n_kepler] [n_ode]
+Usage: /usr/bin/python3 bench/peers/scipy_w10.py [n_kepler] [n_ode]
 """
 import math
 import sys
@@ -57,10 +57,10 @@ def main():
     no = int(sys.argv[2]) if len(sys.argv) > 2 else 100000
     print(f"SciPy {scipy.__version__}, NumPy {np.__version__}, Python {sys.version.split()[0]}")
     loop, array, s = w8(nk, min(nk, 20000))
-    print(f"W8 {nk} Kepler equations: newton per orbit {loop:.3f} s (scaled from 20000), "
+    print(f"W10 Newton: {nk} Kepler equations: newton per orbit {loop:.3f} s (scaled from 20000), "
           f"array newton {array:.3f} s, sum of roots {s:.12g}")
     ode, total = w9(no, min(no, 500))
-    print(f"W9 {no} Van der Pol systems: solve_ivp RK45 per system {ode:.3f} s (scaled from 500)")
+    print(f"W10 RK45: {no} Van der Pol systems: solve_ivp RK45 per system {ode:.3f} s (scaled from 500)")
 
 
 if __name__ == "__main__":

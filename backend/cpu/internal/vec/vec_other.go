@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+// Package vec holds the CPU backend's AVX2 kernels (see vec_amd64.go).
+// Off amd64, and with the purego tag, there are none: HasAVX2 is false and
+// the kernels, never called, do nothing.
+package vec
+
+// HasAVX2 is false here: package cpu's Go loops run.
+const HasAVX2 = false
+
+func JacobiRowAVX2(out, up, down, left, right *float64, n int) int       { return 0 }
+func LaplaceRowAVX2(out, mid, up, down, left, right *float64, n int) int { return 0 }
+func AxpyAVX2(a float64, x, y *float64, n int) int                       { return 0 }
+func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int  { return 0 }

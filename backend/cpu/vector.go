@@ -1,0 +1,54 @@
+package cpu
+
+import (
+	"os"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
+)
+
+// The vector kernels.
+//
+// The float64 stencils (Jacobi5, Laplace5), Axpy and Axpby have AVX2
+// kernels, written in assembly generated with avo (backend/cpu/asmgen, a
+// module of its own; package internal/vec), used where the processor has AVX2
+// (checked once with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
+// compute, lane by lane, exactly what the Go loops compute, in the same
+// order and without fused multiply-add, so both paths give the same bits
+// (the tests compare them). A build with -tags purego, or off amd64, has
+// the Go loops only.
+
+// useVector says whether the AVX2 kernels run: vec.HasAVX2, unless the
+// environment turns them off. Tests switch it with SetVector.
+var useVector = vec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
+
+// Vector reports whether the CPU backend's AVX2 kernels are in use.
+func Vector() bool { return useVector }
+
+// SetVector turns the AVX2 kernels on or off (on only where the processor
+// has AVX2) and returns the previous setting. It is for tests and
+// benchmarks that compare the two paths; it must not be called while
+// operations run.
+func SetVector(on bool) bool {
+	prev := useVector
+	useVector = on && vec.HasAVX2
+	return prev
+}
+
+// f64 returns a pointer to the first element of s as a *float64 if T is
+// float64 and s is not empty, or nil.
+func f64[T backend.Element](s []T) *float64 {
+	var zero T
+	if _, ok := any(zero).(float64); !ok || len(s) == 0 {
+		return nil
+	}
+	return (*float64)(unsafe.Pointer(&s[0]))
+}
+
+// vectorF64 reports whether the AVX2 kernels run for element type T.
+func vectorF64[T backend.Element]() bool {
+	var zero T
+	_, ok := any(zero).(float64)
+	return ok && useVector
+}

@@ -1,0 +1,137 @@
+package cpu_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
+)
+
+// vectorData returns n float64 values with special values among them.
+func vectorData(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
+	}
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	for k, s := range specials {
+		if i := 3 + 5*k; i < n {
+			v[i] = s
+		}
+	}
+	return v
+}
+
+// bitsEqual reports whether a and b have the same bits everywhere.
+func bitsEqual(a, b []float64) (int, bool) {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// bothPaths runs f with the AVX2 kernels off and then on, and returns the
+// two results.
+func bothPaths(t *testing.T, f func() []float64) (scalar, vector []float64) {
+	t.Helper()
+	prev := cpu.SetVector(false)
+	defer cpu.SetVector(prev)
+	scalar = f()
+	cpu.SetVector(true)
+	vector = f()
+	return scalar, vector
+}
+
+// TestVectorKernels checks that the AVX2 kernels give the Go loops' bits
+// for Jacobi5, Laplace5, Axpy and Axpby on float64 data with NaN, infinities
+// and signed zeros, on rows and vectors of every length around the
+// kernels' 8-element steps. It runs the Go loops against themselves where
+// the processor has no AVX2.
+func TestVectorKernels(t *testing.T) {
+	if !cpu.Vector() {
+		prev := cpu.SetVector(true)
+		cpu.SetVector(prev)
+		if !cpu.Vector() && prev {
+			t.Fatal("SetVector lost the setting")
+		}
+		t.Log("no AVX2 here (or XPMPI_CPU_VECTOR=off): comparing the Go loops with themselves")
+	}
+	b := cpu.Default
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, cols := range []int{3, 4, 9, 10, 11, 17, 18, 33, 130} {
+		rows := 5
+		src := vectorData(rng, rows*cols)
+		init := vectorData(rng, rows*cols)
+		for _, op := range []string{"Jacobi5", "Laplace5"} {
+			s, v := bothPaths(t, func() []float64 {
+				dst := append([]float64(nil), init...)
+				d, x := backend.Wrap(dst), backend.Wrap(src)
+				if op == "Jacobi5" {
+					b.Jacobi5(d.Buffer(), x.Buffer(), rows, cols)
+				} else {
+					b.Laplace5(d.Buffer(), x.Buffer(), rows, cols)
+				}
+				return dst
+			})
+			if i, ok := bitsEqual(s, v); !ok {
+				t.Errorf("%s %d x %d: element %d: Go %v, AVX2 %v", op, rows, cols, i, s[i], v[i])
+			}
+		}
+	}
+	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 100, 1003} {
+		x, y0 := vectorData(rng, n), vectorData(rng, n)
+		for _, a := range []float64{0, -1.5, 3.25e-7, math.Inf(1)} {
+			s, v := bothPaths(t, func() []float64 {
+				y := append([]float64(nil), y0...)
+				backend.Axpy(a, backend.Wrap(x), backend.Wrap(y))
+				return y
+			})
+			if i, ok := bitsEqual(s, v); !ok {
+				t.Errorf("Axpy n=%d a=%v: element %d: Go %v, AVX2 %v", n, a, i, s[i], v[i])
+			}
+			s, v = bothPaths(t, func() []float64 {
+				y := append([]float64(nil), y0...)
+				backend.Axpby(a, backend.Wrap(x), 0.75, backend.Wrap(y))
+				return y
+			})
+			if i, ok := bitsEqual(s, v); !ok {
+				t.Errorf("Axpby n=%d a=%v: element %d: Go %v, AVX2 %v", n, a, i, s[i], v[i])
+			}
+		}
+	}
+}
+
+// TestVectorValues checks the kernels against values computed here, so
+// that both paths being wrong the same way would fail too.
+func TestVectorValues(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		prev := cpu.SetVector(on)
+		const rows, cols = 3, 12
+		src := make([]float64, rows*cols)
+		for i := range src {
+			src[i] = float64(i * i % 17)
+		}
+		dst := make([]float64, rows*cols)
+		cpu.Default.Laplace5(backend.Wrap(dst).Buffer(), backend.Wrap(src).Buffer(), rows, cols)
+		for j := 1; j < cols-1; j++ {
+			i := cols + j
+			want := 4*src[i] - src[i-cols] - src[i+cols] - src[i-1] - src[i+1]
+			if dst[i] != want {
+				t.Errorf("vector %v: Laplace5 [1][%d] = %v, want %v", on, j, dst[i], want)
+			}
+		}
+		y := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+		x := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
+		backend.Axpby(2, backend.Wrap(x), 0.5, backend.Wrap(y))
+		for i := range y {
+			if want := 2*x[i] + 0.5*float64(i+1); y[i] != want {
+				t.Errorf("vector %v: Axpby [%d] = %v, want %v", on, i, y[i], want)
+			}
+		}
+		cpu.SetVector(prev)
+	}
+}

@@ -1,0 +1,79 @@
+package dist_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend/fakedev"
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+)
+
+// TestLoadInto saves arrays of several shapes and reads them back with
+// LoadInto into existing arrays of every split axis (and replicated),
+// uneven block sizes and a fake-device array, and checks the values
+// bitwise; a file of another shape or element type is the same error on
+// every rank and leaves the array as it was.
+func TestLoadInto(t *testing.T) {
+	c := mpitest.World(t)
+	p := c.Size()
+	dir := mpitest.TempDir(t, c)
+	for _, shape := range [][]int{{0}, {1}, {7}, {5, 3}, {2, 9}, {3, 4, 5}, {1, 2, 3}} {
+		x := npyArray[float64](t, c, shape, 0)
+		path := filepath.Join(dir, fmt.Sprintf("into%d.npy", len(shape)))
+		if err := dist.Save(x, path); err != nil {
+			t.Fatal(err)
+		}
+		x.Free()
+		want := npyWant[float64](shape)
+		for axis := dist.Replicated; axis < len(shape); axis++ {
+			opts := [][]dist.Option{{dist.SplitAxis(axis)}}
+			if axis >= 0 {
+				// Every index on the last rank, as W7 reads.
+				counts := make([]int, p)
+				counts[p-1] = shape[axis]
+				opts = append(opts, []dist.Option{dist.SplitAxis(axis), dist.BlockSizes(counts)})
+				opts = append(opts, []dist.Option{dist.SplitAxis(axis), dist.OnBackend(fakedev.Default)})
+			}
+			for k, o := range opts {
+				y, err := dist.Full(c, shape, -7.0, o...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = dist.LoadInto(y, path)
+				what := fmt.Sprintf("%v axis %d options %d", shape, axis, k)
+				mpitest.Check(t, c, err == nil, "%s: %v", what, err)
+				got, err := dist.Allgather(y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mpitest.Check(t, c, slices.Equal(got, want), "%s: %v, want %v", what, got, want)
+				y.Free()
+			}
+		}
+	}
+
+	path := filepath.Join(dir, "into2.npy") // shape [2 9]
+	y, err := dist.Full(c, []int{9, 2}, -7.0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Free()
+	err = dist.LoadInto(y, path)
+	npyErrorEverywhere(t, c, err, "the file holds shape [2 9], the array has shape [9 2]")
+	got, err := dist.Allgather(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mpitest.Check(t, c, slices.Equal(got, slices.Repeat([]float64{-7}, 18)), "after a refused LoadInto: %v", got)
+
+	z, err := dist.Zeros[int32](c, []int{2, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Free()
+	npyErrorEverywhere(t, c, dist.LoadInto(z, path), "not int32")
+	npyErrorEverywhere(t, c, dist.LoadInto(z, filepath.Join(dir, "missing.npy")), "missing.npy")
+}

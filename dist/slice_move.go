@@ -1,0 +1,402 @@
+package dist
+
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
+)
+
+// This file holds the one all-to-all that Slice, SetSlice, Concatenate,
+// Transpose and Reshape move elements with. Each works in a target index
+// space (the slice's, the concatenation's, the transpose's, the flat
+// index of a reshape): every rank's sending side and receiving side are
+// lists of pieces, boxes of that space with an affine map from the box's
+// multi-index to an offset in a local block. The part that rank r sends
+// rank s is the intersection of r's sending pieces with s's receiving
+// pieces, in the order (sending piece, receiving piece, row-major in the
+// intersection), which both sides compute from the layouts alone.
+
+// piece is a box (start, shape) of a target index space held by local
+// array arr: the element at multi-index g of the space is at offset
+// base + sum_d g[d]*mul[d] of the array. A local piece (a replicated
+// array's, which every rank holds) is sent only to its own rank.
+type piece struct {
+	arr          int
+	start, shape []int
+	base         int
+	mul          []int
+	local        bool
+}
+
+// blockPiece returns the piece of a row-major block (bstart, bshape) of a
+// space of the same dimensions, moved by shift along axis (shift 0: not
+// moved), as local array arr.
+func blockPiece(arr int, bstart, bshape []int, axis, shift int) piece {
+	d := len(bshape)
+	st := make([]int, d)
+	copy(st, bstart)
+	if axis >= 0 {
+		st[axis] += shift
+	}
+	mul := make([]int, d)
+	s, base := 1, 0
+	for a := d - 1; a >= 0; a-- {
+		mul[a] = s
+		base -= st[a] * s
+		s *= bshape[a]
+	}
+	return piece{arr: arr, start: st, shape: append([]int(nil), bshape...), base: base, mul: mul}
+}
+
+// layoutPieces returns rank r's block of layout l as its one piece, local
+// if l is replicated.
+func layoutPieces(l Layout) func(r int) []piece {
+	return func(r int) []piece {
+		st, sh := l.box(r)
+		pc := blockPiece(0, st, sh, -1, 0)
+		pc.local = l.axis == Replicated
+		return []piece{pc}
+	}
+}
+
+// prun is a contiguous run of n elements at offset block of local array
+// arr and at offset packed of a packed buffer.
+type prun struct{ arr, block, packed, n int }
+
+// emitRuns appends the runs of the box (start, shape), which lies inside
+// pc, in row-major order from packed offset *off, merging runs that are
+// contiguous in the array.
+func emitRuns(pc piece, start, shape []int, runs []prun, off *int) []prun {
+	d := len(shape)
+	if prod(shape) == 0 {
+		return runs
+	}
+	idx := make([]int, d)
+	last := shape[d-1]
+	ml := pc.mul[d-1]
+	for {
+		o := pc.base
+		for a := 0; a < d-1; a++ {
+			o += (start[a] + idx[a]) * pc.mul[a]
+		}
+		o += start[d-1] * ml
+		if ml == 1 {
+			runs = appendRun(runs, prun{pc.arr, o, *off, last})
+			*off += last
+		} else {
+			for k := 0; k < last; k++ {
+				runs = appendRun(runs, prun{pc.arr, o + k*ml, *off, 1})
+				*off++
+			}
+		}
+		a := d - 2
+		for a >= 0 {
+			idx[a]++
+			if idx[a] < shape[a] {
+				break
+			}
+			idx[a] = 0
+			a--
+		}
+		if a < 0 {
+			return runs
+		}
+	}
+}
+
+func appendRun(runs []prun, r prun) []prun {
+	if k := len(runs) - 1; k >= 0 {
+		p := &runs[k]
+		if p.arr == r.arr && p.block+p.n == r.block && p.packed+p.n == r.packed {
+			p.n += r.n
+			return runs
+		}
+	}
+	return append(runs, r)
+}
+
+// move is a plan: the pieces every rank sends and receives.
+type move struct {
+	send, recv func(r int) []piece
+}
+
+// runs returns rank me's send runs and counts per destination, and its
+// receive runs and counts per source.
+func (m move) runs(me, p int) (sruns []prun, scounts []int, rruns []prun, rcounts []int) {
+	scounts, rcounts = make([]int, p), make([]int, p)
+	mine := m.send(me)
+	into := m.recv(me)
+	soff, roff := 0, 0
+	for s := 0; s < p; s++ {
+		theirs := m.recv(s)
+		begin := soff
+		for _, sp := range mine {
+			if sp.local && s != me {
+				continue
+			}
+			for _, rp := range theirs {
+				if st, sh, empty := intersect(sp.start, sp.shape, rp.start, rp.shape); !empty {
+					sruns = emitRuns(sp, st, sh, sruns, &soff)
+				}
+			}
+		}
+		scounts[s] = soff - begin
+	}
+	for r := 0; r < p; r++ {
+		from := m.send(r)
+		begin := roff
+		for _, sp := range from {
+			if sp.local && r != me {
+				continue
+			}
+			for _, rp := range into {
+				if st, sh, empty := intersect(sp.start, sp.shape, rp.start, rp.shape); !empty {
+					rruns = emitRuns(rp, st, sh, rruns, &roff)
+				}
+			}
+		}
+		rcounts[r] = roff - begin
+	}
+	return sruns, scounts, rruns, rcounts
+}
+
+// selfOnly reports whether no rank sends another rank anything.
+func (m move) selfOnly(p int) bool {
+	if p == 1 {
+		return true
+	}
+	work := 0
+	for r := 0; r < p; r++ {
+		for _, sp := range m.send(r) {
+			if sp.local {
+				continue
+			}
+			for s := 0; s < p; s++ {
+				if s == r {
+					continue
+				}
+				for _, rp := range m.recv(s) {
+					if work++; work > maxSelfCheck {
+						return false // too long to find out: use MPI
+					}
+					if _, _, empty := intersect(sp.start, sp.shape, rp.start, rp.shape); !empty {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// maxSelfCheck bounds the piece intersections that selfOnly tries.
+const maxSelfCheck = 1 << 16
+
+// displs returns the offsets of consecutive parts of the given sizes.
+func displs(counts []int) []int {
+	d := make([]int, len(counts))
+	for i := 1; i < len(counts); i++ {
+		d[i] = d[i-1] + counts[i-1]
+	}
+	return d
+}
+
+// identity reports whether runs copy all of an array of n elements to the
+// same offsets of a packed buffer of n elements.
+func identity(runs []prun, total, n int) bool {
+	if total != n {
+		return false
+	}
+	for _, r := range runs {
+		if r.arr != 0 || r.block != r.packed {
+			return false
+		}
+	}
+	return true
+}
+
+// moveDo moves the elements of the local arrays srcs (all on b's device)
+// into dst by plan m, in one all-to-all. The parts are packed and unpacked
+// on the device (not at all when they already lie in packed order), and
+// package staging hands MPI device memory when it is CUDA-aware.
+func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*backend.Array[T], dst *backend.Array[T], desc string) error {
+	me, p := c.Rank(), c.Size()
+	sruns, scounts, rruns, rcounts := m.runs(me, p)
+	stotal, rtotal := sum(scounts), sum(rcounts)
+	self := m.selfOnly(p)
+	if self && identity(rruns, rtotal, dst.Len()) {
+		// Only this rank's own part, which is all of dst in order: gather
+		// it straight into dst.
+		gatherRuns(dst, srcs, sruns, desc)
+		return nil
+	}
+	// The buffers are allocated before MPI is called; a failure on one
+	// rank is agreed on by all (unless no rank communicates), so that no
+	// rank waits in the all-to-all for one that left.
+	send, recv := srcs[0], dst
+	var err error
+	if len(srcs) != 1 || !identity(sruns, stotal, srcs[0].Len()) {
+		if send, err = backend.NewOn[T](b, stotal); err == nil {
+			defer send.Free()
+		}
+	}
+	if err == nil && !identity(rruns, rtotal, dst.Len()) {
+		if recv, err = backend.NewOn[T](b, rtotal); err == nil {
+			defer recv.Free()
+		}
+	}
+	if !self {
+		err = mpi.Agree(c, err)
+	}
+	if err != nil {
+		return err
+	}
+	if send != srcs[0] {
+		gatherRuns(send, srcs, sruns, desc+" pack")
+	}
+	sd, rd := displs(scounts), displs(rcounts)
+	if self {
+		// No rank sends another anything (a replicated source, one
+		// rank), as every rank finds: each copies its own part on the
+		// device, without MPI (which would stage it through the host).
+		if n := scounts[me]; n > 0 {
+			backend.Copy(recv.Slice(rd[me], rd[me]+n), send.Slice(sd[me], sd[me]+n))
+			if !recv.Device().IsHost() {
+				recordDeviceCopy(desc+" local", n, recv.DType().Size())
+			}
+		}
+	} else if err := staging.Alltoallv(c, send, scounts, sd, recv, rcounts, rd); err != nil {
+		return err
+	}
+	if recv != dst {
+		return scatterRuns(dst, recv, rruns, desc+" unpack")
+	}
+	return nil
+}
+
+func sum(s []int) int {
+	n := 0
+	for _, v := range s {
+		n += v
+	}
+	return n
+}
+
+// shortRuns is the mean run length below which a device gather is one
+// Take (where the backend is a backend.Sorter) instead of a copy per run.
+const shortRuns = 8
+
+// gatherRuns copies the runs of srcs into the packed buffer dst, which
+// they cover, on dst's device. A device's copies are recorded as one
+// DeviceCopy event.
+func gatherRuns[T backend.Element](dst *backend.Array[T], srcs []*backend.Array[T], runs []prun, desc string) {
+	if len(runs) == 0 {
+		return
+	}
+	if dst.Device().IsHost() {
+		d := dst.Data()
+		for _, r := range runs {
+			copy(d[r.packed:r.packed+r.n], srcs[r.arr].Data()[r.block:r.block+r.n])
+		}
+		return
+	}
+	total := 0
+	for _, r := range runs {
+		total += r.n
+	}
+	if s, ok := dst.Backend().(backend.Sorter); ok && len(srcs) == 1 && total == dst.Len() && total < shortRuns*len(runs) {
+		pos := make([]int, total)
+		for _, r := range runs {
+			for k := 0; k < r.n; k++ {
+				pos[r.packed+k] = r.block + k
+			}
+		}
+		s.Take(dst.Buffer(), srcs[0].Buffer(), pos)
+	} else {
+		for _, r := range runs {
+			backend.Copy(dst.Slice(r.packed, r.packed+r.n), srcs[r.arr].Slice(r.block, r.block+r.n))
+		}
+	}
+	recordDeviceCopy(desc, total, dst.DType().Size())
+}
+
+// scatterRuns copies the packed buffer src into the runs of dst, on dst's
+// device; a device's copies are recorded as one DeviceCopy event. Many
+// short runs on a backend.Sorter are one Take from dst and src side by
+// side in a temporary, instead of a copy per run.
+func scatterRuns[T backend.Element](dst, src *backend.Array[T], runs []prun, desc string) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	if dst.Device().IsHost() {
+		d, s := dst.Data(), src.Data()
+		for _, r := range runs {
+			copy(d[r.block:r.block+r.n], s[r.packed:r.packed+r.n])
+		}
+		return nil
+	}
+	total := 0
+	for _, r := range runs {
+		total += r.n
+	}
+	if s, ok := dst.Backend().(backend.Sorter); ok && total < shortRuns*len(runs) {
+		n := dst.Len()
+		both, err := backend.NewOn[T](dst.Backend(), n+src.Len())
+		if err != nil {
+			return err
+		}
+		defer both.Free()
+		backend.Copy(both.Slice(0, n), dst)
+		backend.Copy(both.Slice(n, n+src.Len()), src)
+		pos := make([]int, n)
+		for i := range pos {
+			pos[i] = i
+		}
+		for _, r := range runs {
+			for k := 0; k < r.n; k++ {
+				pos[r.block+k] = n + r.packed + k
+			}
+		}
+		s.Take(dst.Buffer(), both.Buffer(), pos)
+		recordDeviceCopy(desc, 2*n+src.Len(), dst.DType().Size())
+		return nil
+	}
+	for _, r := range runs {
+		backend.Copy(dst.Slice(r.block, r.block+r.n), src.Slice(r.packed, r.packed+r.n))
+	}
+	recordDeviceCopy(desc, total, dst.DType().Size())
+	return nil
+}
+
+func recordDeviceCopy(desc string, n, size int) {
+	if profiling.Active() {
+		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(n * size)})
+	}
+}
+
+// singleAxis panics unless every layout is split on one axis or
+// replicated: the one place where slicing, reshaping, concatenation,
+// transposition and broadcasting refuse other layouts (process grids).
+func singleAxis(op string, ls ...Layout) {
+	for _, l := range ls {
+		if l.axis != Replicated && (l.axis < 0 || l.axis >= len(l.shape) || len(l.counts) != l.ranks) {
+			panic(fmt.Sprintf("dist: %s of %v: only arrays split on one axis, or replicated, are supported", op, l))
+		}
+	}
+}
+
+// sameDevice panics unless every local array is on the device of the
+// first.
+func sameDevice[T backend.Element](op string, arrays ...*Array[T]) {
+	for _, a := range arrays[1:] {
+		if a.local.Device() != arrays[0].local.Device() {
+			panic(fmt.Sprintf("dist: %s: blocks on %v and %v; move one with ToHost or ToDevice", op, arrays[0].local.Device(), a.local.Device()))
+		}
+		if a.comm != arrays[0].comm {
+			panic(fmt.Sprintf("dist: %s: arrays on different communicators", op))
+		}
+	}
+}

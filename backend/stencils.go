@@ -42,3 +42,68 @@ func StencilsOf(b Backend) Stencils {
 	}
 	panic(fmt.Sprintf("backend: the %s backend has no 5-point stencils: give it some with backend.UseStencils", b.Name()))
 }
+
+// WeightedStencils are stencils with weights given by the caller, on
+// row-major float grids: the 9-point 2-D stencil and the 7-point 3-D one
+// of dist's Stencil9 and Stencil7. Like Stencils, they are an optional
+// interface: the CPU backend and the fake device implement them; for a
+// backend that does not (CUDA, until it has the kernels), dist copies the
+// grids to the host and back, recorded as the copies they are. The
+// weights are given as float64 and used in the grid's element type.
+type WeightedStencils interface {
+	// Stencil9 sets, for 1 <= i < rows-1 and 1 <= j < cols-1,
+	// dst[i][j] = sum over a, b in 0, 1, 2 of w[3*a+b]*src[i+a-1][j+b-1],
+	// summed in the order of w. Other elements of dst are left as they are.
+	Stencil9(dst, src Buffer, rows, cols int, w [9]float64)
+	// Stencil7 sets, for every point (i, j, k) of an n0 x n1 x n2 grid
+	// with 1 <= i < n0-1, 1 <= j < n1-1 and 1 <= k < n2-1,
+	// dst[i][j][k] = w[0]*src[i][j][k] + w[1]*src[i-1][j][k] +
+	// w[2]*src[i+1][j][k] + w[3]*src[i][j-1][k] + w[4]*src[i][j+1][k] +
+	// w[5]*src[i][j][k-1] + w[6]*src[i][j][k+1], summed in that order.
+	// Other elements of dst are left as they are.
+	Stencil7(dst, src Buffer, n0, n1, n2 int, w [7]float64)
+}
+
+// WeightedStencilsOf returns backend b's weighted stencils, and false if
+// it has none.
+func WeightedStencilsOf(b Backend) (WeightedStencils, bool) {
+	s, ok := b.(WeightedStencils)
+	return s, ok
+}
+
+// Stencil9 applies the 9-point stencil with weights w (see
+// WeightedStencils.Stencil9) of src into dst, two rows x cols row-major
+// grids on one device, with dst's backend. It panics if the backend has
+// no weighted stencils (WeightedStencilsOf).
+func Stencil9[T Float](dst, src *Array[T], rows, cols int, w [9]T) {
+	stencilArgs("Stencil9", dst, src, rows, cols)
+	s, ok := WeightedStencilsOf(dst.b)
+	if !ok {
+		panic(fmt.Sprintf("backend: the %s backend has no weighted stencils", dst.b.Name()))
+	}
+	var w64 [9]float64
+	for i, v := range w {
+		w64[i] = float64(v)
+	}
+	s.Stencil9(dst.buf, src.buf, rows, cols, w64)
+}
+
+// Stencil7 applies the 7-point 3-D stencil with weights w (see
+// WeightedStencils.Stencil7) of src into dst, two n0 x n1 x n2 row-major
+// grids on one device, with dst's backend. It panics if the backend has
+// no weighted stencils (WeightedStencilsOf).
+func Stencil7[T Float](dst, src *Array[T], n0, n1, n2 int, w [7]T) {
+	if n2 < 0 {
+		panic(fmt.Sprintf("backend: Stencil7 of a %d x %d x %d grid", n0, n1, n2))
+	}
+	stencilArgs("Stencil7", dst, src, n0, n1*n2)
+	s, ok := WeightedStencilsOf(dst.b)
+	if !ok {
+		panic(fmt.Sprintf("backend: the %s backend has no weighted stencils", dst.b.Name()))
+	}
+	var w64 [7]float64
+	for i, v := range w {
+		w64[i] = float64(v)
+	}
+	s.Stencil7(dst.buf, src.buf, n0, n1, n2, w64)
+}

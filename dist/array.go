@@ -23,6 +23,10 @@ type Array[T backend.Element] struct {
 	layout Layout
 	local  *backend.Array[T]
 	lent   atomic.Int32 // loans of the block's memory not yet ended (Lend)
+	// gh is the ghost exchange of an array made with Ghosts or Periodic
+	// (nil for the others): its storage holds the block (local, a view of
+	// it) between the ghost layers.
+	gh *exchange[T]
 }
 
 // Option sets how a new array is laid out and where it lives.
@@ -35,6 +39,9 @@ type options struct {
 	grid       []int   // ProcessGrid
 	gridCounts [][]int // GridBlockSizes
 	backend    backend.Backend
+	ghosts     int  // Ghosts
+	ghosted    bool // Ghosts given
+	periodic   bool // Periodic
 	convert    bool // Load: convert another element type (Convert)
 }
 
@@ -81,6 +88,7 @@ func buildOptions(c mpi.Comm, shape []int, opts []Option) (Layout, backend.Backe
 // backendOption returns the backend that opts choose (OnBackend; the
 // selected backend by default) for a constructor whose layout is given:
 // SplitAxis and BlockSizes, which make a layout from a shape, panic there.
+// Ghosts and Periodic are left to the caller (ghostOptions).
 func backendOption(op string, opts []Option) backend.Backend {
 	o := options{axis: noAxis}
 	for _, f := range opts {
@@ -102,12 +110,12 @@ const noAxis = -1 << 31
 
 // New returns a zeroed array with layout l, on the backend OnBackend gives
 // (the selected backend by default; SplitAxis and BlockSizes, which the
-// layout already fixes, panic). l must be a layout over c's ranks. If the
-// allocation fails on any rank, New returns the same error on every rank.
-// It is collective.
+// layout already fixes, panic), with the ghost layers Ghosts and Periodic
+// ask for. l must be a layout over c's ranks. If the allocation fails on
+// any rank, New returns the same error on every rank. It is collective.
 func New[T backend.Element](c mpi.Comm, l Layout, opts ...Option) (*Array[T], error) {
 	l.mustBeValid("New", c.Size())
-	return newOn[T](c, l, backendOption("New", opts))
+	return newGhosted[T](c, l, backendOption("New", opts), ghostOptions(opts))
 }
 
 // newOn is New on backend b.
@@ -136,13 +144,13 @@ func newLocal[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Arra
 // Zeros returns a new array of zeros of the global shape.
 func Zeros[T backend.Element](c mpi.Comm, shape []int, opts ...Option) (*Array[T], error) {
 	l, b := buildOptions(c, shape, opts)
-	return newOn[T](c, l, b)
+	return newGhosted[T](c, l, b, ghostOptions(opts))
 }
 
-// ZerosLike returns a new array of zeros with a's layout, communicator and
-// backend.
+// ZerosLike returns a new array of zeros with a's layout, communicator,
+// backend and ghost layers (width and periodicity; the ghosts are zero).
 func ZerosLike[T backend.Element](a *Array[T]) (*Array[T], error) {
-	return newOn[T](a.comm, a.layout, a.local.Backend())
+	return newGhosted[T](a.comm, a.layout, a.local.Backend(), a.ghostSpec())
 }
 
 // Full returns a new array with every element v.
@@ -258,8 +266,8 @@ func (a *Array[T]) String() string {
 	return fmt.Sprintf("dist.Array[%v](%v, block on %v)", a.local.DType(), a.layout, a.local.Device())
 }
 
-// Copy returns a new array with a's layout and a copy of its elements. It
-// is not collective.
+// Copy returns a new array with a's layout and a copy of its elements,
+// without ghost layers. It is not collective.
 func (a *Array[T]) Copy() (*Array[T], error) {
 	b, err := newLocal[T](a.comm, a.layout, a.local.Backend())
 	if err != nil {
@@ -269,10 +277,20 @@ func (a *Array[T]) Copy() (*Array[T], error) {
 	return b, nil
 }
 
-// Free releases the local block. It is not collective.
+// Synchronize waits until the work queued on the block's device (by
+// every operation before it on this rank) is done: for timing. It returns
+// the device's error, if any. It is not collective.
+func (a *Array[T]) Synchronize() error { return backend.Synchronize(a.local) }
+
+// Free releases the local block (with its ghost layers and their
+// exchange buffers). No exchange may be in flight. It is not collective.
 func (a *Array[T]) Free() {
 	if a.lent.Load() > 0 {
 		panic("dist: Free of an array whose memory is lent to another library (Lend: a PETSc Vec over it, say): end the loan first (destroy the Vec), then free the array")
+	}
+	if a.gh != nil {
+		a.gh.free()
+		return
 	}
 	a.local.Free()
 }

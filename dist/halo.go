@@ -9,16 +9,23 @@ import (
 	"github.com/xpmpi/xpmpi/staging"
 )
 
-// haloTag is the MPI tag of halo messages. At most one message goes from a
-// rank to another in one exchange, and MPI keeps messages between two ranks
-// in order, so one tag serves every exchange.
+// haloTag is the MPI tag of ghost messages. Where several messages go from
+// one rank to another in one exchange (periodic wrap, or a ghost layer
+// wider than the blocks), both sides post them in the same order, and MPI
+// keeps messages between two ranks in order, so one tag serves every
+// exchange.
 const haloTag = 0x4841
 
-// Halo is a rank's block of a distributed array with ghost layers: width
-// extra indices on each side of the split axis that Exchange fills with
-// copies of the neighbouring ranks' elements. Its local storage has the
-// block's shape with the split axis extended by 2*width; the block itself
-// sits at indices [width, width+n) of that axis.
+// Halo is a rank's block of a distributed array with ghost layers, split
+// along any axis: width extra indices on each side of the split axis that
+// Exchange fills with copies of the neighbouring ranks' elements. Its local
+// storage has the block's shape with the split axis extended by 2*width;
+// the block itself sits at indices [width, width+n) of that axis.
+//
+// An Array made with the Ghosts option is the same thing without the
+// copies in and out (its block is the middle of the ghosted storage), and
+// is what solvers use; Halo remains for arrays split along an axis other
+// than the first, whose block is not contiguous in ghosted storage.
 //
 // Ghost indices that fall outside the global array are never written: they
 // hold whatever the caller puts there (boundary values). Where a neighbour's
@@ -35,14 +42,24 @@ const haloTag = 0x4841
 // contiguous (split axis > 0) are packed into, and unpacked from, a
 // contiguous buffer on the device first.
 type Halo[T backend.Element] struct {
+	ex    exchange[T]
+	shape []int // ghosted local shape
+}
+
+// exchange is the ghost exchange of one rank's ghosted storage: the plan of
+// its messages, worked out once from the layout, and their buffers. Halo
+// and ghosted Arrays both exchange through it.
+type exchange[T backend.Element] struct {
+	name     string // "Halo" or "Array", for messages
 	comm     mpi.Comm
 	layout   Layout
 	width    int
-	local    *backend.Array[T]
-	shape    []int // ghosted local shape
-	pre      int   // product of the dimensions before the split axis
-	post     int   // product of the dimensions after it
-	ext      int   // extent of the split axis in local storage
+	periodic bool
+	local    *backend.Array[T] // the ghosted storage: a view of alloc
+	alloc    *backend.Array[T] // the allocation, with padding before local
+	pre      int               // product of the dimensions before the split axis
+	post     int               // product of the dimensions after it
+	ext      int               // extent of the split axis in local storage
 	sends    []haloMsg[T]
 	recvs    []haloMsg[T]
 	inFlight bool // between Start and Finish
@@ -75,23 +92,44 @@ func newHalo[T backend.Element](c mpi.Comm, l Layout, w int, b backend.Backend) 
 	if w < 0 {
 		panic(fmt.Sprintf("dist: NewHalo with negative width %d", w))
 	}
+	h := &Halo[T]{}
+	var err error
+	if h.shape, err = h.ex.init("Halo", c, l, w, false, b); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// init allocates the ghosted storage of this rank's block of layout l on
+// backend b and plans the exchange, and returns the ghosted shape. It does
+// not communicate.
+func (e *exchange[T]) init(name string, c mpi.Comm, l Layout, w int, periodic bool, b backend.Backend) ([]int, error) {
 	if l.Ranks() != c.Size() {
 		panic(fmt.Sprintf("dist: %v for a communicator of %d ranks", l, c.Size()))
 	}
 	me := c.Rank()
 	shape := l.LocalShape(me)
-	h := &Halo[T]{comm: c, layout: l, width: w, pre: prod(shape[:l.axis]), post: prod(shape[l.axis+1:])}
-	shape[l.axis] += 2 * w
-	h.shape, h.ext = shape, shape[l.axis]
+	ax := l.Axis()
+	*e = exchange[T]{name: name, comm: c, layout: l, width: w, periodic: periodic, pre: prod(shape[:ax]), post: prod(shape[ax+1:])}
+	shape[ax] += 2 * w
+	e.ext = shape[ax]
+	// The block starts pad elements into the allocation, so that it is
+	// aligned as a fresh allocation is (to 64 bytes past the allocation's
+	// start): a reduction over it then rounds as it would over a plain
+	// array's block (the CPU Sum's assembly sums the elements before a
+	// 16-byte boundary on their own).
+	size := backend.DTypeOf[T]().Size()
+	pad := ((64 - (w*e.post*size)%64) % 64) / size
 	var err error
-	if h.local, err = backend.NewOn[T](b, prod(shape)); err != nil {
+	if e.alloc, err = backend.NewOn[T](b, pad+prod(shape)); err != nil {
 		return nil, fmt.Errorf("dist: rank %d: %w", me, err)
 	}
-	if err := h.plan(); err != nil {
-		h.Free()
+	e.local = e.alloc.Slice(pad, pad+prod(shape))
+	if err := e.plan(); err != nil {
+		e.free()
 		return nil, fmt.Errorf("dist: rank %d: %w", me, err)
 	}
-	return h, nil
+	return shape, nil
 }
 
 // HaloOf returns a halo block of width w for x's layout, holding a copy of
@@ -105,56 +143,84 @@ func HaloOf[T backend.Element](x *Array[T], w int) (*Halo[T], error) {
 	return h, nil
 }
 
-// ghosts returns the global ranges of the low and high ghost layers of
-// rank r, clipped to the array; none for an empty block.
-func (h *Halo[T]) ghosts(r int) [2][2]int {
-	lo, hi := h.layout.Range(r)
-	n := h.layout.shape[h.layout.axis]
-	if lo == hi || h.width == 0 {
-		return [2][2]int{}
+// ghostPiece is a run of k indices of rank r's ghost layers that one rank
+// holds: global indices [src, src+k) of the split axis, owned by owner,
+// which land at index at of r's ghosted storage.
+type ghostPiece struct{ owner, src, at, k int }
+
+// pieces returns the ghost layers of rank r, low side first, cut where
+// the owner changes (and, periodic, where they wrap around the array);
+// none for an empty block. Ghosts outside the array are left out unless the
+// exchange is periodic.
+func (e *exchange[T]) pieces(r int) []ghostPiece {
+	lo, hi := e.layout.Range(r)
+	n := e.layout.Shape()[e.layout.Axis()]
+	w := e.width
+	if lo == hi || w == 0 {
+		return nil
 	}
-	return [2][2]int{{max(lo-h.width, 0), lo}, {hi, min(hi+h.width, n)}}
+	var ps []ghostPiece
+	for _, side := range [2][2]int{{lo - w, lo}, {hi, hi + w}} {
+		a, b := side[0], side[1]
+		if !e.periodic {
+			a, b = max(a, 0), min(b, n)
+		}
+		for g := a; g < b; {
+			gm := ((g % n) + n) % n
+			owner, ohi := e.owner(gm)
+			k := min(b-g, ohi-gm)
+			ps = append(ps, ghostPiece{owner: owner, src: gm, at: g - lo + w, k: k})
+			g += k
+		}
+	}
+	return ps
+}
+
+// owner returns the rank that holds global index g of the split axis (the
+// one with a non-empty block that holds it) and the end of its block.
+func (e *exchange[T]) owner(g int) (int, int) {
+	for r := 0; r < e.layout.Ranks(); r++ {
+		if lo, hi := e.layout.Range(r); lo <= g && g < hi {
+			return r, hi
+		}
+	}
+	panic(fmt.Sprintf("dist: internal error: no rank holds index %d of %v", g, e.layout))
 }
 
 // plan works out the messages of an exchange from the layout alone, so
 // that every rank agrees on them, and makes each message's packing buffer
-// and staging, once.
-func (h *Halo[T]) plan() error {
-	me, p := h.comm.Rank(), h.comm.Size()
-	mlo, mhi := h.layout.Range(me)
+// and staging, once. Between two ranks, the sender lists its messages in
+// the receiver's order of pieces, and so does the receiver.
+func (e *exchange[T]) plan() error {
+	me, p := e.comm.Rank(), e.comm.Size()
+	mlo, _ := e.layout.Range(me)
 	for r := 0; r < p; r++ {
-		if r == me {
-			continue
-		}
-		rlo, rhi := h.layout.Range(r)
 		// What r needs of my block.
-		for _, g := range h.ghosts(r) {
-			if lo, hi := max(g[0], mlo), min(g[1], mhi); lo < hi {
-				m, err := h.msg(r, lo-mlo+h.width, hi-lo)
+		for _, pc := range e.pieces(r) {
+			if pc.owner == me {
+				m, err := e.msg(r, pc.src-mlo+e.width, pc.k)
 				if err != nil {
 					return err
 				}
-				h.sends = append(h.sends, m)
+				e.sends = append(e.sends, m)
 			}
 		}
-		// What I need of r's block.
-		for _, g := range h.ghosts(me) {
-			if lo, hi := max(g[0], rlo), min(g[1], rhi); lo < hi {
-				m, err := h.msg(r, lo-mlo+h.width, hi-lo)
-				if err != nil {
-					return err
-				}
-				h.recvs = append(h.recvs, m)
-			}
+	}
+	// What I need of the others' blocks (of mine too, periodic).
+	for _, pc := range e.pieces(me) {
+		m, err := e.msg(pc.owner, pc.at, pc.k)
+		if err != nil {
+			return err
 		}
+		e.recvs = append(e.recvs, m)
 	}
 	return nil
 }
 
-func (h *Halo[T]) msg(peer, at, k int) (haloMsg[T], error) {
-	m := haloMsg[T]{peer: peer, at: at, k: k, n: h.pre * k * h.post}
-	b := h.local.Backend()
-	if h.pre > 1 && m.n > 0 {
+func (e *exchange[T]) msg(peer, at, k int) (haloMsg[T], error) {
+	m := haloMsg[T]{peer: peer, at: at, k: k, n: e.pre * k * e.post}
+	b := e.local.Backend()
+	if e.pre > 1 && m.n > 0 {
 		var err error
 		if m.scratch, err = backend.NewOn[T](b, m.n); err != nil {
 			return m, err
@@ -166,85 +232,84 @@ func (h *Halo[T]) msg(peer, at, k int) (haloMsg[T], error) {
 
 // array returns the contiguous array whose memory MPI reads or writes for
 // m: its packing buffer, or the slab itself.
-func (h *Halo[T]) array(m *haloMsg[T]) *backend.Array[T] {
+func (e *exchange[T]) array(m *haloMsg[T]) *backend.Array[T] {
 	switch {
 	case m.n == 0:
-		return h.local.Slice(0, 0)
+		return e.local.Slice(0, 0)
 	case m.scratch != nil:
 		return m.scratch
 	}
-	return h.slab(m.at, m.k, 0)
+	return e.slab(m.at, m.k, 0)
 }
 
 // pack copies the slab of m into its packing buffer, on the block's
 // device.
-func (h *Halo[T]) pack(m *haloMsg[T]) {
-	n := m.k * h.post
-	for i := 0; i < h.pre; i++ {
-		backend.Copy(m.scratch.Slice(i*n, (i+1)*n), h.slab(m.at, m.k, i))
+func (e *exchange[T]) pack(m *haloMsg[T]) {
+	n := m.k * e.post
+	for i := 0; i < e.pre; i++ {
+		backend.Copy(m.scratch.Slice(i*n, (i+1)*n), e.slab(m.at, m.k, i))
 	}
-	h.recordDeviceCopy("dist.Halo pack", m.n)
+	e.recordDeviceCopy("dist.Halo pack", m.n)
 }
 
 // unpack copies m's packing buffer into its slab, on the block's device.
-func (h *Halo[T]) unpack(m *haloMsg[T]) {
-	n := m.k * h.post
-	for i := 0; i < h.pre; i++ {
-		backend.Copy(h.slab(m.at, m.k, i), m.scratch.Slice(i*n, (i+1)*n))
+func (e *exchange[T]) unpack(m *haloMsg[T]) {
+	n := m.k * e.post
+	for i := 0; i < e.pre; i++ {
+		backend.Copy(e.slab(m.at, m.k, i), m.scratch.Slice(i*n, (i+1)*n))
 	}
-	h.recordDeviceCopy("dist.Halo unpack", m.n)
+	e.recordDeviceCopy("dist.Halo unpack", m.n)
 }
 
 // recordDeviceCopy records a copy of n elements within a device block.
-func (h *Halo[T]) recordDeviceCopy(desc string, n int) {
-	if !h.local.Device().IsHost() && profiling.Active() {
-		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(n * h.local.DType().Size())})
+func (e *exchange[T]) recordDeviceCopy(desc string, n int) {
+	if !e.local.Device().IsHost() && profiling.Active() {
+		profiling.Record(profiling.Event{Kind: profiling.DeviceCopy, Desc: desc, Bytes: int64(n * e.local.DType().Size())})
 	}
 }
 
 // slab returns the k indices of the split axis at index at, for each of the
 // pre outer positions, as views of the local storage.
-func (h *Halo[T]) slab(at, k, i int) *backend.Array[T] {
-	off := (i*h.ext + at) * h.post
-	return h.local.Slice(off, off+k*h.post)
+func (e *exchange[T]) slab(at, k, i int) *backend.Array[T] {
+	off := (i*e.ext + at) * e.post
+	return e.local.Slice(off, off+k*e.post)
 }
 
-// Start begins an exchange: it posts the receives and the sends of the
-// ghost layers, and returns at once. Finish completes it; the block must not
-// change in between, and ghosts must not be read.
-//
-// For a block on a device, each message goes through its Staging (see
-// Halo): with an MPI that is not known to be CUDA-aware, Start copies each
-// message sent to the host before posting it.
-func (h *Halo[T]) Start() error {
-	if h.inFlight {
-		panic("dist: Halo.Start while an exchange is in flight")
+// start posts the receives and the sends of an exchange.
+func (e *exchange[T]) start() error {
+	if e.inFlight {
+		panic(fmt.Sprintf("dist: %s.Start while an exchange is in flight", e.name))
 	}
 	dt := backend.DTypeOf[T]()
-	if err := mpi.CheckCollective(h.comm, "Halo.Exchange", mpi.Arg{Name: "dtype", Value: int64(dt), Text: dt.String()},
-		mpi.Arg{Name: "layout", Value: h.layout.hash(), Text: h.layout.String()}, mpi.Arg{Name: "width", Value: int64(h.width)}); err != nil {
+	periodic := int64(0)
+	if e.periodic {
+		periodic = 1
+	}
+	if err := mpi.CheckCollective(e.comm, e.name+".Exchange", mpi.Arg{Name: "dtype", Value: int64(dt), Text: dt.String()},
+		mpi.Arg{Name: "layout", Value: e.layout.hash(), Text: e.layout.String()}, mpi.Arg{Name: "width", Value: int64(e.width)},
+		mpi.Arg{Name: "periodic", Value: periodic}); err != nil {
 		return err
 	}
 	// Posting returns at once: between Start and Finish the rank computes,
 	// and a watchdog must not say it is in the exchange.
 	defer mpi.Leave()
-	h.inFlight = true
-	for i := range h.recvs {
-		m := &h.recvs[i]
-		op, err := m.stage.Irecv(h.comm, h.array(m), m.peer, haloTag)
+	e.inFlight = true
+	for i := range e.recvs {
+		m := &e.recvs[i]
+		op, err := m.stage.Irecv(e.comm, e.array(m), m.peer, haloTag)
 		if err != nil {
-			return h.abandon(err)
+			return e.abandon(err)
 		}
 		m.op = op
 	}
-	for i := range h.sends {
-		m := &h.sends[i]
+	for i := range e.sends {
+		m := &e.sends[i]
 		if m.scratch != nil {
-			h.pack(m)
+			e.pack(m)
 		}
-		op, err := m.stage.Isend(h.comm, h.array(m), m.peer, haloTag)
+		op, err := m.stage.Isend(e.comm, e.array(m), m.peer, haloTag)
 		if err != nil {
-			return h.abandon(err)
+			return e.abandon(err)
 		}
 		m.op = op
 	}
@@ -253,8 +318,8 @@ func (h *Halo[T]) Start() error {
 
 // abandon waits for the operations already posted without copying anything
 // into the block, and returns err.
-func (h *Halo[T]) abandon(err error) error {
-	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
+func (e *exchange[T]) abandon(err error) error {
+	for _, msgs := range [][]haloMsg[T]{e.recvs, e.sends} {
 		for i := range msgs {
 			if m := &msgs[i]; m.op != nil {
 				m.op.Abandon()
@@ -262,24 +327,22 @@ func (h *Halo[T]) abandon(err error) error {
 			}
 		}
 	}
-	h.inFlight = false
+	e.inFlight = false
 	return err
 }
 
-// Finish waits for the exchange begun by Start and fills the ghosts. For a
-// block on a device staged through the host, it copies each message
-// received to the device.
-func (h *Halo[T]) Finish() error {
-	if !h.inFlight {
-		panic("dist: Halo.Finish without Start")
+// finish waits for the exchange begun by start and fills the ghosts.
+func (e *exchange[T]) finish() error {
+	if !e.inFlight {
+		panic(fmt.Sprintf("dist: %s.Finish without Start", e.name))
 	}
-	mpi.Enter("Halo.Finish")
+	mpi.Enter(e.name + ".Finish")
 	defer mpi.Leave()
 	// Waiting for an operation waits for its request, then copies a staged
 	// receive to the device. Every operation is waited for, even after a
 	// failure.
 	var first error
-	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
+	for _, msgs := range [][]haloMsg[T]{e.recvs, e.sends} {
 		for i := range msgs {
 			m := &msgs[i]
 			if m.op == nil {
@@ -291,17 +354,49 @@ func (h *Halo[T]) Finish() error {
 			m.op = nil
 		}
 	}
-	h.inFlight = false
+	e.inFlight = false
 	if first != nil {
 		return first
 	}
-	for i := range h.recvs {
-		if m := &h.recvs[i]; m.scratch != nil {
-			h.unpack(m)
+	for i := range e.recvs {
+		if m := &e.recvs[i]; m.scratch != nil {
+			e.unpack(m)
 		}
 	}
 	return nil
 }
+
+// free releases the storage, the packing buffers and the pinned staging
+// memory.
+func (e *exchange[T]) free() {
+	if e.inFlight {
+		panic(fmt.Sprintf("dist: %s.Free while an exchange is in flight", e.name))
+	}
+	for _, msgs := range [][]haloMsg[T]{e.recvs, e.sends} {
+		for i := range msgs {
+			m := &msgs[i]
+			if m.scratch != nil {
+				m.scratch.Free()
+			}
+			m.stage.Close()
+		}
+	}
+	e.alloc.Free()
+}
+
+// Start begins an exchange: it posts the receives and the sends of the
+// ghost layers, and returns at once. Finish completes it; the block must not
+// change in between, and ghosts must not be read.
+//
+// For a block on a device, each message goes through its Staging (see
+// Halo): with an MPI that is not known to be CUDA-aware, Start copies each
+// message sent to the host before posting it.
+func (h *Halo[T]) Start() error { return h.ex.start() }
+
+// Finish waits for the exchange begun by Start and fills the ghosts. For a
+// block on a device staged through the host, it copies each message
+// received to the device.
+func (h *Halo[T]) Finish() error { return h.ex.finish() }
 
 // Exchange fills the ghost layers with the neighbouring ranks' elements.
 func (h *Halo[T]) Exchange() error {
@@ -314,35 +409,21 @@ func (h *Halo[T]) Exchange() error {
 // Free releases the local storage, the packing buffers and the pinned
 // staging memory. The Halo must not be used afterwards; no exchange may be
 // in flight. It is not collective.
-func (h *Halo[T]) Free() {
-	if h.inFlight {
-		panic("dist: Halo.Free while an exchange is in flight")
-	}
-	for _, msgs := range [][]haloMsg[T]{h.recvs, h.sends} {
-		for i := range msgs {
-			m := &msgs[i]
-			if m.scratch != nil {
-				m.scratch.Free()
-			}
-			m.stage.Close()
-		}
-	}
-	h.local.Free()
-}
+func (h *Halo[T]) Free() { h.ex.free() }
 
 // Local returns the local storage, ghosts included, in row-major order of
 // LocalShape. It is not collective.
-func (h *Halo[T]) Local() *backend.Array[T] { return h.local }
+func (h *Halo[T]) Local() *backend.Array[T] { return h.ex.local }
 
 // LocalShape returns the shape of the local storage: the block's shape with
 // the split axis extended by 2*Width.
 func (h *Halo[T]) LocalShape() []int { return append([]int(nil), h.shape...) }
 
 // Width returns the ghost width.
-func (h *Halo[T]) Width() int { return h.width }
+func (h *Halo[T]) Width() int { return h.ex.width }
 
 // Layout returns the layout of the array the block belongs to.
-func (h *Halo[T]) Layout() Layout { return h.layout }
+func (h *Halo[T]) Layout() Layout { return h.ex.layout }
 
 // CopyFrom copies x's block into the block of h, leaving the ghosts. It is
 // not collective.
@@ -353,13 +434,14 @@ func (h *Halo[T]) CopyFrom(x *Array[T]) { h.copyBlock(x, true) }
 func (h *Halo[T]) CopyTo(x *Array[T]) { h.copyBlock(x, false) }
 
 func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
-	if !x.layout.Equal(h.layout) {
-		panic(fmt.Sprintf("dist: Halo copy: layouts differ: %v and %v", h.layout, x.layout))
+	e := &h.ex
+	if !x.layout.Equal(e.layout) {
+		panic(fmt.Sprintf("dist: Halo copy: layouts differ: %v and %v", e.layout, x.layout))
 	}
-	n := h.ext - 2*h.width
-	for i := 0; i < h.pre; i++ {
-		ghosted := h.slab(h.width, n, i)
-		plain := x.local.Slice(i*n*h.post, (i+1)*n*h.post)
+	n := e.ext - 2*e.width
+	for i := 0; i < e.pre; i++ {
+		ghosted := e.slab(e.width, n, i)
+		plain := x.local.Slice(i*n*e.post, (i+1)*n*e.post)
 		if in {
 			backend.Copy(ghosted, plain)
 		} else {
@@ -367,23 +449,24 @@ func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
 		}
 	}
 	if in {
-		h.recordDeviceCopy("dist.Halo.CopyFrom", x.local.Len())
+		e.recordDeviceCopy("dist.Halo.CopyFrom", x.local.Len())
 	} else {
-		h.recordDeviceCopy("dist.Halo.CopyTo", x.local.Len())
+		e.recordDeviceCopy("dist.Halo.CopyTo", x.local.Len())
 	}
 }
 
 // Swap exchanges the storage of h and o, two halo blocks of the same layout
 // and width: the double-buffer step of an iteration. It is not collective.
 func (h *Halo[T]) Swap(o *Halo[T]) {
-	if !h.layout.Equal(o.layout) || h.width != o.width || h.comm != o.comm {
-		panic(fmt.Sprintf("dist: Halo.Swap of blocks of %v width %d and %v width %d", h.layout, h.width, o.layout, o.width))
+	if !h.ex.layout.Equal(o.ex.layout) || h.ex.width != o.ex.width || h.ex.comm != o.ex.comm {
+		panic(fmt.Sprintf("dist: Halo.Swap of blocks of %v width %d and %v width %d", h.ex.layout, h.ex.width, o.ex.layout, o.ex.width))
 	}
-	if h.inFlight || o.inFlight {
+	if h.ex.inFlight || o.ex.inFlight {
 		panic("dist: Halo.Swap while an exchange is in flight")
 	}
-	if h.local.Device() != o.local.Device() {
-		panic(fmt.Sprintf("dist: Halo.Swap of blocks on %v and %v", h.local.Device(), o.local.Device()))
+	if h.ex.local.Device() != o.ex.local.Device() {
+		panic(fmt.Sprintf("dist: Halo.Swap of blocks on %v and %v", h.ex.local.Device(), o.ex.local.Device()))
 	}
-	h.local, o.local = o.local, h.local
+	h.ex.local, o.ex.local = o.ex.local, h.ex.local
+	h.ex.alloc, o.ex.alloc = o.ex.alloc, h.ex.alloc
 }

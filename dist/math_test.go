@@ -296,8 +296,9 @@ func runMathCase[T backend.Element](t *testing.T, c mpi.Comm, name string, mc ma
 	return worst
 }
 
+// at returns s[i] for a failure message, or "-" where i is out of range.
 func at[T any](s []T, i int) any {
-	if i < len(s) {
+	if i >= 0 && i < len(s) {
 		return s[i]
 	}
 	return "-"

@@ -191,7 +191,6 @@ func testMatMul[T backend.Element](t *testing.T, c mpi.Comm, methods []dist.MatM
 	}
 }
 
-
 func wantMatMulLayout(a, b dist.Layout, m, n, p int) dist.Layout {
 	switch {
 	case a.Axis() == 0:

@@ -18,19 +18,19 @@ import (
 // releases the halo.
 func heatRHS(n int) (f DistFunc, free func()) {
 	dx := 1 / float64(n+1)
-	var h *dist.Halo[float64]
+	var h *dist.Array[float64]
 	f = func(t float64, y, dy *dist.Array[float64]) error {
 		if h == nil {
 			var err error
-			if h, err = dist.NewHalo[float64](y.Comm(), y.Layout(), 1); err != nil {
+			if h, err = dist.New[float64](y.Comm(), y.Layout(), dist.Ghosts(1)); err != nil {
 				return err
 			}
 		}
-		h.CopyFrom(y)
+		dist.Copy(h, y)
 		if err := h.Exchange(); err != nil {
 			return err
 		}
-		u := h.Local().Data() // u[1 : len-1] is the block
+		u := h.Ghosted().Data() // u[1 : len-1] is the block
 		out := dy.LocalData()
 		for i := range out {
 			out[i] = (u[i] - 2*u[i+1] + u[i+2]) / (dx * dx)

@@ -24,19 +24,19 @@ var krylovRefJSON []byte
 func bratu(n int, lam float64) (f DistSystem, free func()) {
 	hh := 1 / float64(n+1)
 	h2 := hh * hh
-	var h *dist.Halo[float64]
+	var h *dist.Array[float64]
 	f = func(x, fx *dist.Array[float64]) error {
 		if h == nil {
 			var err error
-			if h, err = dist.NewHalo[float64](x.Comm(), x.Layout(), 1, nil); err != nil {
+			if h, err = dist.New[float64](x.Comm(), x.Layout(), dist.Ghosts(1)); err != nil {
 				return err
 			}
 		}
-		h.CopyFrom(x)
+		dist.Copy(h, x)
 		if err := h.Exchange(); err != nil {
 			return err
 		}
-		u := h.Local().Data() // row r of the block is row r+1 here
+		u := h.Ghosted().Data() // row r of the block is row r+1 here
 		out := fx.LocalData()
 		rows := len(out) / n
 		at := func(r, c int) float64 {

@@ -171,21 +171,21 @@ func TestMinimizeLimits(t *testing.T) {
 // computes the terms and the gradient of its block, and ExactSum adds the
 // terms, so the value is the same at every rank count. evals counts calls.
 func distRosen(evals *int) (f DistObjective, free func()) {
-	var h *dist.Halo[float64]
+	var h *dist.Array[float64]
 	var terms []float64
 	f = func(x, grad *dist.Array[float64]) (float64, error) {
 		*evals++
 		if h == nil {
 			var err error
-			if h, err = dist.NewHalo[float64](x.Comm(), x.Layout(), 1, nil); err != nil {
+			if h, err = dist.New[float64](x.Comm(), x.Layout(), dist.Ghosts(1)); err != nil {
 				return 0, err
 			}
 		}
-		h.CopyFrom(x)
+		dist.Copy(h, x)
 		if err := h.Exchange(); err != nil {
 			return 0, err
 		}
-		u := h.Local().Data() // u[k+1] is element lo+k
+		u := h.Ghosted().Data() // u[k+1] is element lo+k
 		lo, hi := x.Range()
 		n := x.Len()
 		g := grad.LocalData()

@@ -16,7 +16,7 @@ func BenchmarkShellMult(b *testing.B) {
 	c := mpitest.World(b)
 	const n = 1024
 	l := dist.NewLayout([]int{n, n}, 0, c.Size())
-	h, err := dist.NewHalo[float64](c, l, 1)
+	h, err := dist.New[float64](c, l, dist.Ghosts(1))
 	if err != nil {
 		b.Fatal(err)
 	}

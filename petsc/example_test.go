@@ -42,17 +42,17 @@ func ExampleKSP_Solve() {
 	world := mpi.World()
 	const n = 40
 	l := dist.NewLayout([]int{n}, 0, world.Size())
-	halo, err := dist.NewHalo[float64](world, l, 1)
+	halo, err := dist.New[float64](world, l, dist.Ghosts(1))
 	if err != nil {
 		panic(err)
 	}
 	defer halo.Free()
 	a, err := petsc.NewShell(world, l, func(x, y *dist.Array[float64]) error {
-		halo.CopyFrom(x)
+		dist.Copy(halo, x)
 		if err := halo.Exchange(); err != nil {
 			return err
 		}
-		g := halo.Local().Data() // x's block between two ghosts (0 beyond the ends)
+		g := halo.Ghosted().Data() // x's block between two ghosts (0 beyond the ends)
 		for i, yd := 0, y.LocalData(); i < len(yd); i++ {
 			yd[i] = 2*g[i+1] - g[i] - g[i+2]
 		}

@@ -26,7 +26,7 @@ import (
 // block of width 1 (the one copy of the multiplication) and its ghost rows
 // exchanged. calls counts the multiplications.
 func laplacian(t *testing.T, c mpi.Comm, l dist.Layout, conv, react float64, calls *int) OperatorFunc {
-	h, err := dist.NewHalo[float64](c, l, 1)
+	h, err := dist.New[float64](c, l, dist.Ghosts(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func laplacian(t *testing.T, c mpi.Comm, l dist.Layout, conv, react float64, cal
 	n := l.Shape()[1]
 	return func(x, y *dist.Array[float64]) error {
 		*calls++
-		h.CopyFrom(x)
+		dist.Copy(h, x)
 		if err := h.Exchange(); err != nil {
 			return err
 		}
-		g, yd := h.Local().Data(), y.LocalData()
+		g, yd := h.Ghosted().Data(), y.LocalData()
 		lo, _ := y.Range()
 		for i := 0; i < len(yd)/n; i++ {
 			diag := 4 + conv + react*float64(lo+i)

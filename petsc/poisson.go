@@ -34,8 +34,9 @@ type PoissonResult struct {
 }
 
 // SolvePoisson solves W4's problem with a KSP whose operator is a Go shell
-// matrix: x's block is copied into a dist.Halo of width 1, whose ghost rows
-// are exchanged, once per multiplication; the vectors are PETSc's Vecs
+// matrix: x's block is copied into a dist array with ghost rows
+// (dist.Ghosts(1)), whose ghost rows are exchanged, once per
+// multiplication; the vectors are PETSc's Vecs
 // over dist.Arrays. With the defaults (CG, no preconditioner) it takes the
 // iterations of solvers/cg (1898 at N = 1024, Tol = 1e-8) and reaches its
 // solution to round-off. It returns the result and the solution, an array
@@ -52,7 +53,7 @@ func SolvePoisson(c mpi.Comm, cfg PoissonConfig) (PoissonResult, *dist.Array[flo
 		maxIter = n * n
 	}
 	l := dist.NewLayout([]int{n, n}, 0, c.Size())
-	h, err := dist.NewHalo[float64](c, l, 1)
+	h, err := dist.New[float64](c, l, dist.Ghosts(1))
 	if err != nil {
 		return res, nil, err
 	}
@@ -131,21 +132,21 @@ func SolvePoisson(c mpi.Comm, cfg PoissonConfig) (PoissonResult, *dist.Array[flo
 // Laplacian5 returns the 5-point Laplacian (4u minus the four neighbours,
 // zero beyond the grid's edges) as an operator on arrays of h's layout,
 // rows x cols grids split along their rows: each multiplication copies x's
-// block into h, exchanges its ghost rows (h's width must be 1) and writes
-// y. The ghost rows beyond the first and last grid rows must hold zeros, as
-// a new Halo's do.
-func Laplacian5(h *dist.Halo[float64]) OperatorFunc {
+// block into h, an array with ghost rows (dist.Ghosts(1)), exchanges them
+// and writes y. The ghost rows beyond the first and last grid rows must
+// hold zeros, as a new array's do.
+func Laplacian5(h *dist.Array[float64]) OperatorFunc {
 	l := h.Layout()
-	if l.Dims() != 2 || l.Axis() != 0 || h.Width() != 1 {
-		panic(fmt.Sprintf("petsc: Laplacian5 needs a halo of width 1 over a 2-D layout split along axis 0, not width %d over %v", h.Width(), l))
+	if l.Dims() != 2 || l.Axis() != 0 || h.Ghosts() != 1 || h.IsPeriodic() {
+		panic(fmt.Sprintf("petsc: Laplacian5 needs an array with non-periodic ghosts of width 1 over a 2-D layout split along axis 0, not width %d over %v", h.Ghosts(), l))
 	}
 	cols := l.Shape()[1]
 	return func(x, y *dist.Array[float64]) error {
-		h.CopyFrom(x)
+		dist.Copy(h, x)
 		if err := h.Exchange(); err != nil {
 			return err
 		}
-		g, yd := h.Local().Data(), y.LocalData()
+		g, yd := h.Ghosted().Data(), y.LocalData()
 		for i := 0; i < len(yd)/cols; i++ {
 			laplaceRow(yd[i*cols:(i+1)*cols], g[i*cols:(i+1)*cols], g[(i+1)*cols:(i+2)*cols], g[(i+2)*cols:(i+3)*cols])
 		}

@@ -17,7 +17,7 @@ import (
 // h²: F(u) = 4u - (neighbours) - h² λ e^u, with the neighbours across
 // block edges by dist's halo exchange.
 func bratu(t *testing.T, c mpi.Comm, l dist.Layout, lambda float64) OperatorFunc {
-	h, err := dist.NewHalo[float64](c, l, 1)
+	h, err := dist.New[float64](c, l, dist.Ghosts(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +25,11 @@ func bratu(t *testing.T, c mpi.Comm, l dist.Layout, lambda float64) OperatorFunc
 	n := l.Shape()[1]
 	h2l := lambda / float64((n+1)*(n+1))
 	return func(x, f *dist.Array[float64]) error {
-		h.CopyFrom(x)
+		dist.Copy(h, x)
 		if err := h.Exchange(); err != nil {
 			return err
 		}
-		g, fd := h.Local().Data(), f.LocalData()
+		g, fd := h.Ghosted().Data(), f.LocalData()
 		for i := 0; i < len(fd)/n; i++ {
 			up, mid, down := g[i*n:(i+1)*n], g[(i+1)*n:(i+2)*n], g[(i+2)*n:(i+3)*n]
 			for j := 0; j < n; j++ {
@@ -116,7 +116,7 @@ func TestSNESBratuJacobian(t *testing.T) {
 	h2l := lambda / float64((n+1)*(n+1))
 	scale := make([]float64, l.LocalLen(c.Rank())) // h²λ e^u at the current iterate
 	updates := 0
-	h, err := dist.NewHalo[float64](c, l, 1)
+	h, err := dist.New[float64](c, l, dist.Ghosts(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,19 +242,16 @@ func checkMismatchDetection(c mpi.Comm) error {
 
 func checkHalo(c mpi.Comm) error {
 	n := 2*c.Size() + 1
-	x, err := dist.FromFunc(c, []int{n, 3}, func(idx []int) float64 { return float64(10*idx[0] + idx[1]) })
+	x, err := dist.FromFunc(c, []int{n, 3}, func(idx []int) float64 { return float64(10*idx[0] + idx[1]) }, dist.Ghosts(2))
 	if err != nil {
 		return err
 	}
-	h, err := dist.HaloOf(x, 2)
-	if err != nil {
-		return err
-	}
-	if err := h.Exchange(); err != nil {
+	defer x.Free()
+	if err := x.Exchange(); err != nil {
 		return err
 	}
 	lo, hi := x.Range()
-	data := h.Local().Data()
+	data := x.Ghosted().Data()
 	for i := 0; i < hi-lo+4 && hi > lo; i++ {
 		g := lo - 2 + i
 		if g < 0 || g >= n {

@@ -82,3 +82,92 @@ func jacobiRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 		}
 	}
 }
+
+// Stencil9 applies the 9-point stencil with weights w to a rows x cols
+// row-major float32 or float64 grid (see backend.WeightedStencils), in
+// parallel over rows. It panics as Jacobi5 does.
+func (*Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64) {
+	checkGrid("Stencil9", dst, src, rows, cols)
+	switch dst.DType() {
+	case backend.Float32:
+		stencil(stencil9Rows[float32](w), backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+	case backend.Float64:
+		stencil(stencil9Rows[float64](w), backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+	}
+}
+
+// stencil9Rows returns the row kernel of the 9-point stencil with weights w.
+func stencil9Rows[T backend.Float](w [9]float64) func(dst, src []T, cols, r0, r1 int) {
+	var q [9]T
+	for i, v := range w {
+		q[i] = T(v)
+	}
+	return func(dst, src []T, cols, r0, r1 int) {
+		for i := r0; i < r1; i++ {
+			up, mid, down := src[(i-1)*cols:i*cols], src[i*cols:(i+1)*cols], src[(i+1)*cols:(i+2)*cols]
+			out := dst[i*cols : (i+1)*cols]
+			for j := 1; j < cols-1; j++ {
+				// Each product rounded on its own (no fused multiply-add).
+				s := T(q[0]*up[j-1]) + T(q[1]*up[j]) + T(q[2]*up[j+1])
+				s += T(q[3] * mid[j-1])
+				s += T(q[4] * mid[j])
+				s += T(q[5] * mid[j+1])
+				s += T(q[6] * down[j-1])
+				s += T(q[7] * down[j])
+				s += T(q[8] * down[j+1])
+				out[j] = s
+			}
+		}
+	}
+}
+
+// Stencil7 applies the 7-point 3-D stencil with weights w to an
+// n0 x n1 x n2 row-major float32 or float64 grid (see
+// backend.WeightedStencils), in parallel over the first axis. It panics as
+// Jacobi5 does.
+func (*Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64) {
+	if n2 < 0 {
+		panic(fmt.Sprintf("cpu: Stencil7 of a %d x %d x %d grid", n0, n1, n2))
+	}
+	checkGrid("Stencil7", dst, src, n0, n1*n2)
+	switch dst.DType() {
+	case backend.Float32:
+		stencil7(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), n0, n1, n2, w)
+	case backend.Float64:
+		stencil7(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), n0, n1, n2, w)
+	}
+}
+
+func stencil7[T backend.Float](dst, src []T, n0, n1, n2 int, w [7]float64) {
+	if n0 < 3 || n1 < 3 || n2 < 3 {
+		return
+	}
+	var q [7]T
+	for i, v := range w {
+		q[i] = T(v)
+	}
+	plane := n1 * n2
+	planes := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := 1; j < n1-1; j++ {
+				row := i*plane + j*n2
+				for k := 1; k < n2-1; k++ {
+					p := row + k
+					s := T(q[0]*src[p]) + T(q[1]*src[p-plane])
+					s += T(q[2] * src[p+plane])
+					s += T(q[3] * src[p-n2])
+					s += T(q[4] * src[p+n2])
+					s += T(q[5] * src[p-1])
+					s += T(q[6] * src[p+1])
+					dst[p] = s
+				}
+			}
+		}
+	}
+	inner := n0 - 2
+	if inner*plane <= stencilGrain {
+		planes(1, n0-1)
+		return
+	}
+	backend.ParallelFor(inner, max(1, stencilGrain/plane), func(lo, hi int) { planes(lo+1, hi+1) })
+}

@@ -538,3 +538,15 @@ func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
 	hd, hs := host(b.buf("Laplace5", dst)), host(b.buf("Laplace5", src))
 	b.kernel(func() { cpu.Default.Laplace5(hd, hs, rows, cols) })
 }
+
+// Stencil9 applies the 9-point stencil with weights w.
+func (b *Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64) {
+	hd, hs := host(b.buf("Stencil9", dst)), host(b.buf("Stencil9", src))
+	b.kernel(func() { cpu.Default.Stencil9(hd, hs, rows, cols, w) })
+}
+
+// Stencil7 applies the 7-point 3-D stencil with weights w.
+func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64) {
+	hd, hs := host(b.buf("Stencil7", dst)), host(b.buf("Stencil7", src))
+	b.kernel(func() { cpu.Default.Stencil7(hd, hs, n0, n1, n2, w) })
+}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers"
 	"github.com/xpmpi/xpmpi/solvers/cg"
 )
 
@@ -74,18 +74,16 @@ object. It exits 1 if the solve does not converge.`,
 			case solver == "xpmpi" && popts != "":
 				return errors.New("cg: --petsc without --solver petsc")
 			}
-			if be != "" {
-				if err := backend.SelectStrict(be); err != nil {
-					return err
-				}
+			be, err := solvers.SelectBackend(be)
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
-			rep := cgReport{N: cfg.N, Unknowns: cfg.N * cfg.N, Tol: cfg.Tol, Ranks: world.Size(), Backend: backend.Current().Name()}
+			rep := cgReport{N: cfg.N, Unknowns: cfg.N * cfg.N, Tol: cfg.Tol, Ranks: world.Size(), Backend: be}
 			if !asJSON {
 				fmt.Fprintf(out, "cg: %d x %d interior (%d unknowns), tol %g, %d ranks, backend %s\n", rep.N, rep.N, rep.Unknowns, rep.Tol, rep.Ranks, rep.Backend)
 			}
 			var res cg.Result
-			var err error
 			if solver == "petsc" {
 				res, err = solveCGPETSc(world, cfg, strings.Fields(popts))
 			} else {

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/spf13/cobra"
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/solvers"
 	"github.com/xpmpi/xpmpi/solvers/heat"
 )
 
@@ -67,24 +67,19 @@ file's directory is writable, is checked before the run starts.`,
 			}
 			if png != "" {
 				// Rank 0 writes the picture; every rank returns its verdict.
-				var local error
-				if world.Rank() == 0 {
-					local = checkWritable("--png", png)
-				}
-				if err := mpi.Agree(world, local); err != nil {
+				if err := solvers.OnRoot(world, func() error { return checkWritable("--png", png) }); err != nil {
 					return fmt.Errorf("heat2d: %w", err)
 				}
 			}
 			if err := heat.CheckMemory(world, cfg.N); err != nil {
 				return solverError("heat2d", heatFlags, err)
 			}
-			if be != "" {
-				if err := backend.SelectStrict(be); err != nil {
-					return err
-				}
+			be, err := solvers.SelectBackend(be)
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
-			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: backend.Current().Name()}
+			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: be}
 			if world.Rank() == 0 && slog.Default().Enabled(cmd.Context(), slog.LevelInfo) {
 				cfg.Progress = newProgress(cmd.ErrOrStderr(), cfg.Iters)
 			}

@@ -1,14 +1,222 @@
 package cg
 
 import (
+	"fmt"
 	"math"
 
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/kernels/fuse"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/solvers"
 )
+
+// Operator applies a linear operator: dst = A src, for arrays of the
+// layout of the solve's right-hand side. It is called on every rank
+// (collectively: it may exchange ghosts or reduce) and must not change
+// src's elements. A matrix-free stencil operator exchanges src's ghosts
+// and applies a dist stencil:
+//
+//	func(dst, src *dist.Array[float64]) error {
+//		if err := src.Exchange(); err != nil {
+//			return err
+//		}
+//		dist.Laplace5(dst, src)
+//		return nil
+//	}
+type Operator func(dst, src *dist.Array[float64]) error
+
+// Options are the stopping rule and variants of a CG solve.
+type Options struct {
+	Tol     float64 // stop at ||r|| / ||b|| <= Tol, 0 or more
+	MaxIter int     // stop after this many iterations (0: the number of elements of b)
+	// Precond, if set, applies the preconditioner: dst = M^-1 src, for a
+	// symmetric positive definite M. Nil: none.
+	Precond Operator
+	// Fused runs the vector work of an iteration as fused expressions
+	// (package kernels/fuse): p.Ap in one pass; x += alpha p, r -= alpha
+	// Ap and r.r in one; p = r + beta p in one; the operator stays a pass
+	// of its own. The dots then sum in fuse's order (4 lanes in chunks of
+	// 512), so the iterates differ in the last bits from the plain
+	// solve's. It does not go with Precond.
+	Fused bool
+}
+
+// Stats is what a CG solve reports, the same on every rank.
+type Stats struct {
+	Iters     int       // iterations run
+	RelRes    float64   // final ||r|| / ||b||, from the recurrence
+	Converged bool      // RelRes <= Tol
+	History   []float64 // ||r|| / ||b|| before the first iteration and after each: Iters+1 values
+}
+
+// CG solves A x = b by conjugate gradients, for a symmetric positive
+// definite operator a, preconditioned if o.Precond is set, from the
+// initial guess in x, until the relative residual ||r|| / ||b|| is at most
+// o.Tol or it has run o.MaxIter iterations. x receives the solution.
+//
+// The work vectors (the residual r, the search direction p, A p and, with
+// a preconditioner, z = M^-1 r) are made with dist.ZerosLike(b): they have
+// b's layout, backend and ghost layers. An operator that reads across
+// block edges (a stencil) needs b made with dist.Ghosts; the ghosts that lie
+// outside the array are 0 in every work vector (zero Dirichlet
+// boundary). Every vector operation is a dist one: each iteration makes
+// one operator call (and one preconditioner call), two global dots (three
+// with a preconditioner) and three vector updates, and no copy.
+//
+// For b = 0 the solution is x = 0, with no iteration. CG is collective;
+// a failure of the operator, of the preconditioner or of a reduction is
+// returned, the same on every rank where they fail alike. It panics if x
+// and b differ in layout, or for Fused with Precond.
+func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
+	if !x.Layout().Equal(b.Layout()) {
+		panic(fmt.Sprintf("cg: CG with b of %v and x of %v", b.Layout(), x.Layout()))
+	}
+	if o.Fused && o.Precond != nil {
+		panic("cg: CG with Fused and a preconditioner: the fused passes are those of plain CG")
+	}
+	if !(o.Tol >= 0) || o.MaxIter < 0 {
+		panic(fmt.Sprintf("cg: CG with Tol %g and MaxIter %d", o.Tol, o.MaxIter))
+	}
+	maxIter := o.MaxIter
+	if maxIter == 0 {
+		maxIter = b.Len()
+	}
+	var work []*dist.Array[float64]
+	defer func() {
+		for _, v := range work {
+			v.Free()
+		}
+	}()
+	vec := func() (*dist.Array[float64], error) {
+		v, err := dist.ZerosLike(b)
+		if err == nil {
+			work = append(work, v)
+		}
+		return v, err
+	}
+	r, err := vec()
+	if err != nil {
+		return Stats{}, err
+	}
+	p, err := vec()
+	if err != nil {
+		return Stats{}, err
+	}
+	ap, err := vec()
+	if err != nil {
+		return Stats{}, err
+	}
+	bnorm, err := dist.Norm(b)
+	if err != nil {
+		return Stats{}, err
+	}
+	if bnorm == 0 {
+		dist.Fill(x, 0)
+		return Stats{Converged: true, History: []float64{0}}, nil
+	}
+	// r = b - A x; p = z = M^-1 r (z = r without a preconditioner).
+	dist.Copy(p, x)
+	if err := a(ap, p); err != nil {
+		return Stats{}, err
+	}
+	dist.Sub(r, b, ap)
+	z := r
+	if o.Precond != nil {
+		if z, err = vec(); err != nil {
+			return Stats{}, err
+		}
+		if err := o.Precond(z, r); err != nil {
+			return Stats{}, err
+		}
+	}
+	dist.Copy(p, z)
+	rr, err := dist.Dot(r, r)
+	if err != nil {
+		return Stats{}, err
+	}
+	rz := rr
+	if o.Precond != nil {
+		if rz, err = dist.Dot(r, z); err != nil {
+			return Stats{}, err
+		}
+	}
+	st := Stats{History: []float64{math.Sqrt(rr) / bnorm}}
+	k := 0
+	if o.Fused {
+		if k, rr, err = fused(a, x, r, p, ap, rr, bnorm, o.Tol, maxIter, &st); err != nil {
+			return Stats{}, err
+		}
+	}
+	for ; math.Sqrt(rr)/bnorm > o.Tol && k < maxIter; k++ {
+		if err := a(ap, p); err != nil {
+			return Stats{}, err
+		}
+		pAp, err := dist.Dot(p, ap)
+		if err != nil {
+			return Stats{}, err
+		}
+		alpha := rz / pAp
+		dist.Axpy(alpha, p, x)
+		dist.Axpy(-alpha, ap, r)
+		rrNew, err := dist.Dot(r, r)
+		if err != nil {
+			return Stats{}, err
+		}
+		rzNew := rrNew
+		if o.Precond != nil {
+			if err := o.Precond(z, r); err != nil {
+				return Stats{}, err
+			}
+			if rzNew, err = dist.Dot(r, z); err != nil {
+				return Stats{}, err
+			}
+		}
+		dist.Axpby(1, z, rzNew/rz, p) // p = z + beta p
+		rr, rz = rrNew, rzNew
+		st.History = append(st.History, math.Sqrt(rr)/bnorm)
+	}
+	st.Iters, st.RelRes = k, math.Sqrt(rr)/bnorm
+	st.Converged = st.RelRes <= o.Tol
+	return st, nil
+}
+
+// fused runs the iterations of plain CG with the vector work in fused
+// passes (Options.Fused), and returns the iterations run and the last r.r.
+func fused(a Operator, x, r, p, ap *dist.Array[float64], rr, bnorm, tol float64, maxIter int, st *Stats) (int, float64, error) {
+	comm := x.Comm()
+	var alpha, beta float64
+	args := fuse.Args{"x": x.Local(), "r": r.Local(), "p": p.Local(), "ap": ap.Local(), "alpha": &alpha, "beta": &beta}
+	ks := fusedKernels()
+	k := 0
+	for ; math.Sqrt(rr)/bnorm > tol && k < maxIter; k++ {
+		if err := a(ap, p); err != nil {
+			return 0, 0, err
+		}
+		res, err := ks.dot.Run(args)
+		if err != nil {
+			return 0, 0, err
+		}
+		pAp, err := mpi.AllreduceValue(comm, res.Float64("pap"), mpi.Sum)
+		if err != nil {
+			return 0, 0, err
+		}
+		alpha = rr / pAp
+		if res, err = ks.update.Run(args); err != nil {
+			return 0, 0, err
+		}
+		rrNew, err := mpi.AllreduceValue(comm, res.Float64("rr"), mpi.Sum)
+		if err != nil {
+			return 0, 0, err
+		}
+		beta = rrNew / rr
+		if _, err := ks.direction.Run(args); err != nil {
+			return 0, 0, err
+		}
+		rr = rrNew
+		st.History = append(st.History, math.Sqrt(rr)/bnorm)
+	}
+	return k, rr, nil
+}
 
 // Config is one conjugate-gradient solve of the 2-D Poisson problem.
 type Config struct {
@@ -16,11 +224,8 @@ type Config struct {
 	Tol     float64 // stop at ||r|| / ||b|| <= Tol, 0 or more
 	MaxIter int     // stop after this many iterations (0: N*N)
 	// Fused runs the vector work of an iteration as fused expressions
-	// (package kernels/fuse): p.Ap in one pass; x += alpha p, r -= alpha
-	// Ap and r.r in one; p = r + beta p in one; the stencil stays a pass
-	// of its own. The dots then sum in fuse's order (4 lanes in chunks of
-	// 512), so the iterates differ in the last bits from the plain
-	// solve's, and the iteration count may differ by one or two.
+	// (Options.Fused): the iteration count may differ from the plain
+	// solve's by one or two.
 	Fused bool
 }
 
@@ -35,20 +240,35 @@ type Result struct {
 	Ranks     int     // ranks in the solve
 }
 
-// Solve solves A x = b by unpreconditioned conjugate gradients, where A
-// is the 5-point Laplacian (4u minus the four neighbours) on an n x n
-// interior with zero Dirichlet boundary, b = 1 and x0 = 0, until the
-// relative residual ||r|| / ||b|| is at most cfg.Tol or it has run
-// cfg.MaxIter iterations. The vectors live on the current backend.
+// Poisson returns the operator of the 2-D Poisson problem of Solve: the
+// 5-point Laplacian, 4u minus the four neighbours, for arrays of shape
+// [n, n+2] split along axis 0 with ghost layers (dist.Ghosts(1)), whose
+// columns 0 and n+1 and whose ghosts beyond the first and last row are
+// zero walls. It exchanges src's ghosts, then applies dist.Laplace5.
+func Poisson() Operator {
+	return func(dst, src *dist.Array[float64]) error {
+		if err := src.Exchange(); err != nil {
+			return err
+		}
+		dist.Laplace5(dst, src)
+		return nil
+	}
+}
+
+// Solve solves A x = b by unpreconditioned conjugate gradients (CG with
+// the Poisson operator), where A is the 5-point Laplacian (4u minus the
+// four neighbours) on an n x n interior with zero Dirichlet boundary,
+// b = 1 and x0 = 0, until the relative residual ||r|| / ||b|| is at most
+// cfg.Tol or it has run cfg.MaxIter iterations. The vectors live on the
+// current backend.
 //
-// The grid's rows are split into blocks over the ranks (the layout of
-// [n, n+2], whose columns 0 and n+1 are the zero side walls). Every vector
-// is a backend.Array over a rank's block; the search direction p, the only
-// one the operator reads across block edges, is a dist.Halo of width 1,
-// whose ghost rows are exchanged once per iteration (and whose ghost rows
-// beyond the first and last grid rows stay 0: the top and bottom walls).
-// The walls are zero in every vector, so the dots over whole blocks are
-// the dots over the unknowns.
+// The grid's rows are split into blocks over the ranks: every vector is
+// a dist array of shape [n, n+2] with ghost rows (dist.Ghosts(1)), whose
+// columns 0 and n+1 are the zero side walls and whose ghost rows beyond
+// the first and last grid row stay 0 (the top and bottom walls). The
+// search direction's ghost rows are exchanged once per iteration. The
+// walls are zero in every vector, so the dots over whole blocks are the
+// dots over the unknowns.
 //
 // Solve is collective. It refuses a Config that Check refuses before
 // allocating anything; every error is the same on every rank.
@@ -57,121 +277,46 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	n := cfg.N
-	cols := n + 2
 	maxIter := cfg.MaxIter
 	if maxIter == 0 {
 		maxIter = n * n
 	}
-	layout := dist.NewLayout([]int{n, cols}, 0, comm.Size())
-	b := backend.Current()
-	lo, hi := layout.Range(comm.Rank())
-	rows := hi - lo
-	m := rows * cols
-
-	p, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
+	// b = 1 at the unknowns, 0 on the walls.
+	b, err := dist.FromFunc(comm, []int{n, n + 2}, func(idx []int) float64 {
+		if idx[1] == 0 || idx[1] == n+1 {
+			return 0
+		}
+		return 1
+	}, dist.Ghosts(1))
 	if err != nil {
 		return Result{}, err
 	}
-	// Ap has p's ghosted shape, so that Laplace5 writes its block rows.
-	apFull, err := backend.NewOn[float64](b, (rows+2)*cols)
+	defer b.Free()
+	x, err := dist.ZerosLike(b)
 	if err != nil {
 		return Result{}, err
 	}
-	x, err := backend.NewOn[float64](b, m)
+	defer x.Free()
+	t, err := solvers.StartTimer(comm)
 	if err != nil {
 		return Result{}, err
 	}
-	r, err := backend.NewOn[float64](b, m)
+	st, err := CG(Poisson(), b, x, Options{Tol: cfg.Tol, MaxIter: maxIter, Fused: cfg.Fused})
 	if err != nil {
 		return Result{}, err
 	}
-	pb := p.Local().Slice(cols, cols+m) // p's block, without ghost rows
-	ap := apFull.Slice(cols, cols+m)
-	// r = b - A x0 = b: 1 at the unknowns, 0 on the walls; p = r.
-	if m > 0 {
-		for i := 0; i < rows; i++ {
-			backend.Fill(r.Slice(i*cols+1, i*cols+1+n), 1)
-		}
-		backend.Copy(pb, r)
-	}
-	dot := func(u, v *backend.Array[float64]) (float64, error) {
-		return mpi.AllreduceValue(comm, backend.Dot(u, v), mpi.Sum)
-	}
-	bnorm := float64(n) // ||b|| = sqrt(n*n)
-
-	if err := comm.Barrier(); err != nil {
+	if err := x.Synchronize(); err != nil {
 		return Result{}, err
 	}
-	start := comm.Wtime()
-	rr, err := dot(r, r)
+	elapsed, err := t.Stop()
 	if err != nil {
 		return Result{}, err
 	}
-	k := 0
-	if cfg.Fused {
-		var alpha, beta float64
-		args := fuse.Args{"x": x, "r": r, "p": pb, "ap": ap, "alpha": &alpha, "beta": &beta}
-		ks := fusedKernels()
-		for ; math.Sqrt(rr)/bnorm > cfg.Tol && k < maxIter; k++ {
-			if err := p.Exchange(); err != nil {
-				return Result{}, err
-			}
-			backend.Laplace5(apFull, p.Local(), rows+2, cols)
-			res, err := ks.dot.Run(args)
-			if err != nil {
-				return Result{}, err
-			}
-			pAp, err := mpi.AllreduceValue(comm, res.Float64("pap"), mpi.Sum)
-			if err != nil {
-				return Result{}, err
-			}
-			alpha = rr / pAp
-			if res, err = ks.update.Run(args); err != nil {
-				return Result{}, err
-			}
-			rrNew, err := mpi.AllreduceValue(comm, res.Float64("rr"), mpi.Sum)
-			if err != nil {
-				return Result{}, err
-			}
-			beta = rrNew / rr
-			if _, err := ks.direction.Run(args); err != nil {
-				return Result{}, err
-			}
-			rr = rrNew
-		}
+	res := Result{Iters: st.Iters, Seconds: elapsed, RelRes: st.RelRes, Converged: st.Converged, Ranks: comm.Size()}
+	if st.Iters > 0 {
+		res.PerIter = elapsed / float64(st.Iters)
 	}
-	for ; math.Sqrt(rr)/bnorm > cfg.Tol && k < maxIter; k++ {
-		if err := p.Exchange(); err != nil {
-			return Result{}, err
-		}
-		backend.Laplace5(apFull, p.Local(), rows+2, cols)
-		pAp, err := dot(pb, ap)
-		if err != nil {
-			return Result{}, err
-		}
-		alpha := rr / pAp
-		backend.Axpy(alpha, pb, x)
-		backend.Axpy(-alpha, ap, r)
-		rrNew, err := dot(r, r)
-		if err != nil {
-			return Result{}, err
-		}
-		backend.Axpby(1, r, rrNew/rr, pb) // p = r + beta p
-		rr = rrNew
-	}
-	if err := backend.Synchronize(x); err != nil {
-		return Result{}, err
-	}
-	elapsed := comm.Wtime() - start
-	if elapsed, err = mpi.AllreduceValue(comm, elapsed, mpi.Max); err != nil {
-		return Result{}, err
-	}
-	res := Result{Iters: k, Seconds: elapsed, RelRes: math.Sqrt(rr) / bnorm, Ranks: comm.Size()}
-	res.Converged = res.RelRes <= cfg.Tol
-	if k > 0 {
-		res.PerIter = elapsed / float64(k)
-	}
-	if res.Checksum, err = mpi.AllreduceValue(comm, backend.Sum(x), mpi.Sum); err != nil {
+	if res.Checksum, err = dist.Sum(x); err != nil {
 		return Result{}, err
 	}
 	return res, nil

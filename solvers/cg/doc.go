@@ -1,14 +1,23 @@
-// Package cg solves the 2-D Poisson equation A x = b by conjugate gradients
-// on a grid distributed by row blocks over the ranks of a communicator: A
-// is the matrix-free 5-point Laplacian (4 x[i][j] minus its four
-// neighbours) on an N x N interior with zero Dirichlet boundary, b = 1 and
-// x0 = 0, without a preconditioner. Every iteration exchanges one ghost row
-// of the search direction with each neighbour and makes two global dots.
-// It is what `xpmpi run cg` runs.
+// Package cg solves symmetric positive definite systems A x = b by
+// conjugate gradients over distributed arrays (package dist).
 //
-// Solve is collective: every rank calls it with the same Config and gets
-// the same Result. A solve that stops at Config.MaxIter before reaching
-// Config.Tol is not an error: Result.Converged says so. A Config that
-// cannot run is refused before anything is allocated with a
+// CG takes the operator as a function of two dist arrays (matrix-free:
+// a stencil over arrays with ghost layers, say), an optional
+// preconditioner of the same form, the right-hand side and the initial
+// guess, and reports the iterations and the residual history. Every step
+// of it is a dist call (dots, AXPYs) or, with Options.Fused, a fused
+// kernel of package kernels/fuse.
+//
+// Solve is the 2-D Poisson problem that `xpmpi run cg` runs, expressed
+// with CG: A is the matrix-free 5-point Laplacian (4 x[i][j] minus its four
+// neighbours, the Poisson operator) on an N x N interior with zero
+// Dirichlet boundary, b = 1 and x0 = 0, without a preconditioner, on a grid
+// distributed by row blocks. Every iteration exchanges one ghost row of the
+// search direction with each neighbour and makes two global dots.
+//
+// CG and Solve are collective: every rank calls them with the same
+// arguments and gets the same result. A solve that stops at the iteration
+// limit before reaching the tolerance is not an error: Converged says so. A
+// Config that cannot run is refused before anything is allocated with a
 // *solvers.ConfigError naming the field.
 package cg

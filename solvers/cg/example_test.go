@@ -3,6 +3,8 @@ package cg_test
 import (
 	"fmt"
 
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/solvers/cg"
 )
@@ -43,4 +45,47 @@ func ExampleConfig_Check() {
 	fmt.Println(cg.Config{N: 64, Tol: -1}.Check())
 	// Output:
 	// cg: Tol -1: want 0 or more
+}
+
+// ExampleCG solves a 1-D Poisson problem, -u” = 1 on 99 interior points
+// with u = 0 at both ends, with a matrix-free operator over an array with
+// ghost layers and a Jacobi preconditioner.
+func ExampleCG() {
+	world := mpi.World()
+	n := 99
+	b, err := dist.Full(world, []int{n}, 1.0, dist.Ghosts(1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	x, _ := dist.ZerosLike(b)
+	// A u = 2u - left - right: exchange the ghosts, then a stencil of the
+	// caller's over each block (here a Go loop on the host).
+	a := func(dst, src *dist.Array[float64]) error {
+		if err := src.Exchange(); err != nil {
+			return err
+		}
+		return dist.ApplyStencil(dst, src, 1, func(d, s *backend.Array[float64], rows, _ int) error {
+			out, in := d.Data(), s.Data()
+			for i := 1; i < rows-1; i++ {
+				out[i] = 2*in[i] - in[i-1] - in[i+1]
+			}
+			return nil
+		})
+	}
+	jacobi := func(dst, src *dist.Array[float64]) error {
+		dist.Copy(dst, src)
+		dist.Scale(0.5, dst)
+		return nil
+	}
+	st, err := cg.CG(a, b, x, cg.Options{Tol: 1e-10, Precond: jacobi})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mid, _ := dist.Get(x, n/2)
+	// The exact solution is u_i = (i+1)(n-i)/2: 1250 in the middle.
+	fmt.Printf("converged %v in %d iterations; u[%d] = %.6f\n", st.Converged, st.Iters, n/2, mid)
+	// Output:
+	// converged true in 50 iterations; u[49] = 1250.000000
 }

@@ -2,7 +2,8 @@
 // blocks over the ranks of a communicator: the plain 5-point Jacobi update
 // on an N x N interior with u = 1 on the top edge and 0 on the other three,
 // starting from 0, with one ghost row exchanged with each neighbour per
-// iteration. It is what `xpmpi run heat2d` runs.
+// iteration: two dist arrays with ghost layers (dist.Ghosts), dist's
+// exchange and its Jacobi5 stencil. It is what `xpmpi run heat2d` runs.
 //
 // Solve is collective: every rank calls it with the same Config and gets
 // the same Result (the gathered field only on rank 0). The checksum, the

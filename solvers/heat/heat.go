@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/solvers"
@@ -67,10 +66,14 @@ func (cfg Config) Check() error {
 
 // Solve runs the Jacobi iteration for the 2-D heat equation on an N x N
 // interior with fixed boundary values: u = 1 on the top edge, 0 on the
-// other three. The interior rows are split into row blocks over the ranks
-// of comm, each with one ghost row on either side; every iteration
-// exchanges the ghost rows and replaces each interior value by the average
-// of its four neighbours. The grid lives on the current backend.
+// other three. The grid is a dist array of shape [N, N+2] (columns 0 and
+// N+1 are the side walls) whose rows are split into blocks over the ranks
+// of comm, with one ghost row on either side (dist.Ghosts(1)); the ghost
+// rows beyond the first and last row hold the top and bottom edges
+// (dist.FillBoundary). Every iteration exchanges the ghost rows and
+// replaces each interior value by the average of its four neighbours
+// (dist.Jacobi5) into a second such array, and the two swap roles. The
+// grid lives on the current backend.
 //
 // Solve is collective. It refuses a Config that Check refuses, and a grid
 // that CheckMemory refuses, before allocating anything; every error is the
@@ -84,53 +87,40 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	}
 	n := cfg.N
 	cols := n + 2 // the side walls are columns 0 and n+1
-	layout := dist.NewLayout([]int{n, cols}, 0, comm.Size())
-	b := backend.Current()
-	u, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
+	u, err := dist.Zeros[float64](comm, []int{n, cols}, dist.Ghosts(1))
 	if err != nil {
 		return Result{}, err
 	}
-	v, err := dist.NewHalo[float64](comm, layout, 1, dist.OnBackend(b))
+	defer func() { u.Free() }()
+	v, err := dist.ZerosLike(u)
 	if err != nil {
 		return Result{}, err
 	}
-	lo, hi := layout.Range(comm.Rank())
-	rows := hi - lo + 2
+	defer func() { v.Free() }()
 	// The top edge is the ghost row above global row 0, which no exchange
 	// writes; the walls and the bottom edge stay 0.
-	if lo == 0 && hi > 0 {
-		for _, h := range []*dist.Halo[float64]{u, v} {
-			backend.Fill(h.Local().Slice(0, cols), 1)
+	dist.FillBoundary(u, 1, 0)
+	dist.FillBoundary(v, 1, 0)
+	first := 0
+	if cfg.Restart != "" {
+		if first, err = restart(comm, cfg, u); err != nil {
+			return Result{}, err
 		}
 	}
-	first := 0
-	field, err := dist.New[float64](comm, layout, dist.OnBackend(b))
+	save := func(step int) error {
+		meta := map[string]string{"app": checkpointApp, "n": strconv.Itoa(n)}
+		return dist.SaveCheckpoint(comm, cfg.Checkpoint, int64(step), meta, dist.Entry("u", u))
+	}
+	t, err := solvers.StartTimer(comm)
 	if err != nil {
 		return Result{}, err
 	}
-	if cfg.Restart != "" {
-		if first, err = restart(comm, cfg, field); err != nil {
-			return Result{}, err
-		}
-		u.CopyFrom(field)
-	}
-	save := func(step int) error {
-		u.CopyTo(field)
-		meta := map[string]string{"app": checkpointApp, "n": strconv.Itoa(n)}
-		return dist.SaveCheckpoint(comm, cfg.Checkpoint, int64(step), meta, dist.Entry("u", field))
-	}
-	if err := comm.Barrier(); err != nil {
-		return Result{}, err
-	}
-	start := comm.Wtime()
 	for it := first; it < cfg.Iters; it++ {
 		if err := u.Exchange(); err != nil {
 			return Result{}, err
 		}
-		if hi > lo {
-			backend.Jacobi5(v.Local(), u.Local(), rows, cols)
-		}
-		u.Swap(v)
+		dist.Jacobi5(v, u)
+		u, v = v, u
 		if cfg.Progress != nil && comm.Rank() == 0 {
 			cfg.Progress(it + 1)
 		}
@@ -145,24 +135,23 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := backend.Synchronize(u.Local()); err != nil {
+	if err := u.Synchronize(); err != nil {
 		return Result{}, err
 	}
-	elapsed := comm.Wtime() - start
-	if elapsed, err = mpi.AllreduceValue(comm, elapsed, mpi.Max); err != nil {
+	elapsed, err := t.Stop()
+	if err != nil {
 		return Result{}, err
 	}
-	u.CopyTo(field)
 	res := Result{Ranks: comm.Size()}
 	if cfg.Iters > first {
 		res.PerIter = elapsed / float64(cfg.Iters-first)
 	}
 	// The walls are 0, so the sum of the block is the sum of the interior.
-	if res.Checksum, err = dist.Sum(field); err != nil {
+	if res.Checksum, err = dist.Sum(u); err != nil {
 		return Result{}, err
 	}
 	if cfg.Gather {
-		if res.Field, err = dist.Gather(field, 0); err != nil {
+		if res.Field, err = dist.Gather(u, 0); err != nil {
 			return Result{}, err
 		}
 		res.FieldShape = []int{n, cols}
@@ -196,6 +185,7 @@ func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64]) (int, error)
 	if err != nil {
 		return 0, bad("Restart", cfg.Restart, err.Error(), err)
 	}
+	defer u.Free()
 	dist.Copy(field, u)
 	return int(m.Step), nil
 }

@@ -157,3 +157,18 @@ func TestBytesPerRank(t *testing.T) {
 		t.Error("BytesPerRank(MaxInt-2, 1): no error")
 	}
 }
+
+// TestChecksumsUnchanged pins the checksums of `xpmpi run heat2d --n 67
+// --iters 150` before Solve went through ghosted dist arrays, to the bit,
+// at each rank count.
+func TestChecksumsUnchanged(t *testing.T) {
+	c := mpitest.World(t)
+	want := map[int]float64{1: 389.38968031164984, 2: 389.3896803116499, 3: 389.3896803116498, 4: 389.3896803116498}
+	res, err := Solve(c, Config{N: 67, Iters: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := want[c.Size()]; ok && res.Checksum != w {
+		t.Errorf("on %d ranks: checksum %.17g, want %.17g", c.Size(), res.Checksum, w)
+	}
+}

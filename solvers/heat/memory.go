@@ -47,9 +47,9 @@ func CheckMemory(comm mpi.Comm, n int) error {
 }
 
 // BytesPerRank returns the memory Solve allocates on the rank with the most
-// rows of a grid of n interior points per side over p ranks: the two halo
-// blocks (rows+2 rows each) and the field (rows rows), n+2 float64 columns
-// each. An n for which that overflows an int64 is a *solvers.ConfigError
+// rows of a grid of n interior points per side over p ranks: the two
+// ghosted blocks (rows+2 rows each) and, at a restart, the field loaded
+// from the checkpoint (rows rows), n+2 float64 columns each. An n for which that overflows an int64 is a *solvers.ConfigError
 // that wraps dist.ErrTooLarge.
 func BytesPerRank(n, p int) (int64, error) {
 	rows := int64(n/p + 1)

@@ -1,0 +1,10 @@
+package dist
+
+import "github.com/xpmpi/xpmpi/backend"
+
+// Axpby sets y = a*x + b*y, in one pass (backend.Axpby). It is not
+// collective: it works on each rank's block alone.
+func Axpby[T backend.Element](a T, x *Array[T], b T, y *Array[T]) {
+	sameLayout("Axpby", x, y)
+	backend.Axpby(a, x.local, b, y.local)
+}

@@ -1,0 +1,155 @@
+package dist
+
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// stencilViews returns the views of dst's and src's ghosted storage with
+// halo indices of the split axis on each side of the block, and the view's
+// rows and the elements per row; ok is false for an empty block.
+func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims int) (dv, sv *backend.Array[T], rows, cols int, ok bool) {
+	sameLayout(op, dst, src)
+	if d := src.layout.Dims(); d != dims {
+		panic(fmt.Sprintf("dist: %s of a %d-dimensional array %v: it takes %d dimensions", op, d, src.layout, dims))
+	}
+	if dst == src {
+		panic(fmt.Sprintf("dist: %s with dst and src the same array", op))
+	}
+	for _, x := range []*Array[T]{dst, src} {
+		if x.Ghosts() < halo {
+			panic(fmt.Sprintf("dist: %s of an array with ghost layers of width %d: it needs %d (the Ghosts option)", op, x.Ghosts(), halo))
+		}
+	}
+	lo, hi := src.Range()
+	post := prod(src.layout.Shape()[1:])
+	if lo == hi || post == 0 {
+		return nil, nil, 0, 0, false
+	}
+	view := func(x *Array[T]) *backend.Array[T] {
+		w := x.Ghosts()
+		return x.Ghosted().Slice((w-halo)*post, (w+hi-lo+halo)*post)
+	}
+	return view(dst), view(src), hi - lo + 2*halo, post, true
+}
+
+// Jacobi5 sets every element of dst's block of a 2-D array to the average
+// of src's four neighbours of it, 0.25*(up + down + left + right), with the
+// backend's stencils (backend.Jacobi5): one Jacobi sweep for the heat
+// equation.
+//
+// The stencils (Jacobi5, Laplace5, Stencil9, Stencil7, ApplyStencil) apply
+// a fixed pattern of neighbours to every element of a block, reading src's
+// ghost layers where the pattern crosses the block's edges along the split
+// axis. They do not communicate: every rank calls them, each on its own
+// block, after src's ghosts are exchanged (src.Exchange) or, at the ends
+// of a non-periodic array, set as boundary values (FillBoundary). Along the
+// split axis every element of the block is updated; along the other axes
+// the first and last index are boundary values, left as they are. src and
+// dst are arrays of one layout, split along axis 0, both made with Ghosts
+// of width 1 or more (dst's ghosts are never written, but the backends'
+// stencils work on grids of src's ghosted shape); they must not be the same
+// array. Arguments that break these rules panic.
+func Jacobi5[T backend.Float](dst, src *Array[T]) {
+	if dv, sv, rows, cols, ok := stencilViews("Jacobi5", dst, src, 1, 2); ok {
+		backend.Jacobi5(dv, sv, rows, cols)
+	}
+}
+
+// Laplace5 sets every element of dst's block of a 2-D array to the 5-point
+// Laplacian of src with the sign that makes it positive definite,
+// 4*centre - up - down - left - right, with the backend's stencils
+// (backend.Laplace5), with the conventions of Jacobi5: src's ghosts
+// exchanged first, the first and last column left as they are.
+func Laplace5[T backend.Float](dst, src *Array[T]) {
+	if dv, sv, rows, cols, ok := stencilViews("Laplace5", dst, src, 1, 2); ok {
+		backend.Laplace5(dv, sv, rows, cols)
+	}
+}
+
+// Stencil9 sets every element (i, j) of dst's block of a 2-D array to
+// the sum over a, b in 0, 1, 2 of w[a][b]*src[i+a-1][j+b-1], in that order
+// (a, then b), with the conventions of Jacobi5: src's ghosts exchanged
+// first, the first and last column left as they are.
+//
+// It runs on the block's device where the backend has weighted stencils
+// (backend.WeightedStencils: the CPU backend and the fake device); on
+// another (CUDA) both ghosted blocks are copied to the host and dst's back,
+// each copy recorded with package profiling. A failed copy is the error.
+func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
+	dv, sv, rows, cols, ok := stencilViews("Stencil9", dst, src, 1, 2)
+	if !ok {
+		return nil
+	}
+	flat := [9]T{w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2]}
+	return weighted(dv, sv, func(d, s *backend.Array[T]) { backend.Stencil9(d, s, rows, cols, flat) })
+}
+
+// Stencil7 sets every element (i, j, k) of dst's block of a 3-D array to
+//
+//	w[0]*src[i][j][k] + w[1]*src[i-1][j][k] + w[2]*src[i+1][j][k] +
+//	w[3]*src[i][j-1][k] + w[4]*src[i][j+1][k] +
+//	w[5]*src[i][j][k-1] + w[6]*src[i][j][k+1]
+//
+// summed in that order, with the conventions of Jacobi5: src's ghosts
+// exchanged first, the elements whose index along axis 1 or 2 is the first
+// or the last left as they are. It runs on the device, or through the
+// host, as Stencil9 does.
+func Stencil7[T backend.Float](dst, src *Array[T], w [7]T) error {
+	dv, sv, rows, _, ok := stencilViews("Stencil7", dst, src, 1, 3)
+	if !ok {
+		return nil
+	}
+	s := src.layout.Shape()
+	return weighted(dv, sv, func(d, x *backend.Array[T]) { backend.Stencil7(d, x, rows, s[1], s[2], w) })
+}
+
+// weighted runs f, a weighted stencil, on dv and sv where their backend
+// has weighted stencils, and otherwise on host copies of them (dv's copied
+// back).
+func weighted[T backend.Float](dv, sv *backend.Array[T], f func(d, s *backend.Array[T])) error {
+	if _, ok := backend.WeightedStencilsOf(dv.Backend()); ok {
+		f(dv, sv)
+		return nil
+	}
+	hs, err := backend.ToHost(sv)
+	if err != nil {
+		return err
+	}
+	defer hs.Free()
+	hd, err := backend.ToHost(dv)
+	if err != nil {
+		return err
+	}
+	defer hd.Free()
+	f(hd, hs)
+	return backend.CopyFromHostSlice(dv, hd.Data())
+}
+
+// ApplyStencil runs f, a stencil of the caller's (a kernel of package
+// kernels, say), over dst's and src's blocks with halo ghost indices on
+// each side: f gets views of both ghosted storages, each rows x cols in
+// row-major order, where rows is the block's extent along the split axis
+// plus 2*halo and cols the number of elements per index of the split axis
+// (the product of the other dimensions), and must write only the rows
+// [halo, rows-halo) of dst, its block. Both arrays need Ghosts of width halo
+// or more. f is not called for an empty block; its error is returned. It
+// does not communicate: exchange src's ghosts first (see Jacobi5).
+//
+// The views are on the blocks' device; the kernels of package kernels run
+// there:
+//
+//	dist.ApplyStencil(v, u, 1, func(d, s *backend.Array[float64], rows, cols int) error {
+//		return kernels.Jacobi5Kernel.Call(kernels.Int(rows), kernels.Int(cols), kernels.Array(d), kernels.Array(s))
+//	})
+func ApplyStencil[T backend.Element](dst, src *Array[T], halo int, f func(dst, src *backend.Array[T], rows, cols int) error) error {
+	if halo < 0 {
+		panic(fmt.Sprintf("dist: ApplyStencil with halo %d", halo))
+	}
+	dv, sv, rows, cols, ok := stencilViews("ApplyStencil", dst, src, halo, src.layout.Dims())
+	if !ok {
+		return nil
+	}
+	return f(dv, sv, rows, cols)
+}

@@ -1,0 +1,52 @@
+package cg
+
+import (
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
+	_ "github.com/xpmpi/xpmpi/backend/fakedev"
+	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/profiling"
+)
+
+// TestDeviceCopiesPerIteration solves on the fake device with an MPI that
+// is not CUDA-aware, and checks that an iteration copies nothing but the
+// staged ghost rows of the search direction: one copy to the host per row
+// sent and one to the device per row received, to and from each
+// neighbour, and no copy on the device (the plain and the fused solve).
+func TestDeviceCopiesPerIteration(t *testing.T) {
+	c := mpitest.World(t)
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	mpi.SetCUDAAware(false)
+	t.Cleanup(mpi.ClearCUDAAware)
+	if err := backend.Select("fake"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Select("cpu") })
+	const n = 12
+	me, p := c.Rank(), c.Size()
+	neighbours := 0
+	if me > 0 {
+		neighbours++
+	}
+	if me < p-1 {
+		neighbours++
+	}
+	for _, fused := range []bool{false, true} {
+		count := func(iters int) [3]int {
+			cnt := profiling.Count()
+			res, err := Solve(c, Config{N: n, MaxIter: iters, Fused: fused})
+			cnt.Stop()
+			if err != nil || res.Iters != iters {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			return [3]int{cnt.Count(profiling.ToHost), cnt.Count(profiling.ToDevice), cnt.Count(profiling.DeviceCopy)}
+		}
+		a, b := count(4), count(9)
+		per := [3]int{(b[0] - a[0]) / 5, (b[1] - a[1]) / 5, (b[2] - a[2]) / 5}
+		if want := [3]int{neighbours, neighbours, 0}; per != want || (b[0]-a[0])%5 != 0 || (b[1]-a[1])%5 != 0 {
+			t.Errorf("fused %v: per iteration %d to the host, %d to the device, %d on the device; want %v (4 iterations %v, 9 %v)", fused, per[0], per[1], per[2], want, a, b)
+		}
+	}
+}

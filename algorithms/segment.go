@@ -7,7 +7,7 @@ import (
 
 // Number is the set of element types that SegmentSum adds.
 type Number interface {
-	~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
 }
 
 // SegmentKey is the set of key types of SegmentSum: signed, so that a

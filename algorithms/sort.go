@@ -11,7 +11,7 @@ import (
 
 // Key is the set of key types that Argsort and SortByKey sort.
 type Key interface {
-	~int | ~int32 | ~int64 | ~uint | ~uint32 | ~uint64 | ~float32 | ~float64
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
 }
 
 // radixThreshold is the length from which Argsort uses the LSD radix sort

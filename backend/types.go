@@ -52,7 +52,7 @@ func (d Device) String() string {
 
 // Element is the set of element types of arrays.
 type Element interface {
-	float32 | float64 | int32 | int64 | uint32 | uint64
+	float32 | float64 | int32 | int64 | uint32 | uint64 | int8 | int16 | uint8 | uint16
 }
 
 // Float is the set of floating-point element types.
@@ -71,9 +71,13 @@ const (
 	Int64
 	Uint32
 	Uint64
+	Int8
+	Int16
+	Uint8
+	Uint16
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64"}
+var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64", "int8", "int16", "uint8", "uint16"}
 
 // NumDTypes is the number of element types: the DTypes are 0 to
 // NumDTypes-1. This is the one list of element types of the project:
@@ -93,6 +97,10 @@ func (d DType) String() string {
 // Size returns the size of one element in bytes.
 func (d DType) Size() int {
 	switch d {
+	case Int8, Uint8:
+		return 1
+	case Int16, Uint16:
+		return 2
 	case Float32, Int32, Uint32:
 		return 4
 	case Float64, Int64, Uint64:
@@ -105,7 +113,7 @@ func (d DType) Size() int {
 func (d DType) IsFloat() bool { return d == Float32 || d == Float64 }
 
 // IsSigned reports whether d is a signed integer type.
-func (d DType) IsSigned() bool { return d == Int32 || d == Int64 }
+func (d DType) IsSigned() bool { return d == Int32 || d == Int64 || d == Int8 || d == Int16 }
 
 // DTypeOf returns the DType of T.
 func DTypeOf[T Element]() DType {
@@ -121,6 +129,14 @@ func DTypeOf[T Element]() DType {
 		return Int64
 	case uint32:
 		return Uint32
+	case int8:
+		return Int8
+	case int16:
+		return Int16
+	case uint8:
+		return Uint8
+	case uint16:
+		return Uint16
 	default:
 		return Uint64
 	}
@@ -149,6 +165,14 @@ func ScalarOf[T Element](v T) Scalar {
 		bits = uint64(x)
 	case uint64:
 		bits = x
+	case int8:
+		bits = uint64(uint8(x))
+	case int16:
+		bits = uint64(uint16(x))
+	case uint8:
+		bits = uint64(x)
+	case uint16:
+		bits = uint64(x)
 	}
 	return Scalar{bits: bits, dt: DTypeOf[T]()}
 }
@@ -173,6 +197,14 @@ func (s Scalar) Float64() float64 {
 		return float64(int64(s.bits))
 	case Uint32:
 		return float64(uint32(s.bits))
+	case Int8:
+		return float64(int8(uint8(s.bits)))
+	case Int16:
+		return float64(int16(uint16(s.bits)))
+	case Uint8:
+		return float64(uint8(s.bits))
+	case Uint16:
+		return float64(uint16(s.bits))
 	default:
 		return float64(s.bits)
 	}
@@ -185,6 +217,10 @@ func (s Scalar) Int64() int64 {
 		return int64(s.Float64())
 	case Int32:
 		return int64(int32(uint32(s.bits)))
+	case Int8:
+		return int64(int8(uint8(s.bits)))
+	case Int16:
+		return int64(int16(uint16(s.bits)))
 	default:
 		return int64(s.bits)
 	}
@@ -195,8 +231,8 @@ func (s Scalar) Uint64() uint64 {
 	switch s.dt {
 	case Float32, Float64:
 		return uint64(s.Float64())
-	case Int32:
-		return uint64(int64(int32(uint32(s.bits))))
+	case Int32, Int8, Int16:
+		return uint64(s.Int64())
 	default:
 		return s.bits
 	}
@@ -220,13 +256,21 @@ func ValueOf[T Element](s Scalar) T {
 			*p = uint32(s.bits)
 		case *uint64:
 			*p = s.bits
+		case *int8:
+			*p = int8(uint8(s.bits))
+		case *int16:
+			*p = int16(uint16(s.bits))
+		case *uint8:
+			*p = uint8(s.bits)
+		case *uint16:
+			*p = uint16(s.bits)
 		}
 		return v
 	}
-	switch DTypeOf[T]() {
-	case Float32, Float64:
+	switch dt := DTypeOf[T](); {
+	case dt.IsFloat():
 		return T(s.Float64())
-	case Int32, Int64:
+	case dt.IsSigned():
 		return T(s.Int64())
 	default:
 		return T(s.Uint64())
@@ -234,10 +278,10 @@ func ValueOf[T Element](s Scalar) T {
 }
 
 func (s Scalar) String() string {
-	switch s.dt {
-	case Float32, Float64:
+	switch {
+	case s.dt.IsFloat():
 		return fmt.Sprint(s.Float64())
-	case Int32, Int64:
+	case s.dt.IsSigned():
 		return fmt.Sprint(s.Int64())
 	default:
 		return fmt.Sprint(s.Uint64())

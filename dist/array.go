@@ -42,6 +42,7 @@ type options struct {
 	ghosts     int  // Ghosts
 	ghosted    bool // Ghosts given
 	periodic   bool // Periodic
+	convert    bool // Load: convert another element type (Convert)
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on

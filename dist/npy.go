@@ -316,6 +316,11 @@ func asBytes[T backend.Element](s []T) []byte {
 // then gathers). A file that is not a .npy file of T, a truncated file, a
 // 0-dimensional array, or a split axis or process grid the array does not
 // have, is the same error on every rank.
+//
+// A file of another element type than T is an error that names both,
+// unless opts include Convert: the file is then loaded as its own type
+// and converted to T as Astype converts (in a second array, on the same
+// backend).
 func Load[T backend.Element](c mpi.Comm, path string, opts ...Option) (*Array[T], error) {
 	a, _, err := load[T](c, path, nil, opts)
 	if err != nil {
@@ -339,6 +344,14 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		f(&o)
 	}
 	h, err := readHeaderOn[T](c, "Load", path, exp, o.axis)
+	var de *dtypeError
+	if errors.As(err, &de) && exp == nil {
+		if o.convert {
+			a, err := loadConverted[T](c, path, de.have, opts)
+			return a, 0, err
+		}
+		return nil, 0, fmt.Errorf("%w; pass dist.Convert() to convert it", err)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -369,6 +382,14 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		return a, sum, err
 	}
 	return loadLayout[T](c, path, l, b, h.dataOff, exp != nil)
+}
+
+// dtypeError is the error of a file of another element type than the
+// one asked for.
+type dtypeError struct{ have, want backend.DType }
+
+func (e *dtypeError) Error() string {
+	return fmt.Sprintf("the file holds %v (%s), not %v (%s)", e.have, npy.Descr(e.have), e.want, npy.Descr(e.want))
 }
 
 // npyFile is what readHeaderOn found in a .npy file's header.
@@ -420,7 +441,7 @@ func readHeaderOn[T backend.Element](c mpi.Comm, op, path string, exp *npyExpect
 		f.shape[i] = int(hdr[4+i])
 	}
 	if f.dtype != want {
-		return npyFile{}, fmt.Errorf("the file holds %v (%s), not %v", f.dtype, npy.Descr(f.dtype), want)
+		return npyFile{}, &dtypeError{have: f.dtype, want: want}
 	}
 	if len(f.shape) == 0 {
 		return npyFile{}, errors.New("the file holds a 0-dimensional array; distributed arrays have at least one dimension")
@@ -608,4 +629,45 @@ func openReader[T backend.Element](c mpi.Comm, path string, calls int) (reader[T
 		run:   func(off int64, run []T) error { return readRun(f, off, run) },
 		close: f.Close,
 	}, nil
+}
+
+// Convert, an option of Load, converts a file whose element type is not
+// the requested one, by the rules of Astype, instead of refusing it.
+func Convert() Option { return func(o *options) { o.convert = true } }
+
+// loadConverted loads the file at path, of element type dt, and returns it
+// converted to T.
+func loadConverted[T backend.Element](c mpi.Comm, path string, dt backend.DType, opts []Option) (*Array[T], error) {
+	switch dt {
+	case backend.Float32:
+		return loadAs[T, float32](c, path, opts)
+	case backend.Float64:
+		return loadAs[T, float64](c, path, opts)
+	case backend.Int32:
+		return loadAs[T, int32](c, path, opts)
+	case backend.Int64:
+		return loadAs[T, int64](c, path, opts)
+	case backend.Uint32:
+		return loadAs[T, uint32](c, path, opts)
+	case backend.Uint64:
+		return loadAs[T, uint64](c, path, opts)
+	case backend.Int8:
+		return loadAs[T, int8](c, path, opts)
+	case backend.Int16:
+		return loadAs[T, int16](c, path, opts)
+	case backend.Uint8:
+		return loadAs[T, uint8](c, path, opts)
+	case backend.Uint16:
+		return loadAs[T, uint16](c, path, opts)
+	}
+	return nil, fmt.Errorf("the file holds %v", dt)
+}
+
+func loadAs[T, S backend.Element](c mpi.Comm, path string, opts []Option) (*Array[T], error) {
+	x, _, err := load[S](c, path, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Free()
+	return Astype[T](x)
 }

@@ -163,6 +163,10 @@ func TestNPYRoundTrip(t *testing.T) {
 	t.Run("int64", func(t *testing.T) { npyRoundTrip[int64](t, c, dir, false) })
 	t.Run("uint32", func(t *testing.T) { npyRoundTrip[uint32](t, c, dir, false) })
 	t.Run("uint64", func(t *testing.T) { npyRoundTrip[uint64](t, c, dir, false) })
+	t.Run("int8", func(t *testing.T) { npyRoundTrip[int8](t, c, dir, false) })
+	t.Run("int16", func(t *testing.T) { npyRoundTrip[int16](t, c, dir, false) })
+	t.Run("uint8", func(t *testing.T) { npyRoundTrip[uint8](t, c, dir, false) })
+	t.Run("uint16", func(t *testing.T) { npyRoundTrip[uint16](t, c, dir, false) })
 }
 
 // TestNPYBlockSizes loads into uneven blocks, some empty.
@@ -222,7 +226,7 @@ func TestNPYHeader(t *testing.T) {
 		{file: "numpy_f8_scalar.npy", dt: backend.Float64, shape: []int{}},
 		{file: "numpy_f4_fortran.npy", err: "fortran_order"},
 		{file: "numpy_f8_big.npy", err: "big-endian"},
-		{file: "numpy_i2_3.npy", err: "unsupported dtype"},
+		{file: "numpy_i2_3.npy", dt: backend.Int16, shape: []int{3}},
 	} {
 		f, err := os.Open(npyTestdata(tc.file))
 		if err != nil {
@@ -369,9 +373,9 @@ func TestNPYLoadNumPyFiles(t *testing.T) {
 		_, err = dist.Load[float64](c, npyTestdata("numpy_f8_scalar.npy"))
 		npyErrorEverywhere(t, c, err, "0-dimensional")
 		_, err = dist.Load[int32](c, npyTestdata("numpy_i2_3.npy"))
-		npyErrorEverywhere(t, c, err, "unsupported dtype")
+		npyErrorEverywhere(t, c, err, "holds int16 (<i2), not int32 (<i4); pass dist.Convert()")
 		_, err = dist.Load[float32](c, npyTestdata("numpy_f8_3x4.npy"))
-		npyErrorEverywhere(t, c, err, "holds float64 (<f8), not float32")
+		npyErrorEverywhere(t, c, err, "holds float64 (<f8), not float32 (<f4)")
 	})
 }
 
@@ -482,9 +486,17 @@ func TestNPYNumPyReads(t *testing.T) {
 			save(t, name, descr, shape, axis, npySaveIota[uint32](c))
 		case "<u8":
 			save(t, name, descr, shape, axis, npySaveIota[uint64](c))
+		case "|i1":
+			save(t, name, descr, shape, axis, npySaveIota[int8](c))
+		case "<i2":
+			save(t, name, descr, shape, axis, npySaveIota[int16](c))
+		case "|u1":
+			save(t, name, descr, shape, axis, npySaveIota[uint8](c))
+		case "<u2":
+			save(t, name, descr, shape, axis, npySaveIota[uint16](c))
 		}
 	}
-	for i, descr := range []string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8"} {
+	for i, descr := range []string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8", "|i1", "<i2", "|u1", "<u2"} {
 		saveT(t, fmt.Sprintf("t%d", i), descr, []int{3, 4}, i%2)
 	}
 	saveT(t, "cube", "<f8", []int{4, 5, 6}, 1)

@@ -52,7 +52,7 @@ func Normal[T backend.Float](c mpi.Comm, shape []int, seed, draw uint64, opts ..
 // g of rng.FillUniformInts(whole, seed, 0, draw, lo, hi). As for Uniform,
 // the result does not depend on the number of ranks or the layout. It
 // panics unless lo < hi.
-func UniformInts[T int32 | int64 | uint32 | uint64](c mpi.Comm, shape []int, seed, draw uint64, lo, hi T, opts ...Option) (*Array[T], error) {
+func UniformInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](c mpi.Comm, shape []int, seed, draw uint64, lo, hi T, opts ...Option) (*Array[T], error) {
 	if !(lo < hi) {
 		panic(fmt.Sprintf("dist: UniformInts needs lo < hi, got [%v, %v)", lo, hi))
 	}

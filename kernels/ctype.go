@@ -62,8 +62,8 @@ func (t Type) Size() int {
 }
 
 // DType returns the array element type of t, and whether it has one (the
-// element types of backend arrays: float, double, int, long long and their
-// unsigned versions).
+// element types of backend arrays: float, double, signed char, short, int,
+// long long and their unsigned versions).
 func (t Type) DType() (backend.DType, bool) {
 	switch t {
 	case Float32:
@@ -78,6 +78,14 @@ func (t Type) DType() (backend.DType, bool) {
 		return backend.Uint32, true
 	case Uint64:
 		return backend.Uint64, true
+	case Int8:
+		return backend.Int8, true
+	case Int16:
+		return backend.Int16, true
+	case Uint8:
+		return backend.Uint8, true
+	case Uint16:
+		return backend.Uint16, true
 	}
 	return 0, false
 }
@@ -97,6 +105,14 @@ func TypeOf(dt backend.DType) Type {
 		return Uint32
 	case backend.Uint64:
 		return Uint64
+	case backend.Int8:
+		return Int8
+	case backend.Int16:
+		return Int16
+	case backend.Uint8:
+		return Uint8
+	case backend.Uint16:
+		return Uint16
 	}
 	return Invalid
 }

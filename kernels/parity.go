@@ -147,9 +147,14 @@ func CompareBytes(dt backend.DType, host, device []byte, ulps int) error {
 	}
 	for i := 0; i+size <= len(host); i += size {
 		var a, b uint64
-		if size == 4 {
+		switch size {
+		case 1:
+			a, b = uint64(host[i]), uint64(device[i])
+		case 2:
+			a, b = uint64(binary.LittleEndian.Uint16(host[i:])), uint64(binary.LittleEndian.Uint16(device[i:]))
+		case 4:
 			a, b = uint64(binary.LittleEndian.Uint32(host[i:])), uint64(binary.LittleEndian.Uint32(device[i:]))
-		} else {
+		default:
 			a, b = binary.LittleEndian.Uint64(host[i:]), binary.LittleEndian.Uint64(device[i:])
 		}
 		if a == b {
@@ -220,6 +225,10 @@ func format(dt backend.DType, bits uint64) string {
 		return fmt.Sprint(int32(uint32(bits)))
 	case backend.Int64:
 		return fmt.Sprint(int64(bits))
+	case backend.Int8:
+		return fmt.Sprint(int8(uint8(bits)))
+	case backend.Int16:
+		return fmt.Sprint(int16(uint16(bits)))
 	}
 	return fmt.Sprint(bits)
 }

@@ -191,6 +191,11 @@ func TestReduce(t *testing.T) {
 	t.Run("int64", func(t *testing.T) { testReduce[int64](t, c) })
 	t.Run("uint32", func(t *testing.T) { testReduce[uint32](t, c) })
 	t.Run("uint64", func(t *testing.T) { testReduce[uint64](t, c) })
+	// Values past 127 or 32767 wrap, in Go's reference and in MPI alike.
+	t.Run("int8", func(t *testing.T) { testReduce[int8](t, c) })
+	t.Run("int16", func(t *testing.T) { testReduce[int16](t, c) })
+	t.Run("uint8", func(t *testing.T) { testReduce[uint8](t, c) })
+	t.Run("uint16", func(t *testing.T) { testReduce[uint16](t, c) })
 }
 
 func TestAllTrue(t *testing.T) {

@@ -20,6 +20,10 @@ const (
 	Int64   = Datatype(backend.Int64)
 	Uint32  = Datatype(backend.Uint32)
 	Uint64  = Datatype(backend.Uint64)
+	Int8    = Datatype(backend.Int8)
+	Int16   = Datatype(backend.Int16)
+	Uint8   = Datatype(backend.Uint8)
+	Uint16  = Datatype(backend.Uint16)
 	// Byte is raw bytes (serialized messages), not an element type of
 	// arrays.
 	Byte = Datatype(backend.NumDTypes)
@@ -94,7 +98,7 @@ func (o Op) validFor(d Datatype) bool {
 
 // Number is the set of element types the typed functions accept.
 type Number interface {
-	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64
+	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~uint8 | ~uint16
 }
 
 // TypeOf returns the Datatype of T.
@@ -113,9 +117,27 @@ func TypeOf[T Number]() Datatype {
 		return Uint32
 	case uint64:
 		return Uint64
+	case int8:
+		return Int8
+	case int16:
+		return Int16
+	case uint8:
+		return Uint8
+	case uint16:
+		return Uint16
 	}
 	// A type defined over a basic type (~float64 and so on).
 	switch unsafe.Sizeof(z) {
+	case 1:
+		if isSigned(z) {
+			return Int8
+		}
+		return Uint8
+	case 2:
+		if isSigned(z) {
+			return Int16
+		}
+		return Uint16
 	case 4:
 		if isFloat(z) {
 			return Float32

@@ -40,6 +40,10 @@ var (
 	_ = [1]struct{}{}[int(C.XP_INT64)-int(Int64)]
 	_ = [1]struct{}{}[int(C.XP_UINT32)-int(Uint32)]
 	_ = [1]struct{}{}[int(C.XP_UINT64)-int(Uint64)]
+	_ = [1]struct{}{}[int(C.XP_INT8)-int(Int8)]
+	_ = [1]struct{}{}[int(C.XP_INT16)-int(Int16)]
+	_ = [1]struct{}{}[int(C.XP_UINT8)-int(Uint8)]
+	_ = [1]struct{}{}[int(C.XP_UINT16)-int(Uint16)]
 	_ = [1]struct{}{}[int(C.XP_BYTE)-int(Byte)]
 )
 

@@ -16,8 +16,62 @@ static MPI_Datatype types(int dt) {
 	case XP_INT64:   return MPI_INT64_T;
 	case XP_UINT32:  return MPI_UINT32_T;
 	case XP_UINT64:  return MPI_UINT64_T;
+	case XP_INT8:    return MPI_INT8_T;
+	case XP_INT16:   return MPI_INT16_T;
+	case XP_UINT8:   return MPI_UINT8_T;
+	case XP_UINT16:  return MPI_UINT16_T;
 	default:         return MPI_BYTE;
 	}
+}
+
+/* Sums, products, minima and maxima of the 8- and 16-bit integers are
+ * user operations of our own, not the library's: Open MPI's AVX reduction
+ * component saturates MPI_SUM of these types instead of wrapping
+ * (open-mpi/ompi#8045, closed as wontfix), and MPICH 4.0 orders
+ * MPI_UINT8_T as signed in MPI_MIN and MPI_MAX. Sums and products wrap
+ * (done in unsigned int). */
+#define XP_SMALL_LOOP(T, expr)                                                         \
+	do {                                                                           \
+		const T *a = in;                                                       \
+		T *b = inout;                                                          \
+		for (i = 0; i < n; i++) {                                              \
+			T x = a[i], y = b[i];                                          \
+			b[i] = (T)(expr);                                              \
+		}                                                                      \
+	} while (0)
+#define XP_SMALL_OP(name, expr)                                                        \
+	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)            \
+	{                                                                              \
+		int n = *len, i;                                                       \
+		if (*dt == MPI_INT8_T) XP_SMALL_LOOP(int8_t, expr);                    \
+		else if (*dt == MPI_UINT8_T) XP_SMALL_LOOP(uint8_t, expr);             \
+		else if (*dt == MPI_INT16_T) XP_SMALL_LOOP(int16_t, expr);             \
+		else XP_SMALL_LOOP(uint16_t, expr);                                    \
+	}
+
+XP_SMALL_OP(xp_small_sum, (unsigned int)x + (unsigned int)y)
+XP_SMALL_OP(xp_small_prod, (unsigned int)x * (unsigned int)y)
+XP_SMALL_OP(xp_small_min, x < y ? x : y)
+XP_SMALL_OP(xp_small_max, x > y ? x : y)
+
+/* Made at first use, in XP_SUM, XP_PROD, XP_MIN, XP_MAX order; every
+ * call of the binding holds its lock. */
+static MPI_Op small_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+
+static MPI_Op ops(int op);
+
+/* opsfor returns the MPI operation of op on elements of type dt. */
+static MPI_Op opsfor(int op, int dt) {
+	static MPI_User_function *const fns[4] = {xp_small_sum, xp_small_prod, xp_small_min, xp_small_max};
+	int small = dt == XP_INT8 || dt == XP_INT16 || dt == XP_UINT8 || dt == XP_UINT16;
+	if (!small || op < XP_SUM || op > XP_MAX) {
+		return ops(op);
+	}
+	if (small_ops[op] == MPI_OP_NULL && MPI_Op_create(fns[op], 1, &small_ops[op]) != MPI_SUCCESS) {
+		small_ops[op] = MPI_OP_NULL;
+		/* The call fails with an invalid operation: an error, never a wrong result. */
+	}
+	return small_ops[op];
 }
 
 static MPI_Op ops(int op) {
@@ -101,16 +155,16 @@ int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c) {
 }
 
 int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c) {
-	return MPI_Reduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), root, c);
+	return MPI_Reduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), root, c);
 }
 
 int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
-	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
 int xp_allreduce_value(uint64_t v, uint64_t *out, int dt, int op, MPI_Comm c) {
 	uint64_t r = 0;
-	int rc = MPI_Allreduce(&v, &r, 1, types(dt), ops(op), c);
+	int rc = MPI_Allreduce(&v, &r, 1, types(dt), opsfor(op, dt), c);
 	*out = r;
 	return rc;
 }
@@ -211,15 +265,15 @@ int xp_wait(MPI_Request *req, int dt, int *st) {
 }
 
 int xp_scan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
-	return MPI_Scan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+	return MPI_Scan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
 int xp_exscan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
-	return MPI_Exscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c);
+	return MPI_Exscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
 int xp_iallreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c, MPI_Request *req) {
-	return MPI_Iallreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), ops(op), c, req);
+	return MPI_Iallreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c, req);
 }
 
 int xp_ialltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c, MPI_Request *req) {

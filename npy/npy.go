@@ -63,8 +63,8 @@ const (
 )
 
 // descrs are the NumPy type strings of the element types, in DType
-// order.
-var descrs = [...]string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8"}
+// order: NumPy writes '|' (no byte order) for one-byte types.
+var descrs = [...]string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8", "|i1", "<i2", "|u1", "<u2"}
 
 // Descr returns the NumPy type string of dt.
 func Descr(dt backend.DType) string {
@@ -83,9 +83,11 @@ func ParseDescr(s string) (backend.DType, error) {
 		return 0, fmt.Errorf("unsupported dtype %q", s)
 	}
 	order, kind := s[0], s[1:]
-	switch order {
-	case '<', '=', '|':
-	case '>', '!':
+	switch {
+	case order == '<', order == '=', order == '|':
+	case (order == '>' || order == '!') && (kind == "i1" || kind == "u1"):
+		// One byte has no order.
+	case order == '>', order == '!':
 		return 0, fmt.Errorf("big-endian dtype %q is not supported: convert it with numpy, a.astype('<%s')", s, kind)
 	default:
 		return 0, fmt.Errorf("unsupported dtype %q", s)
@@ -95,7 +97,7 @@ func ParseDescr(s string) (backend.DType, error) {
 			return backend.DType(dt), nil
 		}
 	}
-	return 0, fmt.Errorf("unsupported dtype %q: xpmpi arrays hold float32 (<f4), float64 (<f8), int32 (<i4), int64 (<i8), uint32 (<u4) or uint64 (<u8)", s)
+	return 0, fmt.Errorf("unsupported dtype %q: xpmpi arrays hold float32 (<f4), float64 (<f8), int8 (|i1), int16 (<i2), int32 (<i4), int64 (<i8), uint8 (|u1), uint16 (<u2), uint32 (<u4) or uint64 (<u8)", s)
 }
 
 // LittleEndian is whether this machine stores numbers little-endian, as

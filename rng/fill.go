@@ -10,7 +10,7 @@ type Float interface {
 
 // Integer is the set of integer element types FillUniformInts writes.
 type Integer interface {
-	~int | ~int32 | ~int64 | ~uint | ~uint32 | ~uint64
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
 // is32 reports whether the float type T is a 32-bit type.

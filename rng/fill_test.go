@@ -111,6 +111,24 @@ func TestFillUniformInts(t *testing.T) {
 			t.Errorf("saw %d distinct values, want 10", len(seen))
 		}
 	})
+	t.Run("int8 full", func(t *testing.T) {
+		dst := make([]int8, n)
+		FillUniformInts(dst, 1, 0, 0, math.MinInt8, math.MaxInt8)
+		for i, v := range dst {
+			if want := int8(-128 + int64(IntN(1, uint64(i), 0, 255))); v != want {
+				t.Fatalf("element %d = %d, want %d", i, v, want)
+			}
+		}
+	})
+	t.Run("uint16", func(t *testing.T) {
+		dst := make([]uint16, n)
+		FillUniformInts(dst, 1, 0, 0, 1000, 60000)
+		for i, v := range dst {
+			if want := uint16(1000 + IntN(1, uint64(i), 0, 59000)); v != want {
+				t.Fatalf("element %d = %d, want %d", i, v, want)
+			}
+		}
+	})
 	t.Run("int64 full", func(t *testing.T) {
 		dst := make([]int64, n)
 		FillUniformInts(dst, 1, 0, 0, math.MinInt64, math.MaxInt64)

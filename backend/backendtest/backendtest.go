@@ -39,6 +39,10 @@ func TestBackend(t *testing.T, b backend.Backend) {
 		&suite[int64]{b: b},
 		&suite[uint32]{b: b},
 		&suite[uint64]{b: b},
+		&suite[int8]{b: b},
+		&suite[int16]{b: b},
+		&suite[uint8]{b: b},
+		&suite[uint16]{b: b},
 	}
 	tests := []struct {
 		name string
@@ -135,7 +139,7 @@ func (s *suite[T]) small(r *rand.Rand, n int) []T {
 	x := make([]T, n)
 	for i := range x {
 		v := r.IntN(21)
-		if s.dtype() != backend.Uint32 && s.dtype() != backend.Uint64 {
+		if s.isFloat() || s.dtype().IsSigned() {
 			v -= 10
 		}
 		x[i] = T(v)

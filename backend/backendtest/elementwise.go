@@ -253,6 +253,10 @@ func (s *suite[T]) edge(x []T) []T {
 		min64, max64 int64  = math.MinInt64, math.MaxInt64
 		maxU32       uint64 = math.MaxUint32
 		maxU64       uint64 = math.MaxUint64
+		min8, max8   int64  = math.MinInt8, math.MaxInt8
+		min16, max16 int64  = math.MinInt16, math.MaxInt16
+		maxU8        uint64 = math.MaxUint8
+		maxU16       uint64 = math.MaxUint16
 	)
 	switch s.dtype() {
 	case backend.Int32:
@@ -263,6 +267,14 @@ func (s *suite[T]) edge(x []T) []T {
 		ext = []T{T(maxU32)}
 	case backend.Uint64:
 		ext = []T{T(maxU64)}
+	case backend.Int8:
+		ext = []T{T(min8), T(max8)}
+	case backend.Int16:
+		ext = []T{T(min16), T(max16)}
+	case backend.Uint8:
+		ext = []T{T(maxU8)}
+	case backend.Uint16:
+		ext = []T{T(maxU16)}
 	default:
 		ext = []T{T(math.Inf(1)), T(math.Inf(-1)), T(math.NaN()), T(math.Copysign(0, -1))}
 	}

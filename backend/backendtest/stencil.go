@@ -82,6 +82,6 @@ func (s *suite[T]) stencil(t *testing.T, name string, op func(dst, src backend.B
 	}
 }
 
-func abs[T ~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64](v T) float64 {
+func abs[T backend.Element](v T) float64 {
 	return math.Abs(float64(v))
 }

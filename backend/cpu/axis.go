@@ -31,6 +31,14 @@ func axisOpsFor(dt backend.DType) axisOps {
 		return axisImpl[int64]{}
 	case backend.Uint32:
 		return axisImpl[uint32]{}
+	case backend.Int8:
+		return axisImpl[int8]{}
+	case backend.Int16:
+		return axisImpl[int16]{}
+	case backend.Uint8:
+		return axisImpl[uint8]{}
+	case backend.Uint16:
+		return axisImpl[uint16]{}
 	}
 	return axisImpl[uint64]{}
 }

@@ -74,6 +74,14 @@ func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		p = unsafe.Pointer(unsafe.SliceData(make([]uint32, n)))
 	case backend.Uint64:
 		p = unsafe.Pointer(unsafe.SliceData(make([]uint64, n)))
+	case backend.Int8:
+		p = unsafe.Pointer(unsafe.SliceData(make([]int8, n)))
+	case backend.Int16:
+		p = unsafe.Pointer(unsafe.SliceData(make([]int16, n)))
+	case backend.Uint8:
+		p = unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
+	case backend.Uint16:
+		p = unsafe.Pointer(unsafe.SliceData(make([]uint16, n)))
 	}
 	return backend.NewHostBuffer(p, n, dt), nil
 }

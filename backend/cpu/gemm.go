@@ -158,6 +158,14 @@ func (*Backend) Gemm(c, a, b backend.Buffer, m, n, k, lda, ldb, ldc int, accumul
 		gemmLoop(hs[int64](c), hs[int64](a), hs[int64](b), m, n, k, lda, ldb, ldc, accumulate)
 	case backend.Uint32:
 		gemmLoop(hs[uint32](c), hs[uint32](a), hs[uint32](b), m, n, k, lda, ldb, ldc, accumulate)
+	case backend.Int8:
+		gemmLoop(hs[int8](c), hs[int8](a), hs[int8](b), m, n, k, lda, ldb, ldc, accumulate)
+	case backend.Int16:
+		gemmLoop(hs[int16](c), hs[int16](a), hs[int16](b), m, n, k, lda, ldb, ldc, accumulate)
+	case backend.Uint8:
+		gemmLoop(hs[uint8](c), hs[uint8](a), hs[uint8](b), m, n, k, lda, ldb, ldc, accumulate)
+	case backend.Uint16:
+		gemmLoop(hs[uint16](c), hs[uint16](a), hs[uint16](b), m, n, k, lda, ldb, ldc, accumulate)
 	default:
 		gemmLoop(hs[uint64](c), hs[uint64](a), hs[uint64](b), m, n, k, lda, ldb, ldc, accumulate)
 	}

@@ -47,6 +47,14 @@ func mathOpsFor(dt backend.DType) mathOps {
 		return intMath[uint32]{}
 	case backend.Uint64:
 		return intMath[uint64]{}
+	case backend.Int8:
+		return intMath[int8]{}
+	case backend.Int16:
+		return intMath[int16]{}
+	case backend.Uint8:
+		return intMath[uint8]{}
+	case backend.Uint16:
+		return intMath[uint16]{}
 	}
 	panic(fmt.Sprintf("cpu: invalid DType %d", int(dt)))
 }

@@ -36,6 +36,14 @@ func opsFor(dt backend.DType) ops {
 		return impl[uint32]{}
 	case backend.Uint64:
 		return impl[uint64]{}
+	case backend.Int8:
+		return impl[int8]{}
+	case backend.Int16:
+		return impl[int16]{}
+	case backend.Uint8:
+		return impl[uint8]{}
+	case backend.Uint16:
+		return impl[uint16]{}
 	}
 	panic(fmt.Sprintf("cpu: invalid DType %d", int(dt)))
 }
@@ -81,5 +89,5 @@ func (impl[T]) argmax(x backend.Buffer) (int, backend.Scalar) {
 // isFloat reports whether T is float32 or float64.
 func isFloat[T backend.Element]() bool { return backend.DTypeOf[T]().IsFloat() }
 
-// isSigned reports whether T is int32 or int64.
+// isSigned reports whether T is a signed integer type.
 func isSigned[T backend.Element]() bool { return backend.DTypeOf[T]().IsSigned() }

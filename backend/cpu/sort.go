@@ -29,6 +29,14 @@ func sorterFor(dt backend.DType) sorter {
 		return sortImpl[int64]{}
 	case backend.Uint32:
 		return sortImpl[uint32]{}
+	case backend.Int8:
+		return sortImpl[int8]{}
+	case backend.Int16:
+		return sortImpl[int16]{}
+	case backend.Uint8:
+		return sortImpl[uint8]{}
+	case backend.Uint16:
+		return sortImpl[uint16]{}
 	}
 	return sortImpl[uint64]{}
 }

@@ -31,6 +31,14 @@ func statsOpsFor(dt backend.DType) statsOps {
 		return statsImpl[int64]{}
 	case backend.Uint32:
 		return statsImpl[uint32]{}
+	case backend.Int8:
+		return statsImpl[int8]{}
+	case backend.Int16:
+		return statsImpl[int16]{}
+	case backend.Uint8:
+		return statsImpl[uint8]{}
+	case backend.Uint16:
+		return statsImpl[uint16]{}
 	}
 	return statsImpl[uint64]{}
 }

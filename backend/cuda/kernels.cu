@@ -4,8 +4,9 @@
 // elementwise float results are those of the CPU backend bit for bit.
 //
 // Every operation is a template over the element type, instantiated for
-// float32, float64, int32, int64, uint32 and uint64 as extern "C" entries
-// named xp_<op>_<type> (xp_axpy_f64, xp_sum_i32, ...). Kernel parameters
+// float32, float64, int32, int64, uint32, uint64, int8, int16, uint8 and
+// uint16 as extern "C" entries named xp_<op>_<type> (xp_axpy_f64,
+// xp_sum_i32, xp_fill_u8, ...). Kernel parameters
 // have their true sizes: lengths and indices are 64-bit, scalars have the
 // element's size, pointers are device addresses.
 //
@@ -15,7 +16,8 @@
 // arrays, atomicMin and the built-in thread indices.
 //
 // Integer arithmetic wraps as Go's does: it is done in the unsigned type of
-// the same size, and the most negative signed integer divided by -1 is
+// the same size (unsigned int for 8- and 16-bit types, which C would
+// otherwise promote to int, where a product can overflow), and the most negative signed integer divided by -1 is
 // itself. Integer division by zero is checked by the Go side before a
 // division kernel runs (xp_zeroidx_*).
 //
@@ -66,6 +68,26 @@ template <> struct xp_type<unsigned int> {
 };
 template <> struct xp_type<unsigned long long> {
 	typedef xp_u64 U;
+	static const bool is_float = false;
+	static const bool is_signed = false;
+};
+template <> struct xp_type<signed char> {
+	typedef unsigned int U;
+	static const bool is_float = false;
+	static const bool is_signed = true;
+};
+template <> struct xp_type<short> {
+	typedef unsigned int U;
+	static const bool is_float = false;
+	static const bool is_signed = true;
+};
+template <> struct xp_type<unsigned char> {
+	typedef unsigned int U;
+	static const bool is_float = false;
+	static const bool is_signed = false;
+};
+template <> struct xp_type<unsigned short> {
+	typedef unsigned int U;
 	static const bool is_float = false;
 	static const bool is_signed = false;
 };
@@ -485,11 +507,19 @@ XP_ENTRIES_ALL(i32, int)
 XP_ENTRIES_ALL(i64, long long)
 XP_ENTRIES_ALL(u32, unsigned int)
 XP_ENTRIES_ALL(u64, unsigned long long)
+XP_ENTRIES_ALL(i8, signed char)
+XP_ENTRIES_ALL(i16, short)
+XP_ENTRIES_ALL(u8, unsigned char)
+XP_ENTRIES_ALL(u16, unsigned short)
 
 XP_ENTRIES_INT(i32, int)
 XP_ENTRIES_INT(i64, long long)
 XP_ENTRIES_INT(u32, unsigned int)
 XP_ENTRIES_INT(u64, unsigned long long)
+XP_ENTRIES_INT(i8, signed char)
+XP_ENTRIES_INT(i16, short)
+XP_ENTRIES_INT(u8, unsigned char)
+XP_ENTRIES_INT(u16, unsigned short)
 
 XP_ENTRIES_FLOAT(f32, float)
 XP_ENTRIES_FLOAT(f64, double)

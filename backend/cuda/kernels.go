@@ -34,6 +34,10 @@ var typeSuffix = [...]string{
 	backend.Int64:   "i64",
 	backend.Uint32:  "u32",
 	backend.Uint64:  "u64",
+	backend.Int8:    "i8",
+	backend.Int16:   "i16",
+	backend.Uint8:   "u8",
+	backend.Uint16:  "u16",
 }
 
 // The operations of kernels.cu: every element type has opsAll, integers
@@ -54,7 +58,7 @@ func kernelName(op string, dt backend.DType) string { return "xp_" + op + "_" + 
 // appear in its PTX (.entry xp_axpy_f64).
 func KernelEntries() []string {
 	var out []string
-	for dt := backend.Float32; dt <= backend.Uint64; dt++ {
+	for dt := backend.DType(0); int(dt) < backend.NumDTypes; dt++ {
 		for _, op := range opsAll {
 			out = append(out, kernelName(op, dt))
 		}

@@ -149,8 +149,9 @@ const (
 )
 
 // Args are the arguments of a kernel launch, each packed at its true size:
-// 4 bytes for a float32, int32 or uint32, 8 for a float64, int64, uint64
-// or a device pointer. The methods append one argument and return a for
+// 1 byte for an int8 or uint8, 2 for an int16 or uint16, 4 for a
+// float32, int32 or uint32, 8 for a float64, int64, uint64 or a device
+// pointer. The methods append one argument and return a for
 // chaining.
 type Args struct {
 	data  []byte
@@ -197,9 +198,14 @@ func (a *Args) Buffer(b backend.Buffer) *Args {
 	return a.Uint64(p)
 }
 
-// Scalar appends s at the size of its type: 4 or 8 bytes.
+// Scalar appends s at the size of its type: 1, 2, 4 or 8 bytes.
 func (a *Args) Scalar(s backend.Scalar) *Args {
-	if s.DType().Size() == 4 {
+	switch s.DType().Size() {
+	case 1:
+		return a.add([]byte{byte(s.Bits())})
+	case 2:
+		return a.add(binary.LittleEndian.AppendUint16(nil, uint16(s.Bits())))
+	case 4:
 		return a.Uint32(uint32(s.Bits()))
 	}
 	return a.Uint64(s.Bits())

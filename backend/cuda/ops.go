@@ -80,6 +80,14 @@ func convert(s backend.Scalar, dt backend.DType) backend.Scalar {
 		return backend.ScalarOf(backend.ValueOf[int64](s))
 	case backend.Uint32:
 		return backend.ScalarOf(backend.ValueOf[uint32](s))
+	case backend.Int8:
+		return backend.ScalarOf(backend.ValueOf[int8](s))
+	case backend.Int16:
+		return backend.ScalarOf(backend.ValueOf[int16](s))
+	case backend.Uint8:
+		return backend.ScalarOf(backend.ValueOf[uint8](s))
+	case backend.Uint16:
+		return backend.ScalarOf(backend.ValueOf[uint16](s))
 	default:
 		return backend.ScalarOf(backend.ValueOf[uint64](s))
 	}
@@ -99,6 +107,14 @@ func scalarFromBits(dt backend.DType, bits uint64) backend.Scalar {
 		return backend.ScalarOf(int64(bits))
 	case backend.Uint32:
 		return backend.ScalarOf(uint32(bits))
+	case backend.Int8:
+		return backend.ScalarOf(int8(uint8(bits)))
+	case backend.Int16:
+		return backend.ScalarOf(int16(uint16(bits)))
+	case backend.Uint8:
+		return backend.ScalarOf(uint8(bits))
+	case backend.Uint16:
+		return backend.ScalarOf(uint16(bits))
 	default:
 		return backend.ScalarOf(bits)
 	}

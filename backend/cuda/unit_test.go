@@ -72,8 +72,10 @@ func TestArgsPacking(t *testing.T) {
 		Float32(-0.5).
 		Float64(0.25).
 		DevicePtr(0xdeadbeef00).
-		Bytes([]byte{1, 2, 3})
-	wantSizes := []int{8, 4, 8, 4, 8, 4, 4, 4, 8, 8, 3}
+		Bytes([]byte{1, 2, 3}).
+		Scalar(backend.ScalarOf(int8(-4))).
+		Scalar(backend.ScalarOf(uint16(0xbeef)))
+	wantSizes := []int{8, 4, 8, 4, 8, 4, 4, 4, 8, 8, 3, 1, 2}
 	if got := a.Sizes(); !slices.Equal(got, wantSizes) {
 		t.Errorf("Sizes() = %v, want %v", got, wantSizes)
 	}
@@ -83,7 +85,8 @@ func TestArgsPacking(t *testing.T) {
 	var w bytes.Buffer
 	le := binary.LittleEndian
 	for _, v := range []any{int64(-2), math.Float32bits(1.5), math.Float64bits(2.5), int32(-3), uint64(1) << 40,
-		int32(7), uint32(8), math.Float32bits(-0.5), math.Float64bits(0.25), uint64(0xdeadbeef00), []byte{1, 2, 3}} {
+		int32(7), uint32(8), math.Float32bits(-0.5), math.Float64bits(0.25), uint64(0xdeadbeef00), []byte{1, 2, 3},
+		int8(-4), uint16(0xbeef)} {
 		binary.Write(&w, le, v)
 	}
 	if got := a.Packed(); !bytes.Equal(got, w.Bytes()) {
@@ -192,7 +195,7 @@ func TestArchCandidates(t *testing.T) {
 
 func TestKernelEntries(t *testing.T) {
 	e := KernelEntries()
-	want := 6*len(opsAll) + 4*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 6*len(mathOpsAll)
+	want := 10*len(opsAll) + 8*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 10*len(mathOpsAll)
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}
@@ -207,7 +210,7 @@ func TestKernelEntries(t *testing.T) {
 			t.Errorf("entry %s does not appear in kernels.cu", n)
 		}
 	}
-	for _, n := range []string{"xp_axpy_f64", "xp_sum_i32", "xp_zeroidx_u64", "xp_jacobi5_f32", "xp_sum2_f64"} {
+	for _, n := range []string{"xp_axpy_f64", "xp_sum_i32", "xp_zeroidx_u64", "xp_jacobi5_f32", "xp_sum2_f64", "xp_fill_i8", "xp_div_u16", "xp_zeroidx_i16", "xp_argmax2_u8"} {
 		if !seen[n] {
 			t.Errorf("no entry %s", n)
 		}

@@ -15,6 +15,18 @@ const boolType dtype = -1
 
 func dtypeOf[T backend.Element]() dtype { return dtype(backend.DTypeOf[T]()) }
 
+// typeErr returns the error of an expression of element type T, or nil:
+// fused kernels have steps for float32, float64, int32, int64, uint32 and
+// uint64 only, not yet for the 8- and 16-bit integers.
+func typeErr[T backend.Element](what string) error {
+	switch dt := backend.DTypeOf[T](); dt {
+	case backend.Float32, backend.Float64, backend.Int32, backend.Int64, backend.Uint32, backend.Uint64:
+		return nil
+	default:
+		return fmt.Errorf("fuse: %s of %v: fused kernels take float32, float64, int32, int64, uint32 and uint64 only", what, dt)
+	}
+}
+
 func (d dtype) String() string {
 	if d == boolType {
 		return "bool"
@@ -115,7 +127,7 @@ type Expr struct {
 // from the Args. A Var always reads the array's values from before the
 // call, even where the same array is also an output of the kernel.
 func Var[T backend.Element](name string) *Expr {
-	e := &Expr{op: opVar, dt: dtypeOf[T](), name: name}
+	e := &Expr{op: opVar, dt: dtypeOf[T](), name: name, err: typeErr[T]("Var")}
 	if name == "" {
 		e.err = fmt.Errorf("fuse: Var with an empty name")
 	}
@@ -126,7 +138,7 @@ func Var[T backend.Element](name string) *Expr {
 // the Args as a T or a *T (read at each Run, so that a loop can change it
 // without building a new Args).
 func Param[T backend.Element](name string) *Expr {
-	e := &Expr{op: opParam, dt: dtypeOf[T](), name: name}
+	e := &Expr{op: opParam, dt: dtypeOf[T](), name: name, err: typeErr[T]("Param")}
 	if name == "" {
 		e.err = fmt.Errorf("fuse: Param with an empty name")
 	}
@@ -155,7 +167,7 @@ func Shift(v *Expr, k int) *Expr {
 
 // Const is the constant v.
 func Const[T backend.Element](v T) *Expr {
-	return &Expr{op: opConst, dt: dtypeOf[T](), bits: backend.ScalarOf(v).Bits()}
+	return &Expr{op: opConst, dt: dtypeOf[T](), bits: backend.ScalarOf(v).Bits(), err: typeErr[T]("Const")}
 }
 
 // firstErr returns the first error of the operands, or nil.
@@ -331,6 +343,9 @@ func Log(a *Expr) *Expr { return unary(opLog, a, true) }
 // T's range to an integer gives a value that depends on the machine.
 func Cast[T backend.Element](a *Expr) *Expr {
 	e := node(opCast, dtypeOf[T](), a)
+	if e.err == nil {
+		e.err = typeErr[T]("Cast")
+	}
 	return e
 }
 

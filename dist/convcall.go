@@ -1,0 +1,66 @@
+package dist
+
+import (
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
+)
+
+// convCall runs backend.Converter operations for arrays of one backend: on
+// their device where the backend is a Converter, and otherwise on host
+// copies of the inputs (recorded by backend.ToHost) with the CPU backend,
+// the outputs copied back to the device when done (recorded too).
+type convCall struct {
+	conv backend.Converter
+	back []func() error // copies of host outputs to the device
+}
+
+func newConvCall(b backend.Backend) *convCall {
+	if c, ok := b.(backend.Converter); ok {
+		return &convCall{conv: c}
+	}
+	return &convCall{conv: cpu.Default}
+}
+
+// onHost reports whether the operations run on host copies.
+func (cc *convCall) onHost(b backend.Backend) bool {
+	_, ok := b.(backend.Converter)
+	return !ok
+}
+
+// input returns the buffer of a that the Converter reads.
+func input[T backend.Element](cc *convCall, a *backend.Array[T]) (backend.Buffer, error) {
+	if !cc.onHost(a.Backend()) {
+		return a.Buffer(), nil
+	}
+	if a.Len() == 0 {
+		return backend.HostBufferOf([]T{}), nil
+	}
+	h, err := backend.ToHost(a)
+	if err != nil {
+		return nil, err
+	}
+	return h.Buffer(), nil
+}
+
+// output returns the buffer of a that the Converter writes; done copies it
+// to a where it is a host stand-in.
+func output[T backend.Element](cc *convCall, a *backend.Array[T]) backend.Buffer {
+	if !cc.onHost(a.Backend()) {
+		return a.Buffer()
+	}
+	h := make([]T, a.Len())
+	if len(h) > 0 {
+		cc.back = append(cc.back, func() error { return backend.CopyFromHostSlice(a, h) })
+	}
+	return backend.HostBufferOf(h)
+}
+
+// done copies host outputs to their device.
+func (cc *convCall) done() error {
+	for _, f := range cc.back {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -252,8 +252,7 @@ func NewtonArray(f, fprime ArrayFunc, x0 *backend.Array[float64], opts *ArrayNew
 func solveArray(f, fprime ArrayFunc, x0 *backend.Array[float64], o *ArrayNewtonOptions) (res *ArrayNewtonResult, err error) {
 	b, n := x0.Backend(), x0.Len()
 	onHost := x0.Device().Kind == backend.CPU
-	var f64s []*backend.Array[float64]
-	var i32s []*backend.Array[int32]
+	var f64s []*backend.Array[float64] // the result's two, then temporaries freed at the end
 	newF := func() *backend.Array[float64] {
 		if err != nil {
 			return nil
@@ -270,7 +269,6 @@ func solveArray(f, fprime ArrayFunc, x0 *backend.Array[float64], o *ArrayNewtonO
 		}
 		var a *backend.Array[int32]
 		if a, err = backend.NewOn[int32](b, n); err == nil {
-			i32s = append(i32s, a)
 			backend.Fill(a, 0)
 		}
 		return a
@@ -302,7 +300,6 @@ func solveArray(f, fprime ArrayFunc, x0 *backend.Array[float64], o *ArrayNewtonO
 	if err != nil {
 		return
 	}
-	i32s = i32s[:0]
 	readback := func(k int) {
 		res.Readbacks++
 		if !onHost {

@@ -292,3 +292,25 @@ func TestNewtonArrayDist(t *testing.T) {
 }
 
 var _ = mpi.Sum
+
+// TestNewtonArrayCUDASource: the fused kernels of NewtonArray have CUDA
+// programs (generated, not compiled or launched: no GPU here), compiled
+// without fused multiply-adds so that the steps are the host's bits.
+func TestNewtonArrayCUDASource(t *testing.T) {
+	serialOnly(t)
+	for name, k := range map[string]*fuse.Kernel{"newton": newtonStepKernel, "halley": halleyStepKernel,
+		"secant": secantStepKernel, "secant init": secantInitKernel, "final": finalKernel} {
+		p, err := k.CUDA()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		fmad := false
+		for _, o := range p.Options {
+			fmad = fmad || o == "--fmad=false"
+		}
+		if !fmad || p.Source == "" {
+			t.Errorf("%s: options %v, %d bytes of source", name, p.Options, len(p.Source))
+		}
+	}
+}

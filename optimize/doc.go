@@ -59,9 +59,10 @@
 // the fake device, with the copies counted). NewtonArrayDist is its form
 // over a dist.Array on any backend: each rank solves its block on its
 // device, with one reduction of the counts at the end. The CUDA path is the
-// fused kernels' CUDA code (compiled with --fmad=false, through the
-// launcher package kernels/fuse documents): no GPU has run it; it is tested
-// with the fake device only.
+// fused kernels' CUDA code (compiled with --fmad=false), launched by the
+// launcher the program sets with fuse.SetCUDALauncher (package kernels/fuse
+// ships none; without one NewtonArray returns fuse's error on CUDA arrays):
+// no GPU has run it; it is tested with the fake device only.
 //
 // # Systems of equations
 //

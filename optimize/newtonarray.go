@@ -221,9 +221,11 @@ func secantKernel() *fuse.Kernel {
 // the roots, masks, iterations and residuals are the same, bit for bit
 // (as Newton's are with NewtonOptions.Lockstep: every element is evaluated
 // at every iteration until all have stopped, and a stopped element keeps
-// its values). On CUDA the fused steps are compiled with --fmad=false and
-// give the same bits too, with the launcher that package kernels/fuse
-// documents.
+// its values). On CUDA the fused steps run through the launcher set with
+// fuse.SetCUDALauncher (the program sets one: package kernels/fuse ships
+// none, and without one NewtonArray returns fuse's error); their CUDA code
+// is compiled with --fmad=false, which makes the steps the host's bits. No
+// GPU has run it.
 //
 // It does not communicate. x0 is not modified. The error is Newton's
 // warning (wrapping ErrNoConvergence or ErrZeroDerivative, with the

@@ -313,3 +313,85 @@ func TestNewtonArrayCUDASource(t *testing.T) {
 		}
 	}
 }
+
+// keplerArray are keplerFuncs as ArrayFuncs over the blocks m and e: the
+// sine and cosine by the backend's Math (on its device), the rest a fused
+// kernel, the same arithmetic as keplerFuncs.
+func keplerArray(t *testing.T, m, e *backend.Array[float64]) (f, fp, fpp ArrayFunc, free func()) {
+	t.Helper()
+	bm, ok := m.Backend().(backend.Math)
+	if !ok {
+		t.Fatalf("backend %v without Math", m.Device())
+	}
+	tmp, err := backend.NewOn[float64](m.Backend(), m.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, s := fuse.Var[float64]("x"), fuse.Var[float64]("s")
+	ev, mv := fuse.Var[float64]("e"), fuse.Var[float64]("m")
+	kf := fuse.MustCompile(fuse.Out("out", fuse.Sub(fuse.Sub(x, fuse.Mul(ev, s)), mv)))
+	kfp := fuse.MustCompile(fuse.Out("out", fuse.Sub(fuse.Const(1.0), fuse.Mul(ev, s))))
+	kfpp := fuse.MustCompile(fuse.Out("out", fuse.Mul(ev, s)))
+	with := func(op backend.UnaryOp, k *fuse.Kernel) ArrayFunc {
+		return func(x, out *backend.Array[float64]) error {
+			bm.Unary(op, tmp.Buffer(), x.Buffer())
+			_, err := k.Run(fuse.Args{"x": x, "s": tmp, "e": e, "m": m, "out": out})
+			return err
+		}
+	}
+	return with(backend.Sin, kf), with(backend.Cos, kfp), with(backend.Sin, kfpp), tmp.Free
+}
+
+// TestNewtonArrayKepler solves Kepler's equation per orbit over a
+// distributed array on the fake device (sine and cosine by the device's
+// Math, the rest fused): at every rank count the same bits as Newton on
+// the host over the whole array, with no copies but the counts.
+func TestNewtonArrayKepler(t *testing.T) {
+	world := mpitest.World(t)
+	n := 20011
+	if testing.Short() {
+		n = 2003
+	}
+	for _, method := range []string{"newton", "halley", "secant"} {
+		t.Run(method, func(t *testing.T) {
+			m, e := kepler(n)
+			whole := keplerNewton(t, method, m, e, false)
+			opts := []dist.Option{dist.OnBackend(fakedev.Default), dist.BlockSizes(unevenCounts(n, world.Size()))}
+			x0, err := dist.FromFunc(world, []int{n}, func(idx []int) float64 { return m[idx[0]] }, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x0.Free()
+			ed, err := dist.FromFunc(world, []int{n}, func(idx []int) float64 { return e[idx[0]] }, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ed.Free()
+			f, fp, fpp, free := keplerArray(t, x0.Local(), ed.Local())
+			defer free()
+			o := &ArrayNewtonOptions{}
+			switch method {
+			case "secant":
+				fp = nil
+			case "halley":
+				o.FPrime2 = fpp
+			}
+			var res *DistArrayNewtonResult
+			before := fakedev.Stats()
+			cnt := profiling.Counting(func() { res, err = NewtonArrayDist(f, fp, x0, o) })
+			d := fakedev.Stats().Sub(before)
+			mpitest.Check(t, world, err == nil && res != nil, "error %v", err)
+			if res == nil {
+				return
+			}
+			defer res.Free()
+			mpitest.Check(t, world, res.NumConverged == n && res.Method == whole.Method, "%d of %d converged (%s)", res.NumConverged, n, res.Method)
+			mpitest.Check(t, world, d.ToHost == 0 && d.ToDevice == 0 && cnt.Count(profiling.ToHost) == res.Readbacks,
+				"copies: %d to host, %d to device, recorded %d to host; %d readbacks", d.ToHost, d.ToDevice, cnt.Count(profiling.ToHost), res.Readbacks)
+			lo, _ := x0.Range()
+			e2 := sameResults(whole, lo, hostOf(t, res.Root.Local()), hostOf(t, res.Residual.Local()),
+				hostOf(t, res.Converged), hostOf(t, res.ZeroDer), hostOf(t, res.Iterations))
+			mpitest.Check(t, world, e2 == nil, "%v", e2)
+		})
+	}
+}

@@ -43,7 +43,9 @@
 // derivatives are ArrayFuncs, functions of the iterate array that compute
 // on its device (FuseFunc makes one from a fused expression of package
 // kernels/fuse over x and per-element parameter arrays; a kernels.Kernel or
-// package backend's operations serve as well). The iterates and the
+// package backend's operations serve as well: the tests solve Kepler's
+// equation with the sine and cosine of the backend's Math, which package
+// kernels/fuse lacks). The iterates and the
 // per-element bookkeeping (the step, the convergence and zero-derivative
 // tests, the status and the iteration count) stay on the device, one fused
 // kernel per iteration; the only value read back per iteration is the count

@@ -23,7 +23,14 @@
 //
 // QuadBatch integrates many problems (intervals or parameters) at once with
 // one call of the integrand per round for the nodes of every unfinished
-// problem: the hook where a device kernel would evaluate them all.
+// problem. QuadBatchArray is its device form: each round the nodes and
+// their problem indices go to a backend's device in one copy each, one
+// call of an ArrayBatchFunc (a fused kernel of package kernels/fuse, a
+// kernels.Kernel) evaluates them all there, and the values come back in
+// one copy; the bookkeeping stays on the host and is QuadBatch's, so the
+// results are QuadBatch's bit for bit where the integrand's bits are the
+// same (tested on the fake device of package backend/fakedev, with the
+// copies counted; no GPU has run it).
 //
 // # Initial value problems
 //
@@ -86,7 +93,8 @@
 // sparse Jacobians and the adaptation of num_jac's difference steps; a
 // Jacobian function in the batch (it uses finite differences); events,
 // Dense and an implicit method in the distributed form (a stiff problem
-// stops there with ErrStiff); arrays on a device: the callbacks and the
-// state are on the host, and QuadBatch's and SolveIVPBatch's one call per
-// round is where a kernel would go.
+// stops there with ErrStiff); on a device, everything but QuadBatchArray's
+// node evaluation: the bookkeeping of QuadBatchArray, and the callbacks and
+// the state of SolveIVP, SolveIVPBatch and SolveIVPDist, are on the host
+// (SolveIVPBatch's one call per round is where a kernel would go).
 package integrate

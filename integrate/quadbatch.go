@@ -20,19 +20,28 @@ type BatchFunc func(p []int, x, y []float64)
 // per subinterval with qagi's substitution, twice that for (-inf, inf)) and
 // calls f once for all of them; a finished problem asks for nothing more.
 //
-// This single call per round is the hook for a device implementation: a
-// BatchFunc that copies x to the device, evaluates one kernel over all
-// nodes and copies y back makes one launch per round, whatever the number
-// of problems. The bookkeeping (errors, partitions, extrapolation) is a few
-// hundred bytes per problem and stays on the host; this CPU path is the
-// only one built so far.
+// This single call per round is what QuadBatchArray runs on a device: one
+// kernel over all nodes per round, whatever the number of problems. The
+// bookkeeping (errors, partitions, extrapolation) is a few hundred bytes
+// per problem and stays on the host.
 //
 // The returned error joins the errors of the problems that failed, each
 // naming its index (errors.Is finds the sentinels); every result is
 // returned either way. a and b of different lengths panic.
 func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, error) {
+	if f == nil {
+		panic("integrate: QuadBatch without a function")
+	}
+	out, err, _ := quadBatch("QuadBatch", func(p []int, x, y []float64) error { f(p, x, y); return nil }, a, b, opts)
+	return out, err
+}
+
+// quadBatch is QuadBatch with the evaluation of a round's nodes given as
+// eval. It returns the results and the problems' joined errors, or an
+// error of eval (and nothing else) as envErr.
+func quadBatch(name string, eval func(p []int, x, y []float64) error, a, b []float64, opts *QuadOptions) (_ []QuadResult, _ error, envErr error) {
 	if len(a) != len(b) {
-		panic(fmt.Sprintf("integrate: QuadBatch with %d lower and %d upper bounds", len(a), len(b)))
+		panic(fmt.Sprintf("integrate: %s with %d lower and %d upper bounds", name, len(a), len(b)))
 	}
 	epsabs, epsrel, limit := opts.values()
 	n := len(a)
@@ -40,7 +49,7 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 	states := make([]*qagsState, n)
 	for i := range a {
 		if math.IsNaN(a[i]) || math.IsNaN(b[i]) {
-			panic(fmt.Sprintf("integrate: QuadBatch problem %d from %g to %g", i, a[i], b[i]))
+			panic(fmt.Sprintf("integrate: %s problem %d from %g to %g", name, i, a[i], b[i]))
 		}
 		probs[i] = newProblem(a[i], b[i])
 		if opts != nil && opts.Points != nil {
@@ -75,7 +84,9 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 			y = make([]float64, len(x))
 		}
 		y = y[:len(x)]
-		f(pidx, x, y)
+		if err := eval(pidx, x, y); err != nil {
+			return nil, nil, err
+		}
 		k := 0
 		next := active[:0]
 		for _, i := range active {
@@ -106,5 +117,5 @@ func QuadBatch(f BatchFunc, a, b []float64, opts *QuadOptions) ([]QuadResult, er
 			errs = append(errs, fmt.Errorf("problem %d: %w", i, out[i].Err))
 		}
 	}
-	return out, errors.Join(errs...)
+	return out, errors.Join(errs...), nil
 }

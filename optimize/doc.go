@@ -1,5 +1,6 @@
 // Package optimize is SciPy's scipy.optimize in Go for xpmpi: batched
-// scalar root finding (Newton, NewtonDist), roots of small dense systems
+// scalar root finding (Newton, NewtonDist, and on devices NewtonArray,
+// NewtonArrayDist), roots of small dense systems
 // (Root), minimization of small problems (Minimize), and, for large
 // problems whose unknowns are a dist.Array, a matrix-free Newton-Krylov
 // solver (NewtonKrylov) and a distributed L-BFGS (MinimizeDist), with
@@ -34,6 +35,36 @@
 // NewtonDist runs Newton on each rank's block of a dist.Array with no
 // communication but one reduction of the counts at the end: the roots are
 // the same bits at every rank count.
+//
+// # Batched Newton on a device
+//
+// NewtonArray is Newton for a backend.Array on any backend (the host, the
+// fake device of package backend/fakedev, CUDA): the function and its
+// derivatives are ArrayFuncs, functions of the iterate array that compute
+// on its device (FuseFunc makes one from a fused expression of package
+// kernels/fuse over x and per-element parameter arrays; a kernels.Kernel or
+// package backend's operations serve as well: the tests solve Kepler's
+// equation with the sine and cosine of the backend's Math, which package
+// kernels/fuse lacks). The iterates and the
+// per-element bookkeeping (the step, the convergence and zero-derivative
+// tests, the status and the iteration count) stay on the device, one fused
+// kernel per iteration; the only value read back per iteration is the count
+// of unfinished elements, one scalar (recorded as a profiling.ToHost event
+// of 8 bytes where the array is not on the host, and counted in
+// ArrayNewtonResult.Readbacks). The results (roots, residuals, the masks
+// and iterations as int32 arrays) are device arrays. Every element is
+// evaluated at every iteration until all have stopped (SciPy's lockstep; a
+// stopped element keeps its values), and the arithmetic is Newton's,
+// operation for operation: where the ArrayFuncs give the same bits as
+// Newton's BatchFuncs, NewtonArray gives Newton's roots, masks, iterations
+// and residuals bit for bit (the tests check this on the CPU backend and
+// the fake device, with the copies counted). NewtonArrayDist is its form
+// over a dist.Array on any backend: each rank solves its block on its
+// device, with one reduction of the counts at the end. The CUDA path is the
+// fused kernels' CUDA code (compiled with --fmad=false), launched by the
+// launcher the program sets with fuse.SetCUDALauncher (package kernels/fuse
+// ships none; without one NewtonArray returns fuse's error on CUDA arrays):
+// no GPU has run it; it is tested with the fake device only.
 //
 // # Systems of equations
 //
@@ -79,6 +110,8 @@
 //
 //	newton(f, x0, fprime, tol=, rtol=, maxiter=, fprime2=, full_output=True)
 //	    Newton(f, fprime, x0, &NewtonOptions{Tol:, RTol:, MaxIter:, FPrime2:})
+//	the same with x0 on a device, f and fprime kernels
+//	    NewtonArray(f, fprime, x0, &ArrayNewtonOptions{Tol:, RTol:, MaxIter:, FPrime2:})
 //	fsolve(f, x0, fprime=, xtol=, maxfev=, epsfcn=, factor=, diag=)
 //	    Root(f, x0, &RootOptions{Jac:, XTol:, MaxFev:, EpsFcn:, Factor:, Diag:})
 //	newton_krylov(F, x0, f_tol=, f_rtol=, iter=, method='gmres', inner_maxiter=)
@@ -101,7 +134,9 @@
 // other inner solvers (lgmres, bicgstab); L-BFGS-B's Cauchy point; a
 // Jacobian function in NewtonKrylov. gonum's optimize package is not used:
 // it imports gonum/stat/distmv, whose golang.org/x/tools dependency the
-// module does not require. Arrays on a device: the callbacks and the
-// iterates are on the host, and a BatchFunc call or a DistSystem call is
-// where a kernel would go.
+// module does not require. Arrays on a device: Newton and NewtonDist keep
+// the callbacks and the iterates on the host (NewtonArray and
+// NewtonArrayDist are their device forms); Root, Minimize, MinimizeDist and
+// NewtonKrylov have no device path (a DistSystem call is where a kernel
+// would go).
 package optimize

@@ -13,9 +13,8 @@ import (
 // the element's own parameters (the eccentricity and mean anomaly of one
 // orbit, the coefficients of one cell).
 //
-// One call evaluates every active element: this is the hook where a device
-// kernel would take the place of the Go loop (idx, x and out would then be
-// device buffers of the same length). The function must not keep the
+// One call evaluates every active element, on the host; the device form
+// is ArrayFunc, which NewtonArray calls with device arrays. The function must not keep the
 // slices after it returns, and must compute each element independently of
 // the others (for the results to be the same whatever the batch holds).
 type BatchFunc func(idx []int, x, out []float64)

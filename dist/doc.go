@@ -25,6 +25,14 @@
 // reductions agree on one result on every rank. SumExact, DotExact and
 // NormExact give the same bits at any rank count.
 //
+// Element types are float32, float64, int8, int16, int32, int64, uint8,
+// uint16, uint32 and uint64. Masks are uint8 arrays holding 0 and 1. The
+// comparisons (Less, ..., NotEqual, and their Scalar forms) make them, with
+// NumPy's NaN rule, Where selects by them, and Compact gathers the
+// selected elements into a new evenly split 1-D array. Astype converts
+// between element types on the array's device; Load converts a file of
+// another element type only when given Convert.
+//
 // Elementwise math: Exp, Log, Sqrt, Sin, Cos, Tanh, Floor, Pow, PowScalar
 // (float32, float64), Abs and Clip (every element type) follow NumPy's
 // results, special values included (log(0) = -Inf, sqrt(-1) = NaN,

@@ -20,30 +20,40 @@ func (l LinkCost) Time(m float64) float64 { return l.Alpha + m*l.Beta }
 // GBs returns the asymptotic bandwidth 1/Beta in GB/s.
 func (l LinkCost) GBs() float64 { return 1 / l.Beta / 1e9 }
 
-// FitLink fits a LinkCost to one-way message times by least squares
-// (secs[i] is the time of a message of bytes[i] bytes). Alpha is clamped
-// at zero, where the data would make it negative, and Beta refitted.
-// It panics with fewer than two distinct sizes.
+// FitLink fits a LinkCost to one-way message times (secs[i] is the time
+// of a message of bytes[i] bytes) by least squares on the relative error,
+// sum(((alpha + beta*bytes[i]) - secs[i]) / secs[i])^2, so that the
+// latency of small messages counts as much as the bandwidth of large ones
+// (plain least squares would fit the largest message alone). Alpha is
+// clamped at zero where the data would make it negative, and Beta refitted.
+// It panics with fewer than two distinct sizes or a time that is not
+// positive.
 func FitLink(bytes, secs []float64) LinkCost {
 	if len(bytes) != len(secs) {
 		panic(fmt.Sprintf("bench: FitLink: %d sizes, %d times", len(bytes), len(secs)))
 	}
-	n := float64(len(bytes))
-	var sx, sy, sxx, sxy float64
+	// Weighted normal equations with weights 1/secs^2.
+	var s0, s1, s2, t0, t1 float64
 	for i, x := range bytes {
-		sx += x
-		sy += secs[i]
-		sxx += x * x
-		sxy += x * secs[i]
+		y := secs[i]
+		if !(y > 0) {
+			panic(fmt.Sprintf("bench: FitLink: time %g for %g bytes", y, x))
+		}
+		w := 1 / (y * y)
+		s0 += w
+		s1 += w * x
+		s2 += w * x * x
+		t0 += w * y
+		t1 += w * x * y
 	}
-	d := n*sxx - sx*sx
-	if len(bytes) < 2 || d <= 0 {
+	d := s0*s2 - s1*s1
+	if len(bytes) < 2 || !(d > 1e-12*s0*s2) {
 		panic("bench: FitLink needs at least two distinct message sizes")
 	}
-	beta := (n*sxy - sx*sy) / d
-	alpha := (sy - beta*sx) / n
+	alpha := (s2*t0 - s1*t1) / d
+	beta := (s0*t1 - s1*t0) / d
 	if alpha < 0 {
-		alpha, beta = 0, sxy/sxx
+		alpha, beta = 0, t1/s2
 	}
 	return LinkCost{Alpha: alpha, Beta: beta}
 }

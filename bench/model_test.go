@@ -20,6 +20,13 @@ func TestFitLink(t *testing.T) {
 	if math.Abs(got.Alpha-want.Alpha) > 1e-12 || math.Abs(got.Beta-want.Beta)/want.Beta > 1e-9 {
 		t.Errorf("FitLink of exact times: %+v, want %+v", got, want)
 	}
+	// A slow largest message (half again its time) leaves the latency
+	// of the small ones about right: the fit is on relative errors.
+	ys[len(ys)-1] *= 1.5
+	got = FitLink(xs, ys)
+	if math.Abs(got.Alpha-want.Alpha)/want.Alpha > 0.1 {
+		t.Errorf("FitLink with a slow 4 MiB message: alpha %g, want within 10%% of %g", got.Alpha, want.Alpha)
+	}
 	// Times that would fit a negative latency clamp it at zero.
 	got = FitLink([]float64{1000, 2000}, []float64{0.5e-6, 1.5e-6})
 	if got.Alpha != 0 || got.Beta <= 0 {

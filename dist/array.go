@@ -42,6 +42,8 @@ type options struct {
 	ghosts     int  // Ghosts
 	ghosted    bool // Ghosts given
 	periodic   bool // Periodic
+
+	paxes []int // PeriodicAxes
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on

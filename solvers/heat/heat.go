@@ -69,7 +69,7 @@ func (cfg Config) Check() error {
 	case cfg.Dims[0] < 0 || cfg.Dims[1] < 0:
 		return bad("Dims", cfg.Dims, "want 0 (chosen) or more ranks along each axis")
 	case cfg.Dims != [2]int{} && !cfg.Grid:
-		return bad("Dims", cfg.Dims, "a process grid's dimensions go with Grid")
+		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: cfg.Dims, Without: "Grid", Reason: "a process grid's dimensions go with it"}
 	case cfg.Grid && cfg.Checkpoint != "":
 		return bad("Checkpoint", cfg.Checkpoint, "checkpoints of a field on a process grid are not supported; leave out Grid")
 	case cfg.Grid && cfg.Restart != "":

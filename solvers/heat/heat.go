@@ -111,6 +111,9 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		if err := checkDims(cfg.Dims, comm.Size()); err != nil {
 			return Result{}, err
 		}
+		if err := checkGridMemory(comm, n, cfg.Dims); err != nil {
+			return Result{}, err
+		}
 		opts = append(opts, dist.ProcessGrid(cfg.Dims[0], cfg.Dims[1]))
 	}
 	u, err := dist.Zeros[float64](comm, []int{n, cols}, opts...)
@@ -191,6 +194,31 @@ func checkDims(dims [2]int, p int) error {
 	fixed := max(dims[0], 1) * max(dims[1], 1)
 	if p%fixed != 0 || (dims[0] > 0 && dims[1] > 0 && fixed != p) {
 		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: dims, Ranks: p, Reason: fmt.Sprintf("no process grid of %d ranks has those dimensions", p)}
+	}
+	return nil
+}
+
+// checkGridMemory is CheckMemory for a process grid of dims (checked by
+// checkDims): each rank holds two blocks and two ghosted copies of them
+// (dist.Ghosts on a process grid keeps the block apart), float64, with the
+// largest block's rows and columns. Every error is the same on every rank.
+func checkGridMemory(comm mpi.Comm, n int, dims [2]int) error {
+	d, err := mpi.DimsCreate(comm.Size(), 2, []int{dims[0], dims[1]})
+	if err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: dims, Ranks: comm.Size(), Reason: err.Error()}
+	}
+	rows := int64((n + d[0] - 1) / d[0])
+	cols := int64((n + 2 + d[1] - 1) / d[1])
+	// Four ghosted blocks' worth of float64: a little more than it takes.
+	need, err := dist.MulBytes(rows+2, cols+2)
+	if err == nil {
+		need, err = dist.MulBytes(need, 32)
+	}
+	if err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: n, Ranks: comm.Size(), Reason: err.Error(), Err: err}
+	}
+	if err := dist.CheckMemory(comm, fmt.Sprintf("heat: N %d on a %d x %d process grid", n, d[0], d[1]), need); err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: n, Ranks: comm.Size(), Reason: err.Error(), Err: err}
 	}
 	return nil
 }

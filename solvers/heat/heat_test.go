@@ -225,11 +225,16 @@ func TestGridConfig(t *testing.T) {
 		{Config{N: 4, Grid: true, Restart: t.TempDir()}, "Restart"},
 		{Config{N: 4, Grid: true, Dims: [2]int{p + 1, 0}}, "Dims"},
 		{Config{N: 4, Grid: true, Dims: [2]int{p, 2}}, "Dims"},
+		// 4 x 10^6 x 10^6 float64 over p ranks is terabytes per rank.
+		{Config{N: 1000000, Grid: true}, "N"},
 	} {
 		_, err := Solve(world, c.cfg)
 		var ce *solvers.ConfigError
 		if !errors.As(err, &ce) || ce.Field != c.field {
 			t.Errorf("%+v: %v, want a ConfigError about %s", c.cfg, err, c.field)
+		}
+		if c.field == "N" && !errors.Is(err, dist.ErrTooLarge) {
+			t.Errorf("%+v: %v does not wrap dist.ErrTooLarge", c.cfg, err)
 		}
 	}
 }

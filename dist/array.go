@@ -39,10 +39,11 @@ type options struct {
 	grid       []int   // ProcessGrid
 	gridCounts [][]int // GridBlockSizes
 	backend    backend.Backend
-	ghosts     int  // Ghosts
-	ghosted    bool // Ghosts given
-	periodic   bool // Periodic
-	convert    bool // Load: convert another element type (Convert)
+	ghosts     int   // Ghosts
+	ghosted    bool  // Ghosts given
+	periodic   bool  // Periodic
+	convert    bool  // Load: convert another element type (Convert)
+	paxes      []int // PeriodicAxes
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on

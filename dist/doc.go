@@ -13,7 +13,7 @@
 // Layout.Coords, Layout.Neighbor), and the layout's Axis is Grid.
 // Creation, elementwise operations, reductions, Get/Set, Gather/Scatter,
 // Save/Load and Redistribute work on grids; axis reductions redistribute
-// first; Sort and ghost layers refuse them.
+// first; Sort and Halo refuse them.
 //
 // Creation (Zeros, Full, Arange, Linspace, FromFunc, Scatter, FromLocal),
 // elementwise operations (Add, Mul, AddScalar, Axpy, Axpby, Map, ...),
@@ -62,13 +62,17 @@
 // the arrays' device where the backend implements backend.GEMM, else on
 // recorded host copies.
 //
-// Arrays with ghost layers along split axis 0 (the Ghosts and Periodic
-// options) fill them with Exchange, or Start and Finish to overlap the
-// exchange with work; FillBoundary sets the ghosts outside the array.
-// Stencils read the ghosts and write the owned block: Jacobi5, Laplace5,
-// Stencil9 (2-D), Stencil7 (3-D) and ApplyStencil (a kernel of the
-// caller's); they do not communicate, so exchange first. Halo is the older
-// ghosted block for an array split along a later axis.
+// Arrays with ghost layers (the Ghosts, Periodic and PeriodicAxes options)
+// along split axis 0, or along every axis on a process grid, fill them with
+// Exchange, or Start and Finish to overlap the exchange with work;
+// FillBoundary sets the ghosts outside the array. On axis 0 the block is a
+// view inside the ghosted storage; on a grid it is a separate array that
+// Exchange copies in before filling faces, edges and corners. Stencils read
+// the ghosts and write the owned block: Jacobi5, Laplace5, Stencil9 (2-D),
+// Stencil7 (3-D) and ApplyStencil (a kernel of the caller's), with the same
+// results on row blocks and grids; they do not communicate, so exchange
+// first. Halo is the older ghosted block for an array split along a later
+// axis.
 //
 // Random arrays (Uniform, Normal, UniformInts) draw element g from
 // (seed, stream g, draw), so they are the same bit for bit at any rank

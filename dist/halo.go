@@ -63,6 +63,9 @@ type exchange[T backend.Element] struct {
 	sends    []haloMsg[T]
 	recvs    []haloMsg[T]
 	inFlight bool // between Start and Finish
+	// On a process grid (ghostgrid.go), the block is a separate array and
+	// local holds it with ghost layers along every axis.
+	grid *gridGhosts[T]
 }
 
 // haloMsg is one message of an exchange: k indices of the split axis,
@@ -73,6 +76,10 @@ type haloMsg[T backend.Element] struct {
 	scratch     *backend.Array[T]   // packing buffer on the block's backend, when the slab is not contiguous
 	stage       *staging.Staging[T] // makes the MPI call on the message's buffer
 	op          *staging.Op[T]      // while the exchange is in flight
+	// On a process grid: the contiguous runs of the message's box, in the
+	// block (a send) or in the ghosted storage (a receive).
+	runs []boxRun
+	send bool
 }
 
 // NewHalo returns a zeroed halo block for arrays of layout l on c with
@@ -238,6 +245,8 @@ func (e *exchange[T]) array(m *haloMsg[T]) *backend.Array[T] {
 		return e.local.Slice(0, 0)
 	case m.scratch != nil:
 		return m.scratch
+	case e.grid != nil:
+		return e.gridArray(m)
 	}
 	return e.slab(m.at, m.k, 0)
 }
@@ -245,6 +254,10 @@ func (e *exchange[T]) array(m *haloMsg[T]) *backend.Array[T] {
 // pack copies the slab of m into its packing buffer, on the block's
 // device.
 func (e *exchange[T]) pack(m *haloMsg[T]) {
+	if e.grid != nil {
+		e.gridPack(m)
+		return
+	}
 	n := m.k * e.post
 	for i := 0; i < e.pre; i++ {
 		backend.Copy(m.scratch.Slice(i*n, (i+1)*n), e.slab(m.at, m.k, i))
@@ -254,6 +267,10 @@ func (e *exchange[T]) pack(m *haloMsg[T]) {
 
 // unpack copies m's packing buffer into its slab, on the block's device.
 func (e *exchange[T]) unpack(m *haloMsg[T]) {
+	if e.grid != nil {
+		e.gridUnpack(m)
+		return
+	}
 	n := m.k * e.post
 	for i := 0; i < e.pre; i++ {
 		backend.Copy(e.slab(m.at, m.k, i), m.scratch.Slice(i*n, (i+1)*n))
@@ -285,6 +302,9 @@ func (e *exchange[T]) start() error {
 	if e.periodic {
 		periodic = 1
 	}
+	if e.grid != nil {
+		periodic = e.grid.periodicMask()
+	}
 	if err := mpi.CheckCollective(e.comm, e.name+".Exchange", mpi.Arg{Name: "dtype", Value: int64(dt), Text: dt.String()},
 		mpi.Arg{Name: "layout", Value: e.layout.hash(), Text: e.layout.String()}, mpi.Arg{Name: "width", Value: int64(e.width)},
 		mpi.Arg{Name: "periodic", Value: periodic}); err != nil {
@@ -312,6 +332,9 @@ func (e *exchange[T]) start() error {
 			return e.abandon(err)
 		}
 		m.op = op
+	}
+	if e.grid != nil {
+		e.gridCopyIn()
 	}
 	return nil
 }
@@ -382,6 +405,9 @@ func (e *exchange[T]) free() {
 		}
 	}
 	e.alloc.Free()
+	if e.grid != nil {
+		e.grid.block.Free()
+	}
 }
 
 // Start begins an exchange: it posts the receives and the sends of the

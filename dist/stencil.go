@@ -8,7 +8,10 @@ import (
 
 // stencilViews returns the views of dst's and src's ghosted storage with
 // halo indices of the split axis on each side of the block, and the view's
-// rows and the elements per row; ok is false for an empty block.
+// rows and the elements per row; ok is false for an empty block. On a
+// process grid the views are the whole ghosted storages, rows is the
+// extent of axis 0 and cols the product of the others (ghosts included),
+// and stencilDone must follow the stencil.
 func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims int) (dv, sv *backend.Array[T], rows, cols int, ok bool) {
 	sameLayout(op, dst, src)
 	if d := src.layout.Dims(); d != dims {
@@ -22,6 +25,16 @@ func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims i
 			panic(fmt.Sprintf("dist: %s of an array with ghost layers of width %d: it needs %d (the Ghosts option)", op, x.Ghosts(), halo))
 		}
 	}
+	if src.layout.isGrid() {
+		if src.gh == nil || dst.gh == nil {
+			panic(fmt.Sprintf("dist: %s of an array on a process grid without ghost layers (make both with the Ghosts option)", op))
+		}
+		var gshape []int
+		if dv, sv, gshape, ok = gridStencil(op, dst, src); !ok {
+			return nil, nil, 0, 0, false
+		}
+		return dv, sv, gshape[0], prod(gshape[1:]), true
+	}
 	lo, hi := src.Range()
 	post := prod(src.layout.Shape()[1:])
 	if lo == hi || post == 0 {
@@ -32,6 +45,14 @@ func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims i
 		return x.Ghosted().Slice((w-halo)*post, (w+hi-lo+halo)*post)
 	}
 	return view(dst), view(src), hi - lo + 2*halo, post, true
+}
+
+// stencilDone finishes a stencil of halo on dst (see stencilViews): on a
+// process grid it copies the result into dst's block.
+func stencilDone[T backend.Element](dst *Array[T], halo int) {
+	if dst.layout.isGrid() {
+		gridStencilDone(dst, halo)
+	}
 }
 
 // Jacobi5 sets every element of dst's block of a 2-D array to the average
@@ -51,9 +72,19 @@ func stencilViews[T backend.Element](op string, dst, src *Array[T], halo, dims i
 // of width 1 or more (dst's ghosts are never written, but the backends'
 // stencils work on grids of src's ghosted shape); they must not be the same
 // array. Arguments that break these rules panic.
+//
+// On a process grid (arrays made with ProcessGrid and Ghosts, both of the
+// same width), the results are those on row blocks: every element of the
+// block is updated along axis 0, and along the other axes all but the
+// global first and last index, reading the ghosts of every face, edge and
+// corner (Stencil9 needs the corners; exchange src first). The stencil
+// runs over src's whole ghosted storage into dst's, which is scratch, and
+// the block's part of it is copied into dst's block (recorded with package
+// profiling on a device).
 func Jacobi5[T backend.Float](dst, src *Array[T]) {
 	if dv, sv, rows, cols, ok := stencilViews("Jacobi5", dst, src, 1, 2); ok {
 		backend.Jacobi5(dv, sv, rows, cols)
+		stencilDone(dst, 1)
 	}
 }
 
@@ -65,6 +96,7 @@ func Jacobi5[T backend.Float](dst, src *Array[T]) {
 func Laplace5[T backend.Float](dst, src *Array[T]) {
 	if dv, sv, rows, cols, ok := stencilViews("Laplace5", dst, src, 1, 2); ok {
 		backend.Laplace5(dv, sv, rows, cols)
+		stencilDone(dst, 1)
 	}
 }
 
@@ -83,7 +115,11 @@ func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
 		return nil
 	}
 	flat := [9]T{w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2]}
-	return weighted(dv, sv, func(d, s *backend.Array[T]) { backend.Stencil9(d, s, rows, cols, flat) })
+	if err := weighted(dv, sv, func(d, s *backend.Array[T]) { backend.Stencil9(d, s, rows, cols, flat) }); err != nil {
+		return err
+	}
+	stencilDone(dst, 1)
+	return nil
 }
 
 // Stencil7 sets every element (i, j, k) of dst's block of a 3-D array to
@@ -102,7 +138,14 @@ func Stencil7[T backend.Float](dst, src *Array[T], w [7]T) error {
 		return nil
 	}
 	s := src.layout.Shape()
-	return weighted(dv, sv, func(d, x *backend.Array[T]) { backend.Stencil7(d, x, rows, s[1], s[2], w) })
+	if src.layout.isGrid() {
+		s = src.GhostedShape()
+	}
+	if err := weighted(dv, sv, func(d, x *backend.Array[T]) { backend.Stencil7(d, x, rows, s[1], s[2], w) }); err != nil {
+		return err
+	}
+	stencilDone(dst, 1)
+	return nil
 }
 
 // weighted runs f, a weighted stencil, on dv and sv where their backend
@@ -137,6 +180,15 @@ func weighted[T backend.Float](dv, sv *backend.Array[T], f func(d, s *backend.Ar
 // or more. f is not called for an empty block; its error is returned. It
 // does not communicate: exchange src's ghosts first (see Jacobi5).
 //
+// On a process grid both arrays need Ghosts of the same width w >= halo;
+// the views are then both whole ghosted storages (GhostedShape: every axis
+// extended by 2*w), rows is the first dimension and cols the product of
+// the others, f writes dst's ghosted storage, and ApplyStencil copies the
+// block's part of it into dst's block, except the first and last halo
+// indices of the global array along every axis but the first, which keep
+// their values, as a kernel that leaves the edges of its grid alone leaves
+// them on row blocks.
+//
 // The views are on the blocks' device; the kernels of package kernels run
 // there:
 //
@@ -151,5 +203,9 @@ func ApplyStencil[T backend.Element](dst, src *Array[T], halo int, f func(dst, s
 	if !ok {
 		return nil
 	}
-	return f(dv, sv, rows, cols)
+	if err := f(dv, sv, rows, cols); err != nil {
+		return err
+	}
+	stencilDone(dst, halo)
+	return nil
 }

@@ -17,6 +17,8 @@ var heatFlags = map[string]string{
 	"Every":      "--every",
 	"Checkpoint": "--checkpoint",
 	"Restart":    "--restart",
+	"Grid":       "--grid",
+	"Dims":       "--dims",
 }
 
 // heatReport is what `xpmpi run heat2d` prints on rank 0, as text or, with
@@ -28,7 +30,8 @@ type heatReport struct {
 	Backend string  `json:"backend"`
 	Sum     float64 `json:"checksum"`
 	PerIter float64 `json:"time_per_iteration_ms"`
-	PNG     string  `json:"png,omitempty"` // the picture written, if any
+	PNG     string  `json:"png,omitempty"`  // the picture written, if any
+	Grid    bool    `json:"grid,omitempty"` // on a 2-D process grid (--grid)
 }
 
 func newHeat2DCmd(world mpi.Comm) *cobra.Command {
@@ -36,6 +39,7 @@ func newHeat2DCmd(world mpi.Comm) *cobra.Command {
 		cfg     heat.Config
 		be, png string
 		asJSON  bool
+		dims    []int
 	)
 	cmd := &cobra.Command{
 		Use:   "heat2d",
@@ -44,7 +48,11 @@ func newHeat2DCmd(world mpi.Comm) *cobra.Command {
 5-point Jacobi update (each interior value becomes the average of its four
 neighbours), with u = 1 on the top edge and 0 on the other three, starting
 from 0. The rows are split into blocks over the ranks, and every iteration
-exchanges one ghost row with each neighbour.
+exchanges one ghost row with each neighbour. With --grid the grid is split
+over a 2-D process grid instead (--dims rows,cols; a 0 is chosen, as
+MPI_Dims_create does), and every iteration exchanges the faces and corners
+of each rank's rectangle; the checksum is the same. --grid does not go with
+--checkpoint or --restart.
 
 It prints on standard output (rank 0) the grid, iterations, rank count and
 backend, then the checksum (the sum of u over the interior, 16 significant
@@ -56,11 +64,19 @@ file's directory is writable, is checked before the run starts.`,
   xpmpi run heat2d --n 256 --iters 1000 --png heat.png
   mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
   mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck
-  xpmpi run heat2d --json > result.json`,
+  xpmpi run heat2d --json > result.json
+  mpirun -np 4 xpmpi run heat2d --grid
+  mpirun -np 4 xpmpi run heat2d --grid --dims 1,4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("every") && cfg.Every <= 0 {
 				return fmt.Errorf("heat2d: --every %d: want a positive number of iterations", cfg.Every)
+			}
+			if cmd.Flags().Changed("dims") {
+				if len(dims) != 2 {
+					return fmt.Errorf("heat2d: --dims %v: want two numbers, rows,cols", dims)
+				}
+				cfg.Dims = [2]int{dims[0], dims[1]}
 			}
 			if err := cfg.Check(); err != nil {
 				return solverError("heat2d", heatFlags, err)
@@ -79,13 +95,17 @@ file's directory is writable, is checked before the run starts.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: be}
+			rep := heatReport{N: cfg.N, Iters: cfg.Iters, Ranks: world.Size(), Backend: be, Grid: cfg.Grid}
 			if world.Rank() == 0 && slog.Default().Enabled(cmd.Context(), slog.LevelInfo) {
 				cfg.Progress = newProgress(cmd.ErrOrStderr(), cfg.Iters)
 			}
 			cfg.Gather = png != ""
 			if !asJSON {
-				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, rep.Backend)
+				grid := ""
+				if cfg.Grid {
+					grid = " on a 2-D process grid"
+				}
+				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks%s, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, grid, rep.Backend)
 			}
 			slog.Debug("heat2d: start", "n", cfg.N, "iters", cfg.Iters, "checkpoint", cfg.Checkpoint, "restart", cfg.Restart)
 			res, err := heat.Solve(world, cfg)
@@ -119,6 +139,8 @@ file's directory is writable, is checked before the run starts.`,
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "save the field to this checkpoint directory every --every iterations and at the end")
 	f.IntVar(&cfg.Every, "every", 0, "iterations between checkpoints, with --checkpoint (unset: only at the end)")
 	f.StringVar(&cfg.Restart, "restart", "", "continue from this checkpoint directory (any rank count), up to --iters")
+	f.BoolVar(&cfg.Grid, "grid", false, "split the grid over a 2-D process grid instead of row blocks")
+	f.IntSliceVar(&dims, "dims", nil, "process grid rows,cols with --grid (0: chosen; default 0,0)")
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
 	completeBackend(cmd)
 	cmd.MarkFlagFilename("png", "png")

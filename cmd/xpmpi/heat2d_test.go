@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +67,53 @@ func TestHeatMemoryHint(t *testing.T) {
 	var me *dist.MemoryError
 	if !errors.As(err, &me) || me.Need <= 0 {
 		t.Errorf("--n 1000000 on %d ranks: %v is not a *dist.MemoryError", world.Size(), err)
+	}
+}
+
+// TestHeatGridFlags: --grid (with or without --dims) gives the row blocks'
+// checksum, and the flags that do not go with it are refused, naming them.
+func TestHeatGridFlags(t *testing.T) {
+	world := mpitest.World(t)
+	p := world.Size()
+	checksum := func(args ...string) float64 {
+		t.Helper()
+		out, _, err := execute(t, append([]string{"run", "heat2d", "--n", "17", "--iters", "30", "--quiet", "--json"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if world.Rank() != 0 {
+			return 0
+		}
+		var rep heatReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %q: %v", args, out, err)
+		}
+		if rep.Grid != slices.Contains(args, "--grid") {
+			t.Errorf("%v: grid %v in the report", args, rep.Grid)
+		}
+		return rep.Sum
+	}
+	want := checksum()
+	for _, args := range [][]string{{"--grid"}, {"--grid", "--dims", fmt.Sprintf("1,%d", p)}, {"--grid", "--dims", "0,1"}} {
+		if got := checksum(args...); math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%v: checksum %.17g, row blocks %.17g", args, got, want)
+		}
+	}
+	ck := filepath.Join(t.TempDir(), "ck")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--grid", "--checkpoint", ck}, "heat2d: --checkpoint " + ck + ": checkpoints of a field on a process grid are not supported"},
+		{[]string{"--grid", "--restart", ck}, "heat2d: --restart " + ck + ": restarts of a field on a process grid are not supported"},
+		{[]string{"--dims", "1,1"}, "heat2d: --dims [1 1] without --grid: a process grid's dimensions go with it"},
+		{[]string{"--grid", "--dims", "1,2,3"}, "heat2d: --dims [1 2 3]: want two numbers"},
+		{[]string{"--grid", "--dims", "-1,0"}, "heat2d: --dims [-1 0]: want 0 (chosen)"},
+		{[]string{"--grid", "--dims", fmt.Sprintf("%d,2", p)}, fmt.Sprintf("heat2d: --dims [%d 2] on %d ranks: no process grid", p, p)},
+	} {
+		_, _, err := execute(t, append([]string{"run", "heat2d", "--n", "8", "--quiet"}, c.args...)...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q...", c.args, err, c.want)
+		}
 	}
 }

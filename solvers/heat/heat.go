@@ -27,6 +27,15 @@ type Config struct {
 	// to continue from: the run then does the iterations from the
 	// checkpoint's iteration to Iters. It may be Checkpoint.
 	Restart string
+	// Grid splits the grid over a 2-D process grid of Dims (rows, then
+	// columns) instead of row blocks: each rank holds a rectangle with one
+	// ghost index on each side, and every iteration exchanges its faces
+	// and corners (dist.ProcessGrid, dist.Ghosts). A zero in Dims lets
+	// mpi.DimsCreate choose (Dims {0, 0}: the most balanced grid). The
+	// checksum is the row blocks' one, up to the order of summation. Grid
+	// does not go with Checkpoint or Restart.
+	Grid bool
+	Dims [2]int
 }
 
 // Result is what a run reports, the same on every rank except Field.
@@ -57,6 +66,14 @@ func (cfg Config) Check() error {
 		return bad("Every", cfg.Every, "want a positive number of iterations")
 	case cfg.Every > 0 && cfg.Checkpoint == "":
 		return &solvers.ConfigError{Solver: "heat", Field: "Every", Value: cfg.Every, Without: "Checkpoint", Reason: "say where to save"}
+	case cfg.Dims[0] < 0 || cfg.Dims[1] < 0:
+		return bad("Dims", cfg.Dims, "want 0 (chosen) or more ranks along each axis")
+	case cfg.Dims != [2]int{} && !cfg.Grid:
+		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: cfg.Dims, Without: "Grid", Reason: "a process grid's dimensions go with it"}
+	case cfg.Grid && cfg.Checkpoint != "":
+		return bad("Checkpoint", cfg.Checkpoint, "checkpoints of a field on a process grid are not supported; leave out Grid")
+	case cfg.Grid && cfg.Restart != "":
+		return bad("Restart", cfg.Restart, "restarts of a field on a process grid are not supported; leave out Grid")
 	}
 	if _, err := dist.ShapeLen([]int{cfg.N, cfg.N + 2}); err != nil {
 		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: cfg.N, Reason: err.Error(), Err: err}
@@ -73,7 +90,9 @@ func (cfg Config) Check() error {
 // (dist.FillBoundary). Every iteration exchanges the ghost rows and
 // replaces each interior value by the average of its four neighbours
 // (dist.Jacobi5) into a second such array, and the two swap roles. The
-// grid lives on the current backend.
+// grid lives on the current backend. With Config.Grid the array is split
+// over a 2-D process grid instead, with one ghost index on each side of
+// both axes, and the iteration is the same.
 //
 // Solve is collective. It refuses a Config that Check refuses, and a grid
 // that CheckMemory refuses, before allocating anything; every error is the
@@ -87,7 +106,17 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	}
 	n := cfg.N
 	cols := n + 2 // the side walls are columns 0 and n+1
-	u, err := dist.Zeros[float64](comm, []int{n, cols}, dist.Ghosts(1))
+	opts := []dist.Option{dist.Ghosts(1)}
+	if cfg.Grid {
+		if err := checkDims(cfg.Dims, comm.Size()); err != nil {
+			return Result{}, err
+		}
+		if err := checkGridMemory(comm, n, cfg.Dims); err != nil {
+			return Result{}, err
+		}
+		opts = append(opts, dist.ProcessGrid(cfg.Dims[0], cfg.Dims[1]))
+	}
+	u, err := dist.Zeros[float64](comm, []int{n, cols}, opts...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -157,6 +186,41 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		res.FieldShape = []int{n, cols}
 	}
 	return res, nil
+}
+
+// checkDims returns a *solvers.ConfigError unless a process grid of dims
+// (zeros chosen) can have p ranks.
+func checkDims(dims [2]int, p int) error {
+	fixed := max(dims[0], 1) * max(dims[1], 1)
+	if p%fixed != 0 || (dims[0] > 0 && dims[1] > 0 && fixed != p) {
+		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: dims, Ranks: p, Reason: fmt.Sprintf("no process grid of %d ranks has those dimensions", p)}
+	}
+	return nil
+}
+
+// checkGridMemory is CheckMemory for a process grid of dims (checked by
+// checkDims): each rank holds two blocks and two ghosted copies of them
+// (dist.Ghosts on a process grid keeps the block apart), float64, with the
+// largest block's rows and columns. Every error is the same on every rank.
+func checkGridMemory(comm mpi.Comm, n int, dims [2]int) error {
+	d, err := mpi.DimsCreate(comm.Size(), 2, []int{dims[0], dims[1]})
+	if err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: dims, Ranks: comm.Size(), Reason: err.Error()}
+	}
+	rows := int64((n + d[0] - 1) / d[0])
+	cols := int64((n + 2 + d[1] - 1) / d[1])
+	// Four ghosted blocks' worth of float64: a little more than it takes.
+	need, err := dist.MulBytes(rows+2, cols+2)
+	if err == nil {
+		need, err = dist.MulBytes(need, 32)
+	}
+	if err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: n, Ranks: comm.Size(), Reason: err.Error(), Err: err}
+	}
+	if err := dist.CheckMemory(comm, fmt.Sprintf("heat: N %d on a %d x %d process grid", n, d[0], d[1]), need); err != nil {
+		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: n, Ranks: comm.Size(), Reason: err.Error(), Err: err}
+	}
+	return nil
 }
 
 // checkpointApp is the "app" of a checkpoint's metadata: the name the

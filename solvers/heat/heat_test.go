@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +171,70 @@ func TestChecksumsUnchanged(t *testing.T) {
 	}
 	if w, ok := want[c.Size()]; ok && res.Checksum != w {
 		t.Errorf("on %d ranks: checksum %.17g, want %.17g", c.Size(), res.Checksum, w)
+	}
+}
+
+// TestGridMatchesRowBlocks: on a 2-D process grid the checksum is the row
+// blocks' one to 1e-12 (the order of summation differs), and so is the
+// gathered field, for the balanced grid (2x1 at 2 and 3 ranks, 2x2 at 4),
+// a 1xp grid, a px1 grid and half-chosen dims.
+func TestGridMatchesRowBlocks(t *testing.T) {
+	world := mpitest.World(t)
+	p := world.Size()
+	for _, c := range []struct{ n, iters int }{{1, 3}, {2, 5}, {5, 7}, {17, 40}, {64, 60}} {
+		rows, err := Solve(world, Config{N: c.n, Iters: c.iters, Gather: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := serialloop.Heat(c.n, c.iters)
+		for _, dims := range [][2]int{{0, 0}, {1, p}, {p, 1}, {0, 1}, {1, 0}} {
+			res, err := Solve(world, Config{N: c.n, Iters: c.iters, Gather: true, Grid: true, Dims: dims})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ref := range []float64{rows.Checksum, want} {
+				if d := math.Abs(res.Checksum - ref); d > 1e-12*math.Abs(ref) || (ref == 0 && res.Checksum != 0) {
+					t.Fatalf("n=%d iters=%d on %d ranks, grid %v: checksum %.17g, want %.17g", c.n, c.iters, p, dims, res.Checksum, ref)
+				}
+			}
+			if world.Rank() != 0 {
+				continue
+			}
+			if len(res.Field) != len(rows.Field) || !slices.Equal(res.FieldShape, rows.FieldShape) {
+				t.Fatalf("grid %v: gathered %d values of shape %v, want %d of %v", dims, len(res.Field), res.FieldShape, len(rows.Field), rows.FieldShape)
+			}
+			for i, v := range res.Field {
+				if d := math.Abs(v - rows.Field[i]); d > 1e-13 {
+					t.Fatalf("grid %v: field[%d] = %.17g, row blocks %.17g", dims, i, v, rows.Field[i])
+				}
+			}
+		}
+	}
+}
+
+func TestGridConfig(t *testing.T) {
+	world := mpitest.World(t)
+	p := world.Size()
+	for _, c := range []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{N: 4, Dims: [2]int{1, 1}}, "Dims"},
+		{Config{N: 4, Grid: true, Dims: [2]int{-1, 0}}, "Dims"},
+		{Config{N: 4, Grid: true, Checkpoint: t.TempDir()}, "Checkpoint"},
+		{Config{N: 4, Grid: true, Restart: t.TempDir()}, "Restart"},
+		{Config{N: 4, Grid: true, Dims: [2]int{p + 1, 0}}, "Dims"},
+		{Config{N: 4, Grid: true, Dims: [2]int{p, 2}}, "Dims"},
+		// 4 x 10^6 x 10^6 float64 over p ranks is terabytes per rank.
+		{Config{N: 1000000, Grid: true}, "N"},
+	} {
+		_, err := Solve(world, c.cfg)
+		var ce *solvers.ConfigError
+		if !errors.As(err, &ce) || ce.Field != c.field {
+			t.Errorf("%+v: %v, want a ConfigError about %s", c.cfg, err, c.field)
+		}
+		if c.field == "N" && !errors.Is(err, dist.ErrTooLarge) {
+			t.Errorf("%+v: %v does not wrap dist.ErrTooLarge", c.cfg, err)
+		}
 	}
 }

@@ -93,8 +93,13 @@ func TestCompileKernels(t *testing.T) {
 					continue
 				}
 				op := strings.TrimPrefix(name[:strings.LastIndex(name, "_")], "xp_")
-				elem := 8
-				if strings.HasSuffix(name, "32") {
+				elem := 8 // by the type suffix: f32, i8, u16, ...
+				switch suffix := name[strings.LastIndex(name, "_")+1:]; suffix[1:] {
+				case "8":
+					elem = 1
+				case "16":
+					elem = 2
+				case "32":
 					elem = 4
 				}
 				if exp := paramSizes(op, elem); !slices.Equal(got, exp) {

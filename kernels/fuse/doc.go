@@ -104,7 +104,7 @@
 // the Go loops that stand in for them. The partial sums of chunks
 // [lo, hi) are added pairwise: up to 4 of them in order to +0, more split
 // at lo+(hi-lo)/2 and the two halves' sums added. The rounding error is at
-// most about (50 + log2(n/512)) * 2^-53 times the sum of the absolute
+// most about (51 + log2(n/512)) * 2^-53 times the sum of the absolute
 // values (32 additions per lane, 4 to combine the lanes, 15 for the tail,
 // the pairwise tree), and usually far less. Integer Sum and Dot
 // wrap in 64 bits (exact, any order). ReduceMax and ReduceMin are exact:

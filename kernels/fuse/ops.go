@@ -328,24 +328,22 @@ func prod[T backend.Float](a, b T) float64 { return float64(float64(a) * float64
 func sumFK[T backend.Float](a []T) float64 {
 	var l [16]float64
 	m := len(a) &^ 15
-	for i := 0; i < m; i += 16 {
-		v := a[i : i+16 : i+16]
-		l[0] += float64(v[0])
-		l[1] += float64(v[1])
-		l[2] += float64(v[2])
-		l[3] += float64(v[3])
-		l[4] += float64(v[4])
-		l[5] += float64(v[5])
-		l[6] += float64(v[6])
-		l[7] += float64(v[7])
-		l[8] += float64(v[8])
-		l[9] += float64(v[9])
-		l[10] += float64(v[10])
-		l[11] += float64(v[11])
-		l[12] += float64(v[12])
-		l[13] += float64(v[13])
-		l[14] += float64(v[14])
-		l[15] += float64(v[15])
+	// Each lane adds its elements in order whatever the other lanes do:
+	// lanes 0-7, then lanes 8-15, keep 8 sums in registers.
+	for g := 0; g < 16; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for i := g; i < m; i += 16 {
+			v := a[i : i+8 : i+8]
+			s0 += float64(v[0])
+			s1 += float64(v[1])
+			s2 += float64(v[2])
+			s3 += float64(v[3])
+			s4 += float64(v[4])
+			s5 += float64(v[5])
+			s6 += float64(v[6])
+			s7 += float64(v[7])
+		}
+		l[g], l[g+1], l[g+2], l[g+3], l[g+4], l[g+5], l[g+6], l[g+7] = s0, s1, s2, s3, s4, s5, s6, s7
 	}
 	s := lanes16(&l)
 	for _, v := range a[m:] {
@@ -354,34 +352,25 @@ func sumFK[T backend.Float](a []T) float64 {
 	return s
 }
 
-// dot16 adds prod(a[k], b[k]) to lane k for the 16 elements of a and b.
-func dot16[T backend.Float](l *[16]float64, a, b []T) {
-	a, b = a[:16:16], b[:16:16]
-	l[0] += prod(a[0], b[0])
-	l[1] += prod(a[1], b[1])
-	l[2] += prod(a[2], b[2])
-	l[3] += prod(a[3], b[3])
-	l[4] += prod(a[4], b[4])
-	l[5] += prod(a[5], b[5])
-	l[6] += prod(a[6], b[6])
-	l[7] += prod(a[7], b[7])
-	l[8] += prod(a[8], b[8])
-	l[9] += prod(a[9], b[9])
-	l[10] += prod(a[10], b[10])
-	l[11] += prod(a[11], b[11])
-	l[12] += prod(a[12], b[12])
-	l[13] += prod(a[13], b[13])
-	l[14] += prod(a[14], b[14])
-	l[15] += prod(a[15], b[15])
-}
-
 // dotFK returns the sum of prod(a[i], b[i]) in the order of sumFK.
 func dotFK[T backend.Float](a, b []T) float64 {
 	b = b[:len(a)]
 	var l [16]float64
 	m := len(a) &^ 15
-	for i := 0; i < m; i += 16 {
-		dot16(&l, a[i:i+16], b[i:i+16])
+	for g := 0; g < 16; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for i := g; i < m; i += 16 {
+			v, w := a[i:i+8:i+8], b[i:i+8:i+8]
+			s0 += prod(v[0], w[0])
+			s1 += prod(v[1], w[1])
+			s2 += prod(v[2], w[2])
+			s3 += prod(v[3], w[3])
+			s4 += prod(v[4], w[4])
+			s5 += prod(v[5], w[5])
+			s6 += prod(v[6], w[6])
+			s7 += prod(v[7], w[7])
+		}
+		l[g], l[g+1], l[g+2], l[g+3], l[g+4], l[g+5], l[g+6], l[g+7] = s0, s1, s2, s3, s4, s5, s6, s7
 	}
 	return dotTail(lanes16(&l), a[m:], b[m:])
 }
@@ -460,24 +449,11 @@ func fillBits(p unsafe.Pointer, size, n int, bits uint64) {
 }
 
 // axpyDotK sets d = y + T(s*x) and returns the float64 sum of d*d added
-// in the order of dotFK: the bits of axpyK followed by dotFK(d, d), in one
-// loop.
+// in the order of dotFK: axpyK followed by dotFK(d, d), the chunk's d
+// staying in the L1 cache between the two.
 func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
-	x, y = x[:len(d)], y[:len(d)]
-	var l [16]float64
-	m := len(d) &^ 15
-	for i := 0; i < m; i += 16 {
-		v := d[i : i+16 : i+16]
-		axpyK(v, s, x[i:i+16], y[i:i+16])
-		dot16(&l, v, v)
-	}
-	r := lanes16(&l)
-	for i := m; i < len(d); i++ {
-		v := y[i] + T(s*x[i])
-		d[i] = v
-		r += prod(v, v)
-	}
-	return r
+	axpyK(d, s, x, y)
+	return dotFK(d, d)
 }
 
 // axpy2K sets d1 = y1 + T(s1*x1) and d2 = y2 + T(s2*x2) in one loop,
@@ -485,7 +461,17 @@ func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
 // so that results may be operands.
 func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
 	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
-	for i := range d1 {
+	i := 0
+	for ; i+4 <= len(d1); i += 4 {
+		e, a, b := d1[i:i+4:i+4], x1[i:i+4:i+4], y1[i:i+4:i+4]
+		v, p, q := d2[i:i+4:i+4], x2[i:i+4:i+4], y2[i:i+4:i+4]
+		for k := range 4 {
+			ak, bk, pk, qk := a[k], b[k], p[k], q[k]
+			e[k] = bk + T(s1*ak)
+			v[k] = qk + T(s2*pk)
+		}
+	}
+	for ; i < len(d1); i++ {
 		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
 		d1[i] = b1 + T(s1*a1)
 		d2[i] = b2 + T(s2*a2)
@@ -495,23 +481,8 @@ func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
 // axpy2DotK is axpy2K that also returns the sum of d2*d2 as axpyDotK
 // adds it.
 func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64 {
-	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
-	var l [16]float64
-	m := len(d1) &^ 15
-	for i := 0; i < m; i += 16 {
-		v := d2[i : i+16 : i+16]
-		axpy2K(d1[i:i+16:i+16], s1, x1[i:i+16], y1[i:i+16], v, s2, x2[i:i+16], y2[i:i+16])
-		dot16(&l, v, v)
-	}
-	r := lanes16(&l)
-	for i := m; i < len(d1); i++ {
-		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
-		d1[i] = b1 + T(s1*a1)
-		v := b2 + T(s2*a2)
-		d2[i] = v
-		r += prod(v, v)
-	}
-	return r
+	axpy2K(d1, s1, x1, y1, d2, s2, x2, y2)
+	return dotFK(d2[:len(d1)], d2[:len(d1)])
 }
 
 // chainK sets d = ((T(s*x) + T(g1*y1)) + T(g2*y2)) + ... for the operands

@@ -109,6 +109,7 @@ func combine(acc [4]VecVirtual, i GPVirtual) {
 
 func dot() {
 	TEXT("DotAVX2", NOSPLIT, "func(a, b *float64, n int) (sum float64, done int)")
+	Pragma("noescape")
 	Doc("DotAVX2 returns the sum of a[j]*b[j] over the first n&^15 elements in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	a, b := Load(Param("a"), GP64()), Load(Param("b"), GP64())
 	n := Load(Param("n"), GP64())
@@ -126,6 +127,7 @@ func dot() {
 
 func axpyTo() {
 	TEXT("AxpyToAVX2", NOSPLIT, "func(d *float64, s float64, x, y *float64, n int) int")
+	Pragma("noescape")
 	Doc("AxpyToAVX2 sets d[j] = y[j] + s*x[j] (the product rounded, then the sum) for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written, so d may be x or y.")
 	d, x, y := Load(Param("d"), GP64()), Load(Param("x"), GP64()), Load(Param("y"), GP64())
 	n := Load(Param("n"), GP64())
@@ -146,6 +148,7 @@ func axpyTo() {
 
 func axpyDot() {
 	TEXT("AxpyDotAVX2", NOSPLIT, "func(d *float64, s float64, x, y *float64, n int) (sum float64, done int)")
+	Pragma("noescape")
 	Doc("AxpyDotAVX2 sets d[j] = y[j] + s*x[j] for the first n&^15 elements, returns the sum of d[j]*d[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	d, x, y := Load(Param("d"), GP64()), Load(Param("x"), GP64()), Load(Param("y"), GP64())
 	n := Load(Param("n"), GP64())
@@ -167,6 +170,7 @@ func axpyDot() {
 
 func axpy2Dot() {
 	TEXT("Axpy2DotAVX2", NOSPLIT, "func(d1 *float64, s1 float64, x1, y1, d2 *float64, s2 float64, x2, y2 *float64, n int) (sum float64, done int)")
+	Pragma("noescape")
 	Doc("Axpy2DotAVX2 sets d1[j] = y1[j] + s1*x1[j] and d2[j] = y2[j] + s2*x2[j] for the first n&^15 elements, reading the four operands of a group of 4 elements before writing either result, returns the sum of d2[j]*d2[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	d1, x1, y1 := Load(Param("d1"), GP64()), Load(Param("x1"), GP64()), Load(Param("y1"), GP64())
 	d2, x2, y2 := Load(Param("d2"), GP64()), Load(Param("x2"), GP64()), Load(Param("y2"), GP64())
@@ -197,6 +201,7 @@ func axpy2Dot() {
 
 func chain4() {
 	TEXT("Chain4AVX2", NOSPLIT, "func(d *float64, s float64, x *float64, gs *[4]float64, y1, y2, y3, y4 *float64, n int) int")
+	Pragma("noescape")
 	Doc("Chain4AVX2 sets d[j] = (((s*x[j] + gs[0]*y1[j]) + gs[1]*y2[j]) + gs[2]*y3[j]) + gs[3]*y4[j], each product rounded, then the sums from the left, for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written.")
 	d, x, gp := Load(Param("d"), GP64()), Load(Param("x"), GP64()), Load(Param("gs"), GP64())
 	ys := []Register{Load(Param("y1"), GP64()), Load(Param("y2"), GP64()), Load(Param("y3"), GP64()), Load(Param("y4"), GP64())}

@@ -11,16 +11,26 @@ func cpuid(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uin
 func xgetbv() (eax uint32, edx uint32)
 
 // DotAVX2 returns the sum of a[j]*b[j] over the first n&^15 elements in 16 lanes, combined as package fuse's lanes16, and how many it did.
+//
+//go:noescape
 func DotAVX2(a *float64, b *float64, n int) (sum float64, done int)
 
 // AxpyToAVX2 sets d[j] = y[j] + s*x[j] (the product rounded, then the sum) for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written, so d may be x or y.
+//
+//go:noescape
 func AxpyToAVX2(d *float64, s float64, x *float64, y *float64, n int) int
 
 // AxpyDotAVX2 sets d[j] = y[j] + s*x[j] for the first n&^15 elements, returns the sum of d[j]*d[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.
+//
+//go:noescape
 func AxpyDotAVX2(d *float64, s float64, x *float64, y *float64, n int) (sum float64, done int)
 
 // Axpy2DotAVX2 sets d1[j] = y1[j] + s1*x1[j] and d2[j] = y2[j] + s2*x2[j] for the first n&^15 elements, reading the four operands of a group of 4 elements before writing either result, returns the sum of d2[j]*d2[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.
+//
+//go:noescape
 func Axpy2DotAVX2(d1 *float64, s1 float64, x1 *float64, y1 *float64, d2 *float64, s2 float64, x2 *float64, y2 *float64, n int) (sum float64, done int)
 
 // Chain4AVX2 sets d[j] = (((s*x[j] + gs[0]*y1[j]) + gs[1]*y2[j]) + gs[2]*y3[j]) + gs[3]*y4[j], each product rounded, then the sums from the left, for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written.
+//
+//go:noescape
 func Chain4AVX2(d *float64, s float64, x *float64, gs *[4]float64, y1 *float64, y2 *float64, y3 *float64, y4 *float64, n int) int

@@ -150,3 +150,24 @@ func TestLanes16(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorKernelsNoAlloc checks that calling the AVX2 kernels allocates
+// nothing (their pointers do not escape).
+func TestVectorKernelsNoAlloc(t *testing.T) {
+	defer setVector(setVector(true))
+	const n = 100
+	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+	d, e := make([]float64, n), make([]float64, n)
+	var sink float64
+	allocs := testing.AllocsPerRun(20, func() {
+		sink += dotF64(x, y)
+		axpyF64(d, 0.5, x, y)
+		sink += axpyDotF64(d, 0.5, x, y)
+		sink += axpy2DotF64(d, 0.5, x, y, e, -0.5, y, z)
+		chain4F64(d, 4, x, -1, y, -1, z, -1, e, -1, x)
+	})
+	if allocs != 0 {
+		t.Errorf("the vector kernels allocate %v times per call", allocs)
+	}
+	_ = sink
+}

@@ -69,8 +69,16 @@
 // (so the CG update x += alpha p; r -= alpha Ap; r.r is one loop over the
 // four arrays). Chains of up to 4 additions and subtractions,
 // ((s*x ± y1) ± y2) ± ..., are one loop (the 5-point Laplacian is one).
-// On amd64, float64 dots and single y + a*x loops call
-// gonum's SSE2 assembly. None of this changes a bit of any result.
+// On amd64 with AVX2 (checked once with CPUID), the float64 loops that
+// dominate a fused CG iteration run as AVX2 assembly generated with avo
+// (kernels/fuse/asmgen, a module of its own, writes package
+// internal/fvec): the dot product, y + a*x, y + a*x with the dot of its
+// result with itself, the pair of updates with that dot, and the chain of
+// 4 (the 5-point Laplacian). XPMPI_CPU_VECTOR=off (the switch of package
+// backend/cpu) or a build with -tags purego runs the Go loops instead.
+// Both paths add in the same order without fused multiply-add, and the
+// tests compare them bit for bit. None of this changes a bit of any
+// result.
 // Kernel.String shows the operations after these rewrites. Arrays of
 // ParallelMin elements or more are evaluated by up to backend.Threads()
 // goroutines, each taking groups of chunks.
@@ -86,15 +94,19 @@
 // float64, and Dot multiplies in float64). The n elements are cut into
 // chunks of ChunkLen elements, [0, 512), [512, 1024), ...; within a chunk
 // of m elements, element j (counted from the chunk's start) is added to
-// lane j%4 for j < 4*(m/4), and the last m%4 elements to lane 0, in order,
-// each lane starting at +0; a chunk's partial sum is (l0+l2)+(l1+l3). This
-// is the order of gonum's f64.DotUnitary, whose SSE2 assembly computes
-// float64 Dot on amd64 (elsewhere a Go loop adds in the same order). The
-// partial sums of chunks [lo, hi) are added pairwise: up to 4 of them in
-// order to +0, more split at lo+(hi-lo)/2 and the two halves' sums added.
-// The rounding error is at most about (130 + log2(n/512)) * 2^-53 times
-// the sum of the absolute values (128 additions per lane, 2 to combine the
-// lanes, the pairwise tree), and usually far less. Integer Sum and Dot
+// lane j%16 for j < 16*(m/16), each lane starting at +0 (products rounded
+// to float64 before they are added); the lanes are combined as
+// c[i] = (l[i]+l[8+i]) + (l[4+i]+l[12+i]) for i = 0..3, then
+// (c[0]+c[2]) + (c[1]+c[3]); and the last m%16 elements are added to that
+// in order, which gives the chunk's partial sum. This is the order of the
+// AVX2 kernels, which keep lane 4k+i in lane i of the YMM accumulator k
+// (16 lanes: enough independent additions to keep the adder busy), and of
+// the Go loops that stand in for them. The partial sums of chunks
+// [lo, hi) are added pairwise: up to 4 of them in order to +0, more split
+// at lo+(hi-lo)/2 and the two halves' sums added. The rounding error is at
+// most about (51 + log2(n/512)) * 2^-53 times the sum of the absolute
+// values (32 additions per lane, 4 to combine the lanes, 15 for the tail,
+// the pairwise tree), and usually far less. Integer Sum and Dot
 // wrap in 64 bits (exact, any order). ReduceMax and ReduceMin are exact:
 // any NaN makes the result NaN; of zero elements they are -Inf/+Inf or the
 // type's extreme integer.

@@ -58,23 +58,30 @@ func checkSlice[T backend.Element](t *testing.T, what string, got, want []T) {
 }
 
 // refSum adds v as the package documentation says: per chunk of
-// fuse.ChunkLen elements, 4 lanes (the last len%4 elements of a chunk to
-// lane 0) combined as (l0+l2)+(l1+l3), and the chunks' sums added
-// pairwise.
+// fuse.ChunkLen elements, 16 lanes combined as the documentation says,
+// then the last len%16 elements of the chunk in order, and the chunks'
+// sums added pairwise.
 func refSum(v []float64) float64 {
 	var parts []float64
 	for lo := 0; lo < len(v); lo += fuse.ChunkLen {
-		var l [4]float64
+		// The documented order: 16 lanes (lane j%16 while whole groups
+		// of 16 are left), the vector c[i] = (l[i]+l[8+i]) + (l[4+i]+l[12+i]),
+		// then (c0+c2)+(c1+c3), then the tail in order.
+		var l [16]float64
 		c := v[lo:min(lo+fuse.ChunkLen, len(v))]
-		whole := len(c) / 4 * 4
-		for j, x := range c {
-			if j < whole {
-				l[j%4] += x
-			} else {
-				l[0] += x
-			}
+		whole := len(c) / 16 * 16
+		for j, x := range c[:whole] {
+			l[j%16] += x
 		}
-		parts = append(parts, (l[0]+l[2])+(l[1]+l[3]))
+		var cv [4]float64
+		for i := range cv {
+			cv[i] = (l[i] + l[8+i]) + (l[4+i] + l[12+i])
+		}
+		p := (cv[0] + cv[2]) + (cv[1] + cv[3])
+		for _, x := range c[whole:] {
+			p += x
+		}
+		parts = append(parts, p)
 	}
 	var pair func(p []float64) float64
 	pair = func(p []float64) float64 {

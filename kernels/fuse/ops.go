@@ -302,45 +302,86 @@ func castBoolK[D backend.Element](d []D, a []bool) {
 	}
 }
 
-// Reductions of one chunk. Float sums use 4 lanes, in the order of
-// gonum's f64.DotUnitary (SSE2 assembly on amd64, used for float64 Dot):
-// element j of the chunk is added to lane j%4 while a whole group of 4 is
-// left, the last len%4 elements to lane 0 in order, and the lanes are
-// combined as (l0+l2)+(l1+l3).
+// Reductions of one chunk. Float sums use 16 lanes: element j of the
+// chunk is added to lane j%16 (each lane starting at +0) while a whole
+// group of 16 is left, the lanes are combined by lanes16, and the last
+// len%16 elements are then added to that sum in order. Products are
+// rounded to float64 before they are added (prod), which forbids a fused
+// multiply-add. The AVX2 kernels of package internal/fvec keep lane 4k+i
+// in lane i of YMM accumulator k and add in exactly this order.
 
-func sumFK[T backend.Float](a []T) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		v := a[i : i+4 : i+4]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-	}
-	for _, v := range a[i:] {
-		s0 += float64(v)
-	}
-	return (s0 + s2) + (s1 + s3)
+// lanes16 returns the sum of the 16 lanes l as the AVX2 kernels combine
+// their four accumulators A0..A3 (lane 4k+i is lane i of Ak): the vector
+// c = (A0+A2)+(A1+A3), then (c0+c2)+(c1+c3).
+func lanes16(l *[16]float64) float64 {
+	c0 := (l[0] + l[8]) + (l[4] + l[12])
+	c1 := (l[1] + l[9]) + (l[5] + l[13])
+	c2 := (l[2] + l[10]) + (l[6] + l[14])
+	c3 := (l[3] + l[11]) + (l[7] + l[15])
+	return (c0 + c2) + (c1 + c3)
 }
 
-// dotFK returns the sum of float64(a[i])*float64(b[i]) in the lanes of
-// sumFK.
+// prod returns float64(a)*float64(b) rounded to float64 (the explicit
+// conversion keeps the compiler from fusing it into an addition).
+func prod[T backend.Float](a, b T) float64 { return float64(float64(a) * float64(b)) }
+
+func sumFK[T backend.Float](a []T) float64 {
+	var l [16]float64
+	m := len(a) &^ 15
+	// Each lane adds its elements in order whatever the other lanes do:
+	// lanes 0-7, then lanes 8-15, keep 8 sums in registers.
+	for g := 0; g < 16; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for i := g; i < m; i += 16 {
+			v := a[i : i+8 : i+8]
+			s0 += float64(v[0])
+			s1 += float64(v[1])
+			s2 += float64(v[2])
+			s3 += float64(v[3])
+			s4 += float64(v[4])
+			s5 += float64(v[5])
+			s6 += float64(v[6])
+			s7 += float64(v[7])
+		}
+		l[g], l[g+1], l[g+2], l[g+3], l[g+4], l[g+5], l[g+6], l[g+7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	s := lanes16(&l)
+	for _, v := range a[m:] {
+		s += float64(v)
+	}
+	return s
+}
+
+// dotFK returns the sum of prod(a[i], b[i]) in the order of sumFK.
 func dotFK[T backend.Float](a, b []T) float64 {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		v, w := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += float64(v[0]) * float64(w[0])
-		s1 += float64(v[1]) * float64(w[1])
-		s2 += float64(v[2]) * float64(w[2])
-		s3 += float64(v[3]) * float64(w[3])
+	var l [16]float64
+	m := len(a) &^ 15
+	for g := 0; g < 16; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for i := g; i < m; i += 16 {
+			v, w := a[i:i+8:i+8], b[i:i+8:i+8]
+			s0 += prod(v[0], w[0])
+			s1 += prod(v[1], w[1])
+			s2 += prod(v[2], w[2])
+			s3 += prod(v[3], w[3])
+			s4 += prod(v[4], w[4])
+			s5 += prod(v[5], w[5])
+			s6 += prod(v[6], w[6])
+			s7 += prod(v[7], w[7])
+		}
+		l[g], l[g+1], l[g+2], l[g+3], l[g+4], l[g+5], l[g+6], l[g+7] = s0, s1, s2, s3, s4, s5, s6, s7
 	}
-	for k, v := range a[i:] {
-		s0 += float64(v) * float64(b[i+k])
+	return dotTail(lanes16(&l), a[m:], b[m:])
+}
+
+// dotTail returns s plus prod(a[i], b[i]) added in order.
+func dotTail[T backend.Float](s float64, a, b []T) float64 {
+	b = b[:len(a)]
+	for i, v := range a {
+		s += prod(v, b[i])
 	}
-	return (s0 + s2) + (s1 + s3)
+	return s
 }
 
 // sumIK returns the wrapping sum of a in 64 bits (signed values
@@ -408,30 +449,11 @@ func fillBits(p unsafe.Pointer, size, n int, bits uint64) {
 }
 
 // axpyDotK sets d = y + T(s*x) and returns the float64 sum of d*d added
-// in the lanes of dotFK: the bits of axpyK followed by dotFK(d, d), in one
-// loop.
+// in the order of dotFK: axpyK followed by dotFK(d, d), the chunk's d
+// staying in the L1 cache between the two.
 func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
-	x, y = x[:len(d)], y[:len(d)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(d); i += 4 {
-		v, a, b := d[i:i+4:i+4], x[i:i+4:i+4], y[i:i+4:i+4]
-		v0 := b[0] + T(s*a[0])
-		v1 := b[1] + T(s*a[1])
-		v2 := b[2] + T(s*a[2])
-		v3 := b[3] + T(s*a[3])
-		v[0], v[1], v[2], v[3] = v0, v1, v2, v3
-		s0 += float64(v0) * float64(v0)
-		s1 += float64(v1) * float64(v1)
-		s2 += float64(v2) * float64(v2)
-		s3 += float64(v3) * float64(v3)
-	}
-	for ; i < len(d); i++ {
-		v := y[i] + T(s*x[i])
-		d[i] = v
-		s0 += float64(v) * float64(v)
-	}
-	return (s0 + s2) + (s1 + s3)
+	axpyK(d, s, x, y)
+	return dotFK(d, d)
 }
 
 // axpy2K sets d1 = y1 + T(s1*x1) and d2 = y2 + T(s2*x2) in one loop,
@@ -439,7 +461,17 @@ func axpyDotK[T backend.Float](d []T, s T, x, y []T) float64 {
 // so that results may be operands.
 func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
 	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
-	for i := range d1 {
+	i := 0
+	for ; i+4 <= len(d1); i += 4 {
+		e, a, b := d1[i:i+4:i+4], x1[i:i+4:i+4], y1[i:i+4:i+4]
+		v, p, q := d2[i:i+4:i+4], x2[i:i+4:i+4], y2[i:i+4:i+4]
+		for k := range 4 {
+			ak, bk, pk, qk := a[k], b[k], p[k], q[k]
+			e[k] = bk + T(s1*ak)
+			v[k] = qk + T(s2*pk)
+		}
+	}
+	for ; i < len(d1); i++ {
 		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
 		d1[i] = b1 + T(s1*a1)
 		d2[i] = b2 + T(s2*a2)
@@ -449,41 +481,8 @@ func axpy2K[T backend.Element](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) {
 // axpy2DotK is axpy2K that also returns the sum of d2*d2 as axpyDotK
 // adds it.
 func axpy2DotK[T backend.Float](d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64 {
-	x1, y1, d2, x2, y2 = x1[:len(d1)], y1[:len(d1)], d2[:len(d1)], x2[:len(d1)], y2[:len(d1)]
-	var l0, l1, l2, l3 float64
-	i := 0
-	for ; i+4 <= len(d1); i += 4 {
-		e, a, b := d1[i:i+4:i+4], x1[i:i+4:i+4], y1[i:i+4:i+4]
-		v, p, q := d2[i:i+4:i+4], x2[i:i+4:i+4], y2[i:i+4:i+4]
-		a0, b0, p0, q0 := a[0], b[0], p[0], q[0]
-		e[0] = b0 + T(s1*a0)
-		w0 := q0 + T(s2*p0)
-		v[0] = w0
-		a1, b1, p1, q1 := a[1], b[1], p[1], q[1]
-		e[1] = b1 + T(s1*a1)
-		w1 := q1 + T(s2*p1)
-		v[1] = w1
-		a2, b2, p2, q2 := a[2], b[2], p[2], q[2]
-		e[2] = b2 + T(s1*a2)
-		w2 := q2 + T(s2*p2)
-		v[2] = w2
-		a3, b3, p3, q3 := a[3], b[3], p[3], q[3]
-		e[3] = b3 + T(s1*a3)
-		w3 := q3 + T(s2*p3)
-		v[3] = w3
-		l0 += float64(w0) * float64(w0)
-		l1 += float64(w1) * float64(w1)
-		l2 += float64(w2) * float64(w2)
-		l3 += float64(w3) * float64(w3)
-	}
-	for ; i < len(d1); i++ {
-		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
-		d1[i] = b1 + T(s1*a1)
-		v := b2 + T(s2*a2)
-		d2[i] = v
-		l0 += float64(v) * float64(v)
-	}
-	return (l0 + l2) + (l1 + l3)
+	axpy2K(d1, s1, x1, y1, d2, s2, x2, y2)
+	return dotFK(d2[:len(d1)], d2[:len(d1)])
 }
 
 // chainK sets d = ((T(s*x) + T(g1*y1)) + T(g2*y2)) + ... for the operands

@@ -376,7 +376,7 @@ func axpyPairStepT[T backend.Element](nodes []inode, a, b int32, ri, nred int) s
 	sa, sb := axpyScalar[T](na), axpyScalar[T](nb)
 	xa, ya, xb, yb := na.args[1], na.args[2], nb.args[1], nb.args[2]
 	if ri >= 0 {
-		k := pick[func(d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64](axpy2DotK[float64], axpy2DotK[float32])
+		k := pick[func(d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64](axpy2DotF64, axpy2DotK[float32])
 		return func(w *worker, n int) {
 			w.rs.part[w.chunk*nred+ri] = math.Float64bits(k(vec[T](w, a, n), sa(w), vec[T](w, xa, n), vec[T](w, ya, n),
 				vec[T](w, b, n), sb(w), vec[T](w, xb, n), vec[T](w, yb, n)))
@@ -400,8 +400,9 @@ func axpyDotStepT[T backend.Float](nodes []inode, a int32, ri, nred int) step {
 	n := &nodes[a]
 	s := axpyScalar[T](n)
 	x, y := n.args[1], n.args[2]
+	k := pick[func(d []T, s T, x, y []T) float64](axpyDotF64, axpyDotK[float32])
 	return func(w *worker, m int) {
-		w.rs.part[w.chunk*nred+ri] = math.Float64bits(axpyDotK(vec[T](w, a, m), s(w), vec[T](w, x, m), vec[T](w, y, m)))
+		w.rs.part[w.chunk*nred+ri] = math.Float64bits(k(vec[T](w, a, m), s(w), vec[T](w, x, m), vec[T](w, y, m)))
 	}
 }
 
@@ -437,8 +438,12 @@ func chainStep[T backend.Element](n *inode, id int32) step {
 			chain3K(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m), g[2], vec[T](w, ys[2], m))
 		}
 	}
+	k4 := chain4K[T]
+	if f, ok := any(chain4F64).(func(d []T, s T, x []T, g1 T, y1 []T, g2 T, y2 []T, g3 T, y3 []T, g4 T, y4 []T)); ok {
+		k4 = f
+	}
 	return func(w *worker, m int) {
-		chain4K(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m),
+		k4(vec[T](w, id, m), scale(w), vec[T](w, x, m), g[0], vec[T](w, ys[0], m), g[1], vec[T](w, ys[1], m),
 			g[2], vec[T](w, ys[2], m), g[3], vec[T](w, ys[3], m))
 	}
 }

@@ -250,19 +250,22 @@ step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
-step "go test -tags purego ./backend/cpu/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/...
+step "go test -tags purego ./backend/cpu/... ./kernels/fuse/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/... ./kernels/fuse/...
+# check_asmgen DIR PKG NAME: DIR/asmgen's avo generator writes what
+# DIR/internal/PKG holds (NAME_amd64.s and NAME_stubs_amd64.go).
 check_asmgen() {
-	local tmp
+	local dir=$1 pkg=$2 name=$3 tmp
 	tmp=$(mktemp -d)
-	(cd backend/cpu/asmgen && go run . -out "$tmp/vec_amd64.s" -stubs "$tmp/vec_stubs_amd64.go" -pkg vec) || return 1
-	sed -i "s#$tmp/#../internal/vec/#g" "$tmp/vec_amd64.s" "$tmp/vec_stubs_amd64.go"
-	diff -u backend/cpu/internal/vec/vec_amd64.s "$tmp/vec_amd64.s" && diff -u backend/cpu/internal/vec/vec_stubs_amd64.go "$tmp/vec_stubs_amd64.go"
+	(cd "$dir/asmgen" && go run . -out "$tmp/${name}_amd64.s" -stubs "$tmp/${name}_stubs_amd64.go" -pkg "$pkg") || return 1
+	sed -i "s#$tmp/#../internal/$pkg/#g" "$tmp/${name}_amd64.s" "$tmp/${name}_stubs_amd64.go"
+	diff -u "$dir/internal/$pkg/${name}_amd64.s" "$tmp/${name}_amd64.s" && diff -u "$dir/internal/$pkg/${name}_stubs_amd64.go" "$tmp/${name}_stubs_amd64.go"
 	local rc=$?
 	rm -rf "$tmp"
-	[ $rc -eq 0 ] || echo "backend/cpu's assembly differs from its generator's output: regenerate it (see backend/cpu/asmgen/gen.go)"
+	[ $rc -eq 0 ] || echo "$dir/internal/$pkg's assembly differs from its generator's output: regenerate it (see $dir/asmgen/gen.go)"
 	return $rc
 }
-step "backend/cpu/asmgen writes the committed assembly" check_asmgen
+step "backend/cpu/asmgen writes the committed assembly" check_asmgen backend/cpu vec vec
+step "kernels/fuse/asmgen writes the committed assembly" check_asmgen kernels/fuse fvec fvec
 
 # ---------------------------------------------------------------- fuzzers
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),

@@ -1,0 +1,50 @@
+// Package fft computes discrete Fourier transforms of complex128 data:
+// of local blocks (LocalFFT, LocalIFFT), and of distributed arrays
+// (FFT, IFFT along one axis; FFT2, IFFT2, FFTN, IFFTN over several axes),
+// with gonum's fourier.CmplxFFT (FFTPACK's mixed-radix algorithm, any
+// length) doing the 1-D transforms on the CPU.
+//
+// # Normalization
+//
+// As NumPy's default ("backward"): the forward transform is unnormalized,
+// X[k] = sum_j x[j] exp(-2 pi i j k / n), and the inverse divides by n,
+// x[j] = (1/n) sum_k X[k] exp(+2 pi i j k / n), so an inverse after a
+// forward transform returns the input up to rounding. The results equal
+// numpy.fft.fft, ifft, fft2, ifft2, fftn and ifftn to about 1e-15 relative
+// (in the max norm over the array); the tests require 1e-12.
+//
+// # Local blocks
+//
+// LocalFFT and LocalIFFT transform, in place, every line along one axis of
+// a row-major N-D block, batched over the other axes. Lines along the last
+// axis are contiguous; lines along an earlier axis are gathered a few at a
+// time into contiguous scratch, transformed, and written back. A plan (the
+// twiddle factors) is made once per length and reused. Large blocks are
+// spread over the rank's thread budget (backend.Threads). They are not
+// collective.
+//
+// # Distributed arrays
+//
+// FFT and IFFT transform along one axis, which must be local to every
+// rank's block: not the split axis (and not split on a process grid), or
+// the array replicated. They do not communicate, but they are collective
+// in the sense of package dist: every rank calls them.
+//
+// FFTN and IFFTN (and FFT2 and IFFT2, their forms for the last two axes,
+// as NumPy's) transform split arrays by the slab and pencil methods: the
+// axes that are local are transformed first, then the array is
+// redistributed (dist.Redistribute, one all-to-all) so that a split axis
+// still to be transformed becomes local, the split moving to an axis
+// already transformed, and so on until every axis is done; a last
+// redistribution returns the input's layout. An array split along one
+// axis (a slab decomposition) takes one redistribution each way; a 3-D
+// array on a 2-D process grid split along axes 0 and 1 (pencils,
+// dist.ProcessGrid(p0, p1, 1)) takes two there and one back. An array
+// with no local axis to start from (every axis split) is first
+// redistributed to slabs along axis 0. The TransposedOut option skips the
+// redistribution back, as FFTW's FFTW_MPI_TRANSPOSED_OUT does: the result
+// is in the layout the last transform left, which saves one all-to-all
+// when the caller goes on in that layout (an inverse transform given that
+// array returns to the input's layout only with its own redistribution).
+// These are collective: every rank calls them, in the same order.
+package fft

@@ -29,7 +29,7 @@ import (
 var benchRefFuncs = []string{
 	"xpref_triad", "xpref_dot", "xpref_jacobi", "xpref_cg", "xpref_sort",
 	"xpref_allreduce", "xpref_pingpong", "xpref_allreduce1", "xpref_noop", "xpref_filewrite",
-	"xpref_kepler", "xpref_rk45", "xpref_cg_fused", "xpref_matmul",
+	"xpref_kepler", "xpref_rk45", "xpref_cg_fused", "xpref_matmul", "xpref_fft2",
 }
 
 // cRef is the reference library, loaded with dlopen into this process: it
@@ -111,6 +111,9 @@ func (r *cRef) Call(name string, p Params) (Sample, error) {
 	if rc := C.xpb_call(r.fn(name), &cp, &res); rc != 0 {
 		if rc == -1 {
 			return Sample{}, fmt.Errorf("bench: reference %s: out of memory", name)
+		}
+		if rc == C.XPREF_NO_FFTW {
+			return Sample{}, fmt.Errorf("bench: reference %s: FFTW (libfftw3.so.3) cannot be loaded: install libfftw3-dev", name)
 		}
 		return Sample{}, fmt.Errorf("bench: reference %s: MPI error %d", name, int(rc))
 	}

@@ -1006,3 +1006,7 @@ int xpref_matmul(const xpref_params *p, xpref_result *r) {
 	r->ok = 1;
 	return finish(elapsed, r);
 }
+
+/* ---- W8: 2-D FFT (FFTW, loaded at run time) ---- */
+
+#include "w8fft.c"

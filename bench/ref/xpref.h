@@ -143,4 +143,19 @@ int xpref_rk45(const xpref_params *p, xpref_result *r);
  * c_ij ((i + 2j) % 5 + 1), exact in float64 at these values. */
 int xpref_matmul(const xpref_params *p, xpref_result *r);
 
+/* W8: 2-D FFT of an n x n complex128 array, forward and inverse, with
+ * FFTW (loaded at run time: libfftw3.so.3) on `threads` OpenMP threads per
+ * rank, slab decomposition: rows split over the ranks as dist.NewLayout
+ * splits them, x_ij = ((7i + 13j) % 29) / 29 - 0.5 + i (((3i + 5j) % 31) /
+ * 31 - 0.5). Forward: local row FFTs, one MPI_Alltoallv transpose, local
+ * column FFTs (the result left with columns split, as
+ * FFTW_MPI_TRANSPOSED_OUT); inverse: the same backwards, scaled by 1/n^2.
+ * seconds: forward + inverse (the checksum of the forward result between
+ * them untimed); checksum: the round-trip error max|x' - x| / max|x|;
+ * extra[0]: the sum over the forward result X of
+ * ((k1 + 3 k2) % 7 + 1) (Re X + 2 Im X); ok: the round-trip error is below
+ * 1e-10. Returns XPREF_NO_FFTW where FFTW cannot be loaded. See w8fft.c. */
+#define XPREF_NO_FFTW (-2)
+int xpref_fft2(const xpref_params *p, xpref_result *r);
+
 #endif

@@ -1,0 +1,190 @@
+//go:build xpmpi_complex_pending
+
+package fft
+
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
+)
+
+// Option changes how FFT2, IFFT2, FFTN and IFFTN run.
+type Option func(*options)
+
+type options struct {
+	transposedOut bool
+}
+
+// TransposedOut leaves the result of FFT2, IFFT2, FFTN or IFFTN in the
+// layout of the last transform instead of redistributing it back to the
+// input's layout, as FFTW's FFTW_MPI_TRANSPOSED_OUT does: one all-to-all
+// less. For a 2-D array split by rows (axis 0) the result is split by
+// columns (axis 1); given that array, IFFT2 with TransposedOut transforms
+// the columns first and ends split by rows again, so a forward and inverse
+// pair costs one redistribution each way. The result's Layout says where
+// it is; the element values are the same either way.
+func TransposedOut() Option { return func(o *options) { o.transposedOut = true } }
+
+// FFT returns the forward transform of a along axis, as numpy.fft.fft(a,
+// axis=axis): unnormalized. axis must be local to every rank's block: not
+// the split axis of a's layout (nor split on its process grid), or a
+// replicated; otherwise FFT returns an error that names the axis (FFTN
+// with that one axis redistributes). The result has a's layout. FFT does
+// not communicate, but it is collective: every rank calls it. It panics
+// if axis is out of range.
+func FFT(a *dist.Array[complex128], axis int) (*dist.Array[complex128], error) {
+	return along(a, axis, false, "FFT")
+}
+
+// IFFT returns the inverse transform of a along axis, scaled by 1/n, as
+// numpy.fft.ifft(a, axis=axis); otherwise as FFT.
+func IFFT(a *dist.Array[complex128], axis int) (*dist.Array[complex128], error) {
+	return along(a, axis, true, "IFFT")
+}
+
+func along(a *dist.Array[complex128], axis int, inverse bool, name string) (*dist.Array[complex128], error) {
+	l := a.Layout()
+	if axis < 0 || axis >= l.Dims() {
+		panic(fmt.Sprintf("fft: %s: axis %d out of range for a %d-D array", name, axis, l.Dims()))
+	}
+	if !isLocal(dimsOf(l), axis) {
+		return nil, fmt.Errorf("fft: %s along axis %d: the axis is split over the ranks (layout %v); use FFTN with axes [%d], or Redistribute the array so that axis %d is whole on every rank", name, axis, l, axis, axis)
+	}
+	y, err := copyAgreed(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := mpi.Agree(a.Comm(), transformLocal(y, []int{axis}, inverse)); err != nil {
+		y.Free()
+		return nil, err
+	}
+	return y, nil
+}
+
+// copyAgreed copies a, with every rank agreeing on the outcome.
+func copyAgreed(a *dist.Array[complex128]) (*dist.Array[complex128], error) {
+	y, err := a.Copy()
+	if err = mpi.Agree(a.Comm(), err); err != nil {
+		if y != nil {
+			y.Free()
+		}
+		return nil, err
+	}
+	return y, nil
+}
+
+// FFT2 returns the forward transform of a over its last two axes, as
+// numpy.fft.fft2(a); a must have at least two axes. See FFTN.
+func FFT2(a *dist.Array[complex128], opts ...Option) (*dist.Array[complex128], error) {
+	return FFTN(a, lastTwo("FFT2", a), opts...)
+}
+
+// IFFT2 returns the inverse transform of a over its last two axes, as
+// numpy.fft.ifft2(a). See FFTN.
+func IFFT2(a *dist.Array[complex128], opts ...Option) (*dist.Array[complex128], error) {
+	return IFFTN(a, lastTwo("IFFT2", a), opts...)
+}
+
+func lastTwo(name string, a *dist.Array[complex128]) []int {
+	nd := a.Layout().Dims()
+	if nd < 2 {
+		panic(fmt.Sprintf("fft: %s of a %d-D array: it needs two axes", name, nd))
+	}
+	return []int{nd - 2, nd - 1}
+}
+
+// FFTN returns the forward transform of a over axes (every axis where
+// axes is nil), as numpy.fft.fftn(a, axes=axes): unnormalized. Axes local
+// to every rank's block are transformed where they are; each split axis is
+// made local by a redistribution that moves its cut to an axis already
+// transformed (the slab method for one split axis, the pencil method on a
+// process grid; see the package documentation), and a last redistribution
+// returns a's layout unless TransposedOut is given. It is collective: every
+// rank calls it, in the same order, with the same axes and options. It
+// panics if an axis is out of range or given twice.
+func FFTN(a *dist.Array[complex128], axes []int, opts ...Option) (*dist.Array[complex128], error) {
+	return transformN(a, axes, false, "FFTN", opts)
+}
+
+// IFFTN returns the inverse transform of a over axes (every axis where
+// axes is nil), scaled by 1 / the product of their lengths, as
+// numpy.fft.ifftn(a, axes=axes); otherwise as FFTN.
+func IFFTN(a *dist.Array[complex128], axes []int, opts ...Option) (*dist.Array[complex128], error) {
+	return transformN(a, axes, true, "IFFTN", opts)
+}
+
+func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string, opts []Option) (_ *dist.Array[complex128], err error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	l := a.Layout()
+	axes = checkAxes(name, l.Dims(), axes)
+	// y is the array being transformed: a copy of a, or an array that a
+	// redistribution made; never a itself.
+	var y *dist.Array[complex128]
+	defer func() {
+		if err != nil && y != nil {
+			y.Free()
+		}
+	}()
+	move := func(to dist.Layout) error {
+		src := a
+		if y != nil {
+			src = y
+		}
+		z, err := dist.Redistribute(src, to)
+		if err != nil {
+			return err
+		}
+		if y != nil {
+			y.Free()
+		}
+		y = z
+		return nil
+	}
+	for _, s := range planStages(l, axes) {
+		switch {
+		case y == nil && s.layout.Equal(l):
+			if y, err = copyAgreed(a); err != nil {
+				return nil, err
+			}
+		case y == nil || !s.layout.Equal(y.Layout()):
+			if err := move(s.layout); err != nil {
+				return nil, err
+			}
+		}
+		if err := mpi.Agree(a.Comm(), transformLocal(y, s.axes, inverse)); err != nil {
+			return nil, err
+		}
+	}
+	if y == nil { // no axes
+		return copyAgreed(a)
+	}
+	if !o.transposedOut && !y.Layout().Equal(l) {
+		if err := move(l); err != nil {
+			return nil, err
+		}
+	}
+	return y, nil
+}
+
+// transformLocal transforms y's block in place along axes, each local to
+// the block. A block on a device is copied to the host and back
+// (backend.HostCall, recorded as the copies it makes).
+func transformLocal(y *dist.Array[complex128], axes []int, inverse bool) error {
+	shape := y.LocalShape()
+	return backend.HostCall(func(h []*backend.Array[complex128]) error {
+		x := h[0].Data()
+		for _, ax := range axes {
+			if inverse {
+				LocalIFFT(x, shape, ax)
+			} else {
+				LocalFFT(x, shape, ax)
+			}
+		}
+		return nil
+	}, y.Local())
+}

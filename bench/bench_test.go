@@ -386,6 +386,25 @@ func (f *fakeRef) Call(name string, p Params) (Sample, error) {
 				s.Checksum += c * matmulWeight(i, j)
 			}
 		}
+	case "xpref_fft2":
+		// The forward transform by its definition (twiddles reduced
+		// modulo n); the round trip is taken as exact.
+		cs := make([]complex128, n)
+		for k := range cs {
+			sin, cos := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
+			cs[k] = complex(cos, sin)
+		}
+		for k1 := 0; k1 < n; k1++ {
+			for k2 := 0; k2 < n; k2++ {
+				var v complex128
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						v += fftInput(i, j) * cs[(i*k1+j*k2)%n]
+					}
+				}
+				s.Extra[0] += fftWeight(k1, k2) * (real(v) + 2*imag(v))
+			}
+		}
 	default:
 		return Sample{}, fmt.Errorf("fake reference: no %s", name)
 	}
@@ -414,6 +433,7 @@ func tinySizes() benchSizes {
 		KeplerN: 2021,
 		ODEN:    37,
 		MatMulN: 13,
+		FFTN:    13,
 	}
 }
 
@@ -437,6 +457,7 @@ func TestBenchWithFakeReference(t *testing.T) {
 		want = append(want, "W6") // the ping-pong
 	}
 	want = append(want, "W7", "W7")                 // write and read
+	want = append(want, fftID)                      // forward and inverse
 	want = append(want, matmulID, matmulID)         // B replicated; B split
 	want = append(want, "W10", "W10", "W10", "W10") // Newton and RK45 time and steps
 	var got []string

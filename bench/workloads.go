@@ -33,6 +33,7 @@ type benchSizes struct {
 	KeplerN              int // W10: Kepler equations in all
 	ODEN                 int // W10: oscillators in all
 	MatMulN              int // W9: the side of the square matrices
+	FFTN                 int // W8: the side of the square array
 }
 
 // sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
@@ -49,6 +50,7 @@ func sizesFor(small bool) benchSizes {
 		KeplerN: 1000000,
 		ODEN:    100000,
 		MatMulN: 2048,
+		FFTN:    2048,
 	}
 	if small {
 		s.TriadN, s.DotN, s.SortN = s.TriadN/64, s.DotN/64, s.SortN/64
@@ -59,6 +61,7 @@ func sizesFor(small bool) benchSizes {
 		s.KeplerN /= 64
 		s.ODEN /= 64
 		s.MatMulN /= 4 // 1/64 of the flops
+		s.FFTN /= 8    // about 1/64 of the work
 	}
 	return s
 }
@@ -114,6 +117,8 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		return append(rows, more...), err
 	case matmulID:
 		return e.benchMatMul()
+	case fftID:
+		return e.benchFFT()
 	}
 	return nil, fmt.Errorf("bench: no workload %s", id)
 }

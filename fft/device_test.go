@@ -33,7 +33,9 @@ func TestDeviceFFTN(t *testing.T) {
 		{[]int{4, 3, 5}, []dist.Option{dist.SplitAxis(0)}},
 		{[]int{2, 4}, []dist.Option{dist.SplitAxis(dist.Replicated)}},
 	} {
-		f := func(idx []int) complex128 { return complex(float64(idx[0]*7+idx[len(idx)-1]), float64(idx[0]-idx[len(idx)-1])) }
+		f := func(idx []int) complex128 {
+			return complex(float64(idx[0]*7+idx[len(idx)-1]), float64(idx[0]-idx[len(idx)-1]))
+		}
 		h, err := dist.FromFunc(c, tc.shape, f, append(tc.opts, dist.OnBackend(cpu.Default))...)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +65,7 @@ func TestDeviceFFTN(t *testing.T) {
 			for _, s := range stages {
 				bytes += int64(s.layout.LocalLen(c.Rank()) * 16)
 			}
-			n := int64(len(stages))
+			n := len(stages)
 			mpitest.Check(t, c, cnt.Count(profiling.ToHost) == n && cnt.Count(profiling.ToDevice) == n &&
 				cnt.Bytes(profiling.ToHost) == bytes && cnt.Bytes(profiling.ToDevice) == bytes,
 				"%s: copies to host %d (%d B), to device %d (%d B); want %d each way (%d B)", what,

@@ -87,8 +87,12 @@ func TestFFTNNumPy(t *testing.T) {
 	c := mpitest.World(t)
 	f := loadFixtures(t)
 	type fn func(*dist.Array[complex128], ...Option) (*dist.Array[complex128], error)
-	fftn := func(a *dist.Array[complex128], o ...Option) (*dist.Array[complex128], error) { return FFTN(a, nil, o...) }
-	ifftn := func(a *dist.Array[complex128], o ...Option) (*dist.Array[complex128], error) { return IFFTN(a, nil, o...) }
+	fftn := func(a *dist.Array[complex128], o ...Option) (*dist.Array[complex128], error) {
+		return FFTN(a, nil, o...)
+	}
+	ifftn := func(a *dist.Array[complex128], o ...Option) (*dist.Array[complex128], error) {
+		return IFFTN(a, nil, o...)
+	}
 	for _, fc := range f.ND {
 		x := cplx(fc.X)
 		for _, lc := range layoutCases(len(fc.Shape), c.Size()) {
@@ -246,5 +250,46 @@ func TestFFTPanics(t *testing.T) {
 			}()
 			tc.f()
 		}()
+	}
+}
+
+// TestOverwrite transforms with Overwrite, against NumPy: the result is
+// the input itself exactly where the plan needs no redistribution.
+func TestOverwrite(t *testing.T) {
+	c := mpitest.World(t)
+	f := loadFixtures(t)
+	for _, fc := range f.ND {
+		x := cplx(fc.X)
+		for _, lc := range layoutCases(len(fc.Shape), c.Size()) {
+			for _, transposed := range []bool{false, true} {
+				opts := []Option{Overwrite()}
+				if transposed {
+					opts = append(opts, TransposedOut())
+				}
+				a := fromFlat(t, c, fc.Shape, x, lc.opts)
+				in := a.Layout()
+				what := fmt.Sprintf("FFTN Overwrite %v %s transposed=%v", fc.Shape, lc.name, transposed)
+				y, err := FFTN(a, nil, opts...)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				got, err := dist.Allgather(y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := relErr(got, cplx(fc.FFTN))
+				mpitest.Check(t, c, e <= tol, "%s: relative error %.3g against NumPy", what, e)
+				st := planStages(in, checkAxes("FFTN", len(fc.Shape), nil))
+				inPlace := len(st) == 1 && st[0].layout.Equal(in)
+				mpitest.Check(t, c, (y == a) == inPlace, "%s: result is the input: %v, want %v", what, y == a, inPlace)
+				if !transposed {
+					mpitest.Check(t, c, y.Layout().Equal(in), "%s: layout %v, want %v", what, y.Layout(), in)
+				}
+				if y != a {
+					y.Free()
+				}
+				a.Free()
+			}
+		}
 	}
 }

@@ -15,6 +15,7 @@ type Option func(*options)
 
 type options struct {
 	transposedOut bool
+	overwrite     bool
 }
 
 // TransposedOut leaves the result of FFT2, IFFT2, FFTN or IFFTN in the
@@ -27,6 +28,14 @@ type options struct {
 // it is; the element values are the same either way.
 func TransposedOut() Option { return func(o *options) { o.transposedOut = true } }
 
+// Overwrite lets FFT2, IFFT2, FFTN and IFFTN transform the input's block in
+// place instead of a copy of it, as SciPy's overwrite_x and FFTW's in-place
+// plans do: one array and one pass over memory less. The input's elements
+// are undefined afterwards. The result is the input itself where no
+// redistribution was needed (every transformed axis whole on every rank),
+// and a new array otherwise: free the input only if it is not the result.
+func Overwrite() Option { return func(o *options) { o.overwrite = true } }
+
 // FFT returns the forward transform of a along axis, as numpy.fft.fft(a,
 // axis=axis): unnormalized. axis must be local to every rank's block: not
 // the split axis of a's layout (nor split on its process grid), or a
@@ -35,16 +44,16 @@ func TransposedOut() Option { return func(o *options) { o.transposedOut = true }
 // not communicate, but it is collective: every rank calls it. It panics
 // if axis is out of range.
 func FFT(a *dist.Array[complex128], axis int) (*dist.Array[complex128], error) {
-	return along(a, axis, false, "FFT")
+	return alongAxis(a, axis, false, "FFT")
 }
 
 // IFFT returns the inverse transform of a along axis, scaled by 1/n, as
 // numpy.fft.ifft(a, axis=axis); otherwise as FFT.
 func IFFT(a *dist.Array[complex128], axis int) (*dist.Array[complex128], error) {
-	return along(a, axis, true, "IFFT")
+	return alongAxis(a, axis, true, "IFFT")
 }
 
-func along(a *dist.Array[complex128], axis int, inverse bool, name string) (*dist.Array[complex128], error) {
+func alongAxis(a *dist.Array[complex128], axis int, inverse bool, name string) (*dist.Array[complex128], error) {
 	l := a.Layout()
 	if axis < 0 || axis >= l.Dims() {
 		panic(fmt.Sprintf("fft: %s: axis %d out of range for a %d-D array", name, axis, l.Dims()))
@@ -122,11 +131,11 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 	}
 	l := a.Layout()
 	axes = checkAxes(name, l.Dims(), axes)
-	// y is the array being transformed: a copy of a, or an array that a
-	// redistribution made; never a itself.
+	// y is the array being transformed: a copy of a, a itself (with
+	// Overwrite), or an array that a redistribution made.
 	var y *dist.Array[complex128]
 	defer func() {
-		if err != nil && y != nil {
+		if err != nil && y != nil && y != a {
 			y.Free()
 		}
 	}()
@@ -139,7 +148,7 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 		if err != nil {
 			return err
 		}
-		if y != nil {
+		if y != nil && y != a {
 			y.Free()
 		}
 		y = z
@@ -147,6 +156,8 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 	}
 	for _, s := range planStages(l, axes) {
 		switch {
+		case y == nil && s.layout.Equal(l) && o.overwrite:
+			y = a
 		case y == nil && s.layout.Equal(l):
 			if y, err = copyAgreed(a); err != nil {
 				return nil, err
@@ -161,6 +172,9 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 		}
 	}
 	if y == nil { // no axes
+		if o.overwrite {
+			return a, nil
+		}
 		return copyAgreed(a)
 	}
 	if !o.transposedOut && !y.Layout().Equal(l) {

@@ -80,7 +80,8 @@ func copyDir(t *testing.T, src, dst string) {
 // TestCheckpointWriteFailure makes every write of one rank to the
 // checkpoint's .npy file fail, with EIO or ENOSPC, in the C library (so
 // that Open MPI's MPI-IO reports success for the failed write) and in
-// xpmpi's own POSIX write path, on each rank position at 2, 3 and 4 ranks:
+// xpmpi's own POSIX write path, on each rank position at 2 and 3 ranks
+// and on ranks 1 and 3 at 4 ranks:
 // the save fails on every rank with the cause and the job exits non-zero,
 // the previous checkpoint (step 30) stays in place, and a restart from it
 // reaches the checksum of an uninterrupted run. The grid has fewer rows
@@ -100,6 +101,9 @@ func TestCheckpointWriteFailure(t *testing.T) {
 		}
 		for pi, path := range []string{"posix", "mpiio"} {
 			for rank := 0; rank < np; rank++ {
+				if np == 4 && (rank == 0 || rank == 2) {
+					continue // rank 0 and a middle rank: at 2 and 3 ranks
+				}
 				errno, text := "EIO", "input/output error"
 				if (rank+pi)%2 == 1 {
 					errno, text = "ENOSPC", "no space left on device"

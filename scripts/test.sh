@@ -689,7 +689,7 @@ integration() {
 			env+=(XPMPI_MPICH_BIN="$root/build/xpmpi-mpich")
 		fi
 	fi
-	env "${env[@]}" go test -tags mpi -count=1 -v -timeout 10m "${short[@]}" ./tests/
+	env "${env[@]}" go test -tags mpi -count=1 -v -timeout 10m -parallel 4 "${short[@]}" ./tests/
 }
 step "go test -tags mpi ./tests/ (integration)" integration
 

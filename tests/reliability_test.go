@@ -88,6 +88,7 @@ func copyDir(t *testing.T, src, dst string) {
 // than iterations, so that no block is still all zeros when it is saved
 // (zeros that never reach a file of zeros are not a lost write).
 func TestCheckpointWriteFailure(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	lib := failWriteLib(t)
 	args := []string{"run", "heat2d", "--n", "25", "--quiet"}
@@ -109,6 +110,7 @@ func TestCheckpointWriteFailure(t *testing.T) {
 					errno, text = "ENOSPC", "no space left on device"
 				}
 				t.Run(fmt.Sprintf("np%d/%s/rank%d/%s", np, path, rank, errno), func(t *testing.T) {
+					t.Parallel()
 					dir := filepath.Join(t.TempDir(), "ck")
 					copyDir(t, good, dir)
 					env := []string{"LD_PRELOAD=" + lib, "XPMPI_FAILWRITE_RANK=" + strconv.Itoa(rank),

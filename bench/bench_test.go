@@ -438,6 +438,9 @@ func tinySizes() benchSizes {
 }
 
 func TestBenchWithFakeReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every workload: the full suite runs it")
+	}
 	world := mpitest.World(t)
 	ref := &fakeRef{ranks: world.Size()}
 	e := newBenchEnv(world, ref, Options{Reps: 3, Threads: 1})

@@ -129,6 +129,9 @@ func TestWriteScaling(t *testing.T) {
 // finite, the link is fitted at 2 ranks or more, and both checks ran. The
 // times themselves are not checked: this machine is shared.
 func TestCalibrate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every sweep of the calibration: the full suite runs it")
+	}
 	world := mpitest.World(t)
 	cal, err := Calibrate(world, CalibrateOptions{Small: true, Reps: 1})
 	if err != nil {

@@ -125,8 +125,13 @@ func testReduce[T mpi.Number](t *testing.T, c mpi.Comm) {
 	if !mpi.TypeOf[T]().IsFloat() {
 		ops = append(ops, mpi.LAnd, mpi.LOr)
 	}
+	sizes := []int{0, 1, 3, 7, 1001}
+	if testing.Short() {
+		// Oversubscribed MPICH ranks wait a time slice per collective.
+		sizes = []int{0, 7, 1001}
+	}
 	for _, op := range ops {
-		for _, n := range []int{0, 1, 3, 7, 1001} {
+		for _, n := range sizes {
 			want := reduced[T](op, c.Size(), n)
 			got := make([]T, n)
 			if err := mpi.Allreduce(c, opVals[T](op, c.Rank(), n), got, op); err != nil {
@@ -141,6 +146,9 @@ func testReduce[T mpi.Number](t *testing.T, c mpi.Comm) {
 			checkReduced(t, "AllreduceInPlace", op, inplace, want)
 
 			for root := 0; root < c.Size(); root++ {
+				if testing.Short() && root != 0 && root != c.Size()-1 {
+					continue
+				}
 				got := make([]T, n)
 				if c.Rank() != root {
 					got = nil

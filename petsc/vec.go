@@ -24,8 +24,10 @@ import (
 // PETSc's global index i is the i-th element of the blocks taken in rank
 // order, each block in row-major order. For a 1-D array, or an N-D array
 // split along axis 0, that is the array's row-major (flattened) order; for
-// an array split along another axis the Vec holds the same elements in
-// that block order instead.
+// an array split along another axis, or over a process grid
+// (dist.ProcessGrid), the Vec holds the same elements in that block order
+// instead, as a DMDA's global vector is in PETSc's ordering rather than
+// the natural one.
 //
 // Go code may read and write the array between PETSc calls: every method
 // of this package that hands a Vec to PETSc first tells PETSc that its

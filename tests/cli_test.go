@@ -158,6 +158,7 @@ var resultLine = regexp.MustCompile(`^(heat2d: \d+ x \d+ interior, \d+ iteration
 // alone; progress goes to standard error with the rank, and --quiet keeps
 // it off.
 func TestCLIResultsOnStdout(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	r := launch(t, time.Minute, 2, bin, "run", "heat2d", "--n", "40", "--iters", "30")
 	if r.code != 0 {
@@ -193,6 +194,7 @@ func TestCLIResultsOnStdout(t *testing.T) {
 // TestCLIJSON: --json prints one JSON object from rank 0 at every rank
 // count, with the text's figures.
 func TestCLIJSON(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	for _, np := range []int{1, 4} {
 		text := launch(t, time.Minute, np, bin, "run", "heat2d", "--n", "37", "--iters", "11")

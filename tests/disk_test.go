@@ -34,6 +34,7 @@ func smallDisk(t *testing.T, size string) string {
 // exit non-zero, and leave the first checkpoint to restart to the
 // uninterrupted checksum.
 func TestCheckpointRealDiskFullAndReadOnly(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	args := []string{"run", "heat2d", "--n", "100", "--quiet"}
 	for _, np := range []int{2, 3, 4} {
@@ -41,6 +42,7 @@ func TestCheckpointRealDiskFullAndReadOnly(t *testing.T) {
 		want := checksum(t, full, "uninterrupted")
 		for _, io := range []string{"posix", "mpiio"} {
 			t.Run(fmt.Sprintf("np%d/%s", np, io), func(t *testing.T) {
+				t.Parallel()
 				disk := smallDisk(t, "1m")
 				dir := filepath.Join(disk, "ck")
 				env := []string{"XPMPI_IO=" + io}

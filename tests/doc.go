@@ -15,6 +15,15 @@
 // A test whose binary or launcher is missing skips with a message, so that
 // go test ./... passes without them.
 //
+// A launch spends most of its time waiting (a 2-rank heat2d job: 2.4 s of
+// wall time for 0.5 s of processor time), so the tests that only launch
+// jobs and read what they print call t.Parallel and run together (at most
+// go test's -parallel, which scripts/test.sh sets to 4) after the others.
+// A test stays sequential if it bounds a job's time (the fault, timeout and
+// refusal tests), sets the environment (t.Setenv is the process's), looks
+// for processes by binary (the hosts tests), or leaves state behind for
+// other jobs on purpose (the stale MPI-IO semaphore).
+//
 //	go build -tags mpi -o bin/xpmpi ./cmd/xpmpi
 //	XPMPI_BIN=$PWD/bin/xpmpi go test -tags mpi ./tests/
 package tests

@@ -71,6 +71,7 @@ func TestFaults(t *testing.T) {
 
 // TestSelftestPasses runs the whole selftest at 1 to 4 ranks.
 func TestSelftestPasses(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	for np := 1; np <= 4; np++ {
 		res := launch(t, 2*time.Minute, np, bin, "selftest")

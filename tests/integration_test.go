@@ -136,6 +136,7 @@ func binary(t *testing.T, env string) string {
 }
 
 func TestInfoJSON(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	for np := 1; np <= 4; np++ {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
@@ -233,6 +234,7 @@ func TestPanicOnOneRankAbortsJob(t *testing.T) {
 var checksumLine = regexp.MustCompile(`(?m)^checksum\s+(\S+)\s*$`)
 
 func TestHeat2DRanksAgree(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	probe := run(t, 60*time.Second, bin, "run", "heat2d", "--help")
 	if probe.code != 0 || !strings.Contains(probe.combined, "heat2d") ||

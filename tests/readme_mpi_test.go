@@ -12,7 +12,8 @@ import (
 // it under mpirun at 1 and 4 ranks: rank 0 alone prints the sum its comment
 // promises, the same at every rank count.
 func TestReadmeExampleMPI(t *testing.T) {
-	mpirun(t) // skips, with the reason, where there is no launcher
+	t.Parallel() // see doc.go
+	mpirun(t)    // skips, with the reason, where there is no launcher
 	prog, sum := buildReadmeExample(t, "mpi")
 	for _, np := range []int{1, 4} {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 // the same bit for bit; only the order of the final sum depends on the rank
 // count).
 func TestHeat2DRestartAtAnotherRankCount(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	dir := filepath.Join(t.TempDir(), "ck")
 	args := []string{"run", "heat2d", "--n", "61", "--quiet"}

@@ -16,16 +16,21 @@ func TestCGCommand(t *testing.T) {
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	cmd.SetArgs([]string{"--n", "24", "--tol", "1e-9"})
+	n := 24
+	if testing.Short() {
+		n = 8 // fewer iterations, each a few collectives
+	}
+	side := strconv.Itoa(n)
+	cmd.SetArgs([]string{"--n", side, "--tol", "1e-9"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := cg.Solve(world, cg.Config{N: 24, Tol: 1e-9})
+	res, err := cg.Solve(world, cg.Config{N: n, Tol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := res.Iters
-	for _, want := range []string{"cg: 24 x 24 interior", "time to solution", "relative residual", "checksum", "ranks"} {
+	for _, want := range []string{"cg: " + side + " x " + side + " interior", "time to solution", "relative residual", "checksum", "ranks"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q:\n%s", want, out.String())
 		}
@@ -37,7 +42,7 @@ func TestCGCommand(t *testing.T) {
 	cmd = newCGCmd(world)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	cmd.SetArgs([]string{"--n", "24", "--maxiter", "2"})
+	cmd.SetArgs([]string{"--n", side, "--maxiter", "2"})
 	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "no convergence") {
 		t.Fatalf("2 iterations: error %v", err)
 	}

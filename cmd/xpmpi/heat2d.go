@@ -51,8 +51,9 @@ from 0. The rows are split into blocks over the ranks, and every iteration
 exchanges one ghost row with each neighbour. With --grid the grid is split
 over a 2-D process grid instead (--dims rows,cols; a 0 is chosen, as
 MPI_Dims_create does), and every iteration exchanges the faces and corners
-of each rank's rectangle; the checksum is the same. --grid does not go with
---checkpoint or --restart.
+of each rank's rectangle; the checksum is the same. A checkpoint holds the
+whole field: one saved with --grid restarts without it, or on another grid,
+and the other way round.
 
 It prints on standard output (rank 0) the grid, iterations, rank count and
 backend, then the checksum (the sum of u over the interior, 16 significant

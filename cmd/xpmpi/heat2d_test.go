@@ -71,7 +71,9 @@ func TestHeatMemoryHint(t *testing.T) {
 }
 
 // TestHeatGridFlags: --grid (with or without --dims) gives the row blocks'
-// checksum, and the flags that do not go with it are refused, naming them.
+// checksum, also through a checkpoint saved on the grid and restarted on
+// row blocks, and the flags that do not go with it are refused, naming
+// them.
 func TestHeatGridFlags(t *testing.T) {
 	world := mpitest.World(t)
 	p := world.Size()
@@ -99,13 +101,17 @@ func TestHeatGridFlags(t *testing.T) {
 			t.Errorf("%v: checksum %.17g, row blocks %.17g", args, got, want)
 		}
 	}
-	ck := filepath.Join(t.TempDir(), "ck")
+	// A checkpoint saved on the grid restarts on row blocks.
+	ck := filepath.Join(mpitest.TempDir(t, world), "ck")
+	for _, args := range [][]string{{"--grid", "--checkpoint", ck}, {"--restart", ck}} {
+		if got := checksum(args...); math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%v: checksum %.17g, row blocks %.17g", args, got, want)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--grid", "--checkpoint", ck}, "heat2d: --checkpoint " + ck + ": checkpoints of a field on a process grid are not supported"},
-		{[]string{"--grid", "--restart", ck}, "heat2d: --restart " + ck + ": restarts of a field on a process grid are not supported"},
 		{[]string{"--dims", "1,1"}, "heat2d: --dims [1 1] without --grid: a process grid's dimensions go with it"},
 		{[]string{"--grid", "--dims", "1,2,3"}, "heat2d: --dims [1 2 3]: want two numbers"},
 		{[]string{"--grid", "--dims", "-1,0"}, "heat2d: --dims [-1 0]: want 0 (chosen)"},

@@ -25,6 +25,9 @@ func TestMatchesSerialLoop(t *testing.T) {
 		n   int
 		tol float64
 	}{{1, 1e-8}, {2, 1e-8}, {3, 1e-10}, {5, 1e-8}, {16, 1e-8}, {33, 1e-8}, {64, 1e-6}} {
+		if testing.Short() && c.n > 16 {
+			continue // hundreds of iterations: the full suite runs them
+		}
 		res, err := Solve(world, Config{N: c.n, Tol: c.tol})
 		if err != nil {
 			t.Fatal(err)
@@ -86,6 +89,9 @@ func TestRejectsBadArguments(t *testing.T) {
 func TestSolveFused(t *testing.T) {
 	c := mpitest.World(t)
 	for _, n := range []int{1, 5, 37} {
+		if testing.Short() && n > 5 {
+			continue
+		}
 		plain, err := Solve(c, Config{N: n, Tol: 1e-10})
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,9 @@ import (
 // checksum at each rank count (the ranks' partial sums round differently
 // from one rank count to another).
 func TestChecksumsUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two solves of 114 iterations: the full suite runs it")
+	}
 	c := mpitest.World(t)
 	want := map[bool]map[int]float64{
 		false: {1: 518864.4785437784, 2: 518864.47854378255, 3: 518864.47854377306, 4: 518864.47854377964},
@@ -58,6 +61,9 @@ func tridiag(d *dist.Array[float64]) Operator {
 func TestCGOperator(t *testing.T) {
 	c := mpitest.World(t)
 	for _, n := range []int{1, 2, 7, 50} {
+		if testing.Short() && n > 7 {
+			continue
+		}
 		opts := []dist.Option{dist.Ghosts(1)}
 		diag := func(idx []int) float64 { return float64(2 + idx[0]%3) }
 		xstar := func(i int) float64 { return math.Sin(float64(i)) + 0.5 }

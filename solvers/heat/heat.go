@@ -32,8 +32,10 @@ type Config struct {
 	// ghost index on each side, and every iteration exchanges its faces
 	// and corners (dist.ProcessGrid, dist.Ghosts). A zero in Dims lets
 	// mpi.DimsCreate choose (Dims {0, 0}: the most balanced grid). The
-	// checksum is the row blocks' one, up to the order of summation. Grid
-	// does not go with Checkpoint or Restart.
+	// checksum is the row blocks' one, up to the order of summation. A
+	// checkpoint holds the global field, whatever the layout: one saved
+	// on a grid restarts on row blocks or on another grid, at any number
+	// of ranks, and the other way round.
 	Grid bool
 	Dims [2]int
 }
@@ -70,10 +72,6 @@ func (cfg Config) Check() error {
 		return bad("Dims", cfg.Dims, "want 0 (chosen) or more ranks along each axis")
 	case cfg.Dims != [2]int{} && !cfg.Grid:
 		return &solvers.ConfigError{Solver: "heat", Field: "Dims", Value: cfg.Dims, Without: "Grid", Reason: "a process grid's dimensions go with it"}
-	case cfg.Grid && cfg.Checkpoint != "":
-		return bad("Checkpoint", cfg.Checkpoint, "checkpoints of a field on a process grid are not supported; leave out Grid")
-	case cfg.Grid && cfg.Restart != "":
-		return bad("Restart", cfg.Restart, "restarts of a field on a process grid are not supported; leave out Grid")
 	}
 	if _, err := dist.ShapeLen([]int{cfg.N, cfg.N + 2}); err != nil {
 		return &solvers.ConfigError{Solver: "heat", Field: "N", Value: cfg.N, Reason: err.Error(), Err: err}
@@ -116,6 +114,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		}
 		opts = append(opts, dist.ProcessGrid(cfg.Dims[0], cfg.Dims[1]))
 	}
+	layout := opts[1:] // without the ghosts: how a restart reads the field
 	u, err := dist.Zeros[float64](comm, []int{n, cols}, opts...)
 	if err != nil {
 		return Result{}, err
@@ -132,7 +131,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	dist.FillBoundary(v, 1, 0)
 	first := 0
 	if cfg.Restart != "" {
-		if first, err = restart(comm, cfg, u); err != nil {
+		if first, err = restart(comm, cfg, u, layout); err != nil {
 			return Result{}, err
 		}
 	}
@@ -228,9 +227,10 @@ func checkGridMemory(comm mpi.Comm, n int, dims [2]int) error {
 // still load.
 const checkpointApp = "heat2d"
 
-// restart loads the field of a heat checkpoint into field and returns the
-// iteration it was saved at. Every failure is the same on every rank.
-func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64]) (int, error) {
+// restart loads the field of a heat checkpoint into field, whose layout
+// is the row blocks or the process grid of opts, and returns the iteration
+// it was saved at. Every failure is the same on every rank.
+func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64], opts []dist.Option) (int, error) {
 	bad := func(field string, value any, reason string, err error) error {
 		return &solvers.ConfigError{Solver: "heat", Field: field, Value: value, Reason: reason, Err: err}
 	}
@@ -245,7 +245,10 @@ func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64]) (int, error)
 	if m.Step > int64(cfg.Iters) {
 		return 0, bad("Iters", cfg.Iters, fmt.Sprintf("the checkpoint %s is already at iteration %d", cfg.Restart, m.Step), nil)
 	}
-	u, err := dist.LoadArray[float64](r, "u", dist.BlockSizes(field.Layout().Counts()))
+	if len(opts) == 0 {
+		opts = []dist.Option{dist.BlockSizes(field.Layout().Counts())}
+	}
+	u, err := dist.LoadArray[float64](r, "u", opts...)
 	if err != nil {
 		return 0, bad("Restart", cfg.Restart, err.Error(), err)
 	}

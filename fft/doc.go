@@ -46,5 +46,15 @@
 // is in the layout the last transform left, which saves one all-to-all
 // when the caller goes on in that layout (an inverse transform given that
 // array returns to the input's layout only with its own redistribution).
-// These are collective: every rank calls them, in the same order.
+// The Overwrite option transforms the input's block in place instead of a
+// copy (the input's elements are then undefined). A 3-D array gets the
+// method its layout asks for: slabs when it is split along one axis (the
+// default layout), pencils on a process grid; FFTN does not change a slab
+// layout into a grid. These are collective: every rank calls them, in the
+// same order.
+//
+// Blocks on a device are transformed on the host: each stage's block is
+// copied to the host and back (backend.HostCall, recorded as the copies
+// it makes); the redistributions move device memory as dist.Redistribute
+// does.
 package fft

@@ -1,5 +1,3 @@
-//go:build xpmpi_complex_pending
-
 package bench
 
 import (

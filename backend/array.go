@@ -7,18 +7,18 @@ import (
 
 // Array is a one-dimensional local array of T on one device. It knows its
 // backend and device; operations on it run there.
-type Array[T Element] struct {
+type Array[T Numeric] struct {
 	b   Backend
 	buf Buffer
 }
 
 // New returns a zeroed array of n elements on the selected backend.
-func New[T Element](n int) (*Array[T], error) {
+func New[T Numeric](n int) (*Array[T], error) {
 	return NewOn[T](Current(), n)
 }
 
 // NewOn returns a zeroed array of n elements on backend b.
-func NewOn[T Element](b Backend, n int) (*Array[T], error) {
+func NewOn[T Numeric](b Backend, n int) (*Array[T], error) {
 	if n < 0 {
 		panic(fmt.Sprintf("backend: negative length %d", n))
 	}
@@ -31,12 +31,12 @@ func NewOn[T Element](b Backend, n int) (*Array[T], error) {
 
 // Wrap returns a host array over s on the CPU backend, without copying:
 // the array and s share memory.
-func Wrap[T Element](s []T) *Array[T] {
+func Wrap[T Numeric](s []T) *Array[T] {
 	return &Array[T]{b: mustLookup("cpu"), buf: HostBufferOf(s)}
 }
 
 // FromBuffer returns an array over a buffer of backend b.
-func FromBuffer[T Element](b Backend, buf Buffer) *Array[T] {
+func FromBuffer[T Numeric](b Backend, buf Buffer) *Array[T] {
 	if buf.DType() != DTypeOf[T]() {
 		panic(fmt.Sprintf("backend: buffer of %v used as an array of %v", buf.DType(), DTypeOf[T]()))
 	}
@@ -86,7 +86,7 @@ func (a *Array[T]) String() string {
 
 // same panics unless every array has the device of the first and the
 // length n.
-func same[T Element](op string, n int, arrays ...*Array[T]) {
+func same[T Numeric](op string, n int, arrays ...*Array[T]) {
 	d := arrays[0].Device()
 	for _, x := range arrays {
 		if x.Device() != d {
@@ -99,26 +99,46 @@ func same[T Element](op string, n int, arrays ...*Array[T]) {
 }
 
 // Fill sets every element of x to v.
-func Fill[T Element](x *Array[T], v T) { x.b.Fill(x.buf, ScalarOf(v)) }
+func Fill[T Numeric](x *Array[T], v T) {
+	if complexOnHost(x) {
+		hostComplex(func(h []*Array[T]) { Fill(h[0], v) }, x)
+		return
+	}
+	x.b.Fill(x.buf, ScalarOf(v))
+}
 
 // Copy copies src into dst, which must be on the same device.
-func Copy[T Element](dst, src *Array[T]) {
+func Copy[T Numeric](dst, src *Array[T]) {
 	same("Copy", dst.Len(), dst, src)
 	dst.b.Copy(dst.buf, src.buf)
 }
 
 // Scale multiplies x by a in place.
-func Scale[T Element](a T, x *Array[T]) { x.b.Scale(x.buf, ScalarOf(a)) }
+func Scale[T Numeric](a T, x *Array[T]) {
+	if complexOnHost(x) {
+		hostComplex(func(h []*Array[T]) { Scale(a, h[0]) }, x)
+		return
+	}
+	x.b.Scale(x.buf, ScalarOf(a))
+}
 
 // Axpy sets y = a*x + y.
-func Axpy[T Element](a T, x, y *Array[T]) {
+func Axpy[T Numeric](a T, x, y *Array[T]) {
 	same("Axpy", y.Len(), x, y)
+	if complexOnHost(y) {
+		hostComplex(func(h []*Array[T]) { Axpy(a, h[0], h[1]) }, x, y)
+		return
+	}
 	y.b.Axpy(ScalarOf(a), x.buf, y.buf)
 }
 
 // Axpby sets y = a*x + b*y.
-func Axpby[T Element](a T, x *Array[T], b T, y *Array[T]) {
+func Axpby[T Numeric](a T, x *Array[T], b T, y *Array[T]) {
 	same("Axpby", y.Len(), x, y)
+	if complexOnHost(y) {
+		hostComplex(func(h []*Array[T]) { Axpby(a, h[0], b, h[1]) }, x, y)
+		return
+	}
 	y.b.Axpby(ScalarOf(a), x.buf, ScalarOf(b), y.buf)
 }
 
@@ -153,26 +173,56 @@ func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {
 }
 
 // Apply sets dst = x op y elementwise. dst may be x or y.
-func Apply[T Element](op BinaryOp, dst, x, y *Array[T]) {
+func Apply[T Numeric](op BinaryOp, dst, x, y *Array[T]) {
 	same(op.String(), dst.Len(), dst, x, y)
+	if complexOnHost(dst) {
+		hostComplex(func(h []*Array[T]) { Apply(op, h[0], h[1], h[2]) }, dst, x, y)
+		return
+	}
 	dst.b.Binary(op, dst.buf, x.buf, y.buf)
 }
 
 // ApplyScalar sets dst = x op s elementwise. dst may be x.
-func ApplyScalar[T Element](op BinaryOp, dst, x *Array[T], s T) {
+func ApplyScalar[T Numeric](op BinaryOp, dst, x *Array[T], s T) {
 	same(op.String(), dst.Len(), dst, x)
+	if complexOnHost(dst) {
+		hostComplex(func(h []*Array[T]) { ApplyScalar(op, h[0], h[1], s) }, dst, x)
+		return
+	}
 	dst.b.BinaryScalar(op, dst.buf, x.buf, ScalarOf(s))
 }
 
 // Sum returns the sum of x's elements. Floating-point sums accumulate in
 // float64, accurately and independently of the thread count; integer sums
-// wrap.
-func Sum[T Element](x *Array[T]) T { return ValueOf[T](x.b.Sum(x.buf)) }
+// wrap; complex sums accumulate their real and imaginary parts as float
+// sums do.
+func Sum[T Numeric](x *Array[T]) T { return ValueOf[T](SumScalar(x)) }
 
-// Dot returns the sum of x[i]*y[i], accumulated as Sum does.
-func Dot[T Element](x, y *Array[T]) T {
+// SumScalar returns the sum of x's elements as Backend.Sum types it (a
+// Float64, Int64, Uint64 or Complex128 scalar), before the conversion to
+// T that Sum makes.
+func SumScalar[T Numeric](x *Array[T]) Scalar {
+	if complexOnHost(x) {
+		var s Scalar
+		hostComplex(func(h []*Array[T]) { s = SumScalar(h[0]) }, x)
+		return s
+	}
+	return x.b.Sum(x.buf)
+}
+
+// Dot returns the sum of x[i]*y[i], accumulated as Sum does. Complex x is
+// not conjugated (numpy.dot).
+func Dot[T Numeric](x, y *Array[T]) T { return ValueOf[T](DotScalar(x, y)) }
+
+// DotScalar returns Dot(x, y) as Backend.Dot types it, as SumScalar does.
+func DotScalar[T Numeric](x, y *Array[T]) Scalar {
 	same("Dot", x.Len(), x, y)
-	return ValueOf[T](x.b.Dot(x.buf, y.buf))
+	if complexOnHost(x) {
+		var s Scalar
+		hostComplex(func(h []*Array[T]) { s = DotScalar(h[0], h[1]) }, x, y)
+		return s
+	}
+	return x.b.Dot(x.buf, y.buf)
 }
 
 // Norm returns the 2-norm of x, sqrt(Dot(x, x)) accumulated in float64.
@@ -215,7 +265,7 @@ func Max[T Element](x *Array[T]) T {
 // Map sets x[i] = f(x[i]). On the host it runs in parallel within the
 // thread budget, so f must be safe for concurrent use. On a device it is a
 // host call: x is copied to the host, mapped and copied back.
-func Map[T Element](x *Array[T], f func(T) T) error {
+func Map[T Numeric](x *Array[T], f func(T) T) error {
 	if x.Device().IsHost() {
 		s := x.Data()
 		ParallelFor(len(s), mapGrain, func(lo, hi int) {

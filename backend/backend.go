@@ -48,9 +48,11 @@ type Backend interface {
 	BinaryScalar(op BinaryOp, dst, x Buffer, s Scalar)
 
 	// Sum returns the sum of x: a Float64 scalar for floating-point x, an
-	// Int64 or Uint64 scalar (wrapping) for integers.
+	// Int64 or Uint64 scalar (wrapping) for integers, a Complex128 scalar
+	// for complex x.
 	Sum(x Buffer) Scalar
-	// Dot returns the sum of x[i]*y[i], typed as Sum's result.
+	// Dot returns the sum of x[i]*y[i], typed as Sum's result (complex x
+	// is not conjugated).
 	Dot(x, y Buffer) Scalar
 	// Argmin returns the index of the first smallest element and its value
 	// as a Scalar of x's type, or -1 and a zero of x's type for an empty x.

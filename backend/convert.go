@@ -11,7 +11,7 @@ import (
 
 // ToHost returns x if it is already in host memory, and otherwise a new
 // host array with a copy of x's elements.
-func ToHost[T Element](x *Array[T]) (*Array[T], error) {
+func ToHost[T Numeric](x *Array[T]) (*Array[T], error) {
 	if x.Device().IsHost() {
 		return x, nil
 	}
@@ -23,7 +23,7 @@ func ToHost[T Element](x *Array[T]) (*Array[T], error) {
 }
 
 // toHost copies a device array to a new host array, without recording.
-func toHost[T Element](x *Array[T]) (*Array[T], error) {
+func toHost[T Numeric](x *Array[T]) (*Array[T], error) {
 	if err := x.b.Synchronize(); err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func toHost[T Element](x *Array[T]) (*Array[T], error) {
 
 // CopyToHostSlice copies x's elements into dst, which must have x.Len()
 // elements. For a host array it is a plain copy.
-func CopyToHostSlice[T Element](dst []T, x *Array[T]) error {
+func CopyToHostSlice[T Numeric](dst []T, x *Array[T]) error {
 	if len(dst) != x.Len() {
 		panic(fmt.Sprintf("backend: CopyToHostSlice: destination has %d elements, array %d", len(dst), x.Len()))
 	}
@@ -55,7 +55,7 @@ func CopyToHostSlice[T Element](dst []T, x *Array[T]) error {
 }
 
 // CopyFromHostSlice copies src into x, which must have len(src) elements.
-func CopyFromHostSlice[T Element](x *Array[T], src []T) error {
+func CopyFromHostSlice[T Numeric](x *Array[T], src []T) error {
 	if len(src) != x.Len() {
 		panic(fmt.Sprintf("backend: CopyFromHostSlice: source has %d elements, array %d", len(src), x.Len()))
 	}
@@ -69,7 +69,7 @@ func CopyFromHostSlice[T Element](x *Array[T], src []T) error {
 
 // ToDevice returns x if it already lives on b's device, and otherwise a new
 // array on b with a copy of x's elements.
-func ToDevice[T Element](x *Array[T], b Backend) (*Array[T], error) {
+func ToDevice[T Numeric](x *Array[T], b Backend) (*Array[T], error) {
 	if x.Device() == b.Device() {
 		return x, nil
 	}
@@ -97,7 +97,7 @@ var ErrNoDevice = errors.New("backend: the selected backend is the CPU, which ha
 // AsDevice returns x unchanged if it lives on the selected backend's device,
 // and otherwise a copy there, made once. With the CPU selected it is an
 // error, so that host data is never moved by accident.
-func AsDevice[T Element](x *Array[T]) (*Array[T], error) {
+func AsDevice[T Numeric](x *Array[T]) (*Array[T], error) {
 	b := Current()
 	if b.Device().IsHost() {
 		return nil, ErrNoDevice
@@ -107,7 +107,7 @@ func AsDevice[T Element](x *Array[T]) (*Array[T], error) {
 
 // Synchronize waits until all work queued on the backends of the arrays'
 // devices has finished; with no arrays, on the selected backend.
-func Synchronize[T Element](arrays ...*Array[T]) error {
+func Synchronize[T Numeric](arrays ...*Array[T]) error {
 	if len(arrays) == 0 {
 		return Current().Synchronize()
 	}
@@ -127,7 +127,7 @@ func Synchronize[T Element](arrays ...*Array[T]) error {
 }
 
 // HostCopy is a copy to the host in flight, from ToHostAsync.
-type HostCopy[T Element] struct {
+type HostCopy[T Numeric] struct {
 	done   chan struct{}
 	once   sync.Once
 	result *Array[T]
@@ -136,7 +136,7 @@ type HostCopy[T Element] struct {
 
 // ToHostAsync starts copying x to the host and returns at once. A host x
 // completes at once, without a copy.
-func ToHostAsync[T Element](x *Array[T]) *HostCopy[T] {
+func ToHostAsync[T Numeric](x *Array[T]) *HostCopy[T] {
 	c := &HostCopy[T]{done: make(chan struct{})}
 	if x.Device().IsHost() {
 		c.result = x
@@ -172,7 +172,7 @@ func (c *HostCopy[T]) Result() (*Array[T], error) {
 // arrays, and the host arrays are copied back into the device arrays
 // (whether or not f changed them). Host arrays are passed through
 // unchanged.
-func HostCall[T Element](f func(host []*Array[T]) error, arrays ...*Array[T]) error {
+func HostCall[T Numeric](f func(host []*Array[T]) error, arrays ...*Array[T]) error {
 	host := make([]*Array[T], len(arrays))
 	for i, a := range arrays {
 		if a.Device().IsHost() {

@@ -24,7 +24,7 @@ func NewHostBuffer(p unsafe.Pointer, n int, dt DType) *HostBuffer {
 }
 
 // HostBufferOf returns a HostBuffer over s, without copying.
-func HostBufferOf[T Element](s []T) *HostBuffer {
+func HostBufferOf[T Numeric](s []T) *HostBuffer {
 	return NewHostBuffer(unsafe.Pointer(unsafe.SliceData(s)), len(s), DTypeOf[T]())
 }
 
@@ -53,7 +53,7 @@ func (b *HostBuffer) Slice(lo, hi int) *HostBuffer {
 
 // HostSlice returns the elements of a host buffer as a Go slice, without
 // copying. It panics if b is not host memory or not of type T.
-func HostSlice[T Element](b Buffer) []T {
+func HostSlice[T Numeric](b Buffer) []T {
 	if !b.Device().IsHost() {
 		panic(fmt.Sprintf("backend: the data of a buffer on %v is not host memory; copy it with ToHost first", b.Device()))
 	}

@@ -50,9 +50,23 @@ func (d Device) String() string {
 	return fmt.Sprintf("%v:%d", d.Kind, d.ID)
 }
 
-// Element is the set of element types of arrays.
+// Element is the set of real (ordered) element types of arrays: the types
+// that every operation takes, comparisons and sorting included.
 type Element interface {
 	float32 | float64 | int32 | int64 | uint32 | uint64 | int8 | int16 | uint8 | uint16
+}
+
+// Complex is the set of complex element types.
+type Complex interface {
+	complex64 | complex128
+}
+
+// Numeric is the set of all element types of arrays: the real types of
+// Element and the complex types. Arrays (Array, and package dist's) take
+// any of them; operations that need an order (minimum, maximum, sorting,
+// comparisons) take only Element, which is a subset of Numeric.
+type Numeric interface {
+	Element | Complex
 }
 
 // Float is the set of floating-point element types.
@@ -75,9 +89,11 @@ const (
 	Int16
 	Uint8
 	Uint16
+	Complex64  // two float32: real part, then imaginary part
+	Complex128 // two float64: real part, then imaginary part
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64", "int8", "int16", "uint8", "uint16"}
+var dtypeNames = [...]string{"float32", "float64", "int32", "int64", "uint32", "uint64", "int8", "int16", "uint8", "uint16", "complex64", "complex128"}
 
 // NumDTypes is the number of element types: the DTypes are 0 to
 // NumDTypes-1. This is the one list of element types of the project:
@@ -103,8 +119,10 @@ func (d DType) Size() int {
 		return 2
 	case Float32, Int32, Uint32:
 		return 4
-	case Float64, Int64, Uint64:
+	case Float64, Int64, Uint64, Complex64:
 		return 8
+	case Complex128:
+		return 16
 	}
 	panic(fmt.Sprintf("backend: invalid DType %d", int(d)))
 }
@@ -112,11 +130,27 @@ func (d DType) Size() int {
 // IsFloat reports whether d is float32 or float64.
 func (d DType) IsFloat() bool { return d == Float32 || d == Float64 }
 
+// IsComplex reports whether d is complex64 or complex128.
+func (d DType) IsComplex() bool { return d == Complex64 || d == Complex128 }
+
+// Real returns the type of the real and imaginary parts of a complex d
+// (float32 for complex64, float64 for complex128), and d itself for a
+// real d.
+func (d DType) Real() DType {
+	switch d {
+	case Complex64:
+		return Float32
+	case Complex128:
+		return Float64
+	}
+	return d
+}
+
 // IsSigned reports whether d is a signed integer type.
 func (d DType) IsSigned() bool { return d == Int32 || d == Int64 || d == Int8 || d == Int16 }
 
 // DTypeOf returns the DType of T.
-func DTypeOf[T Element]() DType {
+func DTypeOf[T Numeric]() DType {
 	var z T
 	switch any(z).(type) {
 	case float32:
@@ -137,6 +171,10 @@ func DTypeOf[T Element]() DType {
 		return Uint8
 	case uint16:
 		return Uint16
+	case complex64:
+		return Complex64
+	case complex128:
+		return Complex128
 	default:
 		return Uint64
 	}
@@ -146,12 +184,13 @@ func DTypeOf[T Element]() DType {
 // type-erased Backend methods take and return it.
 type Scalar struct {
 	bits uint64
+	hi   uint64 // the imaginary part's bits of a complex128
 	dt   DType
 }
 
 // ScalarOf returns v as a Scalar.
-func ScalarOf[T Element](v T) Scalar {
-	var bits uint64
+func ScalarOf[T Numeric](v T) Scalar {
+	var bits, hi uint64
 	switch x := any(v).(type) {
 	case float32:
 		bits = uint64(math.Float32bits(x))
@@ -173,20 +212,46 @@ func ScalarOf[T Element](v T) Scalar {
 		bits = uint64(x)
 	case uint16:
 		bits = uint64(x)
+	case complex64:
+		bits = uint64(math.Float32bits(real(x))) | uint64(math.Float32bits(imag(x)))<<32
+	case complex128:
+		bits, hi = math.Float64bits(real(x)), math.Float64bits(imag(x))
 	}
-	return Scalar{bits: bits, dt: DTypeOf[T]()}
+	return Scalar{bits: bits, hi: hi, dt: DTypeOf[T]()}
 }
 
 // DType returns the scalar's element type.
 func (s Scalar) DType() DType { return s.dt }
 
 // Bits returns the scalar's bits in the low Size() bytes, as a kernel
-// argument of its true size takes them.
+// argument of its true size takes them. A complex64 holds its real part's
+// bits in the low 4 bytes and its imaginary part's in the high 4 (its
+// layout in memory); a complex128's 16 bytes do not fit: Bits returns
+// its real part's and HiBits its imaginary part's.
 func (s Scalar) Bits() uint64 { return s.bits }
 
-// Float64 returns the value converted to float64.
+// HiBits returns the bits of a complex128's imaginary part, and 0 for
+// every other type.
+func (s Scalar) HiBits() uint64 { return s.hi }
+
+// Complex128 returns the value converted to complex128 (a real value gets
+// a zero imaginary part).
+func (s Scalar) Complex128() complex128 {
+	switch s.dt {
+	case Complex64:
+		return complex(float64(math.Float32frombits(uint32(s.bits))), float64(math.Float32frombits(uint32(s.bits>>32))))
+	case Complex128:
+		return complex(math.Float64frombits(s.bits), math.Float64frombits(s.hi))
+	}
+	return complex(s.Float64(), 0)
+}
+
+// Float64 returns the value converted to float64. A complex value gives
+// its real part.
 func (s Scalar) Float64() float64 {
 	switch s.dt {
+	case Complex64, Complex128:
+		return real(s.Complex128())
 	case Float32:
 		return float64(math.Float32frombits(uint32(s.bits)))
 	case Float64:
@@ -210,10 +275,11 @@ func (s Scalar) Float64() float64 {
 	}
 }
 
-// Int64 returns the value converted to int64 (floats truncate).
+// Int64 returns the value converted to int64 (floats truncate; a complex
+// value gives its real part's).
 func (s Scalar) Int64() int64 {
 	switch s.dt {
-	case Float32, Float64:
+	case Float32, Float64, Complex64, Complex128:
 		return int64(s.Float64())
 	case Int32:
 		return int64(int32(uint32(s.bits)))
@@ -226,10 +292,11 @@ func (s Scalar) Int64() int64 {
 	}
 }
 
-// Uint64 returns the value converted to uint64 (floats truncate).
+// Uint64 returns the value converted to uint64 (floats truncate; a complex
+// value gives its real part's).
 func (s Scalar) Uint64() uint64 {
 	switch s.dt {
-	case Float32, Float64:
+	case Float32, Float64, Complex64, Complex128:
 		return uint64(s.Float64())
 	case Int32, Int8, Int16:
 		return uint64(s.Int64())
@@ -238,11 +305,12 @@ func (s Scalar) Uint64() uint64 {
 	}
 }
 
-// ValueOf returns s converted to T.
-func ValueOf[T Element](s Scalar) T {
+// ValueOf returns s converted to T. A complex s converted to a real T
+// gives its real part's value.
+func ValueOf[T Numeric](s Scalar) T {
+	var v T
 	if s.dt == DTypeOf[T]() {
 		// Exact: reinterpret the bits.
-		var v T
 		switch p := any(&v).(type) {
 		case *float32:
 			*p = math.Float32frombits(uint32(s.bits))
@@ -264,21 +332,46 @@ func ValueOf[T Element](s Scalar) T {
 			*p = uint8(s.bits)
 		case *uint16:
 			*p = uint16(s.bits)
+		case *complex64:
+			*p = complex(math.Float32frombits(uint32(s.bits)), math.Float32frombits(uint32(s.bits>>32)))
+		case *complex128:
+			*p = complex(math.Float64frombits(s.bits), math.Float64frombits(s.hi))
 		}
 		return v
 	}
-	switch dt := DTypeOf[T](); {
-	case dt.IsFloat():
-		return T(s.Float64())
-	case dt.IsSigned():
-		return T(s.Int64())
-	default:
-		return T(s.Uint64())
+	switch p := any(&v).(type) {
+	case *float32:
+		*p = float32(s.Float64())
+	case *float64:
+		*p = s.Float64()
+	case *int32:
+		*p = int32(s.Int64())
+	case *int64:
+		*p = s.Int64()
+	case *int8:
+		*p = int8(s.Int64())
+	case *int16:
+		*p = int16(s.Int64())
+	case *uint32:
+		*p = uint32(s.Uint64())
+	case *uint64:
+		*p = s.Uint64()
+	case *uint8:
+		*p = uint8(s.Uint64())
+	case *uint16:
+		*p = uint16(s.Uint64())
+	case *complex64:
+		*p = complex64(s.Complex128())
+	case *complex128:
+		*p = s.Complex128()
 	}
+	return v
 }
 
 func (s Scalar) String() string {
 	switch {
+	case s.dt.IsComplex():
+		return fmt.Sprint(s.Complex128())
 	case s.dt.IsFloat():
 		return fmt.Sprint(s.Float64())
 	case s.dt.IsSigned():

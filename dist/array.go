@@ -18,7 +18,7 @@ import (
 // row-major order on its backend. Every function that takes an Array is
 // collective unless its documentation says otherwise: all ranks of the
 // communicator call it, with arrays of the same layout.
-type Array[T backend.Element] struct {
+type Array[T backend.Numeric] struct {
 	comm   mpi.Comm
 	layout Layout
 	local  *backend.Array[T]
@@ -33,17 +33,18 @@ type Array[T backend.Element] struct {
 type Option func(*options)
 
 type options struct {
-	axis       int
-	axisSet    bool // SplitAxis was given
-	counts     []int
-	grid       []int   // ProcessGrid
-	gridCounts [][]int // GridBlockSizes
-	backend    backend.Backend
-	ghosts     int   // Ghosts
-	ghosted    bool  // Ghosts given
-	periodic   bool  // Periodic
-	convert    bool  // Load: convert another element type (Convert)
-	paxes      []int // PeriodicAxes
+	axis        int
+	axisSet     bool // SplitAxis was given
+	counts      []int
+	grid        []int   // ProcessGrid
+	gridCounts  [][]int // GridBlockSizes
+	backend     backend.Backend
+	ghosts      int   // Ghosts
+	ghosted     bool  // Ghosts given
+	periodic    bool  // Periodic
+	convert     bool  // Load: convert another element type (Convert)
+	discardImag bool  // Astype, Load: complex to real keeps the real parts (DiscardImag)
+	paxes       []int // PeriodicAxes
 }
 
 // SplitAxis splits a new array along axis (default 0), or replicates it on
@@ -114,13 +115,13 @@ const noAxis = -1 << 31
 // layout already fixes, panic), with the ghost layers Ghosts and Periodic
 // ask for. l must be a layout over c's ranks. If the allocation fails on
 // any rank, New returns the same error on every rank. It is collective.
-func New[T backend.Element](c mpi.Comm, l Layout, opts ...Option) (*Array[T], error) {
+func New[T backend.Numeric](c mpi.Comm, l Layout, opts ...Option) (*Array[T], error) {
 	l.mustBeValid("New", c.Size())
 	return newGhosted[T](c, l, backendOption("New", opts), ghostOptions(opts))
 }
 
 // newOn is New on backend b.
-func newOn[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
+func newOn[T backend.Numeric](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
 	a, err := newLocal[T](c, l, b)
 	// An allocation that fails on some ranks fails on all of them.
 	if err := mpi.Agree(c, err); err != nil {
@@ -134,7 +135,7 @@ func newOn[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T
 
 // newLocal allocates this rank's block of a new array, without
 // communicating.
-func newLocal[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
+func newLocal[T backend.Numeric](c mpi.Comm, l Layout, b backend.Backend) (*Array[T], error) {
 	local, err := backend.NewOn[T](b, l.LocalLen(c.Rank()))
 	if err != nil {
 		return nil, err
@@ -143,19 +144,19 @@ func newLocal[T backend.Element](c mpi.Comm, l Layout, b backend.Backend) (*Arra
 }
 
 // Zeros returns a new array of zeros of the global shape.
-func Zeros[T backend.Element](c mpi.Comm, shape []int, opts ...Option) (*Array[T], error) {
+func Zeros[T backend.Numeric](c mpi.Comm, shape []int, opts ...Option) (*Array[T], error) {
 	l, b := buildOptions(c, shape, opts)
 	return newGhosted[T](c, l, b, ghostOptions(opts))
 }
 
 // ZerosLike returns a new array of zeros with a's layout, communicator,
 // backend and ghost layers (width and periodicity; the ghosts are zero).
-func ZerosLike[T backend.Element](a *Array[T]) (*Array[T], error) {
+func ZerosLike[T backend.Numeric](a *Array[T]) (*Array[T], error) {
 	return newGhosted[T](a.comm, a.layout, a.local.Backend(), a.ghostSpec())
 }
 
 // Full returns a new array with every element v.
-func Full[T backend.Element](c mpi.Comm, shape []int, v T, opts ...Option) (*Array[T], error) {
+func Full[T backend.Numeric](c mpi.Comm, shape []int, v T, opts ...Option) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func Full[T backend.Element](c mpi.Comm, shape []int, v T, opts ...Option) (*Arr
 // FromFunc returns a new array whose element at global multi-index idx is
 // f(idx). f runs on the rank that holds the element, once per element, on
 // the host; idx must not be kept.
-func FromFunc[T backend.Element](c mpi.Comm, shape []int, f func(idx []int) T, opts ...Option) (*Array[T], error) {
+func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, opts ...Option) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (a *Array[T]) localHost() ([]T, error) {
 
 // sameLayout panics unless every array has the layout and communicator of
 // the first.
-func sameLayout[T backend.Element](op string, arrays ...*Array[T]) {
+func sameLayout[T backend.Numeric](op string, arrays ...*Array[T]) {
 	x := arrays[0]
 	for _, y := range arrays[1:] {
 		if !x.layout.Equal(y.layout) {
@@ -340,4 +341,4 @@ func sameLayout[T backend.Element](op string, arrays ...*Array[T]) {
 }
 
 // mpiType returns the MPI datatype of T.
-func mpiType[T backend.Element]() mpi.Datatype { return mpi.TypeOf[T]() }
+func mpiType[T backend.Numeric]() mpi.Datatype { return mpi.TypeOf[T]() }

@@ -1,6 +1,8 @@
 package dist
 
 import (
+	"fmt"
+
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -18,11 +20,22 @@ import (
 // through int32 (int64 for 64-bit and uint32 targets) and wrap, so 300.7
 // becomes 44 as int8.
 //
+// Complex types: a real value converts to a complex one exactly as to
+// its part type (x.astype(np.complex128)); complex converts to complex
+// part by part. Complex to real drops the imaginary part, which NumPy
+// does with a ComplexWarning: here Astype panics unless opts hold
+// DiscardImag, and with it converts the real parts by the rules above.
+// No other option applies.
+//
 // A block on a device is converted there when its backend is a
 // backend.Converter (the CPU backend and the fake device); on another
 // (CUDA, until it has the kernel) the block is copied to the host and the
 // result back, recorded as the copies they are.
-func Astype[D, S backend.Element](x *Array[S]) (*Array[D], error) {
+func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error) {
+	to, from := backend.DTypeOf[D](), backend.DTypeOf[S]()
+	if from.IsComplex() && !to.IsComplex() && !discardImag(opts) {
+		panic(fmt.Sprintf("dist: Astype from %v to %v drops the imaginary parts: pass DiscardImag() to take the real parts (NumPy warns with a ComplexWarning), or use Real", from, to))
+	}
 	if err := check("Astype", x, mpi.Arg{Name: "to", Value: int64(backend.DTypeOf[D]()), Text: backend.DTypeOf[D]().String()}); err != nil {
 		return nil, err
 	}
@@ -42,4 +55,20 @@ func Astype[D, S backend.Element](x *Array[S]) (*Array[D], error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// DiscardImag, an option of Astype and of Load with Convert, lets a
+// conversion from a complex type to a real one keep the real parts and
+// drop the imaginary parts, as NumPy's astype does with a ComplexWarning.
+// Without it such a conversion is refused.
+func DiscardImag() Option { return func(o *options) { o.discardImag = true } }
+
+func discardImag(opts []Option) bool {
+	var o options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o.discardImag
 }

@@ -4,7 +4,7 @@ import "github.com/xpmpi/xpmpi/backend"
 
 // Axpby sets y = a*x + b*y, in one pass (backend.Axpby). It is not
 // collective: it works on each rank's block alone.
-func Axpby[T backend.Element](a T, x *Array[T], b T, y *Array[T]) {
+func Axpby[T backend.Numeric](a T, x *Array[T], b T, y *Array[T]) {
 	sameLayout("Axpby", x, y)
 	backend.Axpby(a, x.local, b, y.local)
 }

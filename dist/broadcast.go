@@ -22,7 +22,7 @@ import (
 // broadcast leading axes) and applies op there; nothing goes through the
 // host. It returns an error only if that temporary cannot be allocated.
 // Every rank calls it, but it is not collective.
-func Broadcast[T backend.Element](op backend.BinaryOp, dst, x, y *Array[T]) error {
+func Broadcast[T backend.Numeric](op backend.BinaryOp, dst, x, y *Array[T]) error {
 	singleAxis("Broadcast", dst.layout, x.layout, y.layout)
 	sameDevice("Broadcast", dst, x, y)
 	xs, ys := x.layout.Equal(dst.layout), y.layout.Equal(dst.layout)
@@ -68,7 +68,7 @@ func BroadcastShape(shape, to []int) bool {
 
 // expand returns y, a replicated array whose shape broadcasts to dst's,
 // expanded to dst's block on this rank, on y's device.
-func expand[T backend.Element](op string, y, dst *Array[T]) (*backend.Array[T], error) {
+func expand[T backend.Numeric](op string, y, dst *Array[T]) (*backend.Array[T], error) {
 	if y.layout.axis != Replicated || !BroadcastShape(y.layout.shape, dst.layout.shape) {
 		panic(fmt.Sprintf("dist: %s of %v against %v: an operand without the result's layout must be replicated and broadcast to its shape", op, y.layout, dst.layout))
 	}

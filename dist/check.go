@@ -38,7 +38,7 @@ func (l Layout) hash() int64 {
 // check verifies, in checking mode, that every rank calls the same dist
 // operation on arrays of the same element type and layout. It costs one
 // branch when the checking mode is off.
-func check[T backend.Element](op string, x *Array[T], extra ...mpi.Arg) error {
+func check[T backend.Numeric](op string, x *Array[T], extra ...mpi.Arg) error {
 	dt := backend.DTypeOf[T]()
 	args := append([]mpi.Arg{{Name: "dtype", Value: int64(dt), Text: dt.String()}, {Name: "layout", Value: x.layout.hash(), Text: x.layout.String()}}, extra...)
 	return mpi.CheckCollective(x.comm, op, args...)

@@ -93,7 +93,7 @@ func (a *Array[T]) dtype() backend.DType { return backend.DTypeOf[T]() }
 // Entry names x for SaveCheckpoint; the array is saved as <name>.npy. A
 // name is 1 to 128 letters, digits, '_', '-' and '.', not starting with
 // '.' or '-'.
-func Entry[T backend.Element](name string, x *Array[T]) Named {
+func Entry[T backend.Numeric](name string, x *Array[T]) Named {
 	if x == nil {
 		panic(fmt.Sprintf("dist: Entry %q of a nil array", name))
 	}
@@ -673,7 +673,7 @@ func (r *CheckpointReader) Recovered() bool { return r.recovered }
 // a missing array or file, an element type other than T, a truncated or
 // corrupted file is the same error on every rank, never a wrong array. It
 // is collective.
-func LoadArray[T backend.Element](r *CheckpointReader, name string, opts ...Option) (*Array[T], error) {
+func LoadArray[T backend.Numeric](r *CheckpointReader, name string, opts ...Option) (*Array[T], error) {
 	c := r.comm
 	if err := mpi.CheckCollective(c, "LoadArray", mpi.Arg{Name: "name", Value: hashString(name)}, mpi.Arg{Name: "dtype", Value: int64(backend.DTypeOf[T]())}); err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 // or replicated if arrays[0] is, on arrays[0]'s backend. Every rank sends
 // the others the parts of its blocks that their new blocks hold, for all
 // the arrays in one all-to-all. It is collective.
-func Concatenate[T backend.Element](axis int, arrays ...*Array[T]) (_ *Array[T], err error) {
+func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T], err error) {
 	if len(arrays) == 0 {
 		panic("dist: Concatenate of no arrays")
 	}

@@ -28,7 +28,7 @@ func (cc *convCall) onHost(b backend.Backend) bool {
 }
 
 // input returns the buffer of a that the Converter reads.
-func input[T backend.Element](cc *convCall, a *backend.Array[T]) (backend.Buffer, error) {
+func input[T backend.Numeric](cc *convCall, a *backend.Array[T]) (backend.Buffer, error) {
 	if !cc.onHost(a.Backend()) {
 		return a.Buffer(), nil
 	}
@@ -44,7 +44,7 @@ func input[T backend.Element](cc *convCall, a *backend.Array[T]) (backend.Buffer
 
 // output returns the buffer of a that the Converter writes; done copies it
 // to a where it is a host stand-in.
-func output[T backend.Element](cc *convCall, a *backend.Array[T]) backend.Buffer {
+func output[T backend.Numeric](cc *convCall, a *backend.Array[T]) backend.Buffer {
 	if !cc.onHost(a.Backend()) {
 		return a.Buffer()
 	}

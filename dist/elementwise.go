@@ -7,53 +7,53 @@ import "github.com/xpmpi/xpmpi/backend"
 // panics, naming both) and their blocks must be on the same device.
 
 // Fill sets every element of x to v.
-func Fill[T backend.Element](x *Array[T], v T) { backend.Fill(x.local, v) }
+func Fill[T backend.Numeric](x *Array[T], v T) { backend.Fill(x.local, v) }
 
 // Copy copies src into dst.
-func Copy[T backend.Element](dst, src *Array[T]) {
+func Copy[T backend.Numeric](dst, src *Array[T]) {
 	sameLayout("Copy", dst, src)
 	backend.Copy(dst.local, src.local)
 }
 
 // Scale multiplies x by a in place.
-func Scale[T backend.Element](a T, x *Array[T]) { backend.Scale(a, x.local) }
+func Scale[T backend.Numeric](a T, x *Array[T]) { backend.Scale(a, x.local) }
 
 // Axpy sets y = a*x + y.
-func Axpy[T backend.Element](a T, x, y *Array[T]) {
+func Axpy[T backend.Numeric](a T, x, y *Array[T]) {
 	sameLayout("Axpy", x, y)
 	backend.Axpy(a, x.local, y.local)
 }
 
 // Add sets dst = x + y; dst may be x or y.
-func Add[T backend.Element](dst, x, y *Array[T]) { apply(backend.Add, dst, x, y) }
+func Add[T backend.Numeric](dst, x, y *Array[T]) { apply(backend.Add, dst, x, y) }
 
 // Sub sets dst = x - y; dst may be x or y.
-func Sub[T backend.Element](dst, x, y *Array[T]) { apply(backend.Sub, dst, x, y) }
+func Sub[T backend.Numeric](dst, x, y *Array[T]) { apply(backend.Sub, dst, x, y) }
 
 // Mul sets dst = x * y elementwise; dst may be x or y.
-func Mul[T backend.Element](dst, x, y *Array[T]) { apply(backend.Mul, dst, x, y) }
+func Mul[T backend.Numeric](dst, x, y *Array[T]) { apply(backend.Mul, dst, x, y) }
 
 // Div sets dst = x / y elementwise; dst may be x or y.
-func Div[T backend.Element](dst, x, y *Array[T]) { apply(backend.Div, dst, x, y) }
+func Div[T backend.Numeric](dst, x, y *Array[T]) { apply(backend.Div, dst, x, y) }
 
-func apply[T backend.Element](op backend.BinaryOp, dst, x, y *Array[T]) {
+func apply[T backend.Numeric](op backend.BinaryOp, dst, x, y *Array[T]) {
 	sameLayout(op.String(), dst, x, y)
 	backend.Apply(op, dst.local, x.local, y.local)
 }
 
 // AddScalar sets dst = x + s; dst may be x.
-func AddScalar[T backend.Element](dst, x *Array[T], s T) { applyScalar(backend.Add, dst, x, s) }
+func AddScalar[T backend.Numeric](dst, x *Array[T], s T) { applyScalar(backend.Add, dst, x, s) }
 
 // SubScalar sets dst = x - s; dst may be x.
-func SubScalar[T backend.Element](dst, x *Array[T], s T) { applyScalar(backend.Sub, dst, x, s) }
+func SubScalar[T backend.Numeric](dst, x *Array[T], s T) { applyScalar(backend.Sub, dst, x, s) }
 
 // MulScalar sets dst = x * s; dst may be x.
-func MulScalar[T backend.Element](dst, x *Array[T], s T) { applyScalar(backend.Mul, dst, x, s) }
+func MulScalar[T backend.Numeric](dst, x *Array[T], s T) { applyScalar(backend.Mul, dst, x, s) }
 
 // DivScalar sets dst = x / s; dst may be x.
-func DivScalar[T backend.Element](dst, x *Array[T], s T) { applyScalar(backend.Div, dst, x, s) }
+func DivScalar[T backend.Numeric](dst, x *Array[T], s T) { applyScalar(backend.Div, dst, x, s) }
 
-func applyScalar[T backend.Element](op backend.BinaryOp, dst, x *Array[T], s T) {
+func applyScalar[T backend.Numeric](op backend.BinaryOp, dst, x *Array[T], s T) {
 	sameLayout(op.String(), dst, x)
 	backend.ApplyScalar(op, dst.local, x.local, s)
 }
@@ -61,11 +61,11 @@ func applyScalar[T backend.Element](op backend.BinaryOp, dst, x *Array[T], s T) 
 // Map sets x[i] = f(x[i]) for every element. f runs on the host, in
 // parallel: it must be safe for concurrent use. A block on a device is
 // copied to the host and back.
-func Map[T backend.Element](x *Array[T], f func(T) T) error { return backend.Map(x.local, f) }
+func Map[T backend.Numeric](x *Array[T], f func(T) T) error { return backend.Map(x.local, f) }
 
 // MapIndex sets every element to f(idx, value), where idx is the element's
 // global multi-index. f runs on the host, serially; idx must not be kept.
-func MapIndex[T backend.Element](x *Array[T], f func(idx []int, v T) T) error {
+func MapIndex[T backend.Numeric](x *Array[T], f func(idx []int, v T) T) error {
 	return backend.HostCall(func(h []*backend.Array[T]) error {
 		host := h[0].Data()
 		start, shape := x.layout.box(x.comm.Rank())

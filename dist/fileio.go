@@ -104,7 +104,7 @@ func writePath(c mpi.Comm) (ioPath, error) {
 // eachRun calls f with each run of the data file that this rank of l
 // writes (and verifies): its byte offset in the data and its elements in
 // host, in increasing order of offset.
-func eachRun[T backend.Element](l Layout, rank int, host []T, f func(off int64, run []T) error) error {
+func eachRun[T backend.Numeric](l Layout, rank int, host []T, f func(off int64, run []T) error) error {
 	size := int64(unsafe.Sizeof(*new(T)))
 	if lo, hi, ok := l.flatRange(rank); ok {
 		data := host
@@ -128,7 +128,7 @@ func eachRun[T backend.Element](l Layout, rank int, host []T, f func(off int64, 
 
 // writePOSIX writes the runs of this rank to the file at path, which rank
 // 0 has made at its final size, with ordinary file I/O, and syncs it.
-func writePOSIX[T backend.Element](path string, l Layout, rank int, host []T, dataOff int64) error {
+func writePOSIX[T backend.Numeric](path string, l Layout, rank int, host []T, dataOff int64) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
@@ -229,7 +229,7 @@ func (v *verifier) close() error {
 // verifyWritten reads back what this rank of l wrote to path (rank 0 also
 // the header, and the file's size) and compares it with memory. With sum,
 // it returns this rank's part of the checksum of the data as read.
-func verifyWritten[T backend.Element](path string, l Layout, rank int, host []T, header []byte, total int64) (crcSum, error) {
+func verifyWritten[T backend.Numeric](path string, l Layout, rank int, host []T, header []byte, total int64) (crcSum, error) {
 	dataOff := int64(len(header))
 	v, err := newVerifier(path, total)
 	if err != nil {

@@ -25,7 +25,7 @@ func (l Layout) blockCounts() (counts, displs []int) {
 // array. With axis 0 (or one rank) the packed blocks already are the global
 // array; split on another axis or over a process grid, they are placed box
 // by box.
-func placeBlocks[T backend.Element](l Layout, packed []T) []T {
+func placeBlocks[T backend.Numeric](l Layout, packed []T) []T {
 	if l.axis == 0 || l.ranks == 1 {
 		return packed
 	}
@@ -45,7 +45,7 @@ func placeBlocks[T backend.Element](l Layout, packed []T) []T {
 // on the other ranks. It is collective. A block on a device is handed to
 // MPI directly when MPI is CUDA-aware, and copied to the host first when
 // not (package staging).
-func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
+func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
 	if err := check("Gather", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func Gather[T backend.Element](a *Array[T], root int) ([]T, error) {
 
 // Allgather returns the whole array, in row-major order, on every rank. It
 // is collective; a block on a device goes to MPI as in Gather.
-func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
+func Allgather[T backend.Numeric](a *Array[T]) ([]T, error) {
 	if err := check("Allgather", a); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func Allgather[T backend.Element](a *Array[T]) ([]T, error) {
 // shape and the options must be the same on every rank. It is collective.
 // A block on a device receives from MPI directly when MPI is CUDA-aware,
 // and through host memory when not (package staging).
-func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (_ *Array[T], err error) {
+func Scatter[T backend.Numeric](c mpi.Comm, root int, data []T, shape []int, opts ...Option) (_ *Array[T], err error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
@@ -153,7 +153,7 @@ func Scatter[T backend.Element](c mpi.Comm, root int, data []T, shape []int, opt
 
 // blockToHost returns a new host copy of block (no copy is made, or
 // recorded, for an empty block).
-func blockToHost[T backend.Element](block *backend.Array[T]) ([]T, error) {
+func blockToHost[T backend.Numeric](block *backend.Array[T]) ([]T, error) {
 	out := make([]T, block.Len())
 	if len(out) == 0 {
 		return out, nil
@@ -173,7 +173,7 @@ func checkIndex(op string, idx, shape []int) {
 }
 
 // Get returns the element at the global multi-index idx on every rank.
-func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
+func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
 	var v [1]T
 	checkIndex("Get", idx, a.layout.shape)
 	if err := check("Get", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
@@ -203,7 +203,7 @@ func Get[T backend.Element](a *Array[T], idx ...int) (T, error) {
 // element (every rank, for a replicated array) writes it. It is collective
 // in the sense of Get: every rank calls it with the same arguments, and
 // the checking mode checks that they do.
-func Set[T backend.Element](a *Array[T], v T, idx ...int) error {
+func Set[T backend.Numeric](a *Array[T], v T, idx ...int) error {
 	checkIndex("Set", idx, a.layout.shape)
 	if err := check("Set", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
 		return err

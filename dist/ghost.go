@@ -87,7 +87,7 @@ func (a *Array[T]) ghostSpec() ghostSpec {
 }
 
 // newGhosted is New on backend b with ghost layers g (none: newOn).
-func newGhosted[T backend.Element](c mpi.Comm, l Layout, b backend.Backend, g ghostSpec) (*Array[T], error) {
+func newGhosted[T backend.Numeric](c mpi.Comm, l Layout, b backend.Backend, g ghostSpec) (*Array[T], error) {
 	if !g.on {
 		return newOn[T](c, l, b)
 	}

@@ -26,7 +26,7 @@ import (
 
 // gridGhosts is what an exchange on a process grid adds: the block apart
 // from the ghosted storage, and the ghosted storage's place.
-type gridGhosts[T backend.Element] struct {
+type gridGhosts[T backend.Numeric] struct {
 	block    *backend.Array[T] // the block: the array's Local
 	start    []int             // the block's first global index along each axis
 	shape    []int             // the block's shape
@@ -84,7 +84,7 @@ func (g ghostSpec) periodicAxesOf(d int) []bool {
 }
 
 // newGridGhosted is New with ghost layers g on a grid layout l.
-func newGridGhosted[T backend.Element](c mpi.Comm, l Layout, b backend.Backend, g ghostSpec) (*Array[T], error) {
+func newGridGhosted[T backend.Numeric](c mpi.Comm, l Layout, b backend.Backend, g ghostSpec) (*Array[T], error) {
 	per := g.periodicAxesOf(len(l.shape))
 	a := &Array[T]{comm: c, layout: l, gh: &exchange[T]{}}
 	err := a.gh.initGrid(c, l, g.width, per, b)
@@ -341,7 +341,7 @@ func (e *exchange[T]) gridCopyIn() {
 // copyBox copies the box of shape at index src of a row-major array s of
 // shape sshape to index dst of a row-major array d of shape dshape, one
 // copy per run along the last axis.
-func copyBox[T backend.Element](d *backend.Array[T], dshape, dst []int, s *backend.Array[T], sshape, src []int, shape []int) {
+func copyBox[T backend.Numeric](d *backend.Array[T], dshape, dst []int, s *backend.Array[T], sshape, src []int, shape []int) {
 	k := len(shape)
 	if prod(shape) == 0 {
 		return

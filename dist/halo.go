@@ -49,7 +49,7 @@ type Halo[T backend.Element] struct {
 // exchange is the ghost exchange of one rank's ghosted storage: the plan of
 // its messages, worked out once from the layout, and their buffers. Halo
 // and ghosted Arrays both exchange through it.
-type exchange[T backend.Element] struct {
+type exchange[T backend.Numeric] struct {
 	name     string // "Halo" or "Array", for messages
 	comm     mpi.Comm
 	layout   Layout
@@ -70,7 +70,7 @@ type exchange[T backend.Element] struct {
 
 // haloMsg is one message of an exchange: k indices of the split axis,
 // starting at index at of the local storage, to or from peer.
-type haloMsg[T backend.Element] struct {
+type haloMsg[T backend.Numeric] struct {
 	peer, at, k int
 	n           int                 // elements: pre*k*post
 	scratch     *backend.Array[T]   // packing buffer on the block's backend, when the slab is not contiguous

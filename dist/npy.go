@@ -133,7 +133,7 @@ func firstErr(errs ...error) error {
 // every rank then reads back what it wrote and compares it with memory: a
 // write that a library reported as done but that did not reach the file
 // is an error. A failure on any rank is the same error on every rank.
-func Save[T backend.Element](x *Array[T], path string) error {
+func Save[T backend.Numeric](x *Array[T], path string) error {
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (x *Array[T]) save(path string, sum bool) (uint32, error) {
 // its own, and the read-back (verifyWritten) catches it. herr is the
 // failure to get the data to the host: the rank still takes part in the
 // open, the sync and the close.
-func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, herr error, header []byte) error {
+func writeMPIIO[T backend.Numeric](c mpi.Comm, path string, l Layout, host []T, herr error, header []byte) error {
 	dataOff := int64(len(header))
 	f, err := mpi.OpenFile(c, path, mpi.WriteOnly)
 	if err := mpi.Agree(c, err); err != nil {
@@ -247,14 +247,14 @@ func writeMPIIO[T backend.Element](c mpi.Comm, path string, l Layout, host []T, 
 }
 
 // readFlat reads data at off in calls collective calls.
-func readFlat[T backend.Element](f mpi.File, off int64, data []T, calls int) error {
+func readFlat[T backend.Numeric](f mpi.File, off int64, data []T, calls int) error {
 	return flatCalls(f, off, data, calls, mpi.ReadAtAll[T])
 }
 
 // flatCalls moves data at off with calls collective calls of io, at most
 // ioChunkBytes each; after a failure the remaining calls move nothing, so
 // that every rank still makes the same number of calls.
-func flatCalls[T backend.Element](f mpi.File, off int64, data []T, calls int, io func(mpi.File, int64, []T) error) error {
+func flatCalls[T backend.Numeric](f mpi.File, off int64, data []T, calls int, io func(mpi.File, int64, []T) error) error {
 	per := max(ioChunkBytes/int(unsafe.Sizeof(*new(T))), 1)
 	var first error
 	for i := 0; i < calls; i++ {
@@ -272,7 +272,7 @@ func flatCalls[T backend.Element](f mpi.File, off int64, data []T, calls int, io
 }
 
 // writeRun writes one run with independent calls.
-func writeRun[T backend.Element](f mpi.File, off int64, run []T) error {
+func writeRun[T backend.Numeric](f mpi.File, off int64, run []T) error {
 	size := int(unsafe.Sizeof(*new(T)))
 	per := max(ioChunkBytes/size, 1)
 	for lo := 0; lo < len(run); lo += per {
@@ -285,7 +285,7 @@ func writeRun[T backend.Element](f mpi.File, off int64, run []T) error {
 }
 
 // readRun reads one run with independent calls.
-func readRun[T backend.Element](f mpi.File, off int64, run []T) error {
+func readRun[T backend.Numeric](f mpi.File, off int64, run []T) error {
 	size := int(unsafe.Sizeof(*new(T)))
 	per := max(ioChunkBytes/size, 1)
 	for lo := 0; lo < len(run); lo += per {
@@ -298,7 +298,7 @@ func readRun[T backend.Element](f mpi.File, off int64, run []T) error {
 }
 
 // asBytes returns the memory of s as bytes (little-endian machines only).
-func asBytes[T backend.Element](s []T) []byte {
+func asBytes[T backend.Numeric](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -320,8 +320,10 @@ func asBytes[T backend.Element](s []T) []byte {
 // A file of another element type than T is an error that names both,
 // unless opts include Convert: the file is then loaded as its own type
 // and converted to T as Astype converts (in a second array, on the same
-// backend).
-func Load[T backend.Element](c mpi.Comm, path string, opts ...Option) (*Array[T], error) {
+// backend). A complex file (<c8, <c16) loaded as a real T needs
+// DiscardImag as well, as Astype does; without it, it is an error that
+// names both types.
+func Load[T backend.Numeric](c mpi.Comm, path string, opts ...Option) (*Array[T], error) {
 	a, _, err := load[T](c, path, nil, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dist: Load %s: %w", path, err)
@@ -338,7 +340,7 @@ type npyExpect struct {
 // load reads the .npy file at path. With exp, the header must match it and
 // the file must end with the data, and load returns the CRC-32C of the
 // data, the same on every rank.
-func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Option) (*Array[T], uint32, error) {
+func load[T backend.Numeric](c mpi.Comm, path string, exp *npyExpect, opts []Option) (*Array[T], uint32, error) {
 	o := options{axis: 0}
 	for _, f := range opts {
 		f(&o)
@@ -346,6 +348,9 @@ func load[T backend.Element](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 	h, err := readHeaderOn[T](c, "Load", path, exp, o.axis)
 	var de *dtypeError
 	if errors.As(err, &de) && exp == nil {
+		if o.convert && de.have.IsComplex() && !de.want.IsComplex() && !o.discardImag {
+			return nil, 0, fmt.Errorf("%w; converting it drops the imaginary parts: pass dist.Convert() and dist.DiscardImag() to keep the real parts", err)
+		}
 		if o.convert {
 			a, err := loadConverted[T](c, path, de.have, opts)
 			return a, 0, err
@@ -403,7 +408,7 @@ type npyFile struct {
 // it (against exp, when not nil) and the file's size, and broadcasts it:
 // the same header, or the same error, on every rank. The file must hold
 // T. It is collective; op names the caller for the collective check.
-func readHeaderOn[T backend.Element](c mpi.Comm, op, path string, exp *npyExpect, axis int) (npyFile, error) {
+func readHeaderOn[T backend.Numeric](c mpi.Comm, op, path string, exp *npyExpect, axis int) (npyFile, error) {
 	want := backend.DTypeOf[T]()
 	if err := mpi.CheckCollective(c, op, mpi.Arg{Name: "dtype", Value: int64(want)},
 		mpi.Arg{Name: "path", Value: hashString(path)}, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
@@ -459,14 +464,14 @@ func readHeaderOn[T backend.Element](c mpi.Comm, op, path string, exp *npyExpect
 // and copies its result into x. It is collective. A file that does not
 // hold x's shape and element type is the same error on every rank, and
 // leaves x as it was; a failure while reading may leave x partly written.
-func LoadInto[T backend.Element](x *Array[T], path string) error {
+func LoadInto[T backend.Numeric](x *Array[T], path string) error {
 	if err := loadInto(x, path); err != nil {
 		return fmt.Errorf("dist: LoadInto %s: %w", path, err)
 	}
 	return nil
 }
 
-func loadInto[T backend.Element](x *Array[T], path string) error {
+func loadInto[T backend.Numeric](x *Array[T], path string) error {
 	c, l := x.comm, x.layout
 	h, err := readHeaderOn[T](c, "LoadInto", path, nil, l.axis)
 	if err != nil {
@@ -513,7 +518,7 @@ func checkNPY(h NPYHeader, size int64, exp *npyExpect) error {
 
 // loadLayout reads the data at dataOff into a new array of layout l: in
 // one piece per rank if the layout allows, else run by run.
-func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.Backend, dataOff int64, sum bool) (*Array[T], uint32, error) {
+func loadLayout[T backend.Numeric](c mpi.Comm, path string, l Layout, b backend.Backend, dataOff int64, sum bool) (*Array[T], uint32, error) {
 	a, err := newOn[T](c, l, b)
 	if err != nil {
 		return nil, 0, err
@@ -529,7 +534,7 @@ func loadLayout[T backend.Element](c mpi.Comm, path string, l Layout, b backend.
 // readLayout reads the data at dataOff into a's blocks, in one piece per
 // rank if a's layout allows, else run by run, and returns the CRC-32C of
 // the data if sum (the same on every rank).
-func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff int64, sum bool) (uint32, error) {
+func readLayout[T backend.Numeric](c mpi.Comm, path string, a *Array[T], dataOff int64, sum bool) (uint32, error) {
 	l := a.layout
 	size := int(unsafe.Sizeof(*new(T)))
 	r, err := openReader[T](c, path, ioCalls(l.maxFlat(), size))
@@ -587,7 +592,7 @@ func readLayout[T backend.Element](c mpi.Comm, path string, a *Array[T], dataOff
 // reader reads a file's data on one rank: flat reads a rank's contiguous
 // block (a collective call on the MPI-IO path, which every rank makes, with
 // an empty block if it has none), run one run of a strided block.
-type reader[T backend.Element] struct {
+type reader[T backend.Numeric] struct {
 	flat  func(off int64, data []T) error
 	run   func(off int64, run []T) error
 	close func() error
@@ -599,7 +604,7 @@ type reader[T backend.Element] struct {
 // one node saves MPI-IO's collective buffering a copy of every byte. The
 // open is collective, and its failure on any rank is the same error on
 // every rank.
-func openReader[T backend.Element](c mpi.Comm, path string, calls int) (reader[T], error) {
+func openReader[T backend.Numeric](c mpi.Comm, path string, calls int) (reader[T], error) {
 	how, err := writePath(c)
 	if err := mpi.Agree(c, err); err != nil {
 		return reader[T]{}, err
@@ -637,7 +642,7 @@ func Convert() Option { return func(o *options) { o.convert = true } }
 
 // loadConverted loads the file at path, of element type dt, and returns it
 // converted to T.
-func loadConverted[T backend.Element](c mpi.Comm, path string, dt backend.DType, opts []Option) (*Array[T], error) {
+func loadConverted[T backend.Numeric](c mpi.Comm, path string, dt backend.DType, opts []Option) (*Array[T], error) {
 	switch dt {
 	case backend.Float32:
 		return loadAs[T, float32](c, path, opts)
@@ -659,15 +664,22 @@ func loadConverted[T backend.Element](c mpi.Comm, path string, dt backend.DType,
 		return loadAs[T, uint8](c, path, opts)
 	case backend.Uint16:
 		return loadAs[T, uint16](c, path, opts)
+	case backend.Complex64:
+		return loadAs[T, complex64](c, path, opts)
+	case backend.Complex128:
+		return loadAs[T, complex128](c, path, opts)
 	}
 	return nil, fmt.Errorf("the file holds %v", dt)
 }
 
-func loadAs[T, S backend.Element](c mpi.Comm, path string, opts []Option) (*Array[T], error) {
+func loadAs[T, S backend.Numeric](c mpi.Comm, path string, opts []Option) (*Array[T], error) {
 	x, _, err := load[S](c, path, nil, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer x.Free()
+	if discardImag(opts) {
+		return Astype[T](x, DiscardImag())
+	}
 	return Astype[T](x)
 }

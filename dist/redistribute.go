@@ -19,7 +19,7 @@ import (
 // the device (not at all where they are contiguous in the block, as with
 // a split along axis 0 on both sides), and package staging hands MPI the
 // device memory when it is CUDA-aware, or stages it through host memory.
-func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err error) {
+func Redistribute[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
 	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
 		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
 	}
@@ -105,7 +105,7 @@ func Redistribute[T backend.Element](x *Array[T], l Layout) (_ *Array[T], err er
 // replicate gathers every rank's block of x into out's block, the whole
 // array: one all-gather, into out's block itself when the blocks, in rank
 // order, are the array in row-major order (split along axis 0).
-func replicate[T backend.Element](x, out *Array[T], b backend.Backend) error {
+func replicate[T backend.Numeric](x, out *Array[T], b backend.Backend) error {
 	l := x.layout
 	counts, displs := l.blockCounts()
 	var runs []run
@@ -138,7 +138,7 @@ type run struct{ block, packed, n int }
 // packed returns the packed buffer of n elements for the runs of block: the
 // block itself when the runs already lie in it in packed order, else a new
 // array on b (which the caller frees).
-func packed[T backend.Element](b backend.Backend, block *backend.Array[T], n int, runs []run) (*backend.Array[T], error) {
+func packed[T backend.Numeric](b backend.Backend, block *backend.Array[T], n int, runs []run) (*backend.Array[T], error) {
 	if n == block.Len() {
 		same := true
 		for _, r := range runs {
@@ -157,7 +157,7 @@ func packed[T backend.Element](b backend.Backend, block *backend.Array[T], n int
 // copyRuns copies the runs between a block and a packed buffer on one
 // device: into the block (unpack) or into the packed buffer (pack).
 // Copies within device memory are recorded as one DeviceCopy event.
-func copyRuns[T backend.Element](dst, src *backend.Array[T], runs []run, unpack bool, desc string) {
+func copyRuns[T backend.Numeric](dst, src *backend.Array[T], runs []run, unpack bool, desc string) {
 	if len(runs) == 0 {
 		return
 	}
@@ -188,6 +188,6 @@ func copyRuns[T backend.Element](dst, src *backend.Array[T], runs []run, unpack 
 
 // Resplit returns a new array with x's elements split evenly along axis (or
 // replicated, with Replicated). It is collective.
-func Resplit[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+func Resplit[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return Redistribute(x, NewLayout(x.layout.shape, axis, x.comm.Size()))
 }

@@ -17,7 +17,7 @@ import (
 // same result.
 
 // allreduceAcc combines the per-rank Sum/Dot scalars s of a's backend.
-func allreduceAcc[T backend.Element](a *Array[T], s backend.Scalar) (T, error) {
+func allreduceAcc[T backend.Numeric](a *Array[T], s backend.Scalar) (T, error) {
 	if a.layout.axis == Replicated {
 		return backend.ValueOf[T](s), nil
 	}
@@ -31,6 +31,10 @@ func allreduceAcc[T backend.Element](a *Array[T], s backend.Scalar) (T, error) {
 		var v int64
 		v, err = mpi.AllreduceValue(a.comm, s.Int64(), mpi.Sum)
 		s = backend.ScalarOf(v)
+	case backend.Complex128:
+		var v complex128
+		v, err = mpi.AllreduceValue(a.comm, s.Complex128(), mpi.Sum)
+		s = backend.ScalarOf(v)
 	default:
 		var v uint64
 		v, err = mpi.AllreduceValue(a.comm, s.Uint64(), mpi.Sum)
@@ -39,23 +43,25 @@ func allreduceAcc[T backend.Element](a *Array[T], s backend.Scalar) (T, error) {
 	return backend.ValueOf[T](s), err
 }
 
-// Sum returns the sum of all elements.
-func Sum[T backend.Element](x *Array[T]) (T, error) {
+// Sum returns the sum of all elements. Complex sums accumulate their real
+// and imaginary parts as float sums do.
+func Sum[T backend.Numeric](x *Array[T]) (T, error) {
 	if err := check("Sum", x); err != nil {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc(x, x.local.Backend().Sum(x.local.Buffer()))
+	return allreduceAcc(x, backend.SumScalar(x.local))
 }
 
-// Dot returns the sum of x[i]*y[i] over all elements.
-func Dot[T backend.Element](x, y *Array[T]) (T, error) {
+// Dot returns the sum of x[i]*y[i] over all elements. As numpy.dot, it
+// does not conjugate complex x: Vdot does.
+func Dot[T backend.Numeric](x, y *Array[T]) (T, error) {
 	sameLayout("Dot", x, y)
 	if err := check("Dot", x); err != nil {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc(x, x.local.Backend().Dot(x.local.Buffer(), y.local.Buffer()))
+	return allreduceAcc(x, backend.DotScalar(x.local, y.local))
 }
 
 // Norm returns the 2-norm of all elements, accumulated in float64.

@@ -26,7 +26,7 @@ import (
 // 0, one per row of the block's leading axes for x split along another
 // axis). Blocks on a device stay there, packed and unpacked on the
 // device. It is collective.
-func Reshape[T backend.Element](x *Array[T], shape ...int) (_ *Array[T], err error) {
+func Reshape[T backend.Numeric](x *Array[T], shape ...int) (_ *Array[T], err error) {
 	singleAxis("Reshape", x.layout)
 	shape = inferShape(x.layout.shape, shape)
 	if err := check("Reshape", x, mpi.Arg{Name: "shape", Value: NewLayout(shape, Replicated, 1).hash()}); err != nil {
@@ -125,7 +125,7 @@ func inferShape(old, shape []int) []int {
 // of its block that the other ranks' new blocks hold (a local transpose,
 // on the device for a device block) and sends them in one all-to-all. It
 // is collective.
-func Transpose[T backend.Element](x *Array[T]) (_ *Array[T], err error) {
+func Transpose[T backend.Numeric](x *Array[T]) (_ *Array[T], err error) {
 	singleAxis("Transpose", x.layout)
 	if len(x.layout.shape) != 2 {
 		panic(fmt.Sprintf("dist: Transpose of a %d-dimensional array: only 2-D arrays", len(x.layout.shape)))

@@ -165,7 +165,7 @@ func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
 // selected elements of its block that the other's new block holds, in one
 // all-to-all (a replicated x needs no communication); a block on a device
 // stays there, packed on the device. It is collective.
-func Slice[T backend.Element](x *Array[T], ranges ...Range) (_ *Array[T], err error) {
+func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err error) {
 	singleAxis("Slice", x.layout)
 	sel := selectionOf("Slice", x.layout.shape, ranges)
 	if err := check("Slice", x, mpi.Arg{Name: "ranges", Value: sel.hash()}); err != nil {
@@ -194,7 +194,7 @@ func Slice[T backend.Element](x *Array[T], ranges ...Range) (_ *Array[T], err er
 // axis, or replicated) on the same communicator, and its blocks must be on
 // the device of x's. The elements move in one all-to-all, packed and
 // unpacked on the device. It is collective.
-func SetSlice[T backend.Element](x *Array[T], ranges []Range, v *Array[T]) error {
+func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error {
 	singleAxis("SetSlice", x.layout, v.layout)
 	sel := selectionOf("SetSlice", x.layout.shape, ranges)
 	if !equalInts(sel.n, v.layout.shape) {
@@ -213,7 +213,7 @@ func SetSlice[T backend.Element](x *Array[T], ranges []Range, v *Array[T]) error
 // communication: each rank sets the selected elements of its own block,
 // on its device (one fill per contiguous run). It is not collective, but
 // every rank must call it for the whole selection to be set.
-func SetSliceScalar[T backend.Element](x *Array[T], ranges []Range, s T) {
+func SetSliceScalar[T backend.Numeric](x *Array[T], ranges []Range, s T) {
 	singleAxis("SetSliceScalar", x.layout)
 	sel := selectionOf("SetSliceScalar", x.layout.shape, ranges)
 	pc := sel.pieces(x.layout)(x.comm.Rank())[0]

@@ -222,7 +222,7 @@ func identity(runs []prun, total, n int) bool {
 // into dst by plan m, in one all-to-all. The parts are packed and unpacked
 // on the device (not at all when they already lie in packed order), and
 // package staging hands MPI device memory when it is CUDA-aware.
-func moveDo[T backend.Element](m move, c mpi.Comm, b backend.Backend, srcs []*backend.Array[T], dst *backend.Array[T], desc string) error {
+func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*backend.Array[T], dst *backend.Array[T], desc string) error {
 	me, p := c.Rank(), c.Size()
 	sruns, scounts, rruns, rcounts := m.runs(me, p)
 	stotal, rtotal := sum(scounts), sum(rcounts)
@@ -292,7 +292,7 @@ const shortRuns = 8
 // gatherRuns copies the runs of srcs into the packed buffer dst, which
 // they cover, on dst's device. A device's copies are recorded as one
 // DeviceCopy event.
-func gatherRuns[T backend.Element](dst *backend.Array[T], srcs []*backend.Array[T], runs []prun, desc string) {
+func gatherRuns[T backend.Numeric](dst *backend.Array[T], srcs []*backend.Array[T], runs []prun, desc string) {
 	if len(runs) == 0 {
 		return
 	}
@@ -327,7 +327,7 @@ func gatherRuns[T backend.Element](dst *backend.Array[T], srcs []*backend.Array[
 // device; a device's copies are recorded as one DeviceCopy event. Many
 // short runs on a backend.Sorter are one Take from dst and src side by
 // side in a temporary, instead of a copy per run.
-func scatterRuns[T backend.Element](dst, src *backend.Array[T], runs []prun, desc string) error {
+func scatterRuns[T backend.Numeric](dst, src *backend.Array[T], runs []prun, desc string) error {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -390,7 +390,7 @@ func singleAxis(op string, ls ...Layout) {
 
 // sameDevice panics unless every local array is on the device of the
 // first.
-func sameDevice[T backend.Element](op string, arrays ...*Array[T]) {
+func sameDevice[T backend.Numeric](op string, arrays ...*Array[T]) {
 	for _, a := range arrays[1:] {
 		if a.local.Device() != arrays[0].local.Device() {
 			panic(fmt.Sprintf("dist: %s: blocks on %v and %v; move one with ToHost or ToDevice", op, arrays[0].local.Device(), a.local.Device()))

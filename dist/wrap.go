@@ -22,7 +22,7 @@ import (
 // It panics if l is not a layout over c's ranks or local's length is not
 // l.LocalLen of this rank. It is not collective: each rank passes its own
 // block, and the blocks of all ranks together make the array.
-func FromLocal[T backend.Element](c mpi.Comm, l Layout, local *backend.Array[T]) *Array[T] {
+func FromLocal[T backend.Numeric](c mpi.Comm, l Layout, local *backend.Array[T]) *Array[T] {
 	l.mustBeValid("FromLocal", c.Size())
 	if local == nil {
 		panic("dist: FromLocal with a nil block")

@@ -14,9 +14,9 @@ import (
 func TestMain(m *testing.M) { mpitest.Main(m) }
 
 // val is the test value of element i on rank r.
-func val[T mpi.Number](r, i int) T { return T(r*1000 + i + 1) }
+func val[T ordered](r, i int) T { return T(r*1000 + i + 1) }
 
-func vals[T mpi.Number](r, n int) []T {
+func vals[T ordered](r, n int) []T {
 	s := make([]T, n)
 	for i := range s {
 		s[i] = val[T](r, i)
@@ -72,7 +72,7 @@ func head[T any](s []T) []T { return s[:min(len(s), 8)] }
 
 // opVals returns rank r's input to a reduction with op: small values for
 // products, so that every result is exact in every type and order.
-func opVals[T mpi.Number](op mpi.Op, r, n int) []T {
+func opVals[T ordered](op mpi.Op, r, n int) []T {
 	if op != mpi.Prod {
 		return vals[T](r, n)
 	}
@@ -84,7 +84,7 @@ func opVals[T mpi.Number](op mpi.Op, r, n int) []T {
 }
 
 // reduced returns the expected reduction of opVals over p ranks.
-func reduced[T mpi.Number](op mpi.Op, p, n int) []T {
+func reduced[T ordered](op mpi.Op, p, n int) []T {
 	out := opVals[T](op, 0, n)
 	for r := 1; r < p; r++ {
 		v := opVals[T](op, r, n)
@@ -113,14 +113,14 @@ func reduced[T mpi.Number](op mpi.Op, p, n int) []T {
 	return out
 }
 
-func b2n[T mpi.Number](b bool) T {
+func b2n[T ordered](b bool) T {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-func testReduce[T mpi.Number](t *testing.T, c mpi.Comm) {
+func testReduce[T ordered](t *testing.T, c mpi.Comm) {
 	ops := []mpi.Op{mpi.Sum, mpi.Prod, mpi.Min, mpi.Max}
 	if !mpi.TypeOf[T]().IsFloat() {
 		ops = append(ops, mpi.LAnd, mpi.LOr)
@@ -175,7 +175,7 @@ func testReduce[T mpi.Number](t *testing.T, c mpi.Comm) {
 	}
 }
 
-func checkReduced[T mpi.Number](t *testing.T, call string, op mpi.Op, got, want []T) {
+func checkReduced[T ordered](t *testing.T, call string, op mpi.Op, got, want []T) {
 	t.Helper()
 	for i := range want {
 		g, w := got[i], want[i]
@@ -615,4 +615,10 @@ func TestGatherBytes(t *testing.T) {
 	} else if g != nil {
 		t.Fatalf("GatherBytes off the root: %v", g)
 	}
+}
+
+// ordered is the set of real element types: mpi.Number less the complex
+// types, which have no order.
+type ordered interface {
+	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~uint8 | ~uint16
 }

@@ -107,6 +107,19 @@ func script(c mpi.Comm) []string {
 	sub, serr := c.Split(0, 0)
 	log("Split: %v %d %d", serr == nil, sub.Rank(), sub.Size())
 	sub.Free()
+	cx := []complex128{1 + 2i, -3.5i, 4}
+	cr := make([]complex128, len(cx))
+	for _, op := range []mpi.Op{mpi.Sum, mpi.Prod} {
+		err := mpi.Allreduce(c, cx, cr, op)
+		log("Allreduce complex128 %v: %v %v", op, cr, err == nil)
+	}
+	c64 := []complex64{1 - 1i, 2.5}
+	c64r := make([]complex64, 2)
+	log("Allgather complex64: %v %v", mpi.Allgather(c, c64, c64r) == nil, c64r)
+	cv, err := mpi.AllreduceValue(c, complex128(3-4i), mpi.Sum)
+	log("AllreduceValue complex128: %v %v", err == nil, cv)
+	cv64, err := mpi.AllreduceValue(c, complex64(1+0.5i), mpi.Prod)
+	log("AllreduceValue complex64: %v %v", err == nil, cv64)
 	log("Barrier: %v", c.Barrier() == nil)
 	return out
 }

@@ -87,6 +87,11 @@ func AllreduceInPlace[T Number](c Comm, buf []T, op Op) error {
 // AllreduceValue combines one value from every rank.
 func AllreduceValue[T Number](c Comm, v T, op Op) (T, error) {
 	checkOp[T]("Allreduce", op)
+	if unsafe.Sizeof(v) > 8 { // a complex128: 16 bytes
+		in, out := []T{v}, make([]T, 1)
+		err := c.Allreduce(ptr(in), ptr(out), 1, TypeOf[T](), op)
+		return out[0], err
+	}
 	// The value travels as bits, so that no pointer to it goes through an
 	// interface call and it stays on the stack.
 	var bits uint64

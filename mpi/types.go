@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -24,6 +25,11 @@ const (
 	Int16   = Datatype(backend.Int16)
 	Uint8   = Datatype(backend.Uint8)
 	Uint16  = Datatype(backend.Uint16)
+	// Complex64 and Complex128 are MPI_C_FLOAT_COMPLEX and
+	// MPI_C_DOUBLE_COMPLEX: Sum and Prod are defined on them, Min, Max,
+	// LAnd and LOr are not.
+	Complex64  = Datatype(backend.Complex64)
+	Complex128 = Datatype(backend.Complex128)
 	// Byte is raw bytes (serialized messages), not an element type of
 	// arrays.
 	Byte = Datatype(backend.NumDTypes)
@@ -52,6 +58,9 @@ func (d Datatype) valid() bool { return d == Byte || backend.DType(d).Valid() }
 
 // IsFloat reports whether d is a floating-point type.
 func (d Datatype) IsFloat() bool { return d != Byte && backend.DType(d).IsFloat() }
+
+// IsComplex reports whether d is a complex type.
+func (d Datatype) IsComplex() bool { return d != Byte && backend.DType(d).IsComplex() }
 
 func (d Datatype) String() string {
 	switch {
@@ -93,12 +102,15 @@ func (o Op) validFor(d Datatype) bool {
 	if !o.valid() || !d.valid() || d == Byte {
 		return false
 	}
+	if d.IsComplex() {
+		return o == Sum || o == Prod
+	}
 	return !(d.IsFloat() && (o == LAnd || o == LOr))
 }
 
 // Number is the set of element types the typed functions accept.
 type Number interface {
-	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~uint8 | ~uint16
+	~float32 | ~float64 | ~int32 | ~int64 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~uint8 | ~uint16 | ~complex64 | ~complex128
 }
 
 // TypeOf returns the Datatype of T.
@@ -125,48 +137,38 @@ func TypeOf[T Number]() Datatype {
 		return Uint8
 	case uint16:
 		return Uint16
+	case complex64:
+		return Complex64
+	case complex128:
+		return Complex128
 	}
 	// A type defined over a basic type (~float64 and so on).
-	switch unsafe.Sizeof(z) {
-	case 1:
-		if isSigned(z) {
-			return Int8
-		}
-		return Uint8
-	case 2:
-		if isSigned(z) {
-			return Int16
-		}
-		return Uint16
-	case 4:
-		if isFloat(z) {
-			return Float32
-		}
-		if isSigned(z) {
-			return Int32
-		}
+	switch reflect.TypeOf(z).Kind() {
+	case reflect.Float32:
+		return Float32
+	case reflect.Float64:
+		return Float64
+	case reflect.Int32:
+		return Int32
+	case reflect.Int64:
+		return Int64
+	case reflect.Uint32:
 		return Uint32
+	case reflect.Int8:
+		return Int8
+	case reflect.Int16:
+		return Int16
+	case reflect.Uint8:
+		return Uint8
+	case reflect.Uint16:
+		return Uint16
+	case reflect.Complex64:
+		return Complex64
+	case reflect.Complex128:
+		return Complex128
 	default:
-		if isFloat(z) {
-			return Float64
-		}
-		if isSigned(z) {
-			return Int64
-		}
 		return Uint64
 	}
-}
-
-func isFloat[T Number](z T) bool {
-	z = 1
-	z /= 2
-	return z != 0
-}
-
-func isSigned[T Number](z T) bool {
-	z = 0
-	z--
-	return z < 0
 }
 
 // Wildcards for Recv and Irecv.

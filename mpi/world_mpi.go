@@ -44,6 +44,8 @@ var (
 	_ = [1]struct{}{}[int(C.XP_INT16)-int(Int16)]
 	_ = [1]struct{}{}[int(C.XP_UINT8)-int(Uint8)]
 	_ = [1]struct{}{}[int(C.XP_UINT16)-int(Uint16)]
+	_ = [1]struct{}{}[int(C.XP_COMPLEX64)-int(Complex64)]
+	_ = [1]struct{}{}[int(C.XP_COMPLEX128)-int(Complex128)]
 	_ = [1]struct{}{}[int(C.XP_BYTE)-int(Byte)]
 )
 

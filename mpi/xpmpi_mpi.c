@@ -20,6 +20,8 @@ static MPI_Datatype types(int dt) {
 	case XP_INT16:   return MPI_INT16_T;
 	case XP_UINT8:   return MPI_UINT8_T;
 	case XP_UINT16:  return MPI_UINT16_T;
+	case XP_COMPLEX64:  return MPI_C_FLOAT_COMPLEX;
+	case XP_COMPLEX128: return MPI_C_DOUBLE_COMPLEX;
 	default:         return MPI_BYTE;
 	}
 }

@@ -10,7 +10,7 @@
 
 // Datatype codes: the order of the Go Datatype constants.
 /* The order of mpi.Datatype, which follows backend.DType (world_mpi.go checks it). */
-enum { XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64, XP_INT8, XP_INT16, XP_UINT8, XP_UINT16, XP_BYTE };
+enum { XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64, XP_INT8, XP_INT16, XP_UINT8, XP_UINT16, XP_COMPLEX64, XP_COMPLEX128, XP_BYTE };
 // Op codes: the order of the Go Op constants.
 enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
 

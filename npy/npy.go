@@ -64,12 +64,12 @@ const (
 
 // descrs are the NumPy type strings of the element types, in DType
 // order: NumPy writes '|' (no byte order) for one-byte types.
-var descrs = [...]string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8", "|i1", "<i2", "|u1", "<u2"}
+var descrs = [...]string{"<f4", "<f8", "<i4", "<i8", "<u4", "<u8", "|i1", "<i2", "|u1", "<u2", "<c8", "<c16"}
 
 // Descr returns the NumPy type string of dt.
 func Descr(dt backend.DType) string {
 	if dt < 0 || int(dt) >= len(descrs) {
-		panic(fmt.Sprintf("dist: invalid DType %d", int(dt)))
+		panic(fmt.Sprintf("npy: invalid DType %d", int(dt)))
 	}
 	return descrs[dt]
 }
@@ -97,7 +97,7 @@ func ParseDescr(s string) (backend.DType, error) {
 			return backend.DType(dt), nil
 		}
 	}
-	return 0, fmt.Errorf("unsupported dtype %q: xpmpi arrays hold float32 (<f4), float64 (<f8), int8 (|i1), int16 (<i2), int32 (<i4), int64 (<i8), uint8 (|u1), uint16 (<u2), uint32 (<u4) or uint64 (<u8)", s)
+	return 0, fmt.Errorf("unsupported dtype %q: xpmpi arrays hold float32 (<f4), float64 (<f8), int8 (|i1), int16 (<i2), int32 (<i4), int64 (<i8), uint8 (|u1), uint16 (<u2), uint32 (<u4), uint64 (<u8), complex64 (<c8) or complex128 (<c16)", s)
 }
 
 // LittleEndian is whether this machine stores numbers little-endian, as

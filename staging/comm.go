@@ -11,7 +11,7 @@ import (
 
 // Op is a non-blocking MPI operation on a Staging's buffer: Isend or Irecv.
 // Wait completes it. Use an Op from one goroutine.
-type Op[T backend.Element] struct {
+type Op[T backend.Numeric] struct {
 	l *Lease[T]
 }
 
@@ -85,7 +85,7 @@ func (s *Staging[T]) Recv(c mpi.Comm, x *backend.Array[T], src, tag int) error {
 
 // side is one array's part in a blocking MPI collective: the pointer MPI is
 // handed, and, when the array is staged, the host copy behind it.
-type side[T backend.Element] struct {
+type side[T backend.Numeric] struct {
 	x    *backend.Array[T]
 	ptr  unsafe.Pointer
 	host []T // nil unless staged
@@ -97,7 +97,7 @@ type side[T backend.Element] struct {
 // host copy (Go memory: the copies are blocking, so pinning buys nothing)
 // into which x is copied first if MPI reads it (in). x may be nil: a side
 // that the call ignores on this rank.
-func prepare[T backend.Element](cfg *config, call string, x *backend.Array[T], in bool) (side[T], error) {
+func prepare[T backend.Numeric](cfg *config, call string, x *backend.Array[T], in bool) (side[T], error) {
 	sd := side[T]{x: x, call: call}
 	if x == nil || x.Len() == 0 {
 		return sd, nil
@@ -144,7 +144,7 @@ func (sd side[T]) finish() error {
 
 // Bcast copies root's x into every rank's x, which must have the same
 // length everywhere. It is collective.
-func Bcast[T backend.Element](c mpi.Comm, x *backend.Array[T], root int, opts ...Option) error {
+func Bcast[T backend.Numeric](c mpi.Comm, x *backend.Array[T], root int, opts ...Option) error {
 	cfg := newConfig(opts)
 	sd, err := prepare(&cfg, "Bcast", x, c.Rank() == root)
 	if err != nil {
@@ -163,7 +163,7 @@ func Bcast[T backend.Element](c mpi.Comm, x *backend.Array[T], root int, opts ..
 // land at recv[displs[i]:displs[i]+counts[i]]. recv is ignored (and may be
 // nil) on the other ranks. Either array may live on the host or on a
 // device. It is collective.
-func Gatherv[T backend.Element](c mpi.Comm, send, recv *backend.Array[T], counts, displs []int, root int, opts ...Option) error {
+func Gatherv[T backend.Numeric](c mpi.Comm, send, recv *backend.Array[T], counts, displs []int, root int, opts ...Option) error {
 	cfg := newConfig(opts)
 	ss, err := prepare(&cfg, "Gatherv", send, true)
 	if err != nil {
@@ -183,7 +183,7 @@ func Gatherv[T backend.Element](c mpi.Comm, send, recv *backend.Array[T], counts
 
 // Allgatherv is Gatherv with the result in every rank's recv. It is
 // collective.
-func Allgatherv[T backend.Element](c mpi.Comm, send, recv *backend.Array[T], counts, displs []int, opts ...Option) error {
+func Allgatherv[T backend.Numeric](c mpi.Comm, send, recv *backend.Array[T], counts, displs []int, opts ...Option) error {
 	cfg := newConfig(opts)
 	ss, err := prepare(&cfg, "Allgatherv", send, true)
 	if err != nil {
@@ -202,7 +202,7 @@ func Allgatherv[T backend.Element](c mpi.Comm, send, recv *backend.Array[T], cou
 // Scatterv sends send[displs[i]:displs[i]+counts[i]] of root's send to rank
 // i's recv. send is ignored (and may be nil) on the other ranks. Either
 // array may live on the host or on a device. It is collective.
-func Scatterv[T backend.Element](c mpi.Comm, send *backend.Array[T], counts, displs []int, recv *backend.Array[T], root int, opts ...Option) error {
+func Scatterv[T backend.Numeric](c mpi.Comm, send *backend.Array[T], counts, displs []int, recv *backend.Array[T], root int, opts ...Option) error {
 	cfg := newConfig(opts)
 	var ss side[T]
 	var err error
@@ -224,7 +224,7 @@ func Scatterv[T backend.Element](c mpi.Comm, send *backend.Array[T], counts, dis
 // Alltoallv sends send[sdispls[i]:sdispls[i]+scounts[i]] to rank i and
 // receives rank j's part at recv[rdispls[j]:rdispls[j]+rcounts[j]]. Either
 // array may live on the host or on a device. It is collective.
-func Alltoallv[T backend.Element](c mpi.Comm, send *backend.Array[T], scounts, sdispls []int, recv *backend.Array[T], rcounts, rdispls []int, opts ...Option) error {
+func Alltoallv[T backend.Numeric](c mpi.Comm, send *backend.Array[T], scounts, sdispls []int, recv *backend.Array[T], rcounts, rdispls []int, opts ...Option) error {
 	cfg := newConfig(opts)
 	ss, err := prepare(&cfg, "Alltoallv", send, true)
 	if err != nil {
@@ -242,7 +242,7 @@ func Alltoallv[T backend.Element](c mpi.Comm, send *backend.Array[T], scounts, s
 
 // Allreduce combines every rank's x with op, elementwise, into every rank's
 // x (in place). It is collective.
-func Allreduce[T backend.Element](c mpi.Comm, x *backend.Array[T], op mpi.Op, opts ...Option) error {
+func Allreduce[T backend.Numeric](c mpi.Comm, x *backend.Array[T], op mpi.Op, opts ...Option) error {
 	cfg := newConfig(opts)
 	sd, err := prepare(&cfg, "Allreduce", x, true)
 	if err != nil {

@@ -9,12 +9,12 @@ import (
 )
 
 // nbytes returns the size of x's elements in bytes.
-func nbytes[T backend.Element](x *backend.Array[T]) int { return x.Len() * x.DType().Size() }
+func nbytes[T backend.Numeric](x *backend.Array[T]) int { return x.Len() * x.DType().Size() }
 
 // copyToHost copies device array x into host memory at dst and waits: on
 // the backend's default stream (the producer's) where the backend has one,
 // so that it follows the work that made x. It records nothing.
-func copyToHost[T backend.Element](dst unsafe.Pointer, x *backend.Array[T]) error {
+func copyToHost[T backend.Numeric](dst unsafe.Pointer, x *backend.Array[T]) error {
 	b := x.Backend()
 	if a, ok := b.(backend.Async); ok {
 		s := a.DefaultStream()
@@ -32,7 +32,7 @@ func copyToHost[T backend.Element](dst unsafe.Pointer, x *backend.Array[T]) erro
 // copyToDevice copies host memory at src into device array x and waits, so
 // that src can be reused: on the default stream where the backend has one,
 // so that later work on x follows it. It records nothing.
-func copyToDevice[T backend.Element](x *backend.Array[T], src unsafe.Pointer) error {
+func copyToDevice[T backend.Numeric](x *backend.Array[T], src unsafe.Pointer) error {
 	b := x.Backend()
 	if a, ok := b.(backend.Async); ok {
 		s := a.DefaultStream()
@@ -50,7 +50,7 @@ func copyToDevice[T backend.Element](x *backend.Array[T], src unsafe.Pointer) er
 // copyToHostBlocking copies device array x into host memory at dst with
 // the backend's blocking copy, after the work queued on the device: for Go
 // memory, which async copies would treat as pageable. It records nothing.
-func copyToHostBlocking[T backend.Element](dst unsafe.Pointer, x *backend.Array[T]) error {
+func copyToHostBlocking[T backend.Numeric](dst unsafe.Pointer, x *backend.Array[T]) error {
 	b := x.Backend()
 	if err := b.Synchronize(); err != nil {
 		return err
@@ -60,7 +60,7 @@ func copyToHostBlocking[T backend.Element](dst unsafe.Pointer, x *backend.Array[
 
 // copyToDeviceBlocking copies host memory at src into x with the backend's
 // blocking copy and waits for the device. It records nothing.
-func copyToDeviceBlocking[T backend.Element](x *backend.Array[T], src unsafe.Pointer) error {
+func copyToDeviceBlocking[T backend.Numeric](x *backend.Array[T], src unsafe.Pointer) error {
 	b := x.Backend()
 	if err := b.CopyFromHost(x.Buffer(), src); err != nil {
 		return err
@@ -101,7 +101,7 @@ func (h *hostMem) free() {
 }
 
 // slice returns the memory at p as n elements of T.
-func slice[T backend.Element](p unsafe.Pointer, n int) []T {
+func slice[T backend.Numeric](p unsafe.Pointer, n int) []T {
 	if n == 0 {
 		return []T{}
 	}

@@ -18,14 +18,14 @@ import (
 // ToHost copy nothing. On a device it is allocated at first use and kept.
 //
 // A Mirror is not safe for concurrent use.
-type Mirror[T backend.Element] struct {
+type Mirror[T backend.Numeric] struct {
 	b    backend.Backend
 	host []T
 	dev  *backend.Array[T]
 }
 
 // NewMirror returns a mirror of host on backend b. It allocates nothing.
-func NewMirror[T backend.Element](b backend.Backend, host []T) *Mirror[T] {
+func NewMirror[T backend.Numeric](b backend.Backend, host []T) *Mirror[T] {
 	return &Mirror[T]{b: b, host: host}
 }
 

@@ -124,7 +124,7 @@ func WithCUDAAware(f func() mpi.CUDAAwareness) Option {
 // is not CUDA-aware. See the package documentation.
 //
 // A Staging is safe for concurrent use; only one lease is out at a time.
-type Staging[T backend.Element] struct {
+type Staging[T backend.Numeric] struct {
 	b   backend.Backend
 	n   int
 	cfg config
@@ -139,7 +139,7 @@ type Staging[T backend.Element] struct {
 // It allocates nothing: the pinned host buffer is allocated at the first
 // lease that needs it. Close frees it; so does the collector, once the
 // Staging is unreachable.
-func NewStaging[T backend.Element](b backend.Backend, n int, opts ...Option) *Staging[T] {
+func NewStaging[T backend.Numeric](b backend.Backend, n int, opts ...Option) *Staging[T] {
 	if n < 0 {
 		panic(fmt.Sprintf("staging: NewStaging of %d elements", n))
 	}
@@ -238,7 +238,7 @@ func (s *Staging[T]) Close() error {
 
 // Lease is a buffer handed out by a Staging for one MPI operation. Use
 // it from one goroutine.
-type Lease[T backend.Element] struct {
+type Lease[T backend.Numeric] struct {
 	s        *Staging[T]
 	x        *backend.Array[T]
 	ptr      unsafe.Pointer

@@ -12,7 +12,7 @@ import (
 
 // Pending is a copy to the host in flight, from Ring.Copy or ToHostOnStream.
 // It is safe for concurrent use.
-type Pending[T backend.Element] struct {
+type Pending[T backend.Numeric] struct {
 	// A ring copy: slot and generation in the ring.
 	ring *Ring[T]
 	slot int
@@ -75,7 +75,7 @@ func (p *Pending[T]) Result() ([]T, error) {
 // A host array completes at once, without a copy: its result is its own
 // memory. On a device backend without async copies, the copy is made at
 // once.
-func ToHostOnStream[T backend.Element](x *backend.Array[T]) (*Pending[T], error) {
+func ToHostOnStream[T backend.Numeric](x *backend.Array[T]) (*Pending[T], error) {
 	p := &Pending[T]{}
 	if x.Device().IsHost() {
 		p.result = x.Data()

@@ -28,7 +28,7 @@ var ErrClosed = errors.New("staging: the Ring is closed")
 //
 // A Ring is safe for concurrent use. Close releases it; the collector does
 // too once it is unreachable, after its copies have finished.
-type Ring[T backend.Element] struct {
+type Ring[T backend.Numeric] struct {
 	b backend.Backend
 	a backend.Async // nil on the host
 	n int
@@ -40,7 +40,7 @@ type Ring[T backend.Element] struct {
 	closed bool
 }
 
-type ringSlot[T backend.Element] struct {
+type ringSlot[T backend.Numeric] struct {
 	host []T            // the staging buffer
 	snap backend.Buffer // the device snapshot (device rings)
 	done backend.Event  // end of the latest copy into host; nil if none in flight
@@ -83,7 +83,7 @@ func (r *ringRes) release() error {
 // implement backend.Async: the ring allocates buffers pinned host buffers,
 // as many device snapshots, and a private stream. On the host backend the
 // buffers are Go memory and copies are plain copies.
-func NewRing[T backend.Element](b backend.Backend, n, buffers int) (*Ring[T], error) {
+func NewRing[T backend.Numeric](b backend.Backend, n, buffers int) (*Ring[T], error) {
 	if n < 0 {
 		panic(fmt.Sprintf("staging: NewRing of %d elements", n))
 	}

@@ -89,6 +89,10 @@ func (*Backend) Convert(dst, src backend.Buffer) {
 	if dst.Len() != src.Len() {
 		panic(fmt.Sprintf("cpu: Convert of %d elements into %d", src.Len(), dst.Len()))
 	}
+	if dst.DType().IsComplex() || src.DType().IsComplex() {
+		convertComplex(dst, src)
+		return
+	}
 	maskOpsFor(dst.DType()).convertFrom(dst, src)
 }
 

@@ -82,6 +82,10 @@ func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 		p = unsafe.Pointer(unsafe.SliceData(make([]uint8, n)))
 	case backend.Uint16:
 		p = unsafe.Pointer(unsafe.SliceData(make([]uint16, n)))
+	case backend.Complex64:
+		p = unsafe.Pointer(unsafe.SliceData(make([]complex64, n)))
+	case backend.Complex128:
+		p = unsafe.Pointer(unsafe.SliceData(make([]complex128, n)))
 	}
 	return backend.NewHostBuffer(p, n, dt), nil
 }
@@ -192,11 +196,13 @@ func (*Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backe
 // float64 over fixed chunks of 4096 elements whose partial sums are added
 // pairwise, so that the result does not depend on the thread count), an
 // Int64 scalar for signed and a Uint64 scalar for unsigned integers
-// (wrapping).
+// (wrapping), a Complex128 scalar for complex x (real and imaginary parts
+// summed as floats are).
 func (*Backend) Sum(x backend.Buffer) backend.Scalar { return opsFor(x.DType()).sum(x) }
 
 // Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
-// Products of float32 elements are formed in float64, exactly.
+// Products of float32 elements are formed in float64, exactly; complex
+// products are not conjugated (NumPy's dot) and are formed in complex128.
 func (*Backend) Dot(x, y backend.Buffer) backend.Scalar { return opsFor(x.DType()).dot(x, y) }
 
 // Argmin returns the index of the first smallest element of x and its value

@@ -44,13 +44,17 @@ func opsFor(dt backend.DType) ops {
 		return impl[uint8]{}
 	case backend.Uint16:
 		return impl[uint16]{}
+	case backend.Complex64:
+		return cimpl[complex64]{}
+	case backend.Complex128:
+		return cimpl[complex128]{}
 	}
 	panic(fmt.Sprintf("cpu: invalid DType %d", int(dt)))
 }
 
 type impl[T backend.Element] struct{}
 
-func hs[T backend.Element](b backend.Buffer) []T { return backend.HostSlice[T](b) }
+func hs[T backend.Numeric](b backend.Buffer) []T { return backend.HostSlice[T](b) }
 
 func (impl[T]) fill(x backend.Buffer, v backend.Scalar) {
 	fill(hs[T](x), backend.ValueOf[T](v))

@@ -26,7 +26,7 @@ const (
 )
 
 // chunkPartials returns f(lo, hi) for every chunk [lo, hi) of [0, n).
-func chunkPartials[A float64 | uint64](n int, f func(lo, hi int) A) []A {
+func chunkPartials[A float64 | uint64 | complex128](n int, f func(lo, hi int) A) []A {
 	nc := (n + reduceChunk - 1) / reduceChunk
 	p := make([]A, nc)
 	run := func(c0, c1 int) {

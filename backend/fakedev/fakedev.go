@@ -550,3 +550,8 @@ func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64
 	hd, hs := host(b.buf("Stencil7", dst)), host(b.buf("Stencil7", src))
 	b.kernel(func() { cpu.Default.Stencil7(hd, hs, n0, n1, n2, w) })
 }
+
+// ComplexArith marks the fake device as one whose arithmetic takes complex
+// buffers on the device (backend.ComplexArith): it runs the CPU backend's
+// complex kernels on its memory.
+func (b *Backend) ComplexArith() {}

@@ -107,9 +107,10 @@ func (o MatMulOptions) panelWidth() int {
 //   - a and b on a pr x pc grid (SUMMA): its grid row's share of a and its
 //     grid column's share of b, (m/pr)·k·(pc-1)/pc + k·(n/pc)·(pr-1)/pr;
 //     for square matrices on a square grid of p ranks about 2n²/√p, where
-//     the row-split methods move about n². SUMMA therefore wins from
-//     about 4 ranks on, and a program that multiplies large matrices on
-//     many ranks should lay them out on a grid (ProcessGrid(0, 0)).
+//     the row-split methods move about n². SUMMA moves as much on a 1 x 2
+//     grid, half a matrix, and less from a 2 x 2 grid on (n²/2 against
+//     3n²/4), so a program that multiplies large matrices on many ranks
+//     should lay them out on a grid (ProcessGrid(0, 0)).
 //
 // Floating-point results agree with a serial product (gonum's Dgemm or
 // Sgemm of the whole matrices) to within 2k·ε·(|a||b|)ij in each element

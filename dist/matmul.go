@@ -456,13 +456,16 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 	for q := range ranks {
 		maxLen = max(maxLen, p.bl.LocalLen(q))
 	}
+	// The two blocks in transit, allocated when first received into: at
+	// two ranks the one step needs one (the first sends the rank's own).
 	var panels [2]*backend.Array[T]
-	for i := range panels {
-		if panels[i], err = backend.NewOn[T](be, maxLen); err != nil {
-			return err
+	defer func() {
+		for _, x := range panels {
+			if x != nil {
+				x.Free()
+			}
 		}
-		defer panels[i].Free()
-	}
+	}()
 	// A Staging per message length: blocks differ by a row or a column.
 	stages := map[[2]int]*staging.Staging[T]{}
 	stage := func(n int, send bool) *staging.Staging[T] {
@@ -487,6 +490,11 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 		var into *backend.Array[T]
 		if s < ranks-1 {
 			r := (q + 1) % ranks
+			if panels[s%2] == nil {
+				if panels[s%2], err = backend.NewOn[T](be, maxLen); err != nil {
+					return err
+				}
+			}
 			into = panels[s%2].Slice(0, p.bl.LocalLen(r))
 			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); err != nil {
 				return err

@@ -459,10 +459,10 @@ func TestBenchWithFakeReference(t *testing.T) {
 	} else {
 		want = append(want, "W6") // the ping-pong
 	}
-	want = append(want, "W7", "W7")                 // write and read
-	want = append(want, fftID)                      // forward and inverse
-	want = append(want, matmulID, matmulID)         // B replicated; B split
-	want = append(want, "W10", "W10", "W10", "W10") // Newton and RK45 time and steps
+	want = append(want, "W7", "W7")                   // write and read
+	want = append(want, fftID)                        // forward and inverse
+	want = append(want, matmulID, matmulID, matmulID) // B replicated; B split; grid
+	want = append(want, "W10", "W10", "W10", "W10")   // Newton and RK45 time and steps
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Workload)

@@ -25,21 +25,26 @@ func matmulB(i, j int) float64 { return float64((i*5+j*11)%13-6) / 8 }
 // transposed or shifted result does not sum to the same.
 func matmulWeight(i, j int) float64 { return float64((i+2*j)%5 + 1) }
 
-// matmulCases are the two computations: C = A B with A split by rows and
-// B replicated (a local product on each rank), and with both split by rows
+// matmulCases are the three computations: C = A B with A split by rows and
+// B replicated (a local product on each rank); with both split by rows
 // (B's blocks passed around a ring of the ranks, overlapped with the local
-// products: dist.MatMulRing; xpref_matmul's mode 1).
+// products: dist.MatMulRing; xpref_matmul's mode 1); and with A, B and C on
+// a 1 x p process grid (split by columns: dist.MatMul's SUMMA, A's panels
+// broadcast; mode 2).
 var matmulCases = []struct {
 	metric string
 	mode   int64
 	bAxis  int
+	grid   bool
 }{
-	{"MatMul, B replicated", 0, dist.Replicated},
-	{"MatMul, A and B split (ring)", 1, 0},
+	{"MatMul, B replicated", 0, dist.Replicated, false},
+	{"MatMul, A and B split (ring)", 1, 0, false},
+	{"MatMul, A and B on a 1 x p grid (SUMMA)", 2, 0, true},
 }
 
 // benchMatMul multiplies two n x n matrices with dist.MatMul against
-// xpref_matmul (OpenBLAS's cblas_dgemm on the same blocks, the same ring),
+// xpref_matmul (OpenBLAS's cblas_dgemm on the same blocks, the same ring
+// or SUMMA), into a result made once outside the timed region (MatMulInto),
 // for each of matmulCases. The figure is GFLOP/s, counting 2n^3.
 func (e *benchEnv) benchMatMul() ([]Row, error) {
 	n := e.sizes.MatMulN
@@ -49,30 +54,41 @@ func (e *benchEnv) benchMatMul() ([]Row, error) {
 	gflops := func(s Sample) float64 { return flops / s.Seconds / 1e9 }
 	var rows []Row
 	for _, mc := range matmulCases {
-		a, err := dist.FromFunc(e.world, []int{n, n}, func(idx []int) float64 { return matmulA(idx[0], idx[1]) })
+		aOpts, bOpts := []dist.Option{dist.SplitAxis(0)}, []dist.Option{dist.SplitAxis(mc.bAxis)}
+		method := dist.MatMulRing
+		if mc.grid {
+			aOpts, bOpts = []dist.Option{dist.ProcessGrid(1, p)}, []dist.Option{dist.ProcessGrid(1, p)}
+			method = dist.MatMulAuto
+		}
+		opts := dist.MatMulOptions{Method: method}
+		a, err := dist.FromFunc(e.world, []int{n, n}, func(idx []int) float64 { return matmulA(idx[0], idx[1]) }, aOpts...)
 		if err != nil {
 			return nil, err
 		}
-		b, err := dist.FromFunc(e.world, []int{n, n}, func(idx []int) float64 { return matmulB(idx[0], idx[1]) }, dist.SplitAxis(mc.bAxis))
+		b, err := dist.FromFunc(e.world, []int{n, n}, func(idx []int) float64 { return matmulB(idx[0], idx[1]) }, bOpts...)
 		if err != nil {
 			a.Free()
 			return nil, err
 		}
+		// The result, made and touched once outside the timed region, as
+		// the reference's is: the product writes into it (MatMulInto).
+		c, err := dist.MatMulWithOptions(a, b, opts)
+		if err != nil {
+			a.Free()
+			b.Free()
+			return nil, err
+		}
 		xp := func() (Sample, error) {
-			var c *dist.Array[float64]
 			secs, err := e.timed(func() error {
-				var err error
-				c, err = dist.MatMulWithOptions(a, b, dist.MatMulOptions{Method: dist.MatMulRing})
-				return err
+				return dist.MatMulIntoWithOptions(c, a, b, opts)
 			})
 			if err != nil {
 				return Sample{}, err
 			}
-			defer c.Free()
-			lo, _ := c.Range()
+			start, shape := c.Layout().Block(e.world.Rank())
 			sum := 0.0
 			for k, v := range c.LocalData() {
-				i, j := lo+k/n, k%n
+				i, j := start[0]+k/shape[1], start[1]+k%shape[1]
 				sum += v * matmulWeight(i, j)
 			}
 			g, err := mpi.AllreduceValue(e.world, sum, mpi.Sum)
@@ -88,6 +104,7 @@ func (e *benchEnv) benchMatMul() ([]Row, error) {
 		})
 		a.Free()
 		b.Free()
+		c.Free()
 		if err != nil {
 			return nil, err
 		}

@@ -52,6 +52,18 @@ type MatMulOptions struct {
 	// Method is how a row-split a is multiplied by a split b; it does not
 	// matter for a replicated b, which needs no communication.
 	Method MatMulMethod
+	// PanelWidth is the width, in columns of a (rows of b), of the panels
+	// that SUMMA broadcasts for operands on a process grid; 0 means
+	// MatMulPanelWidth. It does not matter for other layouts.
+	PanelWidth int
+}
+
+// panelWidth returns the panel width the options ask for.
+func (o MatMulOptions) panelWidth() int {
+	if o.PanelWidth > 0 {
+		return o.PanelWidth
+	}
+	return MatMulPanelWidth
 }
 
 // MatMul returns the matrix product a*b of an m x k matrix a and a k x n
@@ -73,25 +85,49 @@ type MatMulOptions struct {
 //     the result is replicated.
 //   - a replicated, b split on axis 1: each rank computes its columns, with
 //     no communication; the result is split on axis 1 with b's block sizes.
+//   - a and b on the same 2-D process grid of pr x pc ranks (NewGridLayout,
+//     the ProcessGrid option), with any block sizes: SUMMA (see
+//     MatMulPanelWidth), the panels of a's columns broadcast along the
+//     grid's rows and those of b's rows along its columns. The result is
+//     on the same grid, with a's block sizes along axis 0 and b's along
+//     axis 1. a's column blocks and b's row blocks need not match.
 //
-// Other layouts (a split on axis 1; a replicated and b split on axis 0)
-// panic: Resplit or Redistribute an operand first. So do operands that are
-// not 2-D, inner dimensions that differ, different communicators and
-// different devices.
+// Other layouts (a split on axis 1; a replicated and b split on axis 0;
+// one operand on a grid and the other not, or on another grid) panic:
+// Resplit or Redistribute an operand first. So do operands that are not
+// 2-D, inner dimensions that differ, different communicators and different
+// devices.
+//
+// The method follows from the layouts, and each moves, to each rank, in
+// elements:
+//
+//   - b replicated, or a replicated and b split on axis 1: nothing.
+//   - a split on axis 0, b split (ring or allgather): (p-1)/p of b,
+//     k·n·(p-1)/p, whatever the method; see MatMulWithOptions.
+//   - a and b on a pr x pc grid (SUMMA): its grid row's share of a and its
+//     grid column's share of b, (m/pr)·k·(pc-1)/pc + k·(n/pc)·(pr-1)/pr;
+//     for square matrices on a square grid of p ranks about 2n²/√p, where
+//     the row-split methods move about n². SUMMA moves as much on a 1 x 2
+//     grid, half a matrix, and less from a 2 x 2 grid on (n²/2 against
+//     3n²/4), so a program that multiplies large matrices on many ranks
+//     should lay them out on a grid (ProcessGrid(0, 0)).
 //
 // Floating-point results agree with a serial product (gonum's Dgemm or
 // Sgemm of the whole matrices) to within 2k·ε·(|a||b|)ij in each element
 // ij, where ε is the unit roundoff of T (2^-53, 2^-24): each product is
 // within k·ε·(|a||b|)ij of the exact one, and the local products and the
-// order in which the ring adds b's blocks change only the order of the
-// sums, so results may differ in the last bits with the number of ranks.
+// order in which the ring and SUMMA add b's blocks or panels change only
+// the order of the sums, so results may differ in the last bits with the
+// number of ranks.
 // Integer products are exact, wrapping as Go's arithmetic does.
 func MatMul[T backend.Element](a, b *Array[T]) (*Array[T], error) {
 	return MatMulWithOptions(a, b, MatMulOptions{})
 }
 
 // MatMulWithOptions is MatMul with a choice of method for a row-split a by
-// a split b. It is collective; every rank must pass the same options.
+// a split b, and of SUMMA's panel width for operands on a process grid
+// (whose method must be MatMulAuto). It is collective; every rank must pass
+// the same options.
 //
 // Both methods move the same data, (p-1)/p of b to every rank. The ring
 // needs memory for two blocks of b (about 2*k*n/p elements) and overlaps
@@ -106,6 +142,25 @@ func MatMul[T backend.Element](a, b *Array[T]) (*Array[T], error) {
 // the overlap hides the transfers. The choice depends on the global
 // shapes only, so every rank makes the same one.
 func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *Array[T], err error) {
+	ol := matmulLayout(a, b, o)
+	if err := check("MatMul", a, mpi.Arg{Name: "b layout", Value: b.layout.hash(), Text: b.layout.String()},
+		mpi.Arg{Name: "method", Value: int64(o.Method), Text: o.Method.String()}); err != nil {
+		return nil, err
+	}
+	out, err := newOn[T](a.comm, ol, a.local.Backend())
+	if err != nil {
+		return nil, err
+	}
+	if err := matmulInto(out, a, b, o); err != nil {
+		out.Free()
+		return nil, err
+	}
+	return out, nil
+}
+
+// matmulLayout returns the layout of a*b, panicking on operands MatMul
+// does not take.
+func matmulLayout[T backend.Element](a, b *Array[T], o MatMulOptions) Layout {
 	if len(a.layout.shape) != 2 || len(b.layout.shape) != 2 {
 		panic(fmt.Sprintf("dist: MatMul of shapes %v and %v: both must be 2-D", a.layout.shape, b.layout.shape))
 	}
@@ -117,37 +172,61 @@ func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *A
 	if o.Method < MatMulAuto || o.Method > MatMulAllgather {
 		panic(fmt.Sprintf("dist: MatMul with unknown method %v", o.Method))
 	}
-	var ol Layout
+	if o.PanelWidth < 0 {
+		panic(fmt.Sprintf("dist: MatMul with panel width %d", o.PanelWidth))
+	}
+	if a.layout.isGrid() || b.layout.isGrid() {
+		return summaLayout(a.layout, b.layout, o)
+	}
 	switch {
 	case a.layout.axis == 0:
-		ol = NewLayoutCounts([]int{m, n}, 0, a.layout.counts)
+		return NewLayoutCounts([]int{m, n}, 0, a.layout.counts)
 	case a.layout.axis == Replicated && b.layout.axis == Replicated:
-		ol = NewLayout([]int{m, n}, Replicated, a.layout.ranks)
+		return NewLayout([]int{m, n}, Replicated, a.layout.ranks)
 	case a.layout.axis == Replicated && b.layout.axis == 1:
-		ol = NewLayoutCounts([]int{m, n}, 1, b.layout.counts)
-	default:
-		panic(fmt.Sprintf("dist: MatMul of a %v by b %v: a must be split on axis 0 or replicated, and a replicated a needs a replicated b or one split on axis 1", a.layout, b.layout))
+		return NewLayoutCounts([]int{m, n}, 1, b.layout.counts)
 	}
-	if err := check("MatMul", a, mpi.Arg{Name: "b layout", Value: b.layout.hash(), Text: b.layout.String()},
+	panic(fmt.Sprintf("dist: MatMul of a %v by b %v: a must be split on axis 0 or replicated, and a replicated a needs a replicated b or one split on axis 1", a.layout, b.layout))
+}
+
+// MatMulInto sets c to the matrix product a*b, as MatMul computes it,
+// into c's existing blocks: c must have the layout MatMul would give the
+// result (for the same a and b), be on their communicator and device, and
+// be neither a nor b. Nothing the size of c is allocated, so that a loop
+// of products allocates only what the method needs for b's blocks in
+// transit (see MatMulWithOptions). It is collective.
+func MatMulInto[T backend.Element](c, a, b *Array[T]) error {
+	return MatMulIntoWithOptions(c, a, b, MatMulOptions{})
+}
+
+// MatMulIntoWithOptions is MatMulInto with MatMulWithOptions's options.
+// It is collective; every rank must pass the same options.
+func MatMulIntoWithOptions[T backend.Element](c, a, b *Array[T], o MatMulOptions) error {
+	ol := matmulLayout(a, b, o)
+	if !c.layout.Equal(ol) {
+		panic(fmt.Sprintf("dist: MatMulInto a result of %v: the product of a %v by b %v has %v", c.layout, a.layout, b.layout, ol))
+	}
+	sameCommDevice("MatMulInto", c, a)
+	if c == a || c == b {
+		panic("dist: MatMulInto: the result is one of the operands")
+	}
+	if err := check("MatMulInto", a, mpi.Arg{Name: "b layout", Value: b.layout.hash(), Text: b.layout.String()},
 		mpi.Arg{Name: "method", Value: int64(o.Method), Text: o.Method.String()}); err != nil {
-		return nil, err
+		return err
 	}
-	out, err := newOn[T](a.comm, ol, a.local.Backend())
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			out.Free()
-		}
-	}()
+	return matmulInto(c, a, b, o)
+}
+
+// matmulInto computes a*b into out, whose layout matmulLayout checked.
+func matmulInto[T backend.Element](out, a, b *Array[T], o MatMulOptions) error {
+	m, k, n := a.layout.shape[0], a.layout.shape[1], b.layout.shape[1]
 	ab, bb, g, err := gemmBlocks(a.local, b.local)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res, err := resultOn(out.local, ab)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if res != out.local {
 		defer res.Free()
@@ -155,6 +234,8 @@ func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *A
 	me := a.comm.Rank()
 	mr := a.layout.LocalShape(me)[0]
 	switch {
+	case a.layout.isGrid():
+		err = summa(a.comm, g, ab, bb, res, a.layout, b.layout, o.panelWidth())
 	case b.layout.axis == Replicated:
 		g.Gemm(res.Buffer(), ab.Buffer(), bb.Buffer(), mr, n, k, max(k, 1), max(n, 1), max(n, 1), false)
 	case a.layout.axis == Replicated: // b split on axis 1
@@ -174,14 +255,11 @@ func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *A
 		} else {
 			err = p.ring(bb)
 		}
-		if err != nil {
-			return nil, err
-		}
 	}
-	if err := copyResult(out.local, res); err != nil {
-		return nil, err
+	if err != nil {
+		return err
 	}
-	return out, nil
+	return copyResult(out.local, res)
 }
 
 // MatVec returns the matrix-vector product a*x of an m x k matrix a, split
@@ -199,8 +277,11 @@ func MatVec[T backend.Element](a, x *Array[T]) (_ *Array[T], err error) {
 	if x.layout.shape[0] != k {
 		panic(fmt.Sprintf("dist: MatVec of shapes %v and %v: inner dimensions differ", a.layout.shape, x.layout.shape))
 	}
-	if a.layout.axis == 1 {
-		panic(fmt.Sprintf("dist: MatVec of a %v: a must be split on axis 0 or replicated", a.layout))
+	if a.layout.axis != 0 && a.layout.axis != Replicated {
+		panic(fmt.Sprintf("dist: MatVec of a %v: a must be split on axis 0 or replicated (for a on a process grid, MatMul by a k x 1 matrix on the same grid)", a.layout))
+	}
+	if x.layout.isGrid() {
+		panic(fmt.Sprintf("dist: MatVec by an x %v: x must be split on axis 0 or replicated", x.layout))
 	}
 	sameCommDevice("MatVec", a, x)
 	if err := check("MatVec", a, mpi.Arg{Name: "x layout", Value: x.layout.hash(), Text: x.layout.String()}); err != nil {
@@ -375,13 +456,16 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 	for q := range ranks {
 		maxLen = max(maxLen, p.bl.LocalLen(q))
 	}
+	// The two blocks in transit, allocated when first received into: at
+	// two ranks the one step needs one (the first sends the rank's own).
 	var panels [2]*backend.Array[T]
-	for i := range panels {
-		if panels[i], err = backend.NewOn[T](be, maxLen); err != nil {
-			return err
+	defer func() {
+		for _, x := range panels {
+			if x != nil {
+				x.Free()
+			}
 		}
-		defer panels[i].Free()
-	}
+	}()
 	// A Staging per message length: blocks differ by a row or a column.
 	stages := map[[2]int]*staging.Staging[T]{}
 	stage := func(n int, send bool) *staging.Staging[T] {
@@ -406,6 +490,11 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 		var into *backend.Array[T]
 		if s < ranks-1 {
 			r := (q + 1) % ranks
+			if panels[s%2] == nil {
+				if panels[s%2], err = backend.NewOn[T](be, maxLen); err != nil {
+					return err
+				}
+			}
 			into = panels[s%2].Slice(0, p.bl.LocalLen(r))
 			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); err != nil {
 				return err

@@ -139,7 +139,11 @@ int xpref_rk45(const xpref_params *p, xpref_result *r);
  * rows too, its blocks passed around a ring of the ranks (at step s a rank
  * holds the block of rank + s, sends it to rank - 1 and receives the next
  * from rank + 1 with MPI_Isend/MPI_Irecv while it multiplies its columns of
- * A for that block), as dist.MatMulRing. checksum: the sum over C of
+ * A for that block), as dist.MatMulRing. iters 2: A, B and C on a
+ * 1 x size process grid (split by columns), SUMMA as dist.MatMul does it
+ * on a grid: panels of at most 256 of each rank's columns of A, packed by
+ * their owner and broadcast (MPI_Bcast), each rank adding the panel times
+ * its rows of its block of B to its block of C. checksum: the sum over C of
  * c_ij ((i + 2j) % 5 + 1), exact in float64 at these values. */
 int xpref_matmul(const xpref_params *p, xpref_result *r);
 

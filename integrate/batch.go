@@ -103,9 +103,8 @@ var indexedSlots = func(dim int) int { return max(1, indexedChunk/max(dim, 1)) }
 // time (indexedChunk values) in lockstep in the caches: a system that
 // finishes or fails gives its place to the next system not yet started
 // (or, at the end, to the last slot's system), so that f is called only
-// for systems still running (but for the round in which one fails on too
-// small a step), and the systems' initial steps are taken first, a chunk
-// at a time. The calls of f are
+// for systems still running, and the systems' initial steps are taken
+// first, a chunk at a time. The calls of f are
 // many and small (six per round of a chunk). Every other method runs
 // SolveIVPBatch's coroutine path, with f called for all systems at once
 // (idx 0, ..., nsys-1). It does not communicate.
@@ -158,8 +157,12 @@ type batch struct {
 	calls             int
 	res               *BatchResult
 
-	// The systems' first derivative and initial step (per system).
+	// The start, and the systems' first derivative and initial step (per
+	// system); next is the next system to start (with refill).
+	t0        float64
+	y0        []float64
 	f0, hAbs0 []float64
+	next      int
 
 	// Per slot: the system, and its state.
 	n                                 int // slots in use
@@ -290,15 +293,31 @@ func (b *batch) initialSteps(t0 float64, y0 []float64) {
 }
 
 // load starts system i in slot s.
-func (b *batch) load(s, i int, t0 float64, y0 []float64) {
-	dim := b.dim
-	b.sys[s], b.t[s], b.hAbs[s], b.stiffAt[s] = i, t0, b.hAbs0[i], 0
+func (b *batch) load(s, i int) {
+	dim, y0 := b.dim, b.y0
+	b.sys[s], b.t[s], b.hAbs[s], b.stiffAt[s] = i, b.t0, b.hAbs0[i], 0
 	b.fresh[s], b.rejected[s], b.running[s] = true, false, true
 	b.iasti[s], b.nonsti[s], b.teI[s] = 0, 0, 0
 	for c := 0; c < dim; c++ {
 		b.y[s*dim+c] = y0[i*dim+c]
 		b.fv[s*dim+c] = b.f0[i*dim+c]
 	}
+}
+
+// replace gives slot s, whose system stopped, to the next system not yet
+// started, or when there is none to the last slot's system (the slots
+// shrink by one), and reports whether it started a system.
+func (b *batch) replace(s int) bool {
+	if b.next < b.nsys {
+		b.load(s, b.next)
+		b.next++
+		return true
+	}
+	b.n--
+	if s < b.n {
+		b.move(b.n, s)
+	}
+	return false
 }
 
 // move puts the system of slot from into slot to, between rounds.
@@ -335,6 +354,7 @@ func (b *batch) run(t0 float64, y0 []float64) (*BatchResult, error) {
 	for s := range res.TFinal {
 		res.TFinal[s] = t0
 	}
+	b.t0, b.y0 = t0, y0
 	b.initialSteps(t0, y0)
 	if t0 == b.tBound {
 		// Nothing to integrate: every system is done where it starts.
@@ -346,9 +366,9 @@ func (b *batch) run(t0 float64, y0 []float64) (*BatchResult, error) {
 	}
 	b.n = min(len(b.sys), ns)
 	for s := 0; s < b.n; s++ {
-		b.load(s, s, t0, y0)
+		b.load(s, s)
 	}
-	next := b.n // the next system to start
+	b.next = b.n
 	live := b.n // slots whose system is running
 	for live > 0 {
 		if live -= b.begin(); live > 0 {
@@ -361,19 +381,10 @@ func (b *batch) run(t0 float64, y0 []float64) (*BatchResult, error) {
 		// Give the slots of stopped systems to the next systems, or when
 		// none is left, to the last slots' systems.
 		for s := 0; s < b.n; {
-			switch {
-			case b.running[s]:
+			if b.running[s] {
 				s++
-			case next < ns:
-				b.load(s, next, t0, y0)
-				next++
+			} else if b.replace(s) {
 				live++
-				s++
-			default:
-				b.n--
-				if s < b.n {
-					b.move(b.n, s)
-				}
 			}
 		}
 	}
@@ -403,12 +414,14 @@ func (b *batch) stop(s int, err error) {
 }
 
 // begin starts an attempted step in every running slot (as rk45.step)
-// and expands h over the slots' values. It returns the number of slots
-// whose system stopped, with too small a step.
+// and expands h over the slots' values. It returns the change in the
+// number of running slots: minus those whose system stopped, with too
+// small a step; with refill, their slots go at once to other systems
+// (replace), which begin their steps too.
 func (b *batch) begin() int {
-	stopped := 0
+	change := 0
 	dim := b.dim
-	for s := 0; s < b.n; s++ {
+	for s := 0; s < b.n; {
 		if !b.running[s] {
 			b.h[s], b.tNew[s] = 0, b.t[s]
 		} else {
@@ -424,7 +437,13 @@ func (b *batch) begin() int {
 			}
 			if b.hAbs[s] < minStep {
 				b.stop(s, ErrStepTooSmall)
-				stopped++
+				change--
+				if b.refill {
+					if b.replace(s) {
+						change++
+					}
+					continue // slot s again, if it is still in use
+				}
 			} else {
 				h := b.hAbs[s] * b.direction
 				tNew := t + h
@@ -440,8 +459,9 @@ func (b *batch) begin() int {
 		for c := s * dim; c < (s+1)*dim; c++ {
 			b.hv[c] = hs
 		}
+		s++
 	}
-	return stopped
+	return -change
 }
 
 // stages computes the six stages of every slot's attempt, one call of f

@@ -173,6 +173,7 @@ type batch struct {
 	// Per value of the slots (slots times dim): h, the state, the stages.
 	hv, y, yOld, fv, yNew, tmp []float64
 	k                          [7][]float64
+	atolv, rtolv               []float64 // the tolerances of the values
 }
 
 func newBatch(f IndexedODEFunc, nsys, slots, dim int, t0, tf float64, opts *IVPOptions, refill bool) *batch {
@@ -190,6 +191,10 @@ func newBatch(f IndexedODEFunc, nsys, slots, dim int, t0, tf float64, opts *IVPO
 	b.hv, b.y, b.yOld, b.fv, b.yNew, b.tmp = mk(), mk(), mk(), mk(), mk(), mk()
 	for i := range b.k {
 		b.k[i] = mk()
+	}
+	b.atolv, b.rtolv = mk(), mk()
+	for j := range b.atolv {
+		b.atolv[j], b.rtolv[j] = b.tol.atol[j%dim], b.tol.rtol[j%dim]
 	}
 	mks := func() []float64 { return make([]float64, slots) }
 	b.t, b.hAbs, b.h, b.tNew, b.tStage, b.stiffAt = mks(), mks(), mks(), mks(), mks(), mks()
@@ -541,9 +546,26 @@ func (b *batch) stages() {
 // It returns the number of slots whose system stopped.
 func (b *batch) finish(te []float64) int {
 	res, dim := b.res, b.dim
-	atol, rtol := b.tol.atol, b.tol.rtol
 	k := &b.k
 	stopped := 0
+	// The scaled error estimates of all values, as rk45.step's.
+	nv := b.n * dim
+	y, yNew, hv, tmp := b.y[:nv], b.yNew[:nv], b.hv[:nv], b.tmp[:nv]
+	atolv, rtolv := b.atolv[:nv], b.rtolv[:nv]
+	k0, k1, k2, k3, k4, k5, k6 := k[0][:nv], k[1][:nv], k[2][:nv], k[3][:nv], k[4][:nv], k[5][:nv], k[6][:nv]
+	E := &dpE
+	for j := range tmp {
+		sc := atolv[j] + max(math.Abs(y[j]), math.Abs(yNew[j]))*rtolv[j]
+		var e float64
+		e += k0[j] * E[0]
+		e += k1[j] * E[1]
+		e += k2[j] * E[2]
+		e += k3[j] * E[3]
+		e += k4[j] * E[4]
+		e += k5[j] * E[5]
+		e += k6[j] * E[6]
+		tmp[j] = e * hv[j] / sc
+	}
 	for s := 0; s < b.n; s++ {
 		if !b.running[s] {
 			continue
@@ -551,15 +573,6 @@ func (b *batch) finish(te []float64) int {
 		i := b.sys[s]
 		lo, hi := s*dim, (s+1)*dim
 		h := b.h[s]
-		for j := lo; j < hi; j++ {
-			c := j - lo
-			sc := atol[c] + math.Max(math.Abs(b.y[j]), math.Abs(b.yNew[j]))*rtol[c]
-			var e float64
-			for m := range dpE {
-				e += k[m][j] * dpE[m]
-			}
-			b.tmp[j] = e * h / sc
-		}
 		errNorm := b.slotNorm(b.tmp, s)
 		if !(errNorm < 1) {
 			if math.IsNaN(errNorm) {
@@ -567,17 +580,17 @@ func (b *batch) finish(te []float64) int {
 				stopped++
 				continue
 			}
-			b.hAbs[s] *= math.Max(minFactor, safety*powMinusFifth(errNorm))
+			b.hAbs[s] *= max(minFactor, safety*powMinusFifth(errNorm))
 			b.rejected[s] = true
 			res.Rejected[i]++
 			continue
 		}
 		factor := float64(maxFactor)
 		if errNorm != 0 {
-			factor = math.Min(maxFactor, safety*powMinusFifth(errNorm))
+			factor = min(maxFactor, safety*powMinusFifth(errNorm))
 		}
 		if b.rejected[s] {
-			factor = math.Min(1, factor)
+			factor = min(1, factor)
 		}
 		b.hAbs[s] *= factor
 		res.Steps[i]++

@@ -130,9 +130,8 @@ func ExampleSolveIVPDist() {
 }
 
 // Many damped oscillators, x_tt = -x - c x_t as y = (x, x_t), each with
-// its own damping c,
-// integrated a chunk of systems at a time: f is told which systems it
-// evaluates. The exact solution at t = 1 for c = 0 is (cos 1, -sin 1);
+// its own damping c, integrated a chunk of systems at a time: f is told
+// which systems it evaluates. The exact solution at t = 1 for c = 0 is (cos 1, -sin 1);
 // for c = 0.999 the output is what SciPy's solve_ivp gives.
 func ExampleSolveIVPIndexed() {
 	const nsys = 1000

@@ -37,9 +37,10 @@ type NewtonOptions struct {
 	// with an array x0 (the steps of converged elements are computed and
 	// thrown away), instead of compacting the active set. The results are
 	// the same, bit for bit; only the cost differs. On 10^6 Kepler
-	// equations (bench_test.go, medians on a shared 2-core machine) the
-	// compacted batch took 166 ms, lockstep 193 ms, a plain per-element
-	// loop 160 ms; with a costly function 1.76 s against lockstep's 1.96 s.
+	// equations (bench_test.go, medians on a shared 2-core machine, before
+	// the chunks) the compacted batch took 166 ms, lockstep 193 ms, a plain
+	// per-element loop 160 ms; with a costly function 1.76 s against
+	// lockstep's 1.96 s.
 	Lockstep bool
 }
 

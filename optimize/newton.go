@@ -250,7 +250,6 @@ func solveBatch(f, fprime BatchFunc, x0 []float64, o *NewtonOptions) *NewtonResu
 			res.Method = "halley"
 		}
 	}
-	copy(res.Root, x0)
 	c := min(n, chunkSize)
 	b := &batch{
 		idx: make([]int, c), act: make([]int, c), x: make([]float64, c), fv: make([]float64, c), done: make([]bool, c),

@@ -84,8 +84,9 @@ func SolveIVPBatch(f BatchODEFunc, nsys, dim int, t0, tf float64, y0 []float64, 
 
 // indexedChunk is the number of slots of SolveIVPIndexed's RK45 path, in
 // state values (systems times dim): thirteen arrays of it stay in the
-// first-level and second-level caches (about 50 KB), where a chunk twice
-// or half as large was no faster on the Van der Pol bench (bench_test.go).
+// first-level and second-level caches (about 50 KB); chunks of 128 to
+// 8192 values were alike on the Van der Pol bench (bench_test.go, a loaded
+// machine), and the whole batch at once slower.
 const indexedChunk = 512
 
 // indexedSlots is the number of systems SolveIVPIndexed's RK45 path works

@@ -780,9 +780,10 @@ func (e *benchEnv) benchNewton() ([]Row, error) {
 // ---- W10: batched RK45 ----
 
 // benchRK45 integrates ODEN Van der Pol oscillators with
-// integrate.SolveIVPBatch (RK45, each system its own steps, one call of
-// the right-hand side per stage for the rank's block), against
-// xpref_rk45's plain loop per system.
+// integrate.SolveIVPIndexed (RK45, each system its own steps, the rank's
+// block a cache-sized chunk of systems at a time, one call of the
+// right-hand side per stage of a chunk), against xpref_rk45's plain loop
+// per system.
 func (e *benchEnv) benchRK45() ([]Row, error) {
 	n := e.sizes.ODEN
 	e.say("W10 batched RK45, %d Van der Pol oscillators", n)
@@ -794,11 +795,11 @@ func (e *benchEnv) benchRK45() ([]Row, error) {
 		mu[i] = 0.5 + float64((lo+i)%100)/100
 		y0[2*i] = 2
 	}
-	f := func(t, y, dy []float64) {
-		for s, u := range mu {
-			a, b := y[2*s], y[2*s+1]
-			dy[2*s] = b
-			dy[2*s+1] = u*(1-a*a)*b - a
+	f := func(idx []int, t, y, dy []float64) {
+		for k, i := range idx {
+			a, b := y[2*k], y[2*k+1]
+			dy[2*k] = b
+			dy[2*k+1] = mu[i]*(1-a*a)*b - a
 		}
 	}
 	opts := &integrate.IVPOptions{Method: integrate.RK45, RelTol: 1e-6, AbsTol: 1e-9, IgnoreStiffness: true}
@@ -806,7 +807,7 @@ func (e *benchEnv) benchRK45() ([]Row, error) {
 		var res *integrate.BatchResult
 		secs, err := e.timed(func() error {
 			var err error
-			res, err = integrate.SolveIVPBatch(f, m, 2, 0, 10, y0, opts)
+			res, err = integrate.SolveIVPIndexed(f, m, 2, 0, 10, y0, opts)
 			return err
 		})
 		if err != nil {

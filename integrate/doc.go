@@ -1,7 +1,8 @@
 // Package integrate is SciPy's scipy.integrate in Go: adaptive quadrature
 // (Quad, QuadBatch) and initial value problems (SolveIVP, SolveIVPBatch,
-// SolveIVPDist), with SciPy 1.10's algorithms, defaults and contracts, and
-// batched and distributed forms that SciPy does not have.
+// SolveIVPIndexed, SolveIVPDist), with SciPy 1.10's algorithms, defaults
+// and contracts, and batched and distributed forms that SciPy does not
+// have.
 //
 // # Quadrature
 //
@@ -78,7 +79,12 @@
 // system gets exactly the steps and bits SolveIVP gives it alone). RK45
 // runs in lockstep over plain arrays, for any number of systems; Auto,
 // Radau and events run SolveIVP's code per system as coroutines whose
-// evaluations are gathered into the one call.
+// evaluations are gathered into the one call. SolveIVPIndexed is the same
+// with a right-hand side that is told which systems it evaluates (an
+// IndexedODEFunc, as optimize.BatchFunc): its RK45 works through the
+// systems a few hundred at a time, in the caches, a finished system's
+// place going to the next one, with the same bits per system; on the CPU
+// it is the fast form (xpmpi bench's W10).
 //
 // SolveIVPDist integrates one large system whose state is a dist.Array (a
 // method of lines) with RK45. The error norm is reduced across ranks
@@ -95,6 +101,7 @@
 // Dense and an implicit method in the distributed form (a stiff problem
 // stops there with ErrStiff); on a device, everything but QuadBatchArray's
 // node evaluation: the bookkeeping of QuadBatchArray, and the callbacks and
-// the state of SolveIVP, SolveIVPBatch and SolveIVPDist, are on the host
-// (SolveIVPBatch's one call per round is where a kernel would go).
+// the state of SolveIVP, SolveIVPBatch, SolveIVPIndexed and SolveIVPDist,
+// are on the host (SolveIVPBatch's one call per round is where a kernel
+// would go).
 package integrate

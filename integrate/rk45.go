@@ -206,7 +206,7 @@ func (s *rk45) step() error {
 		if errNorm < 1 {
 			factor := float64(maxFactor)
 			if errNorm != 0 {
-				factor = math.Min(maxFactor, safety*math.Pow(errNorm, -0.2))
+				factor = math.Min(maxFactor, safety*powMinusFifth(errNorm))
 			}
 			if rejected {
 				factor = math.Min(1, factor)
@@ -217,7 +217,7 @@ func (s *rk45) step() error {
 		if math.IsNaN(errNorm) {
 			return ErrNonFiniteState
 		}
-		hAbs *= math.Max(minFactor, safety*math.Pow(errNorm, -0.2))
+		hAbs *= math.Max(minFactor, safety*powMinusFifth(errNorm))
 		rejected = true
 		s.rejected++
 	}

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -105,5 +106,21 @@ func BenchmarkNewtonKeplerCostlyLockstep(b *testing.B) {
 	f, fp = costly(f), costly(fp)
 	for b.Loop() {
 		Newton(f, fp, m, &NewtonOptions{Lockstep: true})
+	}
+}
+
+// BenchmarkNewtonKeplerChunk is the batch at several chunk sizes, the
+// largest one chunk for all (the batch before chunks).
+func BenchmarkNewtonKeplerChunk(b *testing.B) {
+	m, e := kepler(benchN)
+	f, fp, _ := keplerFuncs(m, e, 0)
+	for _, c := range []int{256, 1024, 4096, benchN} {
+		b.Run(fmt.Sprint(c), func(b *testing.B) {
+			defer func(c int) { chunkSize = c }(chunkSize)
+			chunkSize = c
+			for b.Loop() {
+				Newton(f, fp, m, nil)
+			}
+		})
 	}
 }

@@ -12,8 +12,9 @@
 // Newton is scipy.optimize.newton with an array x0: one scalar equation
 // per element (Kepler's equation per orbit, an implicit equation per
 // cell). The function and its derivatives are BatchFunc: Go functions over
-// slices, called once per iteration for all active elements with their
-// indices, the hook where a device kernel would go. With fprime it is
+// slices, called once per iteration for the active elements of a chunk
+// with their indices (up to 1024 elements, each chunk solved to the end
+// before the next, in the cache), the hook where a device kernel would go. With fprime it is
 // Newton's method, with NewtonOptions.FPrime2 Halley's, without fprime the
 // secant method, all with SciPy's array formulas and defaults (tol
 // 1.48e-8, rtol 0, maxiter 50). What differs from SciPy:
@@ -25,7 +26,7 @@
 //     root is the one Newton gives it alone, whatever the batch;
 //   - the result (NewtonResult) has SciPy's full_output masks (Converged,
 //     ZeroDer) and, beyond them, the steps per element and the residual
-//     f(root) (one more call);
+//     f(root) (one more call per chunk);
 //   - SciPy's warnings are errors wrapping ErrNoConvergence and
 //     ErrZeroDerivative, with the result; where SciPy raises (no element
 //     converged) the result is returned too;

@@ -48,7 +48,7 @@ count it was launched with:
   W9  matrix product 2048^2 (dist.MatMul, B replicated and the ring) against
       OpenBLAS's cblas_dgemm
   W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
-      batched RK45 (integrate.SolveIVPBatch) on 10^5 Van der Pol systems
+      batched RK45 (integrate.SolveIVPIndexed) on 10^5 Van der Pol systems
   W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.
 
 It prints a table on rank 0: the median of each side over the repetitions,

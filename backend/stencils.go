@@ -107,3 +107,52 @@ func Stencil7[T Float](dst, src *Array[T], n0, n1, n2 int, w [7]T) {
 	}
 	s.Stencil7(dst.buf, src.buf, n0, n1, n2, w64)
 }
+
+// StencilDots are stencils that return a dot product of their input and
+// output, computed in the same pass over memory: the matrix-free operator
+// of conjugate gradients with p.Ap (dist's Laplace5Dot). Like
+// WeightedStencils, they are an optional interface of a backend's
+// stencils (StencilsOf): the CPU backend implements them; for stencils
+// that do not (the fake device, CUDA, or stencils swapped in with
+// UseStencils), Laplace5Dot of this package runs Laplace5 and then a dot
+// on the grid's device, a second pass over memory, summed in that
+// backend's Dot order.
+type StencilDots interface {
+	// Laplace5Dot applies Laplace5 to a rows x cols row-major float grid
+	// and returns the sum of src[i][j]*dst[i][j] over the rows
+	// 1 <= i < rows-1, every column (the first and last one too, whose
+	// dst elements the stencil leaves as they are), with dst's values
+	// after the stencil, accumulated in float64. The order of the sum is
+	// part of the contract, so that every implementation gives the same
+	// bits: each row's n = cols-2 interior points, counted k = 0..n-1
+	// (column k+1), the product rounded to float64 before it is added, go
+	// to lane k%16 for k < 16*(n/16), each of the 16 lanes from +0; the
+	// lanes l are combined as c[i] = (l[i]+l[8+i]) + (l[4+i]+l[12+i])
+	// for i = 0..3, then (c[0]+c[2]) + (c[1]+c[3]); the last n%16 points
+	// are added to that in order, then the products of column 0 and (for
+	// cols >= 2) of column cols-1. The rows' sums are added in row order
+	// to +0. A grid with fewer than 3 rows gives +0.
+	Laplace5Dot(dst, src Buffer, rows, cols int) float64
+}
+
+// Laplace5Dot applies the 5-point Laplacian of src into dst, two rows x
+// cols row-major grids on one device, as Laplace5 does, and returns the
+// sum of src*dst over the rows 1 to rows-2 (every column), with dst's
+// values after the stencil, accumulated in float64. Where the stencils of
+// dst's backend (StencilsOf) have StencilDots, that is one pass over
+// memory, in the order StencilDots documents; otherwise it is Laplace5
+// then the backend's Dot over those rows, on the device, in the order of
+// that Dot. The two sums agree to rounding, not bit for bit.
+func Laplace5Dot[T Float](dst, src *Array[T], rows, cols int) float64 {
+	stencilArgs("Laplace5Dot", dst, src, rows, cols)
+	s := StencilsOf(dst.b)
+	if d, ok := s.(StencilDots); ok {
+		return d.Laplace5Dot(dst.buf, src.buf, rows, cols)
+	}
+	s.Laplace5(dst.buf, src.buf, rows, cols)
+	if rows < 3 {
+		return 0
+	}
+	d, x := dst.Slice(cols, (rows-1)*cols), src.Slice(cols, (rows-1)*cols)
+	return dst.b.Dot(x.buf, d.buf).Float64()
+}

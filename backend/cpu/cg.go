@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"sync"
+
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 )
@@ -93,4 +95,126 @@ func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 			out[j] = 4*mid[j] - up[j] - down[j] - left[j] - right[j]
 		}
 	}
+}
+
+// Laplace5Dot applies Laplace5 to a rows x cols row-major float32 or
+// float64 grid and returns the sum of src*dst over the rows 1 to rows-2,
+// every column, with dst's values after the stencil, accumulated in
+// float64 in the order of backend.StencilDots, in the same pass over
+// memory as the stencil (the CPU backend's stencils have
+// backend.StencilDots). float64 rows of 16 points or more take the AVX2
+// kernel where it runs, with the same bits. It runs in parallel over rows
+// as Laplace5 does; the sum is the same for every thread count. It panics
+// as Jacobi5 does.
+func (*Backend) Laplace5Dot(dst, src backend.Buffer, rows, cols int) float64 {
+	checkGrid("Laplace5Dot", dst, src, rows, cols)
+	switch dst.DType() {
+	case backend.Float32:
+		return laplaceDot(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+	case backend.Float64:
+		return laplaceDot(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+	}
+	return 0
+}
+
+// rowSums holds the per-row sums of a parallel Laplace5Dot, which are
+// added in row order once every row is done.
+var rowSums = sync.Pool{New: func() any { return new([]float64) }}
+
+// laplaceDot is Laplace5Dot on slices: serially, each row's sum added as
+// it is done; in parallel (as stencil cuts the rows), each row's sum kept
+// and the sums added in row order afterwards, which gives the same bits.
+func laplaceDot[T backend.Float](dst, src []T, rows, cols int) float64 {
+	if rows < 3 {
+		return 0
+	}
+	inner := rows - 2
+	grain := max(1, stencilGrain/max(cols, 1))
+	if inner*cols <= stencilGrain || backend.Threads() <= 1 || inner < 2*grain {
+		s := 0.0
+		for i := 1; i < rows-1; i++ {
+			s += laplaceDotRow(dst, src, cols, i)
+		}
+		return s
+	}
+	p := rowSums.Get().(*[]float64)
+	defer rowSums.Put(p)
+	if cap(*p) < inner {
+		*p = make([]float64, inner)
+	}
+	sums := (*p)[:inner]
+	backend.ParallelFor(inner, grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sums[i] = laplaceDotRow(dst, src, cols, i+1)
+		}
+	})
+	s := 0.0
+	for _, v := range sums {
+		s += v
+	}
+	return s
+}
+
+// laplaceDotRow applies the Laplacian to the interior of row i,
+// 1 <= i < rows-1, as laplaceRows does, and returns the row's sum of
+// src*dst in the order of backend.StencilDots: the AVX2 kernel's 16 lanes
+// for float64 rows of 16 interior points or more where it runs, else
+// laplaceRows' loop for the row and then lanes16 over it, which adds in
+// the same order.
+func laplaceDotRow[T backend.Float](dst, src []T, cols, i int) float64 {
+	n := cols - 2 // interior points of the row
+	s := 0.0
+	if n > 0 {
+		out := dst[i*cols+1 : i*cols+1+n]
+		mid := src[i*cols+1 : i*cols+1+n]
+		mid = mid[:len(out)]
+		j := 0
+		if vectorF64[T]() && n >= 16 {
+			up := src[(i-1)*cols+1 : (i-1)*cols+1+n]
+			down := src[(i+1)*cols+1 : (i+1)*cols+1+n]
+			left := src[i*cols : i*cols+n]
+			right := src[i*cols+2 : i*cols+2+n]
+			up, down, left, right = up[:len(out)], down[:len(out)], left[:len(out)], right[:len(out)]
+			s, j = vec.LaplaceDotRowAVX2(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), n)
+			for k := j; k < n; k++ { // laplaceRows' last loop
+				out[k] = T(4*mid[k]) - up[k] - down[k] - left[k] - right[k]
+			}
+		} else {
+			laplaceRows(dst, src, cols, i, i+1)
+			s, j = lanes16(mid, out)
+		}
+		for ; j < n; j++ {
+			s += float64(float64(mid[j]) * float64(out[j]))
+		}
+	}
+	if cols >= 1 {
+		s += float64(float64(src[i*cols]) * float64(dst[i*cols]))
+	}
+	if cols >= 2 {
+		s += float64(float64(src[i*cols+cols-1]) * float64(dst[i*cols+cols-1]))
+	}
+	return s
+}
+
+// lanes16 returns the sum of a[k]*b[k] over the first 16*(len(a)/16)
+// elements, each product rounded to float64, in 16 lanes (element k in
+// lane k%16, each lane from +0) combined as c[i] = (l[i]+l[8+i]) +
+// (l[4+i]+l[12+i]), then (c[0]+c[2]) + (c[1]+c[3]): the order of
+// vec.LaplaceDotRowAVX2, whose accumulator k holds lanes 4k to 4k+3. It
+// returns how many elements it summed.
+func lanes16[T backend.Float](a, b []T) (float64, int) {
+	m := len(a) &^ 15
+	b = b[:len(a)]
+	var l [16]float64
+	for k := 0; k < m; k += 16 {
+		a, b := a[k:k+16], b[k:k+16]
+		for q := range 16 {
+			l[q] += float64(float64(a[q]) * float64(b[q]))
+		}
+	}
+	var c [4]float64
+	for q := range 4 {
+		c[q] = (l[q] + l[8+q]) + (l[4+q] + l[12+q])
+	}
+	return (c[0] + c[2]) + (c[1] + c[3]), m
 }

@@ -25,6 +25,24 @@ import (
 //	}
 type Operator func(dst, src *dist.Array[float64]) error
 
+// OperatorDot applies a linear operator as an Operator does, dst = A src,
+// and returns this rank's part of the dot of src and dst: the sum of
+// src[i]*dst[i] over the rank's block (0 for an empty block), which CG
+// sums over the ranks. It is called on every rank (collectively, as an
+// Operator is) and must not change src's elements. A stencil operator
+// computes the dot in the same pass over memory as the stencil
+// (dist.Laplace5Dot), so that a fused CG iteration (Options.Fused,
+// Options.OperatorDot) makes three passes over memory, as a hand-fused C
+// loop does:
+//
+//	func(dst, src *dist.Array[float64]) (float64, error) {
+//		if err := src.Exchange(); err != nil {
+//			return 0, err
+//		}
+//		return dist.Laplace5Dot(dst, src), nil
+//	}
+type OperatorDot func(dst, src *dist.Array[float64]) (float64, error)
+
 // Options are the stopping rule and variants of a CG solve.
 type Options struct {
 	Tol     float64 // stop at ||r|| / ||b|| <= Tol, 0 or more
@@ -33,12 +51,20 @@ type Options struct {
 	// symmetric positive definite M. Nil: none.
 	Precond Operator
 	// Fused runs the vector work of an iteration as fused expressions
-	// (package kernels/fuse): p.Ap in one pass; x += alpha p, r -= alpha
-	// Ap and r.r in one; p = r + beta p in one; the operator stays a pass
-	// of its own. The dots then sum in fuse's order (4 lanes in chunks of
-	// 512), so the iterates differ in the last bits from the plain
-	// solve's. It does not go with Precond.
+	// (package kernels/fuse): p.Ap in one pass (or in the operator's pass,
+	// with OperatorDot); x += alpha p, r -= alpha Ap and r.r in one;
+	// p = r + beta p in one. The dots then sum in fuse's order (16 lanes
+	// in chunks of 512; p.Ap in OperatorDot's order with it), so the
+	// iterates differ in the last bits from the plain solve's. It does
+	// not go with Precond.
 	Fused bool
+	// OperatorDot, if set, is the solve's operator with the dot of its
+	// input and output (it must apply the same operator as CG's a): the
+	// fused iterations (Fused) call it for A p and p.Ap in one call, one
+	// pass over memory less than a followed by a fused pass for p.Ap. The
+	// plain iterations, and the residual before the first iteration, use
+	// a. Nil: an operator without the dot keeps its fused pass.
+	OperatorDot OperatorDot
 }
 
 // Stats is what a CG solve reports, the same on every rank.
@@ -143,7 +169,7 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 	st := Stats{History: []float64{math.Sqrt(rr) / bnorm}}
 	k := 0
 	if o.Fused {
-		if k, rr, err = fused(a, x, r, p, ap, rr, bnorm, o.Tol, maxIter, &st); err != nil {
+		if k, rr, err = fused(a, o.OperatorDot, x, r, p, ap, rr, bnorm, o.Tol, maxIter, &st); err != nil {
 			return Stats{}, err
 		}
 	}
@@ -181,27 +207,40 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 }
 
 // fused runs the iterations of plain CG with the vector work in fused
-// passes (Options.Fused), and returns the iterations run and the last r.r.
-func fused(a Operator, x, r, p, ap *dist.Array[float64], rr, bnorm, tol float64, maxIter int, st *Stats) (int, float64, error) {
+// passes (Options.Fused), A p and p.Ap in one call of ad where it is not
+// nil, and returns the iterations run and the last r.r.
+func fused(a Operator, ad OperatorDot, x, r, p, ap *dist.Array[float64], rr, bnorm, tol float64, maxIter int, st *Stats) (int, float64, error) {
 	comm := x.Comm()
 	var alpha, beta float64
 	args := fuse.Args{"x": x.Local(), "r": r.Local(), "p": p.Local(), "ap": ap.Local(), "alpha": &alpha, "beta": &beta}
 	ks := fusedKernels()
-	k := 0
-	for ; math.Sqrt(rr)/bnorm > tol && k < maxIter; k++ {
+	// pap returns this rank's p.Ap after A p.
+	pap := func() (float64, error) {
+		if ad != nil {
+			return ad(ap, p)
+		}
 		if err := a(ap, p); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		res, err := ks.dot.Run(args)
 		if err != nil {
+			return 0, err
+		}
+		return res.Float64("pap"), nil
+	}
+	k := 0
+	for ; math.Sqrt(rr)/bnorm > tol && k < maxIter; k++ {
+		local, err := pap()
+		if err != nil {
 			return 0, 0, err
 		}
-		pAp, err := mpi.AllreduceValue(comm, res.Float64("pap"), mpi.Sum)
+		pAp, err := mpi.AllreduceValue(comm, local, mpi.Sum)
 		if err != nil {
 			return 0, 0, err
 		}
 		alpha = rr / pAp
-		if res, err = ks.update.Run(args); err != nil {
+		res, err := ks.update.Run(args)
+		if err != nil {
 			return 0, 0, err
 		}
 		rrNew, err := mpi.AllreduceValue(comm, res.Float64("rr"), mpi.Sum)
@@ -224,8 +263,9 @@ type Config struct {
 	Tol     float64 // stop at ||r|| / ||b|| <= Tol, 0 or more
 	MaxIter int     // stop after this many iterations (0: N*N)
 	// Fused runs the vector work of an iteration as fused expressions
-	// (Options.Fused): the iteration count may differ from the plain
-	// solve's by one or two.
+	// (Options.Fused), the stencil with p.Ap (Options.OperatorDot with
+	// PoissonDot): three passes over memory per iteration. The iteration
+	// count may differ from the plain solve's by one or two.
 	Fused bool
 }
 
@@ -252,6 +292,19 @@ func Poisson() Operator {
 		}
 		dist.Laplace5(dst, src)
 		return nil
+	}
+}
+
+// PoissonDot returns Poisson's operator with the dot of its input and
+// output (an OperatorDot): it exchanges src's ghosts, then applies
+// dist.Laplace5Dot, the stencil and this rank's src.dst in one pass over
+// memory on the CPU backend. dst gets the same bits as from Poisson.
+func PoissonDot() OperatorDot {
+	return func(dst, src *dist.Array[float64]) (float64, error) {
+		if err := src.Exchange(); err != nil {
+			return 0, err
+		}
+		return dist.Laplace5Dot(dst, src), nil
 	}
 }
 
@@ -301,7 +354,11 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	st, err := CG(Poisson(), b, x, Options{Tol: cfg.Tol, MaxIter: maxIter, Fused: cfg.Fused})
+	o := Options{Tol: cfg.Tol, MaxIter: maxIter, Fused: cfg.Fused}
+	if cfg.Fused {
+		o.OperatorDot = PoissonDot()
+	}
+	st, err := CG(Poisson(), b, x, o)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -20,10 +21,13 @@ func TestChecksumsUnchanged(t *testing.T) {
 	c := mpitest.World(t)
 	want := map[bool]map[int]float64{
 		false: {1: 518864.4785437784, 2: 518864.47854378255, 3: 518864.47854377306, 4: 518864.47854377964},
-		// The fused solve's dots add in kernels/fuse's order (16 lanes per
-		// chunk since the AVX2 kernels; before, 4 lanes gave 1: ...78447,
-		// 2: ...7818, 3: ...7841, 4: ...7776).
-		true: {1: 518864.47854377696, 2: 518864.4785437758, 3: 518864.47854378272, 4: 518864.47854378441},
+		// The fused solve's r.r adds in kernels/fuse's order, its p.Ap in
+		// backend.StencilDots' (rows of 16 lanes; since Solve's fused
+		// iterations take PoissonDot: with fuse's p.Ap, 16 lanes per
+		// chunk gave 1: ...77696, 2: ...7758, 3: ...78272, 4: ...78441;
+		// 4 lanes before the AVX2 kernels 1: ...78447, 2: ...7818,
+		// 3: ...7841, 4: ...7776).
+		true: {1: 518864.47854378179, 2: 518864.4785437836, 3: 518864.47854378342, 4: 518864.47854378656},
 	}
 	for _, fused := range []bool{false, true} {
 		res, err := Solve(c, Config{N: 61, Tol: 1e-8, Fused: fused})
@@ -127,5 +131,115 @@ func TestCGDiagonalPrecond(t *testing.T) {
 		if want := 1 / float64(1+i/2+i%2); math.Abs(v-want) > 1e-15 {
 			t.Errorf("x[%d] = %v, want %v", i, v, want)
 		}
+	}
+}
+
+// tridiagDot is tridiag with this rank's src.dst (OperatorDot), summed
+// over the block in the stencil's loop.
+func tridiagDot(d *dist.Array[float64], calls *int) OperatorDot {
+	return func(dst, src *dist.Array[float64]) (float64, error) {
+		*calls++
+		if err := src.Exchange(); err != nil {
+			return 0, err
+		}
+		dot := 0.0
+		err := dist.ApplyStencil(dst, src, 1, func(dv, sv *backend.Array[float64], rows, cols int) error {
+			dd, s, out := d.LocalData(), sv.Data(), dv.Data()
+			for i := 1; i < rows-1; i++ {
+				out[i] = dd[i-1]*s[i] - s[i-1] - s[i+1]
+				dot += s[i] * out[i]
+			}
+			return nil
+		})
+		return dot, err
+	}
+}
+
+// TestCGOperatorDot: the fused iterations with an OperatorDot (a user's
+// 1-D operator, and PoissonDot) solve the problem, call it once per
+// iteration and the plain operator only for the first residual, and
+// agree with the fused iterations without it to the rounding of p.Ap's
+// two orders of summation; an OperatorDot's error is CG's. At every rank
+// count, with uneven and empty blocks.
+func TestCGOperatorDot(t *testing.T) {
+	c := mpitest.World(t)
+	opts := []dist.Option{dist.Ghosts(1)}
+	for _, n := range []int{1, 2, 7, 50} {
+		diag := func(idx []int) float64 { return float64(2 + idx[0]%3) }
+		xstar := func(i int) float64 { return math.Cos(float64(i)) + 0.25 }
+		at := func(i int) float64 {
+			if i < 0 || i >= n {
+				return 0
+			}
+			return xstar(i)
+		}
+		d, _ := dist.FromFunc(c, []int{n}, diag, opts...)
+		b, _ := dist.FromFunc(c, []int{n}, func(idx []int) float64 {
+			i := idx[0]
+			return diag(idx)*at(i) - at(i-1) - at(i+1)
+		}, opts...)
+		x, _ := dist.ZerosLike(b)
+		calls := 0
+		st, err := CG(tridiag(d), b, x, Options{Tol: 1e-12, Fused: true, OperatorDot: tridiagDot(d, &calls)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := dist.Allgather(x)
+		maxErr := 0.0
+		for i, v := range got {
+			maxErr = math.Max(maxErr, math.Abs(v-xstar(i)))
+		}
+		if !st.Converged || maxErr > 1e-10 || calls != st.Iters || len(st.History) != st.Iters+1 {
+			t.Errorf("n=%d: %+v, %d OperatorDot calls, max error %g", n, st, calls, maxErr)
+		}
+		x.Free()
+		b.Free()
+		d.Free()
+	}
+
+	// PoissonDot against Poisson with fuse's pass for p.Ap, on Solve's
+	// problem.
+	for _, n := range []int{3, 22, 37} {
+		b, _ := dist.FromFunc(c, []int{n, n + 2}, func(idx []int) float64 {
+			if idx[1] == 0 || idx[1] == n+1 {
+				return 0
+			}
+			return 1
+		}, opts...)
+		var sts [2]Stats
+		var sums [2]float64
+		for k, ad := range []OperatorDot{nil, PoissonDot()} {
+			x, _ := dist.ZerosLike(b)
+			plain := 0
+			a := func(dst, src *dist.Array[float64]) error { plain++; return Poisson()(dst, src) }
+			var err error
+			if sts[k], err = CG(a, b, x, Options{Tol: 1e-10, Fused: true, OperatorDot: ad}); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: sts[k].Iters + 1, false: 1}[ad == nil]; plain != want {
+				t.Errorf("n=%d, OperatorDot %v: %d calls of the operator, want %d", n, ad != nil, plain, want)
+			}
+			sums[k], _ = dist.Sum(x)
+			x.Free()
+		}
+		if !sts[1].Converged || abs(sts[0].Iters-sts[1].Iters) > 1 || math.Abs(sums[0]-sums[1]) > 1e-9*math.Abs(sums[0]) {
+			t.Errorf("n=%d: with PoissonDot %+v (sum %v), without %+v (sum %v)", n, sts[1], sums[1], sts[0], sums[0])
+		}
+		for i := range min(len(sts[0].History), len(sts[1].History), 10) {
+			// (Where CG ends exactly, the last residuals are rounding noise.)
+			if h0, h1 := sts[0].History[i], sts[1].History[i]; h0 > 1e-8 && math.Abs(h0-h1) > 1e-10*h0 {
+				t.Errorf("n=%d: residual %d: %v with PoissonDot, %v without", n, i, h1, h0)
+			}
+		}
+		b.Free()
+	}
+
+	// An OperatorDot's error is returned, the same on every rank.
+	b, _ := dist.Full(c, []int{9, 11}, 1.0, opts...)
+	x, _ := dist.ZerosLike(b)
+	boom := errors.New("boom")
+	_, err := CG(Poisson(), b, x, Options{Fused: true, OperatorDot: func(dst, src *dist.Array[float64]) (float64, error) { return 0, boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("CG with a failing OperatorDot: %v", err)
 	}
 }

@@ -27,6 +27,7 @@ func main() {
 	xgetbv()
 	jacobiRow()
 	laplaceRow()
+	laplaceDotRow()
 	axpyRow()
 	axpbyRow()
 	Generate()
@@ -132,6 +133,68 @@ func laplaceRow() {
 			VMOVUPD(v, at(out, i, k))
 		}
 	})
+}
+
+// laplaceDotRow: laplaceRow's out[j], and the sum of mid[j]*out[j] over
+// the points it does in 16 lanes: point j goes to lane j%16, lane 4k+i
+// being lane i of the accumulator k, each lane from +0, the product
+// rounded before the sum. The lanes are combined as package cpu's
+// lanes16: the vector (A0+A2)+(A1+A3), then its lanes c as
+// (c0+c2)+(c1+c3).
+func laplaceDotRow() {
+	TEXT("LaplaceDotRowAVX2", NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) (sum float64, done int)")
+	Pragma("noescape")
+	Doc("LaplaceDotRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row, returns the sum of mid[j]*out[j] over them in 16 lanes, combined as package cpu's lanes16, and how many it did.")
+	out, mid := Load(Param("out"), GP64()), Load(Param("mid"), GP64())
+	up, down := Load(Param("up"), GP64()), Load(Param("down"), GP64())
+	left, right := Load(Param("left"), GP64()), Load(Param("right"), GP64())
+	n := Load(Param("n"), GP64())
+	four := YMM()
+	c4 := GLOBL("fourdot", RODATA|NOPTR)
+	DATA(0, U64(math.Float64bits(4)))
+	VBROADCASTSD(c4, four)
+	var acc [4]VecVirtual
+	for k := range acc {
+		acc[k] = YMM()
+		VXORPD(acc[k], acc[k], acc[k])
+	}
+	i := GP64()
+	XORQ(i, i)
+	end := GP64()
+	MOVQ(n, end)
+	ANDQ(I32(^15), end)
+	Label("dotloop")
+	CMPQ(i, end)
+	JGE(LabelRef("dotdone"))
+	for k := 0; k < 4; k++ {
+		m, v, t := YMM(), YMM(), YMM()
+		VMOVUPD(at(mid, i, 4*k), m)
+		VMULPD(m, four, v)
+		VSUBPD(at(up, i, 4*k), v, v)
+		VSUBPD(at(down, i, 4*k), v, v)
+		VSUBPD(at(left, i, 4*k), v, v)
+		VSUBPD(at(right, i, 4*k), v, v)
+		VMOVUPD(v, at(out, i, 4*k))
+		VMULPD(v, m, t)
+		VADDPD(t, acc[k], acc[k])
+	}
+	ADDQ(I8(16), i)
+	JMP(LabelRef("dotloop"))
+	Label("dotdone")
+	VADDPD(acc[2], acc[0], acc[0])
+	VADDPD(acc[3], acc[1], acc[1])
+	VADDPD(acc[1], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTF128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VADDPD(hi, lo, lo) // (c0+c2, c1+c3)
+	h := XMM()
+	VUNPCKHPD(lo, lo, h)
+	VADDSD(h, lo, lo)
+	VZEROUPPER()
+	Store(lo, Return("sum"))
+	Store(i, Return("done"))
+	RET()
 }
 
 // axpyRow: y[j] = a*x[j] + y[j], the product rounded before the sum.

@@ -103,6 +103,82 @@ done:
 DATA four<>+0(SB)/8, $0x4010000000000000
 GLOBL four<>(SB), RODATA|NOPTR, $8
 
+// func LaplaceDotRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
+// Requires: AVX, SSE2
+TEXT ·LaplaceDotRowAVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), AX
+	MOVQ         mid+8(FP), CX
+	MOVQ         up+16(FP), DX
+	MOVQ         down+24(FP), BX
+	MOVQ         left+32(FP), SI
+	MOVQ         right+40(FP), DI
+	MOVQ         n+48(FP), R8
+	VBROADCASTSD fourdot<>+0(SB), Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+	VXORPD       Y4, Y4, Y4
+	XORQ         R9, R9
+	ANDQ         $-16, R8
+
+dotloop:
+	CMPQ    R9, R8
+	JGE     dotdone
+	VMOVUPD (CX)(R9*8), Y5
+	VMULPD  Y5, Y0, Y6
+	VSUBPD  (DX)(R9*8), Y6, Y6
+	VSUBPD  (BX)(R9*8), Y6, Y6
+	VSUBPD  (SI)(R9*8), Y6, Y6
+	VSUBPD  (DI)(R9*8), Y6, Y6
+	VMOVUPD Y6, (AX)(R9*8)
+	VMULPD  Y6, Y5, Y5
+	VADDPD  Y5, Y1, Y1
+	VMOVUPD 32(CX)(R9*8), Y5
+	VMULPD  Y5, Y0, Y6
+	VSUBPD  32(DX)(R9*8), Y6, Y6
+	VSUBPD  32(BX)(R9*8), Y6, Y6
+	VSUBPD  32(SI)(R9*8), Y6, Y6
+	VSUBPD  32(DI)(R9*8), Y6, Y6
+	VMOVUPD Y6, 32(AX)(R9*8)
+	VMULPD  Y6, Y5, Y5
+	VADDPD  Y5, Y2, Y2
+	VMOVUPD 64(CX)(R9*8), Y5
+	VMULPD  Y5, Y0, Y6
+	VSUBPD  64(DX)(R9*8), Y6, Y6
+	VSUBPD  64(BX)(R9*8), Y6, Y6
+	VSUBPD  64(SI)(R9*8), Y6, Y6
+	VSUBPD  64(DI)(R9*8), Y6, Y6
+	VMOVUPD Y6, 64(AX)(R9*8)
+	VMULPD  Y6, Y5, Y5
+	VADDPD  Y5, Y3, Y3
+	VMOVUPD 96(CX)(R9*8), Y5
+	VMULPD  Y5, Y0, Y6
+	VSUBPD  96(DX)(R9*8), Y6, Y6
+	VSUBPD  96(BX)(R9*8), Y6, Y6
+	VSUBPD  96(SI)(R9*8), Y6, Y6
+	VSUBPD  96(DI)(R9*8), Y6, Y6
+	VMOVUPD Y6, 96(AX)(R9*8)
+	VMULPD  Y6, Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	ADDQ    $+16, R9
+	JMP     dotloop
+
+dotdone:
+	VADDPD       Y3, Y1, Y1
+	VADDPD       Y4, Y2, Y2
+	VADDPD       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       X0, X1, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+	VZEROUPPER
+	MOVSD        X1, sum+56(FP)
+	MOVQ         R9, done+64(FP)
+	RET
+
+DATA fourdot<>+0(SB)/8, $0x4010000000000000
+GLOBL fourdot<>(SB), RODATA|NOPTR, $8
+
 // func AxpyAVX2(a float64, x *float64, y *float64, n int) int
 // Requires: AVX
 TEXT ·AxpyAVX2(SB), NOSPLIT, $0-40

@@ -10,5 +10,8 @@ const HasAVX2 = false
 
 func JacobiRowAVX2(out, up, down, left, right *float64, n int) int       { return 0 }
 func LaplaceRowAVX2(out, mid, up, down, left, right *float64, n int) int { return 0 }
-func AxpyAVX2(a float64, x, y *float64, n int) int                       { return 0 }
-func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int  { return 0 }
+func LaplaceDotRowAVX2(out, mid, up, down, left, right *float64, n int) (float64, int) {
+	return 0, 0
+}
+func AxpyAVX2(a float64, x, y *float64, n int) int                      { return 0 }
+func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int { return 0 }

@@ -16,6 +16,11 @@ func JacobiRowAVX2(out *float64, up *float64, down *float64, left *float64, righ
 // LaplaceRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^7 points of a row and returns how many it did.
 func LaplaceRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) int
 
+// LaplaceDotRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row, returns the sum of mid[j]*out[j] over them in 16 lanes, combined as package cpu's lanes16, and how many it did.
+//
+//go:noescape
+func LaplaceDotRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
+
 // AxpyAVX2 sets y[j] = a*x[j] + y[j] for the first n&^7 elements and returns how many it did.
 func AxpyAVX2(a float64, x *float64, y *float64, n int) int
 

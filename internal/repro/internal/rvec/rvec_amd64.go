@@ -1,0 +1,31 @@
+//go:build !purego
+
+// Package rvec holds package internal/repro's AVX2 kernels: assembly
+// generated with avo by internal/repro/asmgen (rvec_amd64.s), which
+// package repro calls where HasAVX2. Each kernel does the first n&^15
+// elements and returns how many it did; the caller's Go loop does the
+// rest. The deposit kernel does, lane by lane, the floating-point
+// operations of package repro's Go deposit, without fused multiply-add.
+package rvec
+
+// HasAVX2 reports whether the processor has AVX2 and the operating system
+// saves the YMM registers, checked once at start-up with CPUID and XGETBV
+// (as package backend/cpu's internal/vec checks it).
+var HasAVX2 = detectAVX2()
+
+func detectAVX2() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, ecx, _ := cpuid(1, 0)
+	const osxsave, avx = 1 << 27, 1 << 28
+	if ecx&osxsave == 0 || ecx&avx == 0 {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
+		return false
+	}
+	_, ebx, _, _ := cpuid(7, 0)
+	return ebx&(1<<5) != 0
+}

@@ -12,20 +12,20 @@ import (
 //
 // SumRepro, DotRepro and NormRepro give the same bits at any rank count,
 // block layout and thread count, in about the time of Sum, Dot and Norm:
-// binned summation (Demmel and Nguyen's ReproBLAS method, package
-// internal/repro): each term is split at fixed bin boundaries, chosen by
-// the largest magnitude of all terms, into three pieces of 40 bits that
-// are added exactly (AVX2 where the processor has it, the same bits in
-// Go), the integer bins of all ranks are added by one integer allreduce,
-// and the sum is rounded once. Its error is at most n * 2^-80 * max|term|
-// plus half a unit in the last place of the result (n terms): a term or
-// the part of a term below 2^-80 of the largest is lost, where Sum's
-// bound is (n-1) * 2^-53 times the sum of the magnitudes. A term is an
-// element (SumRepro), a product x[i]*y[i] rounded to float64 (DotRepro;
-// exact for float32 elements) or a square (NormRepro, before the one
-// square root). NaN and infinities come out as IEEE addition gives them;
-// an exact zero is +0. A block on a device is copied to the host for them
-// (recorded), until a device kernel exists.
+// binned summation after Demmel and Nguyen (ReproBLAS), package
+// internal/repro: each term is split at fixed bin boundaries, chosen by
+// the largest magnitude of all the terms, into two pieces of 51 bits that
+// are added exactly as integers (AVX2 where the processor has it, the same
+// result in Go), the integer bins of all ranks are added by one integer
+// allreduce, and the sum is rounded once. Its error is at most
+// n * 2^-50 * max|term| plus half a unit in the last place of the result
+// (n terms): a term, or the part of a term, below 2^-50 of the largest is
+// lost; Sum's bound is (n-1) * 2^-53 times the sum of the magnitudes. A
+// term is an element (SumRepro), a product x[i]*y[i] rounded to float64
+// (DotRepro; exact for float32 elements) or a square (NormRepro, before
+// the one square root). NaN and infinities come out as IEEE addition gives
+// them; an exact zero is +0. A block on a device is copied to the host for
+// them (recorded), until a device kernel exists.
 //
 // SumExact, DotExact and NormExact give the same bits at any rank count,
 // block layout and thread count: every term is added, without rounding,
@@ -107,7 +107,7 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 }
 
 // SumRepro returns the sum of x's elements, by binned summation: the same
-// bits at any rank count, layout and thread count, within n * 2^-80 *
+// bits at any rank count, layout and thread count, within n * 2^-50 *
 // max|x| plus half a unit in the last place of the exact sum. It is
 // collective.
 func SumRepro[T backend.Float](x *Array[T]) (float64, error) {

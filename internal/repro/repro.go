@@ -1,44 +1,44 @@
 // Package repro sums float64 terms reproducibly and fast: the result has
 // the same bits whatever the order of the terms, their division among
 // ranks, goroutines and chunks, and whether the vector kernels run. The
-// method is the binned ("K-fold indexed") summation of Demmel and Nguyen
-// (ReproBLAS), with 3 folds of 40-bit bins.
+// method is binned summation after Demmel and Nguyen (ReproBLAS's indexed
+// sums), with 2 folds of 51-bit bins and integer accumulation.
 //
 // # Method
 //
-// Bins are fixed in advance: bin k has the unit u_k = 2^(B0 + 40k) (B0 =
-// -1154, bins 0 to 54 cover every float64). A term x is split into three
-// pieces: f_T(x), the multiple of u_T nearest to x (ties away from zero),
-// then f_{T-1} of what is left, then f_{T-2}; what is left after that
-// (at most u_{T-2}/2) is dropped. T, the top bin, is the smallest bin
-// with max |x| < 2^(B0 + 40T + 39) over every term of the whole sum, so
-// the pieces are a function of the term and of the largest magnitude
-// alone. Each bin's pieces are added exactly: in a float64 accumulator
-// that starts at 1.5 * 2^52 u_k (whose unit in the last place is u_k), by
-// M' = M + (x|1), q = M' - M, x -= q, where x|1 is x with the lowest bit
-// of its significand set, which turns round-to-nearest-even into
-// round-half-away-from-zero so that the piece does not depend on M; then
-// in integers. The result is the exact sum of the pieces of the top three
-// bins, rounded once to the nearest float64.
+// Bins are fixed in advance: bin k has the unit u_k = 2^(B0 + 51k) (B0 =
+// -1125; bins 0 to 42 cover every float64). A term x is split into two
+// pieces: f_T(x), the multiple of u_T nearest to x (ties to an even
+// multiple), and f_{T-1}(x - f_T(x)); what is left (at most u_{T-1}/2)
+// is dropped. T, the top bin, is the smallest bin (at least 2) above a
+// bound on the largest |x| of all the terms of the sum (from the high 32
+// bits of that largest |x|), so the pieces are a function of the term and
+// of the largest magnitude alone. A piece is computed exactly in
+// floating point, with the bin's anchor c = 1.5 * 2^52 u_k (a float64
+// whose unit in the last place is u_k): s = x + c rounds x to the bin's
+// unit, the piece is s - c, and the bits of s, read as an integer, are the
+// piece in units of u_k plus the bits of c. Those integers are added in
+// int64.
 //
-// Work is done in chunks of 4096 terms: the largest magnitude of a chunk
-// (one vector pass over data in the level-1 cache) chooses its bins; a
-// chunk whose top bin is below the accumulator's adds into the
-// accumulator's bins (where its higher pieces are zero), a larger one
-// moves the accumulator up. Accumulators go into int64 bins at most
-// every 63,488 terms per goroutine, and the int64 bins of goroutines and
-// ranks are added (one integer allreduce), keeping every bin: the top
-// three of the global top bin are read at the end, so the result does not
-// depend on which chunk chose which bins.
+// Work is done in chunks of 4096 terms: a vector pass over the chunk
+// finds the largest high word of |x| (an integer maximum: a NaN or an
+// infinity is never lost), which chooses the chunk's two bins, and a
+// second pass over the chunk (now in the level-1 cache) adds its pieces.
+// A chunk whose top bin is below the global T adds pieces to bins below
+// T-1 that are dropped, and to bins T-1 and T exactly the pieces the global
+// bins would have given it (its higher pieces are zero). The int64 bins of
+// chunks, goroutines and ranks are added (one integer allreduce; every
+// bin is kept until the end), and the highest top bin and the one below
+// it are read and rounded once to the nearest float64.
 //
 // # Error
 //
 // With n terms and m the largest |x|, the sum before the last rounding
-// differs from the exact sum by at most n * 2^-80 * m (each term loses at
-// most u_{T-2}/2 <= 2^-80 m), and the result by that plus half a unit in
-// its last place: for n < 2^27, within 2^-53 m of the exact sum before
-// rounding, where a plain sum's bound is (n-1) 2^-53 times the sum of the
-// magnitudes. Exact for fewer than 2^35 terms in all (int64 bins).
+// differs from the exact sum by at most n * 2^-50 * m (each term loses at
+// most u_{T-1}/2 <= 2^-50 m), and the result by that plus half a unit in
+// its last place; a plain sum's bound is (n-1) * 2^-53 times the sum of
+// the magnitudes, up to n^2 * 2^-53 * m. Exact (as said) for fewer than
+// 2^41 terms in all.
 //
 // # Special values
 //
@@ -61,32 +61,32 @@ import (
 
 const (
 	// width is W, the bits between the units of two adjacent bins.
-	width = 40
-	// folds is K, the bins a term is split into (rvec's kernel has 3).
-	folds = 3
-	// lanes is the number of accumulators per fold (four YMM registers).
-	lanes = 16
+	width = 51
+	// folds is K, the bins a term is split into (rvec's kernel has 2).
+	folds = 2
 	// b0 is the exponent of bin 0's unit.
-	b0 = -1074 - 2*width
-	// nbins is the number of bins: bin 54 holds MaxFloat64.
-	nbins = 55
-	// fastLo and fastHi are the top bins whose three folds run unscaled:
-	// below, a fold's accumulator would be subnormal or its unit smaller
-	// than 4 * 2^-1074; above, the accumulator overflows. Chunks with other
-	// top bins are added scaled by a power of two (addSlow).
-	fastLo, fastHi = 5, 53
+	b0 = -1074 - width
+	// nbins is the number of bins: bin 42 holds MaxFloat64.
+	nbins = 43
+	// minTop is the lowest top bin: bin 1's unit is 2^-1074, so bins 2 and
+	// 1 hold every term below 2^-973 exactly.
+	minTop = 2
+	// fastHi is the highest top bin whose anchor is finite. Chunks with a
+	// higher top bin (terms of 2^1016 and more) are added scaled by a power
+	// of two (addSlow).
+	fastHi = 41
 	// chunk is the number of terms whose largest magnitude is found before
-	// they are added.
+	// they are added: each piece is below 2^50 units, so a chunk's int64
+	// sum cannot overflow.
 	chunk = 4096
-	// budget is the most terms one lane takes between two conversions to
-	// integers: each moves the accumulator by at most 2^(W-1) units, and it
-	// must stay within 2^51 units of its start, 1.5 * 2^52 units.
-	budget = 1<<(52-width) - 128
-	// split is where a bin's int64 is cut into the high and the low int64
-	// sums.
+	// split is where a chunk's int64 is cut into the high and the low
+	// int64 sums.
 	split = 28
 	// parMin is the least number of terms added on several goroutines.
 	parMin = 1 << 16
+	// nonFinite is the high word (sign cleared) of +Inf: a word at least
+	// this large is an infinity or a NaN.
+	nonFinite = 0x7ff00000
 )
 
 // Index of the parts of Sum.v.
@@ -129,125 +129,92 @@ type Sum struct {
 // unitExp returns the exponent of bin k's unit.
 func unitExp(k int) int { return b0 + width*k }
 
-// topBin returns the smallest bin k with m < 2^(unitExp(k)+W-1), for a
-// finite m > 0.
-func topBin(m float64) int {
-	_, e := math.Frexp(m) // m < 2^e
-	d := e - b0 - width + 1
-	return (d + width - 1) / width
-}
-
-// state is one accumulator: 3 folds of 16 lanes, fold f of bin level-f,
-// holding terms scaled by 2^shift.
-type state struct {
-	m     [folds * lanes]float64
-	level int // -1: empty
-	shift int
-	used  int // the most terms one lane has taken
-}
-
-// anchor returns the start of fold bin k's accumulator, scaled by 2^shift.
+// anchor returns bin k's anchor, 1.5 * 2^52 times its unit, scaled by
+// 2^shift.
 func anchor(k, shift int) float64 { return math.Ldexp(1.5, unitExp(k)+52+shift) }
 
-func (s *state) reset(level, shift int) {
-	s.level, s.shift, s.used = level, shift, 0
-	for f := range folds {
-		a := anchor(level-f, shift)
-		for l := range lanes {
-			s.m[f*lanes+l] = a
+// topBin returns the chunk's top bin for hi, the largest high word of a
+// finite |x| of the chunk: the smallest bin k (at least minTop) with
+// |x| < 2^(unitExp(k)+W-1) for every x whose high word is at most hi.
+func topBin(hi uint32) int {
+	bound := uint64(hi+1) << 32 // the bits of a float64 above every such |x|
+	e := 1024                   // |x| < 2^e
+	if bound < 0x7ff0_0000_0000_0000 {
+		f, fe := math.Frexp(math.Float64frombits(bound))
+		e = fe
+		if f == 0.5 {
+			e--
 		}
 	}
+	d := e - b0 - width + 1
+	return max(minTop, (d+width-1)/width)
 }
 
-// finite reports whether every accumulator is finite (a NaN or an infinity
-// among the terms makes one NaN or infinite, and it stays so).
-func (s *state) finite() bool {
-	for _, v := range s.m {
-		if v-v != 0 {
-			return false
-		}
+// hiWord returns the high 32-bit word of |x|.
+func hiWord(x float64) uint32 { return uint32(math.Float64bits(x)>>32) & 0x7fffffff }
+
+// depositGo returns the wrapping int64 sums of the bits of s1 = x + c1
+// and of s2 = (x - (s1 - c1)) + c2 over xs: what the AVX2 kernel does.
+func depositGo(xs []float64, c1, c2 float64) (a1, a2 int64) {
+	for _, x := range xs {
+		s1 := x + c1
+		r := x - (s1 - c1)
+		s2 := r + c2
+		a1 += int64(math.Float64bits(s1))
+		a2 += int64(math.Float64bits(s2))
 	}
-	return true
+	return a1, a2
 }
 
-// flush adds s's content into a's integer bins and empties s.
-func (a *Sum) flush(s *state) {
-	if s.level < 0 {
-		return
-	}
-	for f := range folds {
-		k := s.level - f
-		if k < 0 {
-			break
-		}
-		a0 := anchor(k, s.shift)
-		e := unitExp(k) + s.shift
-		var v int64
-		for l := range lanes {
-			v += int64(math.Ldexp(s.m[f*lanes+l]-a0, -e)) // exact: an integer below 2^51
-		}
-		a.v[hiAt+k] += v >> split
-		a.v[loAt+k] += v & (1<<split - 1)
-	}
-	a.v[topAt+s.level]++
-	s.level = -1
-}
-
-// depositGo adds xs to s's lanes, element j to lane j%16: what the AVX2
-// kernel does.
-func depositGo(m *[folds * lanes]float64, xs []float64) {
-	for j, x := range xs {
-		l := j & (lanes - 1)
-		for f := 0; f < folds-1; f++ {
-			q := math.Float64frombits(math.Float64bits(x) | 1)
-			s := m[f*lanes+l] + q
-			d := m[f*lanes+l] - s
-			m[f*lanes+l] = s
-			x += d
-		}
-		m[(folds-1)*lanes+l] += math.Float64frombits(math.Float64bits(x) | 1)
-	}
-}
-
-// deposit adds the terms xs (each of magnitude below 2^(unitExp(level) +
-// W - 1) times 2^shift) to s.
-func (s *state) deposit(xs []float64) {
-	s.used += (len(xs) + lanes - 1) / lanes
+// deposit returns the sums of the pieces of xs in bins with anchors c1
+// and c2, in units of each bin.
+func deposit(xs []float64, c1, c2 float64) (v1, v2 int64) {
+	var a1, a2 int64
 	done := 0
-	if useVector && len(xs) >= lanes {
-		done = rvec.DepositAVX2(&xs[0], len(xs), &s.m)
+	if useVector && len(xs) >= 16 {
+		a1, a2, done = rvec.DepositAVX2(&xs[0], len(xs), c1, c2)
 	}
-	depositGo(&s.m, xs[done:])
+	g1, g2 := depositGo(xs[done:], c1, c2)
+	n := int64(len(xs))
+	return a1 + g1 - n*int64(math.Float64bits(c1)), a2 + g2 - n*int64(math.Float64bits(c2))
 }
 
-// maxAbs returns the largest |x| of xs; a NaN may be lost.
-func maxAbs(xs []float64) float64 {
-	m, done := 0.0, 0
-	if useVector && len(xs) >= lanes {
-		m, done = rvec.MaxAbsAVX2(&xs[0], len(xs))
+// addBins adds a chunk with top bin k whose pieces sum to v1 units of bin
+// k and v2 units of bin k-1.
+func (a *Sum) addBins(k int, v1, v2 int64) {
+	a.v[hiAt+k] += v1 >> split
+	a.v[loAt+k] += v1 & (1<<split - 1)
+	a.v[hiAt+k-1] += v2 >> split
+	a.v[loAt+k-1] += v2 & (1<<split - 1)
+	a.v[topAt+k]++
+}
+
+// maxHi returns the largest high word of |x| over xs.
+func maxHi(xs []float64) uint32 {
+	var m uint32
+	done := 0
+	if useVector && len(xs) >= 16 {
+		m, done = rvec.MaxHiAVX2(&xs[0], len(xs))
 	}
 	for _, x := range xs[done:] {
-		if ax := math.Abs(x); !(ax <= m) {
-			m = ax
-		}
+		m = max(m, hiWord(x))
 	}
 	return m
 }
 
-// mulMax sets p[j] = x[j]*y[j] and returns the largest |p[j]|; a NaN may
-// be lost.
-func mulMax(p, x, y []float64) float64 {
-	m, done := 0.0, 0
+// mulMaxHi sets p[j] = x[j]*y[j] and returns the largest high word of
+// |p[j]|.
+func mulMaxHi(p, x, y []float64) uint32 {
+	var m uint32
+	done := 0
 	n := len(p)
 	x, y = x[:n], y[:n]
-	if useVector && n >= lanes {
-		m, done = rvec.MulMaxAVX2(&p[0], &x[0], &y[0], n)
+	if useVector && n >= 16 {
+		m, done = rvec.MulMaxHiAVX2(&p[0], &x[0], &y[0], n)
 	}
 	for j := done; j < n; j++ {
 		p[j] = float64(x[j] * y[j])
-		if ax := math.Abs(p[j]); !(ax <= m) {
-			m = ax
-		}
+		m = max(m, hiWord(p[j]))
 	}
 	return m
 }
@@ -255,43 +222,43 @@ func mulMax(p, x, y []float64) float64 {
 // source gives the terms of a sum, chunk by chunk.
 type source interface {
 	// terms returns the terms [lo, hi) (hi-lo <= chunk), computed into buf
-	// if they are not stored, and their largest magnitude (a NaN may be
-	// lost).
-	terms(lo, hi int, buf []float64) ([]float64, float64)
+	// if they are not stored, and the largest high word of their
+	// magnitudes.
+	terms(lo, hi int, buf []float64) ([]float64, uint32)
 }
 
 type sumF64 []float64
 
-func (s sumF64) terms(lo, hi int, _ []float64) ([]float64, float64) {
-	return s[lo:hi], maxAbs(s[lo:hi])
+func (s sumF64) terms(lo, hi int, _ []float64) ([]float64, uint32) {
+	return s[lo:hi], maxHi(s[lo:hi])
 }
 
 type dotF64 struct{ x, y []float64 }
 
-func (s dotF64) terms(lo, hi int, buf []float64) ([]float64, float64) {
+func (s dotF64) terms(lo, hi int, buf []float64) ([]float64, uint32) {
 	p := buf[:hi-lo]
-	return p, mulMax(p, s.x[lo:hi], s.y[lo:hi])
+	return p, mulMaxHi(p, s.x[lo:hi], s.y[lo:hi])
 }
 
 type sumF32 []float32
 
-func (s sumF32) terms(lo, hi int, buf []float64) ([]float64, float64) {
+func (s sumF32) terms(lo, hi int, buf []float64) ([]float64, uint32) {
 	p := buf[:hi-lo]
 	for j, v := range s[lo:hi] {
 		p[j] = float64(v)
 	}
-	return p, maxAbs(p)
+	return p, maxHi(p)
 }
 
 type dotF32 struct{ x, y []float32 }
 
-func (s dotF32) terms(lo, hi int, buf []float64) ([]float64, float64) {
+func (s dotF32) terms(lo, hi int, buf []float64) ([]float64, uint32) {
 	p := buf[:hi-lo]
 	x, y := s.x[lo:hi], s.y[lo:hi]
 	for j := range p {
 		p[j] = float64(x[j]) * float64(y[j]) // exact
 	}
-	return p, maxAbs(p)
+	return p, maxHi(p)
 }
 
 // Add adds the elements of xs. With more than 2^16 of them it runs on
@@ -331,104 +298,56 @@ func (a *Sum) addRange(src source, lo, hi int) {
 	if _, ok := src.(sumF64); !ok {
 		buf = make([]float64, chunk)
 	}
-	var st state
-	st.level = -1
-	start := lo // the first term in st
-	// end empties st, whose terms are [start, i): into the bins if they
-	// were all finite, else again by addSlow.
-	end := func(i int) {
-		if st.level >= 0 {
-			if st.finite() {
-				a.flush(&st)
-			} else {
-				st.level = -1
-				a.addSlow(src, start, i, buf)
-			}
-		}
-		start = i
-	}
 	for c := lo; c < hi; c += chunk {
-		ce := min(c+chunk, hi)
-		xs, m := src.terms(c, ce, buf)
-		if m == 0 {
+		xs, h := src.terms(c, min(c+chunk, hi), buf)
+		if h >= nonFinite {
+			a.addSlow(xs)
 			continue
 		}
-		if !(m <= math.MaxFloat64) {
-			end(c)
-			a.addSlow(src, c, ce, buf)
-			start = ce
+		k := topBin(h)
+		if k > fastHi {
+			a.addSlow(xs)
 			continue
 		}
-		k := topBin(m)
-		if k < fastLo || k > fastHi {
-			end(c)
-			a.addSlow(src, c, ce, buf)
-			start = ce
-			continue
-		}
-		if k > st.level || st.used+(len(xs)+lanes-1)/lanes > budget {
-			level := max(k, st.level)
-			end(c)
-			st.reset(level, 0)
-		}
-		st.deposit(xs)
+		v1, v2 := deposit(xs, anchor(k, 0), anchor(k-1, 0))
+		a.addBins(k, v1, v2)
 	}
-	end(hi)
 }
 
-// addSlow adds the terms [lo, hi) of src one by one: it counts NaNs and
-// infinities, and adds the finite terms scaled by a power of two that
-// keeps every accumulator normal and finite.
-func (a *Sum) addSlow(src source, lo, hi int, buf []float64) {
-	m := 0.0
-	for c := lo; c < hi; c += chunk {
-		xs, _ := src.terms(c, min(c+chunk, hi), buf)
-		for _, x := range xs {
-			switch {
-			case x != x:
-				a.v[nanAt]++
-			case x > math.MaxFloat64:
-				a.v[pinfAt]++
-			case x < -math.MaxFloat64:
-				a.v[ninfAt]++
-			default:
-				m = max(m, math.Abs(x))
-			}
+// addSlow adds a chunk that holds a NaN, an infinity or a term of 2^1016
+// or more: it counts NaNs and infinities, and adds the finite terms scaled
+// by a power of two that keeps the anchors finite (scaling is exact where
+// it matters: a term that underflows is far below the lower bin's unit,
+// 2^449).
+func (a *Sum) addSlow(xs []float64) {
+	var h uint32
+	finite := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		switch {
+		case x != x:
+			a.v[nanAt]++
+		case x > math.MaxFloat64:
+			a.v[pinfAt]++
+		case x < -math.MaxFloat64:
+			a.v[ninfAt]++
+		default:
+			h = max(h, hiWord(x))
+			finite = append(finite, x)
 		}
 	}
-	if m == 0 {
+	if len(finite) == 0 {
 		return
 	}
-	k := topBin(m)
+	k := topBin(h)
 	shift := 0
-	if k < fastLo || k > fastHi {
+	if k > fastHi {
 		shift = 500 - unitExp(k)
-	}
-	var st state
-	st.reset(k, shift)
-	var one [lanes]float64
-	n := 0
-	for c := lo; c < hi; c += chunk {
-		xs, _ := src.terms(c, min(c+chunk, hi), buf)
-		for _, x := range xs {
-			if x-x != 0 {
-				continue // NaN or infinite: counted
-			}
-			// Scaling is exact where it matters: a term that underflows
-			// is far below the lowest fold's unit, 2^420.
-			one[n] = math.Ldexp(x, shift)
-			if n++; n == lanes {
-				st.deposit(one[:])
-				n = 0
-				if st.used == budget {
-					a.flush(&st)
-					st.reset(k, shift)
-				}
-			}
+		for i, x := range finite {
+			finite[i] = math.Ldexp(x, shift)
 		}
 	}
-	st.deposit(one[:n])
-	a.flush(&st)
+	v1, v2 := deposit(finite, anchor(k, shift), anchor(k-1, shift))
+	a.addBins(k, v1, v2)
 }
 
 // Merge adds o into a.
@@ -439,7 +358,7 @@ func (a *Sum) Merge(o *Sum) {
 }
 
 // Allreduce adds the sums of every rank of c into each (nothing to do for
-// one rank): one integer allreduce of 168 int64. It is collective.
+// one rank): one integer allreduce of 132 int64. It is collective.
 func (a *Sum) Allreduce(c mpi.Comm) error {
 	if c.Size() == 1 {
 		return nil
@@ -459,7 +378,7 @@ func (a *Sum) Value() float64 {
 	case ninf > 0:
 		return math.Inf(-1)
 	}
-	top := -1
+	top := -1 // the highest top bin
 	for k := nbins - 1; k >= 0; k-- {
 		if a.v[topAt+k] > 0 {
 			top = k

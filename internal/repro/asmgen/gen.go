@@ -5,11 +5,13 @@
 //
 //	go run . -out ../internal/rvec/rvec_amd64.s -stubs ../internal/rvec/rvec_stubs_amd64.go -pkg rvec
 //
-// The deposit kernel does, lane by lane, the floating-point operations of
-// package repro's Go deposit (depositGo), with no fused multiply-add: 16
-// lanes in four YMM registers per fold (element j of a call goes to lane
-// j%16). The maximum kernels return max |x| over their elements; which
-// lane held it does not matter.
+// The deposit kernel does, element by element, the floating-point
+// operations of package repro's Go deposit (depositGo), with no fused
+// multiply-add, and adds the bits of their results as int64 (wrapping), in
+// 16 lanes combined at the end; integer addition is associative, so the
+// totals are depositGo's. The maximum kernels return the largest high
+// 32-bit word of |x| over their elements, an integer maximum, so a NaN is
+// never lost.
 package main
 
 import (
@@ -18,15 +20,12 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// folds is package repro's K: the number of bins a term is split into.
-const folds = 3
-
 func main() {
 	ConstraintExpr("!purego")
 	cpuid()
 	xgetbv()
-	maxAbs()
-	mulMax()
+	maxHi()
+	mulMaxHi()
 	deposit()
 	Generate()
 }
@@ -88,59 +87,66 @@ func broadcast64(name string, v uint64) VecVirtual {
 	return r
 }
 
-// maxOut combines four maximum accumulators, stores the maximum as "m"
-// and the count i as "done", and returns.
-func maxOut(acc [4]VecVirtual, i GPVirtual) {
-	VMAXPD(acc[2], acc[0], acc[0])
-	VMAXPD(acc[3], acc[1], acc[1])
-	VMAXPD(acc[1], acc[0], acc[0])
-	hi := XMM()
-	VEXTRACTF128(U8(1), acc[0], hi)
-	lo := acc[0].AsX()
-	VMAXPD(hi, lo, lo)
-	h := XMM()
-	VUNPCKHPD(lo, lo, h)
-	VMAXSD(h, lo, lo)
-	VZEROUPPER()
-	Store(lo, Return("m"))
-	Store(i, Return("done"))
-	RET()
-}
-
 func zeroAcc() [4]VecVirtual {
 	var acc [4]VecVirtual
 	for k := range acc {
 		acc[k] = YMM()
-		VXORPD(acc[k], acc[k], acc[k])
+		VPXOR(acc[k], acc[k], acc[k])
 	}
 	return acc
 }
 
-func maxAbs() {
-	TEXT("MaxAbsAVX2", NOSPLIT, "func(x *float64, n int) (m float64, done int)")
+// hiMask keeps the high 32-bit word of each float64, without its sign.
+const hiMask = 0x7fffffff_00000000
+
+// maxOut combines four unsigned 32-bit maximum accumulators, stores the
+// largest word as "hi" and the count i as "done", and returns.
+func maxOut(acc [4]VecVirtual, i GPVirtual) {
+	VPMAXUD(acc[2], acc[0], acc[0])
+	VPMAXUD(acc[3], acc[1], acc[1])
+	VPMAXUD(acc[1], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTI128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VPMAXUD(hi, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t) // swap the 64-bit halves
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t) // swap the 32-bit words of each half
+	VPMAXUD(t, lo, lo)
+	r := GP32()
+	VMOVD(lo, r)
+	VZEROUPPER()
+	Store(r, Return("hi"))
+	Store(i, Return("done"))
+	RET()
+}
+
+func maxHi() {
+	TEXT("MaxHiAVX2", NOSPLIT, "func(x *float64, n int) (hi uint32, done int)")
 	Pragma("noescape")
-	Doc("MaxAbsAVX2 returns the largest |x[j]| over the first n&^15 elements (a NaN may be lost: the caller finds NaNs otherwise) and how many it did.")
+	Doc("MaxHiAVX2 returns the largest high 32-bit word of |x[j]| (sign bit cleared) over the first n&^15 elements and how many it did.")
 	x := Load(Param("x"), GP64())
 	n := Load(Param("n"), GP64())
-	abs := broadcast64("absmask", 1<<63-1)
+	mask := broadcast64("himask", hiMask)
 	acc := zeroAcc()
 	i := loop16(n, func(i GPVirtual) {
 		for k := 0; k < 4; k++ {
 			v := YMM()
-			VANDPD(at(x, i, 4*k), abs, v)
-			VMAXPD(v, acc[k], acc[k])
+			VPAND(at(x, i, 4*k), mask, v)
+			VPMAXUD(v, acc[k], acc[k])
 		}
 	})
 	maxOut(acc, i)
 }
 
-func mulMax() {
-	TEXT("MulMaxAVX2", NOSPLIT, "func(p, x, y *float64, n int) (m float64, done int)")
+func mulMaxHi() {
+	TEXT("MulMaxHiAVX2", NOSPLIT, "func(p, x, y *float64, n int) (hi uint32, done int)")
 	Pragma("noescape")
-	Doc("MulMaxAVX2 sets p[j] = x[j]*y[j] (rounded) for the first n&^15 elements and returns the largest |p[j]| (a NaN may be lost) and how many it did.")
+	Doc("MulMaxHiAVX2 sets p[j] = x[j]*y[j] (rounded) for the first n&^15 elements and returns the largest high 32-bit word of |p[j]| and how many it did.")
 	p, x, y := Load(Param("p"), GP64()), Load(Param("x"), GP64()), Load(Param("y"), GP64())
 	n := Load(Param("n"), GP64())
-	abs := broadcast64("absmask2", 1<<63-1)
+	mask := broadcast64("himask2", hiMask)
 	acc := zeroAcc()
 	i := loop16(n, func(i GPVirtual) {
 		for k := 0; k < 4; k++ {
@@ -148,58 +154,65 @@ func mulMax() {
 			VMOVUPD(at(x, i, 4*k), v)
 			VMULPD(at(y, i, 4*k), v, v)
 			VMOVUPD(v, at(p, i, 4*k))
-			VANDPD(v, abs, v)
-			VMAXPD(v, acc[k], acc[k])
+			VPAND(v, mask, v)
+			VPMAXUD(v, acc[k], acc[k])
 		}
 	})
 	maxOut(acc, i)
 }
 
-// deposit: for every element x, lane l = j%16, folds f = 0..folds-2:
+// sumLanes adds the four int64 lanes of each of the four accumulators and
+// returns a register holding the total.
+func sumLanes(acc [4]VecVirtual) GPVirtual {
+	VPADDQ(acc[2], acc[0], acc[0])
+	VPADDQ(acc[3], acc[1], acc[1])
+	VPADDQ(acc[1], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTI128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VPADDQ(hi, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPADDQ(t, lo, lo)
+	r := GP64()
+	VMOVQ(lo, r)
+	return r
+}
+
+// deposit: for every element x, with c1 and c2 the anchors of the two
+// bins,
 //
-//	q := x | 1 (the lowest bit of the significand set)
-//	s := M[f][l] + q
-//	d := M[f][l] - s
-//	M[f][l] = s
-//	x += d
-//
-// and for the last fold M[folds-1][l] += x | 1.
+//	s1 := x + c1
+//	r := x - (s1 - c1)
+//	s2 := r + c2
+//	a1 += int64(bits(s1)); a2 += int64(bits(s2))
 func deposit() {
-	TEXT("DepositAVX2", NOSPLIT, "func(x *float64, n int, st *[48]float64) int")
+	TEXT("DepositAVX2", NOSPLIT, "func(x *float64, n int, c1, c2 float64) (a1, a2 int64, done int)")
 	Pragma("noescape")
-	Doc("DepositAVX2 deposits the first n&^15 elements of x into the binned state st (3 folds of 16 lanes), as package repro's depositGo, and returns how many it did.")
+	Doc("DepositAVX2 returns the wrapping int64 sums of the bits of x[j]+c1 and of (x[j]-((x[j]+c1)-c1))+c2 over the first n&^15 elements, as package repro's depositGo, and how many it did.")
 	x := Load(Param("x"), GP64())
 	n := Load(Param("n"), GP64())
-	st := Load(Param("st"), GP64())
-	one := broadcast64("one", 1)
-	var m [folds][4]VecVirtual
-	for f := range m {
-		for k := range m[f] {
-			m[f][k] = YMM()
-			VMOVUPD(Mem{Base: st, Disp: 8 * (16*f + 4*k)}, m[f][k])
-		}
-	}
+	c1, c2 := YMM(), YMM()
+	VBROADCASTSD(NewParamAddr("c1", 16), c1)
+	VBROADCASTSD(NewParamAddr("c2", 24), c2)
+	a1, a2 := zeroAcc(), zeroAcc()
 	i := loop16(n, func(i GPVirtual) {
 		for k := 0; k < 4; k++ {
-			v, q := YMM(), YMM()
+			v, s, q := YMM(), YMM(), YMM()
 			VMOVUPD(at(x, i, 4*k), v)
-			for f := 0; f < folds-1; f++ {
-				VORPD(one, v, q)
-				VADDPD(q, m[f][k], q)       // s = M + (x|1)
-				VSUBPD(q, m[f][k], m[f][k]) // d = M - s, in M's register
-				VADDPD(m[f][k], v, v)       // x += d
-				VMOVAPD(q, m[f][k])         // M = s
-			}
-			VORPD(one, v, q)
-			VADDPD(q, m[folds-1][k], m[folds-1][k])
+			VADDPD(c1, v, s) // s1 = x + c1
+			VSUBPD(c1, s, q) // q = s1 - c1
+			VPADDQ(s, a1[k], a1[k])
+			VSUBPD(q, v, v)  // r = x - q
+			VADDPD(c2, v, v) // s2 = r + c2
+			VPADDQ(v, a2[k], a2[k])
 		}
 	})
-	for f := range m {
-		for k := range m[f] {
-			VMOVUPD(m[f][k], Mem{Base: st, Disp: 8 * (16*f + 4*k)})
-		}
-	}
+	r1 := sumLanes(a1)
+	r2 := sumLanes(a2)
 	VZEROUPPER()
-	Store(i, ReturnIndex(0))
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(i, Return("done"))
 	RET()
 }

@@ -4,8 +4,9 @@
 // generated with avo by internal/repro/asmgen (rvec_amd64.s), which
 // package repro calls where HasAVX2. Each kernel does the first n&^15
 // elements and returns how many it did; the caller's Go loop does the
-// rest. The deposit kernel does, lane by lane, the floating-point
-// operations of package repro's Go deposit, without fused multiply-add.
+// rest. The deposit kernel does, element by element, the floating-point
+// operations of package repro's Go deposit, without fused multiply-add,
+// and sums the bits of the results as integers.
 package rvec
 
 // HasAVX2 reports whether the processor has AVX2 and the operating system

@@ -24,61 +24,64 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
-// func MaxAbsAVX2(x *float64, n int) (m float64, done int)
-// Requires: AVX, SSE2
-TEXT ·MaxAbsAVX2(SB), NOSPLIT, $0-32
+// func MaxHiAVX2(x *float64, n int) (hi uint32, done int)
+// Requires: AVX, AVX2
+TEXT ·MaxHiAVX2(SB), NOSPLIT, $0-32
 	MOVQ         x+0(FP), AX
 	MOVQ         n+8(FP), CX
-	VBROADCASTSD absmask<>+0(SB), Y0
-	VXORPD       Y1, Y1, Y1
-	VXORPD       Y2, Y2, Y2
-	VXORPD       Y3, Y3, Y3
-	VXORPD       Y4, Y4, Y4
+	VBROADCASTSD himask<>+0(SB), Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
 	XORQ         DX, DX
 	ANDQ         $-16, CX
 
 loop:
-	CMPQ   DX, CX
-	JGE    done
-	VANDPD (AX)(DX*8), Y0, Y5
-	VMAXPD Y5, Y1, Y1
-	VANDPD 32(AX)(DX*8), Y0, Y5
-	VMAXPD Y5, Y2, Y2
-	VANDPD 64(AX)(DX*8), Y0, Y5
-	VMAXPD Y5, Y3, Y3
-	VANDPD 96(AX)(DX*8), Y0, Y5
-	VMAXPD Y5, Y4, Y4
-	ADDQ   $+16, DX
-	JMP    loop
+	CMPQ    DX, CX
+	JGE     done
+	VPAND   (AX)(DX*8), Y0, Y5
+	VPMAXUD Y5, Y1, Y1
+	VPAND   32(AX)(DX*8), Y0, Y5
+	VPMAXUD Y5, Y2, Y2
+	VPAND   64(AX)(DX*8), Y0, Y5
+	VPMAXUD Y5, Y3, Y3
+	VPAND   96(AX)(DX*8), Y0, Y5
+	VPMAXUD Y5, Y4, Y4
+	ADDQ    $+16, DX
+	JMP     loop
 
 done:
-	VMAXPD       Y3, Y1, Y1
-	VMAXPD       Y4, Y2, Y2
-	VMAXPD       Y2, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X0
-	VMAXPD       X0, X1, X1
-	VUNPCKHPD    X1, X1, X0
-	VMAXSD       X0, X1, X1
+	VPMAXUD      Y3, Y1, Y1
+	VPMAXUD      Y4, Y2, Y2
+	VPMAXUD      Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X0
+	VPMAXUD      X0, X1, X1
+	VPSHUFD      $0x4e, X1, X0
+	VPMAXUD      X0, X1, X1
+	VPSHUFD      $0xb1, X1, X0
+	VPMAXUD      X0, X1, X1
+	VMOVD        X1, AX
 	VZEROUPPER
-	MOVSD        X1, m+16(FP)
+	MOVL         AX, hi+16(FP)
 	MOVQ         DX, done+24(FP)
 	RET
 
-DATA absmask<>+0(SB)/8, $0x7fffffffffffffff
-GLOBL absmask<>(SB), RODATA|NOPTR, $8
+DATA himask<>+0(SB)/8, $0x7fffffff00000000
+GLOBL himask<>(SB), RODATA|NOPTR, $8
 
-// func MulMaxAVX2(p *float64, x *float64, y *float64, n int) (m float64, done int)
-// Requires: AVX, SSE2
-TEXT ·MulMaxAVX2(SB), NOSPLIT, $0-48
+// func MulMaxHiAVX2(p *float64, x *float64, y *float64, n int) (hi uint32, done int)
+// Requires: AVX, AVX2
+TEXT ·MulMaxHiAVX2(SB), NOSPLIT, $0-48
 	MOVQ         p+0(FP), AX
 	MOVQ         x+8(FP), CX
 	MOVQ         y+16(FP), DX
 	MOVQ         n+24(FP), BX
-	VBROADCASTSD absmask2<>+0(SB), Y0
-	VXORPD       Y1, Y1, Y1
-	VXORPD       Y2, Y2, Y2
-	VXORPD       Y3, Y3, Y3
-	VXORPD       Y4, Y4, Y4
+	VBROADCASTSD himask2<>+0(SB), Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
 	XORQ         SI, SI
 	ANDQ         $-16, BX
 
@@ -88,138 +91,116 @@ loop:
 	VMOVUPD (CX)(SI*8), Y5
 	VMULPD  (DX)(SI*8), Y5, Y5
 	VMOVUPD Y5, (AX)(SI*8)
-	VANDPD  Y5, Y0, Y5
-	VMAXPD  Y5, Y1, Y1
+	VPAND   Y5, Y0, Y5
+	VPMAXUD Y5, Y1, Y1
 	VMOVUPD 32(CX)(SI*8), Y5
 	VMULPD  32(DX)(SI*8), Y5, Y5
 	VMOVUPD Y5, 32(AX)(SI*8)
-	VANDPD  Y5, Y0, Y5
-	VMAXPD  Y5, Y2, Y2
+	VPAND   Y5, Y0, Y5
+	VPMAXUD Y5, Y2, Y2
 	VMOVUPD 64(CX)(SI*8), Y5
 	VMULPD  64(DX)(SI*8), Y5, Y5
 	VMOVUPD Y5, 64(AX)(SI*8)
-	VANDPD  Y5, Y0, Y5
-	VMAXPD  Y5, Y3, Y3
+	VPAND   Y5, Y0, Y5
+	VPMAXUD Y5, Y3, Y3
 	VMOVUPD 96(CX)(SI*8), Y5
 	VMULPD  96(DX)(SI*8), Y5, Y5
 	VMOVUPD Y5, 96(AX)(SI*8)
-	VANDPD  Y5, Y0, Y5
-	VMAXPD  Y5, Y4, Y4
+	VPAND   Y5, Y0, Y5
+	VPMAXUD Y5, Y4, Y4
 	ADDQ    $+16, SI
 	JMP     loop
 
 done:
-	VMAXPD       Y3, Y1, Y1
-	VMAXPD       Y4, Y2, Y2
-	VMAXPD       Y2, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X0
-	VMAXPD       X0, X1, X1
-	VUNPCKHPD    X1, X1, X0
-	VMAXSD       X0, X1, X1
+	VPMAXUD      Y3, Y1, Y1
+	VPMAXUD      Y4, Y2, Y2
+	VPMAXUD      Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X0
+	VPMAXUD      X0, X1, X1
+	VPSHUFD      $0x4e, X1, X0
+	VPMAXUD      X0, X1, X1
+	VPSHUFD      $0xb1, X1, X0
+	VPMAXUD      X0, X1, X1
+	VMOVD        X1, AX
 	VZEROUPPER
-	MOVSD        X1, m+32(FP)
+	MOVL         AX, hi+32(FP)
 	MOVQ         SI, done+40(FP)
 	RET
 
-DATA absmask2<>+0(SB)/8, $0x7fffffffffffffff
-GLOBL absmask2<>(SB), RODATA|NOPTR, $8
+DATA himask2<>+0(SB)/8, $0x7fffffff00000000
+GLOBL himask2<>(SB), RODATA|NOPTR, $8
 
-// func DepositAVX2(x *float64, n int, st *[48]float64) int
-// Requires: AVX
-TEXT ·DepositAVX2(SB), NOSPLIT, $0-32
+// func DepositAVX2(x *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, done int)
+// Requires: AVX, AVX2
+TEXT ·DepositAVX2(SB), NOSPLIT, $0-56
 	MOVQ         x+0(FP), AX
 	MOVQ         n+8(FP), CX
-	MOVQ         st+16(FP), DX
-	VBROADCASTSD one<>+0(SB), Y0
-	VMOVUPD      (DX), Y1
-	VMOVUPD      32(DX), Y2
-	VMOVUPD      64(DX), Y3
-	VMOVUPD      96(DX), Y4
-	VMOVUPD      128(DX), Y5
-	VMOVUPD      160(DX), Y6
-	VMOVUPD      192(DX), Y7
-	VMOVUPD      224(DX), Y8
-	VMOVUPD      256(DX), Y9
-	VMOVUPD      288(DX), Y10
-	VMOVUPD      320(DX), Y11
-	VMOVUPD      352(DX), Y12
-	XORQ         BX, BX
+	VBROADCASTSD c1+16(FP), Y0
+	VBROADCASTSD c2+24(FP), Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
+	VPXOR        Y9, Y9, Y9
+	XORQ         DX, DX
 	ANDQ         $-16, CX
 
 loop:
-	CMPQ    BX, CX
+	CMPQ    DX, CX
 	JGE     done
-	VMOVUPD (AX)(BX*8), Y13
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y1, Y14
-	VSUBPD  Y14, Y1, Y1
-	VADDPD  Y1, Y13, Y13
-	VMOVAPD Y14, Y1
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y5, Y14
-	VSUBPD  Y14, Y5, Y5
-	VADDPD  Y5, Y13, Y13
-	VMOVAPD Y14, Y5
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y9, Y9
-	VMOVUPD 32(AX)(BX*8), Y13
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y2, Y14
-	VSUBPD  Y14, Y2, Y2
-	VADDPD  Y2, Y13, Y13
-	VMOVAPD Y14, Y2
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y6, Y14
-	VSUBPD  Y14, Y6, Y6
-	VADDPD  Y6, Y13, Y13
-	VMOVAPD Y14, Y6
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y10, Y10
-	VMOVUPD 64(AX)(BX*8), Y13
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y3, Y14
-	VSUBPD  Y14, Y3, Y3
-	VADDPD  Y3, Y13, Y13
-	VMOVAPD Y14, Y3
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y7, Y14
-	VSUBPD  Y14, Y7, Y7
-	VADDPD  Y7, Y13, Y13
-	VMOVAPD Y14, Y7
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y11, Y11
-	VMOVUPD 96(AX)(BX*8), Y13
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y4, Y14
-	VSUBPD  Y14, Y4, Y4
-	VADDPD  Y4, Y13, Y13
-	VMOVAPD Y14, Y4
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y8, Y14
-	VSUBPD  Y14, Y8, Y8
-	VADDPD  Y8, Y13, Y13
-	VMOVAPD Y14, Y8
-	VORPD   Y0, Y13, Y14
-	VADDPD  Y14, Y12, Y12
-	ADDQ    $+16, BX
+	VMOVUPD (AX)(DX*8), Y10
+	VADDPD  Y0, Y10, Y11
+	VSUBPD  Y0, Y11, Y12
+	VPADDQ  Y11, Y2, Y2
+	VSUBPD  Y12, Y10, Y10
+	VADDPD  Y1, Y10, Y10
+	VPADDQ  Y10, Y6, Y6
+	VMOVUPD 32(AX)(DX*8), Y10
+	VADDPD  Y0, Y10, Y11
+	VSUBPD  Y0, Y11, Y12
+	VPADDQ  Y11, Y3, Y3
+	VSUBPD  Y12, Y10, Y10
+	VADDPD  Y1, Y10, Y10
+	VPADDQ  Y10, Y7, Y7
+	VMOVUPD 64(AX)(DX*8), Y10
+	VADDPD  Y0, Y10, Y11
+	VSUBPD  Y0, Y11, Y12
+	VPADDQ  Y11, Y4, Y4
+	VSUBPD  Y12, Y10, Y10
+	VADDPD  Y1, Y10, Y10
+	VPADDQ  Y10, Y8, Y8
+	VMOVUPD 96(AX)(DX*8), Y10
+	VADDPD  Y0, Y10, Y11
+	VSUBPD  Y0, Y11, Y12
+	VPADDQ  Y11, Y5, Y5
+	VSUBPD  Y12, Y10, Y10
+	VADDPD  Y1, Y10, Y10
+	VPADDQ  Y10, Y9, Y9
+	ADDQ    $+16, DX
 	JMP     loop
 
 done:
-	VMOVUPD Y1, (DX)
-	VMOVUPD Y2, 32(DX)
-	VMOVUPD Y3, 64(DX)
-	VMOVUPD Y4, 96(DX)
-	VMOVUPD Y5, 128(DX)
-	VMOVUPD Y6, 160(DX)
-	VMOVUPD Y7, 192(DX)
-	VMOVUPD Y8, 224(DX)
-	VMOVUPD Y9, 256(DX)
-	VMOVUPD Y10, 288(DX)
-	VMOVUPD Y11, 320(DX)
-	VMOVUPD Y12, 352(DX)
+	VPADDQ       Y4, Y2, Y2
+	VPADDQ       Y5, Y3, Y3
+	VPADDQ       Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPADDQ       X0, X2, X2
+	VPSHUFD      $0x4e, X2, X0
+	VPADDQ       X0, X2, X2
+	VMOVQ        X2, AX
+	VPADDQ       Y8, Y6, Y6
+	VPADDQ       Y9, Y7, Y7
+	VPADDQ       Y7, Y6, Y6
+	VEXTRACTI128 $0x01, Y6, X0
+	VPADDQ       X0, X6, X6
+	VPSHUFD      $0x4e, X6, X0
+	VPADDQ       X0, X6, X6
+	VMOVQ        X6, CX
 	VZEROUPPER
-	MOVQ    BX, ret+24(FP)
+	MOVQ         AX, a1+32(FP)
+	MOVQ         CX, a2+40(FP)
+	MOVQ         DX, done+48(FP)
 	RET
-
-DATA one<>+0(SB)/8, $0x0000000000000001
-GLOBL one<>(SB), RODATA|NOPTR, $8

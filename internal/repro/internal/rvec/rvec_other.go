@@ -8,6 +8,6 @@ package rvec
 // HasAVX2 is false here: package repro's Go loops run.
 const HasAVX2 = false
 
-func MaxAbsAVX2(x *float64, n int) (m float64, done int)       { return 0, 0 }
-func MulMaxAVX2(p, x, y *float64, n int) (m float64, done int) { return 0, 0 }
-func DepositAVX2(x *float64, n int, st *[48]float64) int       { return 0 }
+func MaxHiAVX2(x *float64, n int) (hi uint32, done int)                      { return 0, 0 }
+func MulMaxHiAVX2(p, x, y *float64, n int) (hi uint32, done int)             { return 0, 0 }
+func DepositAVX2(x *float64, n int, c1, c2 float64) (a1, a2 int64, done int) { return 0, 0, 0 }

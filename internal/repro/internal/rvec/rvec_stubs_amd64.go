@@ -10,17 +10,17 @@ func cpuid(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uin
 // xgetbv reads XCR0, which says which register states the OS saves.
 func xgetbv() (eax uint32, edx uint32)
 
-// MaxAbsAVX2 returns the largest |x[j]| over the first n&^15 elements (a NaN may be lost: the caller finds NaNs otherwise) and how many it did.
+// MaxHiAVX2 returns the largest high 32-bit word of |x[j]| (sign bit cleared) over the first n&^15 elements and how many it did.
 //
 //go:noescape
-func MaxAbsAVX2(x *float64, n int) (m float64, done int)
+func MaxHiAVX2(x *float64, n int) (hi uint32, done int)
 
-// MulMaxAVX2 sets p[j] = x[j]*y[j] (rounded) for the first n&^15 elements and returns the largest |p[j]| (a NaN may be lost) and how many it did.
+// MulMaxHiAVX2 sets p[j] = x[j]*y[j] (rounded) for the first n&^15 elements and returns the largest high 32-bit word of |p[j]| and how many it did.
 //
 //go:noescape
-func MulMaxAVX2(p *float64, x *float64, y *float64, n int) (m float64, done int)
+func MulMaxHiAVX2(p *float64, x *float64, y *float64, n int) (hi uint32, done int)
 
-// DepositAVX2 deposits the first n&^15 elements of x into the binned state st (3 folds of 16 lanes), as package repro's depositGo, and returns how many it did.
+// DepositAVX2 returns the wrapping int64 sums of the bits of x[j]+c1 and of (x[j]-((x[j]+c1)-c1))+c2 over the first n&^15 elements, as package repro's depositGo, and how many it did.
 //
 //go:noescape
-func DepositAVX2(x *float64, n int, st *[48]float64) int
+func DepositAVX2(x *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, done int)

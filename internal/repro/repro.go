@@ -175,8 +175,14 @@ func deposit(xs []float64, c1, c2 float64) (v1, v2 int64) {
 		a1, a2, done = rvec.DepositAVX2(&xs[0], len(xs), c1, c2)
 	}
 	g1, g2 := depositGo(xs[done:], c1, c2)
-	n := int64(len(xs))
-	return a1 + g1 - n*int64(math.Float64bits(c1)), a2 + g2 - n*int64(math.Float64bits(c2))
+	return units(a1+g1, a2+g2, len(xs), c1, c2)
+}
+
+// units turns the sums of the bits of n values s1 and s2 into the sums of
+// the pieces in units of the bins of anchors c1 and c2 (wrapping: the
+// result fits).
+func units(a1, a2 int64, n int, c1, c2 float64) (v1, v2 int64) {
+	return a1 - int64(n)*int64(math.Float64bits(c1)), a2 - int64(n)*int64(math.Float64bits(c2))
 }
 
 // addBins adds a chunk with top bin k whose pieces sum to v1 units of bin
@@ -294,10 +300,11 @@ func (a *Sum) addSource(src source, n int) {
 
 // addRange adds the terms [lo, hi) of src on this goroutine.
 func (a *Sum) addRange(src source, lo, hi int) {
-	var buf []float64
-	if _, ok := src.(sumF64); !ok {
-		buf = make([]float64, chunk)
+	if xs, ok := src.(sumF64); ok {
+		a.addF64(xs[lo:hi])
+		return
 	}
+	buf := make([]float64, chunk)
 	for c := lo; c < hi; c += chunk {
 		xs, h := src.terms(c, min(c+chunk, hi), buf)
 		if h >= nonFinite {
@@ -310,6 +317,39 @@ func (a *Sum) addRange(src source, lo, hi int) {
 			continue
 		}
 		v1, v2 := deposit(xs, anchor(k, 0), anchor(k-1, 0))
+		a.addBins(k, v1, v2)
+	}
+}
+
+// addF64 adds xs chunk by chunk, as addRange, finding the largest high
+// word of the next chunk while the current one is added (one pass over
+// memory).
+func (a *Sum) addF64(xs []float64) {
+	n := len(xs)
+	h := maxHi(xs[:min(chunk, n)])
+	for c := 0; c < n; c += chunk {
+		cur := xs[c:min(c+chunk, n)]
+		next := xs[min(c+chunk, n):min(c+2*chunk, n)]
+		k := topBin(h)
+		if h >= nonFinite || k > fastHi {
+			a.addSlow(cur)
+			h = maxHi(next)
+			continue
+		}
+		c1, c2 := anchor(k, 0), anchor(k-1, 0)
+		var v1, v2 int64
+		if useVector && len(cur) >= 16 && len(next) == len(cur) {
+			a1, a2, hn, done := rvec.DepositMaxAVX2(&cur[0], &next[0], len(cur), c1, c2)
+			g1, g2 := depositGo(cur[done:], c1, c2)
+			for _, x := range next[done:] {
+				hn = max(hn, hiWord(x))
+			}
+			v1, v2 = units(a1+g1, a2+g2, len(cur), c1, c2)
+			h = hn
+		} else {
+			v1, v2 = deposit(cur, c1, c2)
+			h = maxHi(next)
+		}
 		a.addBins(k, v1, v2)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/repro/internal/rvec"
 )
 
 // exactOf returns the exact sum of xs (finite).
@@ -199,7 +200,7 @@ func TestSpecial(t *testing.T) {
 		{"max cancel", []float64{math.MaxFloat64, 0x1p980, -math.MaxFloat64}, 0x1p980},
 		{"cancel", []float64{1e12, 1, -1e12}, 1},
 		// 1 is below 2^-50 of the largest term: dropped, as the bound allows.
-		{"cancel beyond 80 bits", []float64{1e300, 1, -1e300}, 0},
+		{"cancel beyond 50 bits", []float64{1e300, 1, -1e300}, 0},
 		{"subnormal", []float64{5e-324, 5e-324, -5e-324}, 5e-324},
 		{"min normal", []float64{0x1p-1022, -5e-324}, 0x1p-1022 - 5e-324},
 	}
@@ -287,6 +288,28 @@ func TestKernels(t *testing.T) {
 				if math.Float64bits(pv[i]) != math.Float64bits(pg[i]) {
 					t.Fatalf("n=%d: product %d: %v / %v", n, i, pv[i], pg[i])
 				}
+			}
+		}
+	}
+}
+
+// TestDepositMax: the fused kernel gives the sums of the deposit kernel
+// and the maximum of the maximum kernel.
+func TestDepositMax(t *testing.T) {
+	if !useVector {
+		t.Skip("no AVX2 kernels on this build or machine")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{16, 100, 4096} {
+		for kind := 0; kind < 5; kind++ {
+			xs, ys := genCase(r, n, 0), genCase(r, n, kind)
+			k := topBin(maxHi(xs))
+			c1, c2 := anchor(k, 0), anchor(k-1, 0)
+			a1, a2, h, done := rvec.DepositMaxAVX2(&xs[0], &ys[0], n, c1, c2)
+			b1, b2, d1 := rvec.DepositAVX2(&xs[0], n, c1, c2)
+			hb, d2 := rvec.MaxHiAVX2(&ys[0], n)
+			if a1 != b1 || a2 != b2 || h != hb || done != d1 || done != d2 {
+				t.Errorf("n=%d kind=%d: fused %d %d %x %d, separate %d %d %x %d %d", n, kind, a1, a2, h, done, b1, b2, hb, d1, d2)
 			}
 		}
 	}

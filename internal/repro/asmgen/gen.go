@@ -27,6 +27,7 @@ func main() {
 	maxHi()
 	mulMaxHi()
 	deposit()
+	depositMax()
 	Generate()
 }
 
@@ -213,6 +214,68 @@ func deposit() {
 	VZEROUPPER()
 	Store(r1, Return("a1"))
 	Store(r2, Return("a2"))
+	Store(i, Return("done"))
+	RET()
+}
+
+// depositMax: deposit's sums over x and, in the same loop, MaxHiAVX2's
+// maximum over y (the next chunk, read from memory while the pieces of x,
+// in cache, are computed). One accumulator per sum: integer addition has
+// a latency of one cycle.
+func depositMax() {
+	TEXT("DepositMaxAVX2", NOSPLIT, "func(x, y *float64, n int, c1, c2 float64) (a1, a2 int64, hi uint32, done int)")
+	Pragma("noescape")
+	Doc("DepositMaxAVX2 returns DepositAVX2's sums over the first n&^15 elements of x, MaxHiAVX2's maximum over the first n&^15 elements of y, and how many it did of each.")
+	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	c1, c2 := YMM(), YMM()
+	VBROADCASTSD(NewParamAddr("c1", 24), c1)
+	VBROADCASTSD(NewParamAddr("c2", 32), c2)
+	mask := broadcast64("himask3", hiMask)
+	a1, a2, mx := YMM(), YMM(), YMM()
+	VPXOR(a1, a1, a1)
+	VPXOR(a2, a2, a2)
+	VPXOR(mx, mx, mx)
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 4; k++ {
+			v, s, q, w := YMM(), YMM(), YMM(), YMM()
+			VPAND(at(y, i, 4*k), mask, w)
+			VMOVUPD(at(x, i, 4*k), v)
+			VPMAXUD(w, mx, mx)
+			VADDPD(c1, v, s)
+			VSUBPD(c1, s, q)
+			VPADDQ(s, a1, a1)
+			VSUBPD(q, v, v)
+			VADDPD(c2, v, v)
+			VPADDQ(v, a2, a2)
+		}
+	})
+	// Lane sums and the maximum.
+	for _, a := range []VecVirtual{a1, a2} {
+		hi := XMM()
+		VEXTRACTI128(U8(1), a, hi)
+		VPADDQ(hi, a.AsX(), a.AsX())
+		t := XMM()
+		VPSHUFD(U8(0x4e), a.AsX(), t)
+		VPADDQ(t, a.AsX(), a.AsX())
+	}
+	hx := XMM()
+	VEXTRACTI128(U8(1), mx, hx)
+	lo := mx.AsX()
+	VPMAXUD(hx, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t)
+	VPMAXUD(t, lo, lo)
+	r1, r2, rh := GP64(), GP64(), GP32()
+	VMOVQ(a1.AsX(), r1)
+	VMOVQ(a2.AsX(), r2)
+	VMOVD(lo, rh)
+	VZEROUPPER()
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(rh, Return("hi"))
 	Store(i, Return("done"))
 	RET()
 }

@@ -204,3 +204,88 @@ done:
 	MOVQ         CX, a2+40(FP)
 	MOVQ         DX, done+48(FP)
 	RET
+
+// func DepositMaxAVX2(x *float64, y *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, hi uint32, done int)
+// Requires: AVX, AVX2
+TEXT ·DepositMaxAVX2(SB), NOSPLIT, $0-72
+	MOVQ         x+0(FP), AX
+	MOVQ         y+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSD c1+24(FP), Y0
+	VBROADCASTSD c2+32(FP), Y1
+	VBROADCASTSD himask3<>+0(SB), Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
+	XORQ         BX, BX
+	ANDQ         $-16, DX
+
+loop:
+	CMPQ    BX, DX
+	JGE     done
+	VPAND   (CX)(BX*8), Y2, Y7
+	VMOVUPD (AX)(BX*8), Y6
+	VPMAXUD Y7, Y5, Y5
+	VADDPD  Y0, Y6, Y7
+	VSUBPD  Y0, Y7, Y8
+	VPADDQ  Y7, Y3, Y3
+	VSUBPD  Y8, Y6, Y6
+	VADDPD  Y1, Y6, Y6
+	VPADDQ  Y6, Y4, Y4
+	VPAND   32(CX)(BX*8), Y2, Y7
+	VMOVUPD 32(AX)(BX*8), Y6
+	VPMAXUD Y7, Y5, Y5
+	VADDPD  Y0, Y6, Y7
+	VSUBPD  Y0, Y7, Y8
+	VPADDQ  Y7, Y3, Y3
+	VSUBPD  Y8, Y6, Y6
+	VADDPD  Y1, Y6, Y6
+	VPADDQ  Y6, Y4, Y4
+	VPAND   64(CX)(BX*8), Y2, Y7
+	VMOVUPD 64(AX)(BX*8), Y6
+	VPMAXUD Y7, Y5, Y5
+	VADDPD  Y0, Y6, Y7
+	VSUBPD  Y0, Y7, Y8
+	VPADDQ  Y7, Y3, Y3
+	VSUBPD  Y8, Y6, Y6
+	VADDPD  Y1, Y6, Y6
+	VPADDQ  Y6, Y4, Y4
+	VPAND   96(CX)(BX*8), Y2, Y7
+	VMOVUPD 96(AX)(BX*8), Y6
+	VPMAXUD Y7, Y5, Y5
+	VADDPD  Y0, Y6, Y7
+	VSUBPD  Y0, Y7, Y8
+	VPADDQ  Y7, Y3, Y3
+	VSUBPD  Y8, Y6, Y6
+	VADDPD  Y1, Y6, Y6
+	VPADDQ  Y6, Y4, Y4
+	ADDQ    $+16, BX
+	JMP     loop
+
+done:
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X0, X3, X3
+	VPSHUFD      $0x4e, X3, X0
+	VPADDQ       X0, X3, X3
+	VEXTRACTI128 $0x01, Y4, X0
+	VPADDQ       X0, X4, X4
+	VPSHUFD      $0x4e, X4, X0
+	VPADDQ       X0, X4, X4
+	VEXTRACTI128 $0x01, Y5, X0
+	VPMAXUD      X0, X5, X5
+	VPSHUFD      $0x4e, X5, X0
+	VPMAXUD      X0, X5, X5
+	VPSHUFD      $0xb1, X5, X0
+	VPMAXUD      X0, X5, X5
+	VMOVQ        X3, AX
+	VMOVQ        X4, CX
+	VMOVD        X5, DX
+	VZEROUPPER
+	MOVQ         AX, a1+40(FP)
+	MOVQ         CX, a2+48(FP)
+	MOVL         DX, hi+56(FP)
+	MOVQ         BX, done+64(FP)
+	RET
+
+DATA himask3<>+0(SB)/8, $0x7fffffff00000000
+GLOBL himask3<>(SB), RODATA|NOPTR, $8

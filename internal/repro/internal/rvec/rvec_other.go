@@ -11,3 +11,6 @@ const HasAVX2 = false
 func MaxHiAVX2(x *float64, n int) (hi uint32, done int)                      { return 0, 0 }
 func MulMaxHiAVX2(p, x, y *float64, n int) (hi uint32, done int)             { return 0, 0 }
 func DepositAVX2(x *float64, n int, c1, c2 float64) (a1, a2 int64, done int) { return 0, 0, 0 }
+func DepositMaxAVX2(x, y *float64, n int, c1, c2 float64) (a1, a2 int64, hi uint32, done int) {
+	return 0, 0, 0, 0
+}

@@ -24,3 +24,8 @@ func MulMaxHiAVX2(p *float64, x *float64, y *float64, n int) (hi uint32, done in
 //
 //go:noescape
 func DepositAVX2(x *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, done int)
+
+// DepositMaxAVX2 returns DepositAVX2's sums over the first n&^15 elements of x, MaxHiAVX2's maximum over the first n&^15 elements of y, and how many it did of each.
+//
+//go:noescape
+func DepositMaxAVX2(x *float64, y *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, hi uint32, done int)

@@ -104,12 +104,24 @@ const (
 // Tests switch it with SetVector.
 var useVector = rvec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
 
+// use512 says whether the fused float64 kernel runs in AVX-512 registers
+// (where the processor has AVX-512F, unless XPMPI_CPU_AVX512=off).
+var use512 = rvec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
+
 // SetVector turns the AVX2 kernels on (only where the processor has AVX2)
 // or off, and returns the previous setting; not while sums run. For
 // tests.
 func SetVector(on bool) bool {
 	prev := useVector
 	useVector = on && rvec.HasAVX2
+	return prev
+}
+
+// setAVX512 turns the AVX-512 kernel on (only where the processor has
+// it) or off and returns the previous setting. For tests.
+func setAVX512(on bool) bool {
+	prev := use512
+	use512 = on && rvec.HasAVX512
 	return prev
 }
 
@@ -339,7 +351,11 @@ func (a *Sum) addF64(xs []float64) {
 		c1, c2 := anchor(k, 0), anchor(k-1, 0)
 		var v1, v2 int64
 		if useVector && len(cur) >= 16 && len(next) == len(cur) {
-			a1, a2, hn, done := rvec.DepositMaxAVX2(&cur[0], &next[0], len(cur), c1, c2)
+			depositMax := rvec.DepositMaxAVX2
+			if use512 {
+				depositMax = rvec.DepositMaxAVX512
+			}
+			a1, a2, hn, done := depositMax(&cur[0], &next[0], len(cur), c1, c2)
 			g1, g2 := depositGo(cur[done:], c1, c2)
 			for _, x := range next[done:] {
 				hn = max(hn, hiWord(x))

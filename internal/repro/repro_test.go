@@ -119,6 +119,12 @@ func TestSumBound(t *testing.T) {
 			if math.Float64bits(goPath) != math.Float64bits(got) {
 				t.Errorf("n=%d kind=%d: Go path %v, vector path %v", n, kind, goPath, got)
 			}
+			prev = setAVX512(false)
+			avx2 := sumOf(xs)
+			setAVX512(prev)
+			if math.Float64bits(avx2) != math.Float64bits(got) {
+				t.Errorf("n=%d kind=%d: AVX2 path %v, default path %v", n, kind, avx2, got)
+			}
 		}
 	}
 }
@@ -310,6 +316,12 @@ func TestDepositMax(t *testing.T) {
 			hb, d2 := rvec.MaxHiAVX2(&ys[0], n)
 			if a1 != b1 || a2 != b2 || h != hb || done != d1 || done != d2 {
 				t.Errorf("n=%d kind=%d: fused %d %d %x %d, separate %d %d %x %d %d", n, kind, a1, a2, h, done, b1, b2, hb, d1, d2)
+			}
+			if rvec.HasAVX512 {
+				a1, a2, h, done = rvec.DepositMaxAVX512(&xs[0], &ys[0], n, c1, c2)
+				if a1 != b1 || a2 != b2 || h != hb || done != d1 {
+					t.Errorf("n=%d kind=%d: AVX-512 %d %d %x %d, separate %d %d %x %d", n, kind, a1, a2, h, done, b1, b2, hb, d1)
+				}
 			}
 		}
 	}

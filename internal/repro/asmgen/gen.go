@@ -28,6 +28,7 @@ func main() {
 	mulMaxHi()
 	deposit()
 	depositMax()
+	depositMax512()
 	Generate()
 }
 
@@ -271,6 +272,79 @@ func depositMax() {
 	r1, r2, rh := GP64(), GP64(), GP32()
 	VMOVQ(a1.AsX(), r1)
 	VMOVQ(a2.AsX(), r2)
+	VMOVD(lo, rh)
+	VZEROUPPER()
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(rh, Return("hi"))
+	Store(i, Return("done"))
+	RET()
+}
+
+// depositMax512 is depositMax in AVX-512 registers (8 lanes).
+func depositMax512() {
+	TEXT("DepositMaxAVX512", NOSPLIT, "func(x, y *float64, n int, c1, c2 float64) (a1, a2 int64, hi uint32, done int)")
+	Pragma("noescape")
+	Doc("DepositMaxAVX512 is DepositMaxAVX2 with AVX-512 registers.")
+	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	c1, c2 := ZMM(), ZMM()
+	VBROADCASTSD(NewParamAddr("c1", 24), c1)
+	VBROADCASTSD(NewParamAddr("c2", 32), c2)
+	mask := ZMM()
+	m := GLOBL("himask4", RODATA|NOPTR)
+	DATA(0, U64(hiMask))
+	VBROADCASTSD(m, mask)
+	a1, a2, mx := ZMM(), ZMM(), ZMM()
+	VPXORQ(a1, a1, a1)
+	VPXORQ(a2, a2, a2)
+	VPXORQ(mx, mx, mx)
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 2; k++ {
+			v, s, q, w := ZMM(), ZMM(), ZMM(), ZMM()
+			VPANDQ(at(y, i, 8*k), mask, w)
+			VMOVUPD(at(x, i, 8*k), v)
+			VPMAXUD(w, mx, mx)
+			VADDPD(c1, v, s)
+			VSUBPD(c1, s, q)
+			VPADDQ(s, a1, a1)
+			VSUBPD(q, v, v)
+			VADDPD(c2, v, v)
+			VPADDQ(v, a2, a2)
+		}
+	})
+	// Fold the 512-bit accumulators to 256 bits, then as depositMax.
+	var ys [3]VecVirtual
+	for j, a := range []VecVirtual{a1, a2, mx} {
+		h := YMM()
+		VEXTRACTI64X4(U8(1), a, h)
+		ys[j] = a.AsY().(VecVirtual)
+		if j < 2 {
+			VPADDQ(h, ys[j], ys[j])
+		} else {
+			VPMAXUD(h, ys[j], ys[j])
+		}
+	}
+	for _, a := range ys[:2] {
+		hi := XMM()
+		VEXTRACTI128(U8(1), a, hi)
+		VPADDQ(hi, a.AsX(), a.AsX())
+		t := XMM()
+		VPSHUFD(U8(0x4e), a.AsX(), t)
+		VPADDQ(t, a.AsX(), a.AsX())
+	}
+	hx := XMM()
+	VEXTRACTI128(U8(1), ys[2], hx)
+	lo := ys[2].AsX()
+	VPMAXUD(hx, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t)
+	VPMAXUD(t, lo, lo)
+	r1, r2, rh := GP64(), GP64(), GP32()
+	VMOVQ(ys[0].AsX(), r1)
+	VMOVQ(ys[1].AsX(), r2)
 	VMOVD(lo, rh)
 	VZEROUPPER()
 	Store(r1, Return("a1"))

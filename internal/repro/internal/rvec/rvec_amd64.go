@@ -14,6 +14,18 @@ package rvec
 // (as package backend/cpu's internal/vec checks it).
 var HasAVX2 = detectAVX2()
 
+// HasAVX512 reports whether the processor has AVX-512F as well and the
+// operating system saves the ZMM registers and opmasks.
+var HasAVX512 = HasAVX2 && detectAVX512()
+
+func detectAVX512() bool {
+	if xcr0, _ := xgetbv(); xcr0&0xe6 != 0xe6 { // XMM, YMM, opmask, ZMM state
+		return false
+	}
+	_, ebx, _, _ := cpuid(7, 0)
+	return ebx&(1<<16) != 0
+}
+
 func detectAVX2() bool {
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	if maxLeaf < 7 {

@@ -289,3 +289,76 @@ done:
 
 DATA himask3<>+0(SB)/8, $0x7fffffff00000000
 GLOBL himask3<>(SB), RODATA|NOPTR, $8
+
+// func DepositMaxAVX512(x *float64, y *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, hi uint32, done int)
+// Requires: AVX, AVX2, AVX512F
+TEXT ·DepositMaxAVX512(SB), NOSPLIT, $0-72
+	MOVQ         x+0(FP), AX
+	MOVQ         y+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VBROADCASTSD c1+24(FP), Z0
+	VBROADCASTSD c2+32(FP), Z1
+	VBROADCASTSD himask4<>+0(SB), Z2
+	VPXORQ       Z3, Z3, Z3
+	VPXORQ       Z4, Z4, Z4
+	VPXORQ       Z5, Z5, Z5
+	XORQ         BX, BX
+	ANDQ         $-16, DX
+
+loop:
+	CMPQ    BX, DX
+	JGE     done
+	VPANDQ  (CX)(BX*8), Z2, Z7
+	VMOVUPD (AX)(BX*8), Z6
+	VPMAXUD Z7, Z5, Z5
+	VADDPD  Z0, Z6, Z7
+	VSUBPD  Z0, Z7, Z8
+	VPADDQ  Z7, Z3, Z3
+	VSUBPD  Z8, Z6, Z6
+	VADDPD  Z1, Z6, Z6
+	VPADDQ  Z6, Z4, Z4
+	VPANDQ  64(CX)(BX*8), Z2, Z7
+	VMOVUPD 64(AX)(BX*8), Z6
+	VPMAXUD Z7, Z5, Z5
+	VADDPD  Z0, Z6, Z7
+	VSUBPD  Z0, Z7, Z8
+	VPADDQ  Z7, Z3, Z3
+	VSUBPD  Z8, Z6, Z6
+	VADDPD  Z1, Z6, Z6
+	VPADDQ  Z6, Z4, Z4
+	ADDQ    $+16, BX
+	JMP     loop
+
+done:
+	VEXTRACTI64X4 $0x01, Z3, Y0
+	VPADDQ        Y0, Y3, Y3
+	VEXTRACTI64X4 $0x01, Z4, Y0
+	VPADDQ        Y0, Y4, Y4
+	VEXTRACTI64X4 $0x01, Z5, Y0
+	VPMAXUD       Y0, Y5, Y5
+	VEXTRACTI128  $0x01, Y3, X0
+	VPADDQ        X0, X3, X3
+	VPSHUFD       $0x4e, X3, X0
+	VPADDQ        X0, X3, X3
+	VEXTRACTI128  $0x01, Y4, X0
+	VPADDQ        X0, X4, X4
+	VPSHUFD       $0x4e, X4, X0
+	VPADDQ        X0, X4, X4
+	VEXTRACTI128  $0x01, Y5, X0
+	VPMAXUD       X0, X5, X5
+	VPSHUFD       $0x4e, X5, X0
+	VPMAXUD       X0, X5, X5
+	VPSHUFD       $0xb1, X5, X0
+	VPMAXUD       X0, X5, X5
+	VMOVQ         X3, AX
+	VMOVQ         X4, CX
+	VMOVD         X5, DX
+	VZEROUPPER
+	MOVQ          AX, a1+40(FP)
+	MOVQ          CX, a2+48(FP)
+	MOVL          DX, hi+56(FP)
+	MOVQ          BX, done+64(FP)
+	RET
+
+DATA himask4<>+0(SB)/8, $0x7fffffff00000000
+GLOBL himask4<>(SB), RODATA|NOPTR, $8

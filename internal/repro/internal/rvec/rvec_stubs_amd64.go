@@ -29,3 +29,8 @@ func DepositAVX2(x *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64,
 //
 //go:noescape
 func DepositMaxAVX2(x *float64, y *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, hi uint32, done int)
+
+// DepositMaxAVX512 is DepositMaxAVX2 with AVX-512 registers.
+//
+//go:noescape
+func DepositMaxAVX512(x *float64, y *float64, n int, c1 float64, c2 float64) (a1 int64, a2 int64, hi uint32, done int)

@@ -75,7 +75,7 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 	if err := check(op, x); err != nil {
 		return 0, err
 	}
-	xs, err := x.localHost()
+	xs, err := hostBlock(x)
 	if err != nil {
 		return 0, err
 	}
@@ -83,7 +83,7 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 	if y != nil {
 		if y == x {
 			ys = xs
-		} else if ys, err = y.localHost(); err != nil {
+		} else if ys, err = hostBlock(y); err != nil {
 			return 0, err
 		}
 	}
@@ -136,7 +136,7 @@ func reproReduce[T backend.Float](op string, x, y *Array[T]) (float64, error) {
 	if err := check(op, x); err != nil {
 		return 0, err
 	}
-	xs, err := x.localHost()
+	xs, err := hostBlock(x)
 	if err != nil {
 		return 0, err
 	}
@@ -144,7 +144,7 @@ func reproReduce[T backend.Float](op string, x, y *Array[T]) (float64, error) {
 	if y != nil {
 		if y == x {
 			ys = xs
-		} else if ys, err = y.localHost(); err != nil {
+		} else if ys, err = hostBlock(y); err != nil {
 			return 0, err
 		}
 	}
@@ -169,4 +169,13 @@ func reproReduce[T backend.Float](op string, x, y *Array[T]) (float64, error) {
 		}
 	}
 	return acc.Value(), nil
+}
+
+// hostBlock returns a's local block on the host: itself, or a copy of a
+// block on a device (recorded; an empty block is not copied).
+func hostBlock[T backend.Element](a *Array[T]) ([]T, error) {
+	if a.local.Len() == 0 {
+		return nil, nil
+	}
+	return a.localHost()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
@@ -227,5 +228,44 @@ func BenchmarkSumRepro(b *testing.B) {
 			})
 		}
 		x.Free()
+	}
+}
+
+// TestDeviceRepro: on the fake device, SumRepro, DotRepro and NormRepro
+// give the host array's bits, with one recorded copy of each block to the
+// host (x's for SumRepro and NormRepro, x's and y's for DotRepro) and none
+// back.
+func TestDeviceRepro(t *testing.T) {
+	c := mpitest.World(t)
+	for _, n := range []int{0, 3, 5000} {
+		vals := reproVals(n)
+		f := func(idx []int) float64 { return vals[idx[0]] }
+		h, err := dist.FromFunc(c, []int{n}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := dist.FromFunc(c, []int{n}, f, dist.OnBackend(fakedev.Default))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantS, err1 := dist.SumRepro(h)
+		wantD, err2 := dist.DotRepro(h, h)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		block := int64(8 * x.Local().Len())
+		var s, d, nm float64
+		expectCopies(t, fmt.Sprintf("n=%d SumRepro", n), toHost(block), func() (err error) { s, err = dist.SumRepro(x); return })
+		expectCopies(t, fmt.Sprintf("n=%d NormRepro", n), toHost(block), func() (err error) { nm, err = dist.NormRepro(x); return })
+		y, err := dist.FromFunc(c, []int{n}, f, dist.OnBackend(fakedev.Default))
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectCopies(t, fmt.Sprintf("n=%d DotRepro", n), toHost(block).plus(toHost(block)), func() (err error) { d, err = dist.DotRepro(x, y); return })
+		mpitest.Check(t, c, sameBits(s, wantS) && sameBits(d, wantD) && sameBits(nm, math.Sqrt(wantD)),
+			"n=%d: device %v %v %v, host %v %v %v", n, s, d, nm, wantS, wantD, math.Sqrt(wantD))
+		h.Free()
+		x.Free()
+		y.Free()
 	}
 }

@@ -108,7 +108,7 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 
 // SumRepro returns the sum of x's elements, by binned summation: the same
 // bits at any rank count, layout and thread count, within n * 2^-50 *
-// max|x| plus half a unit in the last place of the exact sum. It is
+// max|x| plus half a unit in the last place of the result. It is
 // collective.
 func SumRepro[T backend.Float](x *Array[T]) (float64, error) {
 	return reproReduce("SumRepro", x, nil)

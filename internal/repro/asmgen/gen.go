@@ -1,0 +1,355 @@
+// Command asmgen writes package internal/repro's AVX2 kernels (package
+// internal/repro/internal/rvec: rvec_amd64.s) and their Go declarations
+// (rvec_stubs_amd64.go) with avo. It is a module of its own so that avo is
+// not a dependency of xpmpi; run it from this directory:
+//
+//	go run . -out ../internal/rvec/rvec_amd64.s -stubs ../internal/rvec/rvec_stubs_amd64.go -pkg rvec
+//
+// The deposit kernel does, element by element, the floating-point
+// operations of package repro's Go deposit (depositGo), with no fused
+// multiply-add, and adds the bits of their results as int64 (wrapping), in
+// 16 lanes combined at the end; integer addition is associative, so the
+// totals are depositGo's. The maximum kernels return the largest high
+// 32-bit word of |x| over their elements, an integer maximum, so a NaN is
+// never lost.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("!purego")
+	cpuid()
+	xgetbv()
+	maxHi()
+	mulMaxHi()
+	deposit()
+	depositMax()
+	depositMax512()
+	Generate()
+}
+
+func cpuid() {
+	TEXT("cpuid", NOSPLIT, "func(leaf, sub uint32) (eax, ebx, ecx, edx uint32)")
+	Doc("cpuid executes CPUID for leaf and sub-leaf.")
+	Load(Param("leaf"), EAX)
+	Load(Param("sub"), ECX)
+	CPUID()
+	Store(EAX, Return("eax"))
+	Store(EBX, Return("ebx"))
+	Store(ECX, Return("ecx"))
+	Store(EDX, Return("edx"))
+	RET()
+}
+
+func xgetbv() {
+	TEXT("xgetbv", NOSPLIT, "func() (eax, edx uint32)")
+	Doc("xgetbv reads XCR0, which says which register states the OS saves.")
+	XORL(ECX, ECX)
+	XGETBV()
+	Store(EAX, Return("eax"))
+	Store(EDX, Return("edx"))
+	RET()
+}
+
+// at returns the operand of element idx+k of the float64 array at base.
+func at(base Register, idx GPVirtual, k int) Mem {
+	return Mem{Base: base, Index: idx, Scale: 8, Disp: 8 * k}
+}
+
+// loop16 emits a loop over the first n&^15 elements, 16 at a time,
+// calling body with the index of the first, and returns the register
+// that holds the count done after the loop.
+func loop16(n Register, body func(i GPVirtual)) GPVirtual {
+	i := GP64()
+	XORQ(i, i)
+	end := GP64()
+	MOVQ(n, end)
+	ANDQ(I32(^15), end)
+	Label("loop")
+	CMPQ(i, end)
+	JGE(LabelRef("done"))
+	body(i)
+	ADDQ(I8(16), i)
+	JMP(LabelRef("loop"))
+	Label("done")
+	return i
+}
+
+// broadcast64 returns a YMM register holding the 64-bit pattern v in
+// every lane, from a read-only constant named name.
+func broadcast64(name string, v uint64) VecVirtual {
+	c := GLOBL(name, RODATA|NOPTR)
+	DATA(0, U64(v))
+	r := YMM()
+	VBROADCASTSD(c, r)
+	return r
+}
+
+func zeroAcc() [4]VecVirtual {
+	var acc [4]VecVirtual
+	for k := range acc {
+		acc[k] = YMM()
+		VPXOR(acc[k], acc[k], acc[k])
+	}
+	return acc
+}
+
+// hiMask keeps the high 32-bit word of each float64, without its sign.
+const hiMask = 0x7fffffff_00000000
+
+// maxOut combines four unsigned 32-bit maximum accumulators, stores the
+// largest word as "hi" and the count i as "done", and returns.
+func maxOut(acc [4]VecVirtual, i GPVirtual) {
+	VPMAXUD(acc[2], acc[0], acc[0])
+	VPMAXUD(acc[3], acc[1], acc[1])
+	VPMAXUD(acc[1], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTI128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VPMAXUD(hi, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t) // swap the 64-bit halves
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t) // swap the 32-bit words of each half
+	VPMAXUD(t, lo, lo)
+	r := GP32()
+	VMOVD(lo, r)
+	VZEROUPPER()
+	Store(r, Return("hi"))
+	Store(i, Return("done"))
+	RET()
+}
+
+func maxHi() {
+	TEXT("MaxHiAVX2", NOSPLIT, "func(x *float64, n int) (hi uint32, done int)")
+	Pragma("noescape")
+	Doc("MaxHiAVX2 returns the largest high 32-bit word of |x[j]| (sign bit cleared) over the first n&^15 elements and how many it did.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	mask := broadcast64("himask", hiMask)
+	acc := zeroAcc()
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 4; k++ {
+			v := YMM()
+			VPAND(at(x, i, 4*k), mask, v)
+			VPMAXUD(v, acc[k], acc[k])
+		}
+	})
+	maxOut(acc, i)
+}
+
+func mulMaxHi() {
+	TEXT("MulMaxHiAVX2", NOSPLIT, "func(p, x, y *float64, n int) (hi uint32, done int)")
+	Pragma("noescape")
+	Doc("MulMaxHiAVX2 sets p[j] = x[j]*y[j] (rounded) for the first n&^15 elements and returns the largest high 32-bit word of |p[j]| and how many it did.")
+	p, x, y := Load(Param("p"), GP64()), Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	mask := broadcast64("himask2", hiMask)
+	acc := zeroAcc()
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 4; k++ {
+			v := YMM()
+			VMOVUPD(at(x, i, 4*k), v)
+			VMULPD(at(y, i, 4*k), v, v)
+			VMOVUPD(v, at(p, i, 4*k))
+			VPAND(v, mask, v)
+			VPMAXUD(v, acc[k], acc[k])
+		}
+	})
+	maxOut(acc, i)
+}
+
+// sumLanes adds the four int64 lanes of each of the four accumulators and
+// returns a register holding the total.
+func sumLanes(acc [4]VecVirtual) GPVirtual {
+	VPADDQ(acc[2], acc[0], acc[0])
+	VPADDQ(acc[3], acc[1], acc[1])
+	VPADDQ(acc[1], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTI128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VPADDQ(hi, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPADDQ(t, lo, lo)
+	r := GP64()
+	VMOVQ(lo, r)
+	return r
+}
+
+// deposit: for every element x, with c1 and c2 the anchors of the two
+// bins,
+//
+//	s1 := x + c1
+//	r := x - (s1 - c1)
+//	s2 := r + c2
+//	a1 += int64(bits(s1)); a2 += int64(bits(s2))
+func deposit() {
+	TEXT("DepositAVX2", NOSPLIT, "func(x *float64, n int, c1, c2 float64) (a1, a2 int64, done int)")
+	Pragma("noescape")
+	Doc("DepositAVX2 returns the wrapping int64 sums of the bits of x[j]+c1 and of (x[j]-((x[j]+c1)-c1))+c2 over the first n&^15 elements, as package repro's depositGo, and how many it did.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	c1, c2 := YMM(), YMM()
+	VBROADCASTSD(NewParamAddr("c1", 16), c1)
+	VBROADCASTSD(NewParamAddr("c2", 24), c2)
+	a1, a2 := zeroAcc(), zeroAcc()
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 4; k++ {
+			v, s, q := YMM(), YMM(), YMM()
+			VMOVUPD(at(x, i, 4*k), v)
+			VADDPD(c1, v, s) // s1 = x + c1
+			VSUBPD(c1, s, q) // q = s1 - c1
+			VPADDQ(s, a1[k], a1[k])
+			VSUBPD(q, v, v)  // r = x - q
+			VADDPD(c2, v, v) // s2 = r + c2
+			VPADDQ(v, a2[k], a2[k])
+		}
+	})
+	r1 := sumLanes(a1)
+	r2 := sumLanes(a2)
+	VZEROUPPER()
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(i, Return("done"))
+	RET()
+}
+
+// depositMax: deposit's sums over x and, in the same loop, MaxHiAVX2's
+// maximum over y (the next chunk, read from memory while the pieces of x,
+// in cache, are computed). One accumulator per sum: integer addition has
+// a latency of one cycle.
+func depositMax() {
+	TEXT("DepositMaxAVX2", NOSPLIT, "func(x, y *float64, n int, c1, c2 float64) (a1, a2 int64, hi uint32, done int)")
+	Pragma("noescape")
+	Doc("DepositMaxAVX2 returns DepositAVX2's sums over the first n&^15 elements of x, MaxHiAVX2's maximum over the first n&^15 elements of y, and how many it did of each.")
+	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	c1, c2 := YMM(), YMM()
+	VBROADCASTSD(NewParamAddr("c1", 24), c1)
+	VBROADCASTSD(NewParamAddr("c2", 32), c2)
+	mask := broadcast64("himask3", hiMask)
+	a1, a2, mx := YMM(), YMM(), YMM()
+	VPXOR(a1, a1, a1)
+	VPXOR(a2, a2, a2)
+	VPXOR(mx, mx, mx)
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 4; k++ {
+			v, s, q, w := YMM(), YMM(), YMM(), YMM()
+			VPAND(at(y, i, 4*k), mask, w)
+			VMOVUPD(at(x, i, 4*k), v)
+			VPMAXUD(w, mx, mx)
+			VADDPD(c1, v, s)
+			VSUBPD(c1, s, q)
+			VPADDQ(s, a1, a1)
+			VSUBPD(q, v, v)
+			VADDPD(c2, v, v)
+			VPADDQ(v, a2, a2)
+		}
+	})
+	// Lane sums and the maximum.
+	for _, a := range []VecVirtual{a1, a2} {
+		hi := XMM()
+		VEXTRACTI128(U8(1), a, hi)
+		VPADDQ(hi, a.AsX(), a.AsX())
+		t := XMM()
+		VPSHUFD(U8(0x4e), a.AsX(), t)
+		VPADDQ(t, a.AsX(), a.AsX())
+	}
+	hx := XMM()
+	VEXTRACTI128(U8(1), mx, hx)
+	lo := mx.AsX()
+	VPMAXUD(hx, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t)
+	VPMAXUD(t, lo, lo)
+	r1, r2, rh := GP64(), GP64(), GP32()
+	VMOVQ(a1.AsX(), r1)
+	VMOVQ(a2.AsX(), r2)
+	VMOVD(lo, rh)
+	VZEROUPPER()
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(rh, Return("hi"))
+	Store(i, Return("done"))
+	RET()
+}
+
+// depositMax512 is depositMax in AVX-512 registers (8 lanes).
+func depositMax512() {
+	TEXT("DepositMaxAVX512", NOSPLIT, "func(x, y *float64, n int, c1, c2 float64) (a1, a2 int64, hi uint32, done int)")
+	Pragma("noescape")
+	Doc("DepositMaxAVX512 is DepositMaxAVX2 with AVX-512 registers.")
+	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	c1, c2 := ZMM(), ZMM()
+	VBROADCASTSD(NewParamAddr("c1", 24), c1)
+	VBROADCASTSD(NewParamAddr("c2", 32), c2)
+	mask := ZMM()
+	m := GLOBL("himask4", RODATA|NOPTR)
+	DATA(0, U64(hiMask))
+	VBROADCASTSD(m, mask)
+	a1, a2, mx := ZMM(), ZMM(), ZMM()
+	VPXORQ(a1, a1, a1)
+	VPXORQ(a2, a2, a2)
+	VPXORQ(mx, mx, mx)
+	i := loop16(n, func(i GPVirtual) {
+		for k := 0; k < 2; k++ {
+			v, s, q, w := ZMM(), ZMM(), ZMM(), ZMM()
+			VPANDQ(at(y, i, 8*k), mask, w)
+			VMOVUPD(at(x, i, 8*k), v)
+			VPMAXUD(w, mx, mx)
+			VADDPD(c1, v, s)
+			VSUBPD(c1, s, q)
+			VPADDQ(s, a1, a1)
+			VSUBPD(q, v, v)
+			VADDPD(c2, v, v)
+			VPADDQ(v, a2, a2)
+		}
+	})
+	// Fold the 512-bit accumulators to 256 bits, then as depositMax.
+	var ys [3]VecVirtual
+	for j, a := range []VecVirtual{a1, a2, mx} {
+		h := YMM()
+		VEXTRACTI64X4(U8(1), a, h)
+		ys[j] = a.AsY().(VecVirtual)
+		if j < 2 {
+			VPADDQ(h, ys[j], ys[j])
+		} else {
+			VPMAXUD(h, ys[j], ys[j])
+		}
+	}
+	for _, a := range ys[:2] {
+		hi := XMM()
+		VEXTRACTI128(U8(1), a, hi)
+		VPADDQ(hi, a.AsX(), a.AsX())
+		t := XMM()
+		VPSHUFD(U8(0x4e), a.AsX(), t)
+		VPADDQ(t, a.AsX(), a.AsX())
+	}
+	hx := XMM()
+	VEXTRACTI128(U8(1), ys[2], hx)
+	lo := ys[2].AsX()
+	VPMAXUD(hx, lo, lo)
+	t := XMM()
+	VPSHUFD(U8(0x4e), lo, t)
+	VPMAXUD(t, lo, lo)
+	VPSHUFD(U8(0xb1), lo, t)
+	VPMAXUD(t, lo, lo)
+	r1, r2, rh := GP64(), GP64(), GP32()
+	VMOVQ(ys[0].AsX(), r1)
+	VMOVQ(ys[1].AsX(), r2)
+	VMOVD(lo, rh)
+	VZEROUPPER()
+	Store(r1, Return("a1"))
+	Store(r2, Return("a2"))
+	Store(rh, Return("hi"))
+	Store(i, Return("done"))
+	RET()
+}

@@ -551,9 +551,15 @@ func readLayout[T backend.Numeric](c mpi.Comm, path string, a *Array[T], dataOff
 			if l.axis == Replicated {
 				data = make([]T, hi-lo)
 			}
-			lerr = r.flat(dataOff+int64(lo)*int64(size), data)
-			if sum && lerr == nil {
-				crc.add(int64(lo)*int64(size), asBytes(data))
+			if sum && r.pread != nil {
+				// Each chunk is checksummed as it arrives, while the next
+				// one is read where the thread budget allows.
+				lerr = readSummed(r.pread, dataOff, int64(lo)*int64(size), asBytes(data), &crc)
+			} else {
+				lerr = r.flat(dataOff+int64(lo)*int64(size), data)
+				if sum && lerr == nil {
+					crc.add(int64(lo)*int64(size), asBytes(data))
+				}
 			}
 			if l.axis == Replicated {
 				lerr = firstErr(lerr, mpi.Agree(c, lerr))
@@ -591,11 +597,72 @@ func readLayout[T backend.Numeric](c mpi.Comm, path string, a *Array[T], dataOff
 
 // reader reads a file's data on one rank: flat reads a rank's contiguous
 // block (a collective call on the MPI-IO path, which every rank makes, with
-// an empty block if it has none), run one run of a strided block.
+// an empty block if it has none), run one run of a strided block. On the
+// POSIX path pread reads any bytes at any offset (not collective); it is
+// nil on the MPI-IO path.
 type reader[T backend.Numeric] struct {
 	flat  func(off int64, data []T) error
 	run   func(off int64, run []T) error
+	pread func(off int64, b []byte) error
 	close func() error
+}
+
+// sumChunkBytes is the size of the chunks that readSummed reads and
+// checksums (a variable so that tests can exercise the chunking). Large,
+// because on the machines measured (issue 15, docs/PERFORMANCE.md) a
+// pread from the page cache costs more per byte in small calls, and a
+// copy out of the page cache does not leave its data in the cache either
+// way: what chunking buys is the overlap of one chunk's checksum with the
+// next chunk's read.
+var sumChunkBytes = 8 << 20
+
+// readSummed reads len(b) bytes of the data at dataOff+sumOff into b with
+// pread, in chunks of sumChunkBytes, and folds them into crc at sumOff
+// (their offset in the data). With a thread budget of two or more
+// (backend.Threads), a second goroutine checksums chunk k while chunk k+1
+// is read; otherwise each chunk is checksummed after its read. Either way
+// the checksum is of the bytes that reached b, every byte of them. After
+// a failed read nothing more is read, and the checksum is not to be used.
+func readSummed(pread func(off int64, b []byte) error, dataOff, sumOff int64, b []byte, crc *crcSum) error {
+	chunk := max(sumChunkBytes, 1)
+	if len(b) <= chunk || backend.Threads() < 2 {
+		for len(b) > 0 {
+			n := min(len(b), chunk)
+			if err := pread(dataOff+sumOff, b[:n]); err != nil {
+				return err
+			}
+			crc.add(sumOff, b[:n])
+			b, sumOff = b[n:], sumOff+int64(n)
+		}
+		return nil
+	}
+	// The checksum goroutine receives each chunk after its read, in order
+	// of offset (crcSum.add needs increasing offsets); done says it has
+	// folded in everything it was given.
+	type piece struct {
+		off int64
+		b   []byte
+	}
+	todo := make(chan piece, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for p := range todo {
+			crc.add(p.off, p.b)
+		}
+	}()
+	var err error
+	for len(b) > 0 {
+		n := min(len(b), chunk)
+		if err = pread(dataOff+sumOff, b[:n]); err != nil {
+			break
+		}
+		todo <- piece{sumOff, b[:n]}
+		b, sumOff = b[n:], sumOff+int64(n)
+	}
+	close(todo)
+	<-done
+	return err
 }
 
 // openReader opens the file at path for reading on every rank of c, by the
@@ -617,13 +684,14 @@ func openReader[T backend.Numeric](c mpi.Comm, path string, calls int) (reader[T
 			}
 			return reader[T]{}, err
 		}
-		pread := func(off int64, data []T) error {
-			if _, err := f.ReadAt(asBytes(data), off); err != nil {
-				return fmt.Errorf("reading %d bytes at offset %d of %s: %w", len(data)*int(unsafe.Sizeof(*new(T))), off, path, err)
+		preadBytes := func(off int64, b []byte) error {
+			if _, err := f.ReadAt(b, off); err != nil {
+				return fmt.Errorf("reading %d bytes at offset %d of %s: %w", len(b), off, path, err)
 			}
 			return nil
 		}
-		return reader[T]{flat: pread, run: pread, close: f.Close}, nil
+		pread := func(off int64, data []T) error { return preadBytes(off, asBytes(data)) }
+		return reader[T]{flat: pread, run: pread, pread: preadBytes, close: f.Close}, nil
 	}
 	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
 	if err := mpi.Agree(c, err); err != nil {

@@ -15,8 +15,8 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource
+// then math.cu and stats.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -73,7 +73,8 @@ func KernelEntries() []string {
 		}
 	}
 	out = append(out, opsPlain...)
-	return append(out, mathEntries()...)
+	out = append(out, mathEntries()...)
+	return append(out, statsEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

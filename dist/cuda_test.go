@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
-	_ "github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	_ "github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"

@@ -1,5 +1,7 @@
 package cuda
 
+import "strings"
+
 // statsParamSizes returns the sizes in bytes of the parameters of
 // stats.cu's entry op for element size elem, as stats.go packs them, or
 // nil.
@@ -29,6 +31,21 @@ func statsParamSizes(op string, elem int) []int {
 		return []int{8, 8, 8, 8, 4}
 	case "prod2":
 		return []int{4, 8, 8}
+	case "cmp":
+		return []int{8, 4, 8, 8, 8}
+	case "cmps":
+		return []int{8, 4, 8, 8, elem}
+	case "where":
+		return []int{8, 8, 8, 8, 8}
+	case "cpscatter":
+		return []int{8, 8, 8, 8, 8}
+	case "cpcount":
+		return []int{8, 8, 8}
+	case "cpscan":
+		return []int{8, 8}
+	}
+	if strings.HasPrefix(op, "cvt_") {
+		return []int{8, 8, 8}
 	}
 	return nil
 }

@@ -118,6 +118,7 @@ struct xp_registrar {
 #include "kernels.cu"
 #include "math.cu"
 #include "stats.cu"
+#include "convert.cu"
 
 // ---- fibers: the threads of a block ----
 

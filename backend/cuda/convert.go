@@ -42,7 +42,9 @@ func convertEntries() []string {
 }
 
 // cvtName returns the entry that converts src elements to dst's type.
-func cvtName(dst, src backend.DType) string { return "xp_cvt_" + typeSuffix[dst] + "_" + typeSuffix[src] }
+func cvtName(dst, src backend.DType) string {
+	return "xp_cvt_" + typeSuffix[dst] + "_" + typeSuffix[src]
+}
 
 // checkMask panics unless mask is a Uint8 buffer of n elements.
 func checkMask(op string, mask *devBuffer, n int) {

@@ -93,6 +93,48 @@ func TestDeviceStatsCUDA(t *testing.T) {
 		}
 		scalar("Histogram", hist(x), hist(h))
 
+		// Masks, selection, compaction and conversion (the CUDA backend's
+		// backend.Converter).
+		for _, op := range []struct {
+			name string
+			f    func(x, y *dist.Array[float64]) (*dist.Array[uint8], error)
+		}{
+			{"Less", func(x, y *dist.Array[float64]) (*dist.Array[uint8], error) { return dist.Less(x, y) }},
+			{"Equal", func(x, y *dist.Array[float64]) (*dist.Array[uint8], error) { return dist.Equal(x, y) }},
+			{"GreaterScalar", func(x, _ *dist.Array[float64]) (*dist.Array[uint8], error) { return dist.GreaterScalar(x, 0) }},
+		} {
+			var r *dist.Array[uint8]
+			var err error
+			onDevice(op.name, func() { r, err = op.f(x, xf) })
+			hr, herr := op.f(h, hf)
+			sameArrays(&e, op.name, r, err, hr, herr, x.Device())
+		}
+		mask, err1 := dist.GreaterScalar(x, 0)
+		hmask, err2 := dist.GreaterScalar(h, 0)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		defer mask.Free()
+		defer hmask.Free()
+		dw, hw := mk(f, dist.OnBackend(b)), mk(f, dist.OnBackend(cpu.Default))
+		var werr error
+		onDevice("Where", func() { werr = dist.Where(dw, mask, xf, x) })
+		sameArrays(&e, "Where", dw, werr, hw, dist.Where(hw, hmask, hf, h), x.Device())
+		if split == 0 || (split == dist.Replicated && c.Size() == 1) { // no redistribution first
+			var r *dist.Array[float64]
+			var err error
+			onDevice("Compact", func() { r, err = dist.Compact(x, mask) })
+			hr, herr := dist.Compact(h, hmask)
+			sameArrays(&e, "Compact", r, err, hr, herr, x.Device())
+		}
+		{
+			var r *dist.Array[int16]
+			var err error
+			onDevice("Astype[int16]", func() { r, err = dist.Astype[int16](x) })
+			hr, herr := dist.Astype[int16](h)
+			sameArrays(&e, "Astype[int16]", r, err, hr, herr, x.Device())
+		}
+
 		for axis := range shape {
 			floats := []struct {
 				name string

@@ -41,8 +41,12 @@ func convertEntries() []string {
 	return append(out, convertPlain...)
 }
 
-// cvtName returns the entry that converts src elements to dst's type.
+// cvtName returns the entry that converts src elements to dst's type. It
+// panics, naming them, for types without kernels.
 func cvtName(dst, src backend.DType) string {
+	if dst < 0 || int(dst) >= len(typeSuffix) || src < 0 || int(src) >= len(typeSuffix) {
+		panic(fmt.Sprintf("cuda: no Convert kernel from %v to %v", src, dst))
+	}
 	return "xp_cvt_" + typeSuffix[dst] + "_" + typeSuffix[src]
 }
 

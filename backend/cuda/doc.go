@@ -66,6 +66,22 @@
 // Integer arithmetic wraps as Go's does; integer division by zero panics
 // before anything is written, as on the CPU.
 //
+// Beyond backend.Backend, the package implements the optional interfaces
+// that keep dist's operations of CUDA arrays on the device (dist picks
+// them by type assertion): backend.Math (math.cu), backend.AxisReducer
+// and backend.StatsReducer (stats.cu: axis sums, extremes, moments,
+// products, counts, histograms and scans) and backend.Converter
+// (convert.cu: comparisons, Where, Compress, Convert). Their results are
+// the CPU backend's bit for bit (Math's transcendental functions aside):
+// the kernels take the CPU's order of floating-point operations (one
+// thread per line along an axis, in order; Moments by the CPU's chunks of
+// 4096 elements, added pairwise; Prod of floats in order, by one thread),
+// integers are counted, multiplied and compared exactly, and no float is
+// ever added with an atomic operation. A line along an axis is serial, so
+// a 1-D Cumsum or an axis reduction with few lines uses few threads. For
+// WeightedStencils, GEMM and Sorter, which have no CUDA kernels yet, dist
+// copies the blocks to the host and back, recorded as the copies they are.
+//
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted
 // earlier); asynchronous errors are returned by Synchronize and the copies.

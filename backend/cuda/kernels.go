@@ -15,8 +15,8 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource
+// then math.cu, stats.cu and convert.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -81,7 +81,9 @@ func KernelEntries() []string {
 		}
 	}
 	out = append(out, opsPlain...)
-	return append(out, mathEntries()...)
+	out = append(out, mathEntries()...)
+	out = append(out, statsEntries()...)
+	return append(out, convertEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

@@ -13,5 +13,5 @@ func mathParamSizes(op string, elem int) []int {
 	case "clip":
 		return []int{8, 8, 8, elem, elem}
 	}
-	return nil
+	return statsParamSizes(op, elem)
 }

@@ -195,7 +195,9 @@ func TestArchCandidates(t *testing.T) {
 
 func TestKernelEntries(t *testing.T) {
 	e := KernelEntries()
-	want := 10*len(opsAll) + 8*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 10*len(mathOpsAll)
+	want := 10*len(opsAll) + 8*len(opsInt) + 2*len(opsFloat) + len(opsPlain) + 2*len(mathOpsFloat) + 10*len(mathOpsAll) +
+		10*len(statsOpsAll) + 2*len(statsOpsFloat) + 8*len(statsOpsInt) + len(statsPlain) +
+		10*len(convertOps) + 10*10 + len(convertPlain)
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}
@@ -206,16 +208,20 @@ func TestKernelEntries(t *testing.T) {
 		}
 		seen[n] = true
 		pasted := n[:strings.LastIndex(n, "_")] + "_##S" // as the entry macros spell it
+		if strings.HasPrefix(n, "xp_cvt_") {
+			pasted = "xp_cvt_##DS##_##SS" // XP_CVT's spelling, one macro for the hundred pairs
+		}
 		if !strings.Contains(KernelSource, pasted) && !strings.Contains(KernelSource, n) {
 			t.Errorf("entry %s does not appear in kernels.cu", n)
 		}
 	}
-	for _, n := range []string{"xp_axpy_f64", "xp_sum_i32", "xp_zeroidx_u64", "xp_jacobi5_f32", "xp_sum2_f64", "xp_fill_i8", "xp_div_u16", "xp_zeroidx_i16", "xp_argmax2_u8"} {
+	for _, n := range []string{"xp_sumaxis_f32", "xp_prodi_u8", "xp_castsums_f64", "xp_ratio_f64", "xp_cvt_u64_f32", "xp_cvt_i8_i8",
+		"xp_cpscatter_i16", "xp_cpcount_u8", "xp_axpy_f64", "xp_sum_i32", "xp_zeroidx_u64", "xp_jacobi5_f32", "xp_sum2_f64", "xp_fill_i8", "xp_div_u16", "xp_zeroidx_i16", "xp_argmax2_u8"} {
 		if !seen[n] {
 			t.Errorf("no entry %s", n)
 		}
 	}
-	if seen["xp_jacobi5_i32"] || seen["xp_zeroidx_f64"] {
+	if seen["xp_jacobi5_i32"] || seen["xp_zeroidx_f64"] || seen["xp_prodi_f32"] || seen["xp_prodf_i64"] || seen["xp_castsums_i32"] {
 		t.Error("entries for the wrong types")
 	}
 }

@@ -81,6 +81,13 @@ static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
 	return old;
 }
 
+static unsigned long long atomicAdd(unsigned long long *a, unsigned long long v)
+{
+	unsigned long long old = *a; // as atomicMin: blocks run one at a time
+	*a = old + v;
+	return old;
+}
+
 struct Entry {
 	std::function<void(void **)> call;
 	bool syncs;
@@ -110,6 +117,8 @@ struct xp_registrar {
 
 #include "kernels.cu"
 #include "math.cu"
+#include "stats.cu"
+#include "convert.cu"
 
 // ---- fibers: the threads of a block ----
 

@@ -6,8 +6,8 @@ package backend
 // row-major order, reduced over the middle index k; results have pre*post
 // elements, [i][j] at i*post+j.
 //
-// The CPU backend and the fake device implement it; a backend that does
-// not (CUDA, until a device kernel exists) has the block copied to the host
+// The CPU backend, the fake device and CUDA implement it (CUDA for the
+// real types); a backend that does not has the block copied to the host
 // for the reduction, recorded as the copy it is.
 type AxisReducer interface {
 	// SumAxis sets dst[i][j] to the sum over k of src[i][k][j], or of its

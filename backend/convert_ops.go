@@ -40,8 +40,8 @@ func (o CompareOp) String() string {
 // and 1 (NumPy's bool storage); where a mask is read, any nonzero byte
 // counts as true.
 //
-// The CPU backend and the fake device implement it; a backend that does
-// not (CUDA, until device kernels exist) has the blocks copied to the host
+// The CPU backend, the fake device and CUDA implement it (CUDA for the
+// real types); a backend that does not has the blocks copied to the host
 // for these operations and the results copied back, recorded as the
 // copies they are.
 type Converter interface {

@@ -7,8 +7,8 @@ package backend
 // elements in row-major order, reduced or scanned over the middle index k;
 // per-line results have pre*post elements, [i][j] at i*post+j.
 //
-// The CPU backend and the fake device implement it; a backend that does
-// not (CUDA, until device kernels exist) has the block copied to the host
+// The CPU backend, the fake device and CUDA implement it (CUDA for the
+// real types); a backend that does not has the block copied to the host
 // for these operations and the results copied back, recorded as the copies
 // they are.
 type StatsReducer interface {

@@ -28,9 +28,10 @@ import (
 // No other option applies.
 //
 // A block on a device is converted there when its backend is a
-// backend.Converter (the CPU backend and the fake device); on another
-// (CUDA, until it has the kernel) the block is copied to the host and the
-// result back, recorded as the copies they are.
+// backend.Converter (every backend of xpmpi's), and for complex types also
+// a backend.ComplexArith (the CPU backend and the fake device); otherwise
+// (complex on CUDA) the block is copied to the host and the result back,
+// recorded as the copies they are.
 func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error) {
 	to, from := backend.DTypeOf[D](), backend.DTypeOf[S]()
 	if from.IsComplex() && !to.IsComplex() && !discardImag(opts) {
@@ -44,7 +45,7 @@ func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error
 	if err != nil {
 		return nil, err
 	}
-	cc := newConvCall(b)
+	cc := newConvCall(b, from.IsComplex() || to.IsComplex())
 	src, err := input(cc, x.local)
 	if err == nil {
 		cc.conv.Convert(output(cc, out.local), src)

@@ -11,25 +11,29 @@ import (
 // the outputs copied back to the device when done (recorded too).
 type convCall struct {
 	conv backend.Converter
+	host bool           // the operations run on host copies
 	back []func() error // copies of host outputs to the device
 }
 
-func newConvCall(b backend.Backend) *convCall {
+// newConvCall returns the convCall of backend b. complex says whether a
+// complex element type takes part: a Converter that is not also a
+// backend.ComplexArith has kernels for the real types only (CUDA), so the
+// operation then runs on host copies.
+func newConvCall(b backend.Backend, complex bool) *convCall {
 	if c, ok := b.(backend.Converter); ok {
-		return &convCall{conv: c}
+		if _, arith := b.(backend.ComplexArith); !complex || arith {
+			return &convCall{conv: c}
+		}
 	}
-	return &convCall{conv: cpu.Default}
+	return &convCall{conv: cpu.Default, host: true}
 }
 
 // onHost reports whether the operations run on host copies.
-func (cc *convCall) onHost(b backend.Backend) bool {
-	_, ok := b.(backend.Converter)
-	return !ok
-}
+func (cc *convCall) onHost() bool { return cc.host }
 
 // input returns the buffer of a that the Converter reads.
 func input[T backend.Numeric](cc *convCall, a *backend.Array[T]) (backend.Buffer, error) {
-	if !cc.onHost(a.Backend()) {
+	if !cc.onHost() {
 		return a.Buffer(), nil
 	}
 	if a.Len() == 0 {
@@ -45,7 +49,7 @@ func input[T backend.Numeric](cc *convCall, a *backend.Array[T]) (backend.Buffer
 // output returns the buffer of a that the Converter writes; done copies it
 // to a where it is a host stand-in.
 func output[T backend.Numeric](cc *convCall, a *backend.Array[T]) backend.Buffer {
-	if !cc.onHost(a.Backend()) {
+	if !cc.onHost() {
 		return a.Buffer()
 	}
 	h := make([]T, a.Len())

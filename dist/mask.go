@@ -14,8 +14,8 @@ import (
 // true. The comparisons below make them; Where and Compact use them.
 //
 // A block on a device is compared, selected and compacted there when its
-// backend is a backend.Converter (the CPU backend and the fake device);
-// on another (CUDA, until it has the kernels) the blocks are copied to the
+// backend is a backend.Converter (the CPU backend, the fake device and
+// CUDA); on another (one a user registers) the blocks are copied to the
 // host and the results back, recorded as the copies they are.
 
 // Less returns the mask of x < y, elementwise. It is collective (the new
@@ -128,7 +128,7 @@ func newMask[T backend.Element](x *Array[T], f func(cc *convCall, m backend.Buff
 	if err != nil {
 		return nil, err
 	}
-	cc := newConvCall(b)
+	cc := newConvCall(b, false)
 	err = f(cc, output(cc, m.local))
 	if err == nil {
 		err = cc.done()
@@ -151,7 +151,7 @@ func Where[T backend.Element](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 	for _, d := range []backend.Device{mask.local.Device(), a.local.Device(), b.local.Device()} {
 		sameBlockDevice("Where", dst.local.Device(), d)
 	}
-	cc := newConvCall(dst.local.Backend())
+	cc := newConvCall(dst.local.Backend(), false)
 	mb, err := input(cc, mask.local)
 	if err != nil {
 		return err
@@ -262,7 +262,7 @@ func Compact[T backend.Element](x *Array[T], mask *Array[uint8]) (_ *Array[T], e
 // x whose mask is set, in order, and returns their count: on the device
 // where the backend is a backend.Converter, else on host copies.
 func compress[T backend.Element](dst, x *backend.Array[T], mask *backend.Array[uint8]) (int, error) {
-	cc := newConvCall(x.Backend())
+	cc := newConvCall(x.Backend(), false)
 	xb, err := input(cc, x)
 	if err != nil {
 		return 0, err

@@ -17,9 +17,9 @@ import (
 // are divided among ranks) in the last bits, never on the thread count.
 //
 // The local work runs on the block's device when its backend implements
-// backend.StatsReducer (the CPU backend and the fake device do); on a
-// backend that does not (CUDA, until device kernels exist) the block is
-// copied to the host for it, and an array result is copied back, recorded
+// backend.StatsReducer (the CPU backend, the fake device and CUDA do); on a
+// backend that does not (one a user registers) the block is copied to the
+// host for it, and an array result is copied back, recorded
 // with package profiling as the copies they are.
 
 // statsBlock returns x's block on a backend that computes statistics

@@ -250,7 +250,7 @@ step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
-step "go test -tags purego ./backend/cpu/... ./kernels/fuse/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/... ./kernels/fuse/...
+step "go test -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
 # check_asmgen DIR PKG NAME: DIR/asmgen's avo generator writes what
 # DIR/internal/PKG holds (NAME_amd64.s and NAME_stubs_amd64.go).
 check_asmgen() {
@@ -266,6 +266,7 @@ check_asmgen() {
 }
 step "backend/cpu/asmgen writes the committed assembly" check_asmgen backend/cpu vec vec
 step "kernels/fuse/asmgen writes the committed assembly" check_asmgen kernels/fuse fvec fvec
+step "internal/repro/asmgen writes the committed assembly" check_asmgen internal/repro rvec rvec
 
 # ---------------------------------------------------------------- fuzzers
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
@@ -406,7 +407,7 @@ else
 			# ./integrate and ./optimize, whose distributed solvers make a
 			# collective every step (99 s for ./optimize at 3 ranks on 2
 			# cores, against 3 s under Open MPI).
-			case $pkg in ./dist | ./integrate | ./optimize) heavy=1 ;; *) heavy=0 ;; esac
+			case $pkg in ./dist | ./integrate | ./optimize | ./fft) heavy=1 ;; *) heavy=0 ;; esac
 			if [ $heavy = 1 ] && [ "$np" -gt "$cores" ]; then
 				skip "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
 					"$cores cores: MPICH busy-polls, so $np ranks run it tens of times slower (./dist: did not end in 390 s); Open MPI runs it at $np_list ranks"
@@ -666,6 +667,37 @@ else
 	step "scripts/hosts.sh down" "$hosts_sh" down
 	trap - EXIT
 	unset XPMPI_FAKECUDA
+fi
+
+# ---------------------------------------------------------------- cuda-dist
+# dist's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu, stats.cu
+# and convert.cu compiled as C++ and run on the host; it stands in for
+# NVRTC too): statistics, axis reductions, masks and Astype must stay on
+# the device and give the CPU's bits. Only that test: the rest of the dist
+# suite runs on the fake device above.
+if command -v g++ >/dev/null 2>&1 && [ -x build/test/dist.test ]; then
+	build_fakecuda_dist() {
+		mkdir -p build/fakecuda-dist
+		g++ -std=c++17 -O2 -ffp-contract=off -fno-strict-aliasing -fPIC -shared -fvisibility=hidden -I backend/cuda \
+			-o build/fakecuda-dist/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
+	}
+	step "g++ the fake CUDA driver for dist's CUDA arrays" build_fakecuda_dist
+	if [ -f build/fakecuda-dist/libcuda.so.1 ]; then
+		fake=$root/build/fakecuda-dist/libcuda.so.1
+		run_test_args=(-test.run '^TestDeviceStatsCUDA$')
+		for np in $np_list; do
+			step "mpirun -np $np ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+				run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
+				"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+		done
+		if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
+			step "${mpich_run##*/} -np 2 ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+				run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
+		fi
+		run_test_args=()
+	fi
 fi
 
 # ---------------------------------------------------------------- integration

@@ -45,8 +45,10 @@ count it was launched with:
   W5  sample sort of 2^23 uniform keys
   W6  8-byte allreduce latency; 4 MiB ping-pong between ranks 0 and 1
   W7  checkpoint write and read of 2^26 elements
-  W9  matrix product 2048^2 (dist.MatMul, B replicated and the ring) against
-      OpenBLAS's cblas_dgemm
+  W8  2-D FFT 2048^2 complex128, forward and inverse, slab (fft.FFT2/IFFT2
+      with TransposedOut) against FFTW
+  W9  matrix product 2048^2 (dist.MatMulInto, B replicated, the ring, and
+      SUMMA on a 1 x p grid) against OpenBLAS's cblas_dgemm
   W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
       batched RK45 (integrate.SolveIVPIndexed) on 10^5 Van der Pol systems
   W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.

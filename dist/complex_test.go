@@ -604,3 +604,174 @@ func c64to128(s []complex64) []complex128 {
 	}
 	return out
 }
+
+// TestComplexMath checks Conj, Real, Imag, AbsComplex, Angle, Exp, Log,
+// Sqrt, Pow, PowScalar, Vdot, Norm, ProdComplex and MeanComplex against
+// NumPy's, for every layout, on the CPU, on the fake device (where nothing
+// leaves the device) and on a backend without complex math (noSorter,
+// where the blocks go through the host, recorded).
+func TestComplexMath(t *testing.T) {
+	t.Run("complex64", func(t *testing.T) { testComplexMath[complex64, float32](t) })
+	t.Run("complex128", func(t *testing.T) { testComplexMath[complex128, float64](t) })
+}
+
+func testComplexMath[T complex64 | complex128, R float32 | float64](t *testing.T) {
+	c := mpitest.World(t)
+	f := cxData(t)
+	m := cxFixtureOf[T](f)
+	xs, ys := cxPairs(t, f.X), cxPairs(t, f.Y)
+	s := T(cxPair(t, f.S))
+	tol := cxTol[T]()
+	if tol < 1e-14 {
+		tol = 4e-15 // exp, log and pow of complex128: a few ulps
+	}
+	for _, bk := range []backend.Backend{backend.Current(), fakedev.Default, noSorter{fakedev.Default}} {
+		for _, lo := range cxLayouts(c.Size()) {
+			t.Run(fmt.Sprintf("%s/%s", bk.Name(), lo.name), func(t *testing.T) {
+				opts := append(slices.Clone(lo.opts), dist.OnBackend(bk))
+				x, y := cxFrom[T](t, c, xs, opts...), cxFrom[T](t, c, ys, opts...)
+				defer x.Free()
+				defer y.Free()
+				dst, _ := dist.ZerosLike(x)
+				defer dst.Free()
+				cplx := func(op string, err error) {
+					t.Helper()
+					got, gerr := dist.Allgather(dst)
+					want := cxComplex(t, m, op)
+					mpitest.Check(t, c, err == nil && gerr == nil && cxAllClose(got, want, tol), "%s: %v (%v), want %v", op, got, err, want)
+				}
+				cplx("conj", dist.Conj(dst, x))
+				cplx("exp", dist.Exp(dst, x))
+				cplx("log", dist.Log(dst, x))
+				cplx("sqrt", dist.Sqrt(dst, x))
+				cplx("pow", dist.Pow(dst, x, y))
+				cplx("pows", dist.PowScalar(dst, x, s))
+				for _, tc := range []struct {
+					op string
+					f  func(*dist.Array[T]) (*dist.Array[R], error)
+				}{{"real", dist.Real[R, T]}, {"imag", dist.Imag[R, T]}, {"abs", dist.AbsComplex[R, T]}, {"angle", dist.Angle[R, T]}} {
+					r, err := tc.f(x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, _ := dist.Allgather(r)
+					want := cxReal(t, m, tc.op)
+					ok := len(got) == len(want)
+					for i := range got {
+						ok = ok && fClose(float64(got[i]), want[i], tol*max(math.Abs(want[i]), 1))
+					}
+					mpitest.Check(t, c, ok && r.Device() == x.Device(), "%s: %v on %v, want %v", tc.op, got, r.Device(), want)
+					r.Free()
+				}
+				for _, tc := range []struct {
+					op string
+					f  func() (T, error)
+				}{
+					{"vdot", func() (T, error) { return dist.Vdot(x, y) }},
+					{"prod", func() (T, error) { return dist.ProdComplex(x) }},
+					{"mean", func() (T, error) { return dist.MeanComplex(x) }},
+				} {
+					v, err := tc.f()
+					want := complex128(T(cxScalar(t, m, tc.op)))
+					mpitest.Check(t, c, err == nil && cxClose(complex128(v), want, max(tol, 1e-14)), "%s: %v (%v), want %v", tc.op, v, err, want)
+				}
+				nrm, err := dist.Norm(x)
+				var wn float64
+				json.Unmarshal(m["norm"], &wn)
+				mpitest.Check(t, c, err == nil && fClose(nrm, wn, 1e-14*wn), "Norm: %v (%v), want %v", nrm, err, wn)
+			})
+		}
+	}
+}
+
+// TestComplexSpecial checks Exp, Log, Sqrt, AbsComplex and Angle of
+// signed zeros, infinities and NaNs against NumPy's, signs of zeros
+// included.
+func TestComplexSpecial(t *testing.T) {
+	c := mpitest.World(t)
+	sp := cxData(t).Special
+	xs := cxComplex(t, sp, "x")
+	x := cxFrom[complex128](t, c, xs)
+	defer x.Free()
+	dst, _ := dist.ZerosLike(x)
+	defer dst.Free()
+	same := func(a, b float64) bool {
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return math.IsNaN(a) && math.IsNaN(b)
+		}
+		if a == 0 || b == 0 || math.IsInf(b, 0) {
+			return a == b && math.Signbit(a) == math.Signbit(b)
+		}
+		return math.Abs(a-b) <= 4e-16*math.Abs(b)
+	}
+	for _, tc := range []struct {
+		op string
+		f  func(dst, x *dist.Array[complex128]) error
+	}{{"exp", dist.Exp[complex128]}, {"log", dist.Log[complex128]}, {"sqrt", dist.Sqrt[complex128]}} {
+		if err := tc.f(dst, x); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := dist.Allgather(dst)
+		want := cxComplex(t, sp, tc.op)
+		for i := range want {
+			mpitest.Check(t, c, same(real(got[i]), real(want[i])) && same(imag(got[i]), imag(want[i])), "%s(%v) = %v, want %v", tc.op, xs[i], got[i], want[i])
+		}
+	}
+	for _, tc := range []struct {
+		op string
+		f  func(x *dist.Array[complex128]) (*dist.Array[float64], error)
+	}{{"abs", dist.AbsComplex[float64, complex128]}, {"angle", dist.Angle[float64, complex128]}} {
+		r, err := tc.f(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := dist.Allgather(r)
+		want := cxReal(t, sp, tc.op)
+		for i := range want {
+			mpitest.Check(t, c, same(got[i], want[i]), "%s(%v) = %v, want %v", tc.op, xs[i], got[i], want[i])
+		}
+		r.Free()
+	}
+}
+
+// TestComplexMathCopies checks that the functions of complex arrays move
+// nothing between host and device on the fake device, and on a backend
+// without complex math copy each operand block to the host and the result
+// block back.
+func TestComplexMathCopies(t *testing.T) {
+	c := mpitest.World(t)
+	me := c.Rank()
+	for _, tc := range []struct {
+		name string
+		b    backend.Backend
+	}{{"fake", fakedev.Default}, {"plain", noSorter{fakedev.Default}}} {
+		x, err := dist.FromFunc(c, []int{9}, func(idx []int) complex128 { return complex(float64(idx[0]), 1) }, dist.OnBackend(tc.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(16 * x.Layout().LocalLen(me))
+		dst, _ := dist.ZerosLike(x)
+		one, two, real := toHost(n).plus(toDevice(n)), toHost(n).plus(toHost(n)).plus(toDevice(n)), toHost(n).plus(toDevice(n/2))
+		if tc.name == "fake" {
+			one, two, real = transfers{}, transfers{}, transfers{}
+		}
+		expectCopies(t, tc.name+" Exp", one, func() error { return dist.Exp(dst, x) })
+		expectCopies(t, tc.name+" Pow", two, func() error { return dist.Pow(dst, x, dst) })
+		var r *dist.Array[float64]
+		expectCopies(t, tc.name+" AbsComplex", real, func() (err error) {
+			r, err = dist.AbsComplex[float64](x)
+			return err
+		})
+		r.Free()
+		vd := toHost(n).plus(toHost(n))
+		if tc.name == "fake" {
+			vd = transfers{}
+		}
+		expectCopies(t, tc.name+" Vdot", vd, func() error {
+			_, err := dist.Vdot(x, x)
+			return err
+		})
+		x.Free()
+		dst.Free()
+	}
+}

@@ -322,100 +322,102 @@ func TestComplexMoves(t *testing.T) {
 	c := mpitest.World(t)
 	p := c.Size()
 	cref := func(i int) complex128 { return complex(ref(i), float64(i%7)-2.5) }
-	for _, shape := range [][]int{{0}, {1}, {3}, {7}, {5, 3}, {2, 9}, {1, 4}, {3, 0}} {
-		for _, axis := range axes(shape) {
-			t.Run(fmt.Sprintf("%v/axis%d", shape, axis), func(t *testing.T) {
-				n := prod(shape)
-				want := make([]complex128, n)
-				for i := range want {
-					want[i] = cref(i)
-				}
-				x, err := dist.FromFunc(c, shape, func(idx []int) complex128 { return cref(flat(idx, shape)) }, dist.SplitAxis(axis))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer x.Free()
-				got, err := dist.Allgather(x)
-				mpitest.Check(t, c, err == nil && slices.Equal(got, want), "FromFunc: %v, want %v", got, want)
-				for _, to := range axes(shape) {
-					y, err := dist.Redistribute(x, dist.NewLayout(shape, to, p))
+	for _, bk := range []backend.Backend{backend.Current(), fakedev.Default} {
+		for _, shape := range [][]int{{0}, {1}, {3}, {7}, {5, 3}, {2, 9}, {1, 4}, {3, 0}} {
+			for _, axis := range axes(shape) {
+				t.Run(fmt.Sprintf("%s/%v/axis%d", bk.Name(), shape, axis), func(t *testing.T) {
+					n := prod(shape)
+					want := make([]complex128, n)
+					for i := range want {
+						want[i] = cref(i)
+					}
+					x, err := dist.FromFunc(c, shape, func(idx []int) complex128 { return cref(flat(idx, shape)) }, dist.SplitAxis(axis), dist.OnBackend(bk))
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := dist.Allgather(y)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Redistribute to %d: %v, want %v", to, got, want)
-					y.Free()
-				}
-				var data []complex128
-				if c.Rank() == 0 {
-					data = want
-				}
-				sc, err := dist.Scatter(c, 0, data, shape, dist.SplitAxis(axis))
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := dist.Gather(sc, 0)
-				mpitest.Check(t, c, err == nil && (c.Rank() != 0 || slices.Equal(g, want)), "Scatter/Gather: %v, want %v", g, want)
-				sc.Free()
-				if n > 0 {
-					last := make([]int, len(shape))
-					for d := range shape {
-						last[d] = shape[d] - 1
-					}
-					v, err := dist.Get(x, last...)
-					mpitest.Check(t, c, err == nil && v == want[n-1], "Get: %v, want %v", v, want[n-1])
-					if err := dist.Set(x, 3-4i, last...); err != nil {
-						t.Fatal(err)
-					}
-					v, err = dist.Get(x, last...)
-					mpitest.Check(t, c, err == nil && v == 3-4i, "Get after Set: %v", v)
-					dist.Set(x, want[n-1], last...)
-				}
-				if len(shape) == 2 && axis != dist.Replicated {
-					tr, err := dist.Transpose(x)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := dist.Allgather(tr)
-					ok := err == nil
-					for i := 0; ok && i < shape[0]; i++ {
-						for j := 0; j < shape[1]; j++ {
-							ok = ok && got[j*shape[0]+i] == want[i*shape[1]+j]
+					defer x.Free()
+					got, err := dist.Allgather(x)
+					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "FromFunc: %v, want %v", got, want)
+					for _, to := range axes(shape) {
+						y, err := dist.Redistribute(x, dist.NewLayout(shape, to, p))
+						if err != nil {
+							t.Fatal(err)
 						}
+						got, err := dist.Allgather(y)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Redistribute to %d: %v, want %v", to, got, want)
+						y.Free()
 					}
-					mpitest.Check(t, c, ok, "Transpose: %v", got)
-					tr.Free()
-				}
-				if axis != dist.Replicated {
-					rs, err := dist.Reshape(x, n)
+					var data []complex128
+					if c.Rank() == 0 {
+						data = want
+					}
+					sc, err := dist.Scatter(c, 0, data, shape, dist.SplitAxis(axis), dist.OnBackend(bk))
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := dist.Allgather(rs)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Reshape: %v", got)
-					rs.Free()
-				}
-				if len(shape) == 1 && axis != dist.Replicated {
-					sl, err := dist.Slice(x, dist.Range{Start: 1, Stop: math.MaxInt, Step: 2})
-					if err != nil {
-						t.Fatal(err)
+					g, err := dist.Gather(sc, 0)
+					mpitest.Check(t, c, err == nil && (c.Rank() != 0 || slices.Equal(g, want)), "Scatter/Gather: %v, want %v", g, want)
+					sc.Free()
+					if n > 0 {
+						last := make([]int, len(shape))
+						for d := range shape {
+							last[d] = shape[d] - 1
+						}
+						v, err := dist.Get(x, last...)
+						mpitest.Check(t, c, err == nil && v == want[n-1], "Get: %v, want %v", v, want[n-1])
+						if err := dist.Set(x, 3-4i, last...); err != nil {
+							t.Fatal(err)
+						}
+						v, err = dist.Get(x, last...)
+						mpitest.Check(t, c, err == nil && v == 3-4i, "Get after Set: %v", v)
+						dist.Set(x, want[n-1], last...)
 					}
-					got, err := dist.Allgather(sl)
-					var w []complex128
-					for i := 1; i < n; i += 2 {
-						w = append(w, want[i])
+					if len(shape) == 2 && axis != dist.Replicated {
+						tr, err := dist.Transpose(x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(tr)
+						ok := err == nil
+						for i := 0; ok && i < shape[0]; i++ {
+							for j := 0; j < shape[1]; j++ {
+								ok = ok && got[j*shape[0]+i] == want[i*shape[1]+j]
+							}
+						}
+						mpitest.Check(t, c, ok, "Transpose: %v", got)
+						tr.Free()
 					}
-					mpitest.Check(t, c, err == nil && slices.Equal(got, w), "Slice 1::2: %v, want %v", got, w)
-					sl.Free()
-					cat, err := dist.Concatenate(0, x, x)
-					if err != nil {
-						t.Fatal(err)
+					if axis != dist.Replicated {
+						rs, err := dist.Reshape(x, n)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(rs)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Reshape: %v", got)
+						rs.Free()
 					}
-					got, err = dist.Allgather(cat)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, append(slices.Clone(want), want...)), "Concatenate: %v", got)
-					cat.Free()
-				}
-			})
+					if len(shape) == 1 && axis != dist.Replicated {
+						sl, err := dist.Slice(x, dist.Range{Start: 1, Stop: math.MaxInt, Step: 2})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(sl)
+						var w []complex128
+						for i := 1; i < n; i += 2 {
+							w = append(w, want[i])
+						}
+						mpitest.Check(t, c, err == nil && slices.Equal(got, w), "Slice 1::2: %v, want %v", got, w)
+						sl.Free()
+						cat, err := dist.Concatenate(0, x, x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err = dist.Allgather(cat)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, append(slices.Clone(want), want...)), "Concatenate: %v", got)
+						cat.Free()
+					}
+				})
+			}
 		}
 	}
 	full, err := dist.Full(c, []int{5}, complex64(1-2i))

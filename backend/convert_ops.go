@@ -60,7 +60,10 @@ type Converter interface {
 	Compress(dst, x, mask Buffer) int
 	// Convert sets dst[i] to src[i] converted to dst's type by the rules
 	// of ConvertValue; dst and src have one length and may have any two
-	// element types.
+	// element types. A real value becomes a complex one's real part
+	// (rounded to its part type), complex converts to complex part by
+	// part, and complex to real converts the real part (dist decides
+	// whether dropping the imaginary part is allowed).
 	Convert(dst, src Buffer)
 }
 

@@ -322,100 +322,102 @@ func TestComplexMoves(t *testing.T) {
 	c := mpitest.World(t)
 	p := c.Size()
 	cref := func(i int) complex128 { return complex(ref(i), float64(i%7)-2.5) }
-	for _, shape := range [][]int{{0}, {1}, {3}, {7}, {5, 3}, {2, 9}, {1, 4}, {3, 0}} {
-		for _, axis := range axes(shape) {
-			t.Run(fmt.Sprintf("%v/axis%d", shape, axis), func(t *testing.T) {
-				n := prod(shape)
-				want := make([]complex128, n)
-				for i := range want {
-					want[i] = cref(i)
-				}
-				x, err := dist.FromFunc(c, shape, func(idx []int) complex128 { return cref(flat(idx, shape)) }, dist.SplitAxis(axis))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer x.Free()
-				got, err := dist.Allgather(x)
-				mpitest.Check(t, c, err == nil && slices.Equal(got, want), "FromFunc: %v, want %v", got, want)
-				for _, to := range axes(shape) {
-					y, err := dist.Redistribute(x, dist.NewLayout(shape, to, p))
+	for _, bk := range []backend.Backend{backend.Current(), fakedev.Default} {
+		for _, shape := range [][]int{{0}, {1}, {3}, {7}, {5, 3}, {2, 9}, {1, 4}, {3, 0}} {
+			for _, axis := range axes(shape) {
+				t.Run(fmt.Sprintf("%s/%v/axis%d", bk.Name(), shape, axis), func(t *testing.T) {
+					n := prod(shape)
+					want := make([]complex128, n)
+					for i := range want {
+						want[i] = cref(i)
+					}
+					x, err := dist.FromFunc(c, shape, func(idx []int) complex128 { return cref(flat(idx, shape)) }, dist.SplitAxis(axis), dist.OnBackend(bk))
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := dist.Allgather(y)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Redistribute to %d: %v, want %v", to, got, want)
-					y.Free()
-				}
-				var data []complex128
-				if c.Rank() == 0 {
-					data = want
-				}
-				sc, err := dist.Scatter(c, 0, data, shape, dist.SplitAxis(axis))
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := dist.Gather(sc, 0)
-				mpitest.Check(t, c, err == nil && (c.Rank() != 0 || slices.Equal(g, want)), "Scatter/Gather: %v, want %v", g, want)
-				sc.Free()
-				if n > 0 {
-					last := make([]int, len(shape))
-					for d := range shape {
-						last[d] = shape[d] - 1
-					}
-					v, err := dist.Get(x, last...)
-					mpitest.Check(t, c, err == nil && v == want[n-1], "Get: %v, want %v", v, want[n-1])
-					if err := dist.Set(x, 3-4i, last...); err != nil {
-						t.Fatal(err)
-					}
-					v, err = dist.Get(x, last...)
-					mpitest.Check(t, c, err == nil && v == 3-4i, "Get after Set: %v", v)
-					dist.Set(x, want[n-1], last...)
-				}
-				if len(shape) == 2 && axis != dist.Replicated {
-					tr, err := dist.Transpose(x)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := dist.Allgather(tr)
-					ok := err == nil
-					for i := 0; ok && i < shape[0]; i++ {
-						for j := 0; j < shape[1]; j++ {
-							ok = ok && got[j*shape[0]+i] == want[i*shape[1]+j]
+					defer x.Free()
+					got, err := dist.Allgather(x)
+					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "FromFunc: %v, want %v", got, want)
+					for _, to := range axes(shape) {
+						y, err := dist.Redistribute(x, dist.NewLayout(shape, to, p))
+						if err != nil {
+							t.Fatal(err)
 						}
+						got, err := dist.Allgather(y)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Redistribute to %d: %v, want %v", to, got, want)
+						y.Free()
 					}
-					mpitest.Check(t, c, ok, "Transpose: %v", got)
-					tr.Free()
-				}
-				if axis != dist.Replicated {
-					rs, err := dist.Reshape(x, n)
+					var data []complex128
+					if c.Rank() == 0 {
+						data = want
+					}
+					sc, err := dist.Scatter(c, 0, data, shape, dist.SplitAxis(axis), dist.OnBackend(bk))
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := dist.Allgather(rs)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Reshape: %v", got)
-					rs.Free()
-				}
-				if len(shape) == 1 && axis != dist.Replicated {
-					sl, err := dist.Slice(x, dist.Range{Start: 1, Stop: math.MaxInt, Step: 2})
-					if err != nil {
-						t.Fatal(err)
+					g, err := dist.Gather(sc, 0)
+					mpitest.Check(t, c, err == nil && (c.Rank() != 0 || slices.Equal(g, want)), "Scatter/Gather: %v, want %v", g, want)
+					sc.Free()
+					if n > 0 {
+						last := make([]int, len(shape))
+						for d := range shape {
+							last[d] = shape[d] - 1
+						}
+						v, err := dist.Get(x, last...)
+						mpitest.Check(t, c, err == nil && v == want[n-1], "Get: %v, want %v", v, want[n-1])
+						if err := dist.Set(x, 3-4i, last...); err != nil {
+							t.Fatal(err)
+						}
+						v, err = dist.Get(x, last...)
+						mpitest.Check(t, c, err == nil && v == 3-4i, "Get after Set: %v", v)
+						dist.Set(x, want[n-1], last...)
 					}
-					got, err := dist.Allgather(sl)
-					var w []complex128
-					for i := 1; i < n; i += 2 {
-						w = append(w, want[i])
+					if len(shape) == 2 && axis != dist.Replicated {
+						tr, err := dist.Transpose(x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(tr)
+						ok := err == nil
+						for i := 0; ok && i < shape[0]; i++ {
+							for j := 0; j < shape[1]; j++ {
+								ok = ok && got[j*shape[0]+i] == want[i*shape[1]+j]
+							}
+						}
+						mpitest.Check(t, c, ok, "Transpose: %v", got)
+						tr.Free()
 					}
-					mpitest.Check(t, c, err == nil && slices.Equal(got, w), "Slice 1::2: %v, want %v", got, w)
-					sl.Free()
-					cat, err := dist.Concatenate(0, x, x)
-					if err != nil {
-						t.Fatal(err)
+					if axis != dist.Replicated {
+						rs, err := dist.Reshape(x, n)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(rs)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, want), "Reshape: %v", got)
+						rs.Free()
 					}
-					got, err = dist.Allgather(cat)
-					mpitest.Check(t, c, err == nil && slices.Equal(got, append(slices.Clone(want), want...)), "Concatenate: %v", got)
-					cat.Free()
-				}
-			})
+					if len(shape) == 1 && axis != dist.Replicated {
+						sl, err := dist.Slice(x, dist.Range{Start: 1, Stop: math.MaxInt, Step: 2})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := dist.Allgather(sl)
+						var w []complex128
+						for i := 1; i < n; i += 2 {
+							w = append(w, want[i])
+						}
+						mpitest.Check(t, c, err == nil && slices.Equal(got, w), "Slice 1::2: %v, want %v", got, w)
+						sl.Free()
+						cat, err := dist.Concatenate(0, x, x)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err = dist.Allgather(cat)
+						mpitest.Check(t, c, err == nil && slices.Equal(got, append(slices.Clone(want), want...)), "Concatenate: %v", got)
+						cat.Free()
+					}
+				})
+			}
 		}
 	}
 	full, err := dist.Full(c, []int{5}, complex64(1-2i))
@@ -603,4 +605,227 @@ func c64to128(s []complex64) []complex128 {
 		out[i] = complex128(v)
 	}
 	return out
+}
+
+// TestComplexMath checks Conj, Real, Imag, AbsComplex, Angle, Exp, Log,
+// Sqrt, Pow, PowScalar, Vdot, Norm, ProdComplex and MeanComplex against
+// NumPy's, for every layout, on the CPU, on the fake device (where nothing
+// leaves the device) and on a backend without complex math (noSorter,
+// where the blocks go through the host, recorded).
+func TestComplexMath(t *testing.T) {
+	t.Run("complex64", func(t *testing.T) { testComplexMath[complex64, float32](t) })
+	t.Run("complex128", func(t *testing.T) { testComplexMath[complex128, float64](t) })
+}
+
+func testComplexMath[T complex64 | complex128, R float32 | float64](t *testing.T) {
+	c := mpitest.World(t)
+	f := cxData(t)
+	m := cxFixtureOf[T](f)
+	xs, ys := cxPairs(t, f.X), cxPairs(t, f.Y)
+	s := T(cxPair(t, f.S))
+	tol := cxTol[T]()
+	if tol < 1e-14 {
+		tol = 4e-15 // exp, log and pow of complex128: a few ulps
+	}
+	for _, bk := range []backend.Backend{backend.Current(), fakedev.Default, noSorter{fakedev.Default}} {
+		for _, lo := range cxLayouts(c.Size()) {
+			t.Run(fmt.Sprintf("%s/%s", bk.Name(), lo.name), func(t *testing.T) {
+				opts := append(slices.Clone(lo.opts), dist.OnBackend(bk))
+				x, y := cxFrom[T](t, c, xs, opts...), cxFrom[T](t, c, ys, opts...)
+				defer x.Free()
+				defer y.Free()
+				dst, _ := dist.ZerosLike(x)
+				defer dst.Free()
+				cplx := func(op string, err error) {
+					t.Helper()
+					got, gerr := dist.Allgather(dst)
+					want := cxComplex(t, m, op)
+					mpitest.Check(t, c, err == nil && gerr == nil && cxAllClose(got, want, tol), "%s: %v (%v), want %v", op, got, err, want)
+				}
+				cplx("conj", dist.Conj(dst, x))
+				cplx("exp", dist.Exp(dst, x))
+				cplx("log", dist.Log(dst, x))
+				cplx("sqrt", dist.Sqrt(dst, x))
+				cplx("pow", dist.Pow(dst, x, y))
+				cplx("pows", dist.PowScalar(dst, x, s))
+				for _, tc := range []struct {
+					op string
+					f  func(*dist.Array[T]) (*dist.Array[R], error)
+				}{{"real", dist.Real[R, T]}, {"imag", dist.Imag[R, T]}, {"abs", dist.AbsComplex[R, T]}, {"angle", dist.Angle[R, T]}} {
+					r, err := tc.f(x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, _ := dist.Allgather(r)
+					want := cxReal(t, m, tc.op)
+					ok := len(got) == len(want)
+					for i := range got {
+						ok = ok && fClose(float64(got[i]), want[i], tol*max(math.Abs(want[i]), 1))
+					}
+					mpitest.Check(t, c, ok && r.Device() == x.Device(), "%s: %v on %v, want %v", tc.op, got, r.Device(), want)
+					r.Free()
+				}
+				for _, tc := range []struct {
+					op string
+					f  func() (T, error)
+				}{
+					{"vdot", func() (T, error) { return dist.Vdot(x, y) }},
+					{"prod", func() (T, error) { return dist.ProdComplex(x) }},
+					{"mean", func() (T, error) { return dist.MeanComplex(x) }},
+				} {
+					v, err := tc.f()
+					want := complex128(T(cxScalar(t, m, tc.op)))
+					mpitest.Check(t, c, err == nil && cxClose(complex128(v), want, max(tol, 1e-14)), "%s: %v (%v), want %v", tc.op, v, err, want)
+				}
+				nrm, err := dist.Norm(x)
+				var wn float64
+				json.Unmarshal(m["norm"], &wn)
+				mpitest.Check(t, c, err == nil && fClose(nrm, wn, 1e-14*wn), "Norm: %v (%v), want %v", nrm, err, wn)
+			})
+		}
+	}
+}
+
+// TestComplexSpecial checks Exp, Log, Sqrt, AbsComplex and Angle of
+// signed zeros, infinities and NaNs against NumPy's, signs of zeros
+// included.
+func TestComplexSpecial(t *testing.T) {
+	c := mpitest.World(t)
+	sp := cxData(t).Special
+	xs := cxComplex(t, sp, "x")
+	x := cxFrom[complex128](t, c, xs)
+	defer x.Free()
+	dst, _ := dist.ZerosLike(x)
+	defer dst.Free()
+	same := func(a, b float64) bool {
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return math.IsNaN(a) && math.IsNaN(b)
+		}
+		if a == 0 || b == 0 || math.IsInf(b, 0) {
+			return a == b && math.Signbit(a) == math.Signbit(b)
+		}
+		return math.Abs(a-b) <= 4e-16*math.Abs(b)
+	}
+	for _, tc := range []struct {
+		op string
+		f  func(dst, x *dist.Array[complex128]) error
+	}{{"exp", dist.Exp[complex128]}, {"log", dist.Log[complex128]}, {"sqrt", dist.Sqrt[complex128]}} {
+		if err := tc.f(dst, x); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := dist.Allgather(dst)
+		want := cxComplex(t, sp, tc.op)
+		for i := range want {
+			mpitest.Check(t, c, same(real(got[i]), real(want[i])) && same(imag(got[i]), imag(want[i])), "%s(%v) = %v, want %v", tc.op, xs[i], got[i], want[i])
+		}
+	}
+	for _, tc := range []struct {
+		op string
+		f  func(x *dist.Array[complex128]) (*dist.Array[float64], error)
+	}{{"abs", dist.AbsComplex[float64, complex128]}, {"angle", dist.Angle[float64, complex128]}} {
+		r, err := tc.f(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := dist.Allgather(r)
+		want := cxReal(t, sp, tc.op)
+		for i := range want {
+			mpitest.Check(t, c, same(got[i], want[i]), "%s(%v) = %v, want %v", tc.op, xs[i], got[i], want[i])
+		}
+		r.Free()
+	}
+}
+
+// TestComplexMathCopies checks that the functions of complex arrays move
+// nothing between host and device on the fake device, and on a backend
+// without complex math copy each operand block to the host and the result
+// block back.
+func TestComplexMathCopies(t *testing.T) {
+	c := mpitest.World(t)
+	me := c.Rank()
+	for _, tc := range []struct {
+		name string
+		b    backend.Backend
+	}{{"fake", fakedev.Default}, {"plain", noSorter{fakedev.Default}}} {
+		x, err := dist.FromFunc(c, []int{9}, func(idx []int) complex128 { return complex(float64(idx[0]), 1) }, dist.OnBackend(tc.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(16 * x.Layout().LocalLen(me))
+		dst, _ := dist.ZerosLike(x)
+		one, two, real := toHost(n).plus(toDevice(n)), toHost(n).plus(toHost(n)).plus(toDevice(n)), toHost(n).plus(toDevice(n/2))
+		if tc.name == "fake" {
+			one, two, real = transfers{}, transfers{}, transfers{}
+		}
+		expectCopies(t, tc.name+" Exp", one, func() error { return dist.Exp(dst, x) })
+		expectCopies(t, tc.name+" Pow", two, func() error { return dist.Pow(dst, x, dst) })
+		var r *dist.Array[float64]
+		expectCopies(t, tc.name+" AbsComplex", real, func() (err error) {
+			r, err = dist.AbsComplex[float64](x)
+			return err
+		})
+		r.Free()
+		vd := toHost(n).plus(toHost(n))
+		if tc.name == "fake" {
+			vd = transfers{}
+		}
+		expectCopies(t, tc.name+" Vdot", vd, func() error {
+			_, err := dist.Vdot(x, x)
+			return err
+		})
+		x.Free()
+		dst.Free()
+	}
+}
+
+// TestComplexCheckpoint checks that a checkpoint holds complex arrays: it
+// saves one of each complex type, loads them at another split, and
+// compares element for element; the files hold NumPy's type strings.
+func TestComplexCheckpoint(t *testing.T) {
+	c := mpitest.World(t)
+	dir := filepath.Join(mpitest.TempDir(t, c), "ckpt")
+	x, err := dist.FromFunc(c, []int{5, 3}, func(idx []int) complex128 { return complex(float64(idx[0]), -float64(idx[1])/4) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	y, err := dist.FromFunc(c, []int{7}, func(idx []int) complex64 { return complex(1.5, float32(idx[0])) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Free()
+	if err := dist.SaveCheckpoint(c, dir, 1, nil, dist.Entry("x", x), dist.Entry("y", y)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := dist.OpenCheckpoint(c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x2, err := dist.LoadArray[complex128](r, "x", dist.SplitAxis(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x2.Free()
+	y2, err := dist.LoadArray[complex64](r, "y", dist.SplitAxis(dist.Replicated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y2.Free()
+	gx, _ := dist.Allgather(x2)
+	wx, _ := dist.Allgather(x)
+	gy, _ := dist.Allgather(y2)
+	wy, _ := dist.Allgather(y)
+	mpitest.Check(t, c, slices.Equal(gx, wx) && slices.Equal(gy, wy), "checkpoint: %v %v, want %v %v", gx, gy, wx, wy)
+	_, err = dist.LoadArray[float64](r, "x")
+	mpitest.Check(t, c, err != nil && strings.Contains(err.Error(), "complex128"), "LoadArray of complex128 as float64: %v", err)
+	npyOnRank0(t, c, func() error {
+		b, err := os.ReadFile(filepath.Join(dir, "y.npy"))
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(b[:128]), "'descr': '<c8'") {
+			return fmt.Errorf("y.npy header %q", b[:128])
+		}
+		return nil
+	})
 }

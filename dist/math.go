@@ -38,16 +38,36 @@ import (
 // returned as the error.
 
 // Exp sets dst = e**x elementwise; dst may be x. Overflow gives +Inf
-// (exp(1000)), underflow 0, exp(-Inf) = 0.
-func Exp[T backend.Float](dst, x *Array[T]) error { return unary(backend.Exp, "Exp", dst, x) }
+// (exp(1000)), underflow 0, exp(-Inf) = 0. For complex arrays Exp, Log,
+// Sqrt, Pow and PowScalar are math/cmplx's, with the special values that
+// complex.go lists where they differ from NumPy's.
+func Exp[T backend.Inexact](dst, x *Array[T]) error {
+	if isComplex[T]() {
+		return complexUnary("Exp", backend.CExp, dst, x)
+	}
+	return realMath(dst, func(d *Array[float32]) error { return unary(backend.Exp, "Exp", d, any(x).(*Array[float32])) },
+		func(d *Array[float64]) error { return unary(backend.Exp, "Exp", d, any(x).(*Array[float64])) })
+}
 
 // Log sets dst to the natural logarithm of x elementwise; dst may be x.
 // log(±0) = -Inf, log(x < 0) = NaN, log(+Inf) = +Inf.
-func Log[T backend.Float](dst, x *Array[T]) error { return unary(backend.Log, "Log", dst, x) }
+func Log[T backend.Inexact](dst, x *Array[T]) error {
+	if isComplex[T]() {
+		return complexUnary("Log", backend.CLog, dst, x)
+	}
+	return realMath(dst, func(d *Array[float32]) error { return unary(backend.Log, "Log", d, any(x).(*Array[float32])) },
+		func(d *Array[float64]) error { return unary(backend.Log, "Log", d, any(x).(*Array[float64])) })
+}
 
 // Sqrt sets dst to the square root of x elementwise, correctly rounded;
 // dst may be x. sqrt(x < 0) = NaN, sqrt(-0) = -0.
-func Sqrt[T backend.Float](dst, x *Array[T]) error { return unary(backend.Sqrt, "Sqrt", dst, x) }
+func Sqrt[T backend.Inexact](dst, x *Array[T]) error {
+	if isComplex[T]() {
+		return complexUnary("Sqrt", backend.CSqrt, dst, x)
+	}
+	return realMath(dst, func(d *Array[float32]) error { return unary(backend.Sqrt, "Sqrt", d, any(x).(*Array[float32])) },
+		func(d *Array[float64]) error { return unary(backend.Sqrt, "Sqrt", d, any(x).(*Array[float64])) })
+}
 
 // Sin sets dst = sin(x) elementwise (x in radians); dst may be x.
 // sin(±Inf) = NaN.
@@ -77,13 +97,29 @@ func Abs[T backend.Element](dst, x *Array[T]) error { return unary(backend.Abs, 
 // On the CPU backend and the fake device, a power with an integer y up to
 // 64 in magnitude is correctly rounded (exact where the result is a
 // float64: 3**2 = 9, 2**-4 = 0.0625), and x**0.5 is Sqrt(x).
-func Pow[T backend.Float](dst, x, y *Array[T]) error {
+func Pow[T backend.Inexact](dst, x, y *Array[T]) error {
+	if isComplex[T]() {
+		return complexPow(dst, x, y)
+	}
+	return realMath(dst, func(d *Array[float32]) error { return pow(d, any(x).(*Array[float32]), any(y).(*Array[float32])) },
+		func(d *Array[float64]) error { return pow(d, any(x).(*Array[float64]), any(y).(*Array[float64])) })
+}
+
+func pow[T backend.Float](dst, x, y *Array[T]) error {
 	return onMath("Pow", func(m backend.Math, b []backend.Buffer) { m.Pow(b[0], b[1], b[2]) }, dst, x, y)
 }
 
 // PowScalar sets dst = x**s elementwise; dst may be x. Special values are
 // Pow's.
-func PowScalar[T backend.Float](dst, x *Array[T], s T) error {
+func PowScalar[T backend.Inexact](dst, x *Array[T], s T) error {
+	if isComplex[T]() {
+		return complexPowScalar(dst, x, s)
+	}
+	return realMath(dst, func(d *Array[float32]) error { return powScalar(d, any(x).(*Array[float32]), any(s).(float32)) },
+		func(d *Array[float64]) error { return powScalar(d, any(x).(*Array[float64]), any(s).(float64)) })
+}
+
+func powScalar[T backend.Float](dst, x *Array[T], s T) error {
 	return onMath("PowScalar", func(m backend.Math, b []backend.Buffer) {
 		m.PowScalar(b[0], b[1], backend.ScalarOf(s))
 	}, dst, x)

@@ -16,28 +16,29 @@ import (
 // allreduce; integer sums wrap as Go's arithmetic does. Every rank gets the
 // same result.
 
-// allreduceAcc combines the per-rank Sum/Dot scalars s of a's backend.
-func allreduceAcc[T backend.Numeric](a *Array[T], s backend.Scalar) (T, error) {
-	if a.layout.axis == Replicated {
+// allreduceAcc combines the per-rank Sum/Dot scalars s of the blocks of
+// an array of layout l on c.
+func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, s backend.Scalar) (T, error) {
+	if l.axis == Replicated {
 		return backend.ValueOf[T](s), nil
 	}
 	var err error
 	switch s.DType() {
 	case backend.Float64:
 		var v float64
-		v, err = mpi.AllreduceValue(a.comm, s.Float64(), mpi.Sum)
+		v, err = mpi.AllreduceValue(c, s.Float64(), mpi.Sum)
 		s = backend.ScalarOf(v)
 	case backend.Int64:
 		var v int64
-		v, err = mpi.AllreduceValue(a.comm, s.Int64(), mpi.Sum)
+		v, err = mpi.AllreduceValue(c, s.Int64(), mpi.Sum)
 		s = backend.ScalarOf(v)
 	case backend.Complex128:
 		var v complex128
-		v, err = mpi.AllreduceValue(a.comm, s.Complex128(), mpi.Sum)
+		v, err = mpi.AllreduceValue(c, s.Complex128(), mpi.Sum)
 		s = backend.ScalarOf(v)
 	default:
 		var v uint64
-		v, err = mpi.AllreduceValue(a.comm, s.Uint64(), mpi.Sum)
+		v, err = mpi.AllreduceValue(c, s.Uint64(), mpi.Sum)
 		s = backend.ScalarOf(v)
 	}
 	return backend.ValueOf[T](s), err
@@ -50,7 +51,7 @@ func Sum[T backend.Numeric](x *Array[T]) (T, error) {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc(x, backend.SumScalar(x.local))
+	return allreduceAcc[T](x.comm, x.layout, backend.SumScalar(x.local))
 }
 
 // Dot returns the sum of x[i]*y[i] over all elements. As numpy.dot, it
@@ -61,13 +62,18 @@ func Dot[T backend.Numeric](x, y *Array[T]) (T, error) {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc(x, backend.DotScalar(x.local, y.local))
+	return allreduceAcc[T](x.comm, x.layout, backend.DotScalar(x.local, y.local))
 }
 
-// Norm returns the 2-norm of all elements, accumulated in float64.
-func Norm[T backend.Float](x *Array[T]) (float64, error) {
+// Norm returns the 2-norm of all elements, accumulated in float64; of a
+// complex array, the square root of the sum of the squared moduli, as
+// numpy.linalg.norm.
+func Norm[T backend.Inexact](x *Array[T]) (float64, error) {
 	if err := check("Norm", x); err != nil {
 		return 0, err
+	}
+	if isComplex[T]() {
+		return normComplex(x)
 	}
 	s := x.local.Backend().Dot(x.local.Buffer(), x.local.Buffer()).Float64()
 	if x.layout.axis != Replicated {

@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"fmt"
+	"math"
+	"math/cmplx"
 
 	"github.com/xpmpi/xpmpi/backend"
 )
@@ -267,3 +269,164 @@ func realToComplex[D backend.Complex, S backend.Element](d []D, s []S) {
 // ComplexArith marks the CPU backend as one whose arithmetic takes complex
 // buffers (backend.ComplexArith).
 func (*Backend) ComplexArith() {}
+
+// The CPU backend computes the functions of complex arrays with
+// math/cmplx, in complex128 (backend.ComplexMath).
+var _ backend.ComplexMath = (*Backend)(nil)
+
+// ComplexUnary sets dst = op(x) elementwise.
+func (*Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
+	if dst.Len() != x.Len() || !x.DType().IsComplex() {
+		panic(fmt.Sprintf("cpu: %v of %d %v into %d %v", op, x.Len(), x.DType(), dst.Len(), dst.DType()))
+	}
+	want := x.DType()
+	if op.RealResult() {
+		want = want.Real()
+	}
+	if dst.DType() != want {
+		panic(fmt.Sprintf("cpu: %v of %v into %v (want %v)", op, x.DType(), dst.DType(), want))
+	}
+	if x.DType() == backend.Complex64 {
+		complexUnary[complex64, float32](op, dst, x)
+	} else {
+		complexUnary[complex128, float64](op, dst, x)
+	}
+}
+
+func complexUnary[T backend.Complex, R backend.Float](op backend.ComplexOp, dst, x backend.Buffer) {
+	xs := hs[T](x)
+	if op.RealResult() {
+		var f func(complex128) float64
+		switch op {
+		case backend.CAbs:
+			f = cmplx.Abs
+		case backend.CAngle:
+			f = cmplx.Phase
+		case backend.CReal:
+			f = func(z complex128) float64 { return real(z) }
+		case backend.CImag:
+			f = func(z complex128) float64 { return imag(z) }
+		default:
+			panic(fmt.Sprintf("cpu: invalid ComplexOp %d", int(op)))
+		}
+		d := hs[R](dst)
+		cloop(len(d), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				d[i] = R(f(complex128(xs[i])))
+			}
+		})
+		return
+	}
+	var f func(complex128) complex128
+	switch op {
+	case backend.CExp:
+		f = cmplx.Exp
+	case backend.CLog:
+		f = cmplx.Log
+	case backend.CSqrt:
+		f = csqrt
+	case backend.CConj:
+		f = cmplx.Conj
+	default:
+		panic(fmt.Sprintf("cpu: invalid ComplexOp %d", int(op)))
+	}
+	d := hs[T](dst)
+	cloop(len(d), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d[i] = T(f(complex128(xs[i])))
+		}
+	})
+}
+
+// ComplexPow sets dst = x**y elementwise (cmplx.Pow).
+func (*Backend) ComplexPow(dst, x, y backend.Buffer) {
+	switch dst.DType() {
+	case backend.Complex64:
+		complexPow(hs[complex64](dst), hs[complex64](x), func(i int) complex128 { return complex128(hs[complex64](y)[i]) })
+	case backend.Complex128:
+		ys := hs[complex128](y)
+		complexPow(hs[complex128](dst), hs[complex128](x), func(i int) complex128 { return ys[i] })
+	default:
+		panic(fmt.Sprintf("cpu: ComplexPow of %v", dst.DType()))
+	}
+}
+
+// ComplexPowScalar sets dst = x**s elementwise (cmplx.Pow).
+func (*Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
+	e := s.Complex128()
+	switch dst.DType() {
+	case backend.Complex64:
+		complexPow(hs[complex64](dst), hs[complex64](x), func(int) complex128 { return e })
+	case backend.Complex128:
+		complexPow(hs[complex128](dst), hs[complex128](x), func(int) complex128 { return e })
+	default:
+		panic(fmt.Sprintf("cpu: ComplexPowScalar of %v", dst.DType()))
+	}
+}
+
+func complexPow[T backend.Complex](d, x []T, y func(i int) complex128) {
+	x = x[:len(d)]
+	cloop(len(d), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d[i] = T(cpow(complex128(x[i]), y(i)))
+		}
+	})
+}
+
+// cpow is cmplx.Pow with NumPy's x**0 = 1 for every x (cmplx.Pow(0, 0)
+// is 1 too, but NumPy also gives 1 for an infinite or NaN x).
+func cpow(x, y complex128) complex128 {
+	if y == 0 {
+		return 1
+	}
+	return cmplx.Pow(x, y)
+}
+
+// ComplexProd returns the product of x in complex128, in order.
+func (*Backend) ComplexProd(x backend.Buffer) backend.Scalar {
+	p := complex128(1)
+	switch x.DType() {
+	case backend.Complex64:
+		for _, v := range hs[complex64](x) {
+			p *= complex128(v)
+		}
+	case backend.Complex128:
+		for _, v := range hs[complex128](x) {
+			p *= v
+		}
+	default:
+		panic(fmt.Sprintf("cpu: ComplexProd of %v", x.DType()))
+	}
+	return backend.ScalarOf(p)
+}
+
+// ComplexVdot returns the sum of conj(x[i])*y[i], over the chunks of Dot.
+func (*Backend) ComplexVdot(x, y backend.Buffer) backend.Scalar {
+	switch x.DType() {
+	case backend.Complex64:
+		return vdot(hs[complex64](x), hs[complex64](y))
+	case backend.Complex128:
+		return vdot(hs[complex128](x), hs[complex128](y))
+	}
+	panic(fmt.Sprintf("cpu: ComplexVdot of %v", x.DType()))
+}
+
+func vdot[T backend.Complex](xs, ys []T) backend.Scalar {
+	ys = ys[:len(xs)]
+	return backend.ScalarOf(csum(len(xs), func(lo, hi int) complex128 {
+		var acc complex128
+		for i := lo; i < hi; i++ {
+			acc += cmplx.Conj(complex128(xs[i])) * complex128(ys[i])
+		}
+		return acc
+	}))
+}
+
+// csqrt is cmplx.Sqrt with C99's (and NumPy's) sqrt(NaN + iy) = NaN + iNaN
+// for a finite y, where cmplx.Sqrt(NaN + 0i) is NaN + 0i.
+func csqrt(z complex128) complex128 {
+	if math.IsNaN(real(z)) && !math.IsInf(imag(z), 0) {
+		return complex(math.NaN(), math.NaN())
+	}
+	return cmplx.Sqrt(z)
+}

@@ -91,7 +91,24 @@ func (*Backend) SortByKey(keys, index backend.Buffer, base int64) {
 }
 
 // Take sets dst[j] = src[pos[j]].
-func (*Backend) Take(dst, src backend.Buffer, pos []int) { sorterFor(src.DType()).take(dst, src, pos) }
+func (*Backend) Take(dst, src backend.Buffer, pos []int) {
+	switch src.DType() {
+	case backend.Complex64:
+		take(hs[complex64](dst), hs[complex64](src), pos)
+	case backend.Complex128:
+		take(hs[complex128](dst), hs[complex128](src), pos)
+	default:
+		sorterFor(src.DType()).take(dst, src, pos)
+	}
+}
+
+// take sets d[j] = s[pos[j]]: Take of the complex types, which have no
+// order but move as the others do.
+func take[T backend.Numeric](d, s []T, pos []int) {
+	for j, p := range pos {
+		d[j] = s[p]
+	}
+}
 
 // Cut returns where the sorted keys are cut by the splitters.
 func (*Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) []int {

@@ -555,3 +555,41 @@ func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64
 // buffers on the device (backend.ComplexArith): it runs the CPU backend's
 // complex kernels on its memory.
 func (b *Backend) ComplexArith() {}
+
+// The fake device computes the functions of complex arrays on the device
+// (backend.ComplexMath), with the CPU backend's on its memory.
+var _ backend.ComplexMath = (*Backend)(nil)
+
+// ComplexUnary sets dst = op(x) on the device.
+func (b *Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
+	hd, hx := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x))
+	b.kernel(func() { cpu.Default.ComplexUnary(op, hd, hx) })
+}
+
+// ComplexPow sets dst = x**y on the device.
+func (b *Backend) ComplexPow(dst, x, y backend.Buffer) {
+	hd, hx, hy := host(b.buf("Pow", dst)), host(b.buf("Pow", x)), host(b.buf("Pow", y))
+	b.kernel(func() { cpu.Default.ComplexPow(hd, hx, hy) })
+}
+
+// ComplexPowScalar sets dst = x**s on the device.
+func (b *Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
+	hd, hx := host(b.buf("PowScalar", dst)), host(b.buf("PowScalar", x))
+	b.kernel(func() { cpu.Default.ComplexPowScalar(hd, hx, s) })
+}
+
+// ComplexProd returns the product of x, once the work queued before it
+// has finished.
+func (b *Backend) ComplexProd(x backend.Buffer) (r backend.Scalar) {
+	h := host(b.buf("Prod", x))
+	b.call(func() { r = cpu.Default.ComplexProd(h) })
+	return r
+}
+
+// ComplexVdot returns the sum of conj(x[i])*y[i], once the work queued
+// before it has finished.
+func (b *Backend) ComplexVdot(x, y backend.Buffer) (r backend.Scalar) {
+	hx, hy := host(b.buf("Vdot", x)), host(b.buf("Vdot", y))
+	b.call(func() { r = cpu.Default.ComplexVdot(hx, hy) })
+	return r
+}

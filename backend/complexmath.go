@@ -1,0 +1,75 @@
+package backend
+
+import "fmt"
+
+// Inexact is the set of floating-point and complex element types: those
+// of Exp, Log, Sqrt and Pow.
+type Inexact interface {
+	Float | Complex
+}
+
+// ComplexOp is an elementwise function of a complex argument, as
+// ComplexMath.ComplexUnary applies it.
+type ComplexOp int
+
+// The elementwise functions of a complex argument. Exp, Log, Sqrt and Conj
+// give a complex result of the argument's type; Abs (the modulus), Angle
+// (the argument, in (-pi, pi]), Real and Imag give a real one of its part
+// type (float32 for complex64, float64 for complex128).
+const (
+	CExp ComplexOp = iota
+	CLog
+	CSqrt
+	CConj
+	CAbs
+	CAngle
+	CReal
+	CImag
+)
+
+var complexOpNames = [...]string{"exp", "log", "sqrt", "conj", "abs", "angle", "real", "imag"}
+
+func (o ComplexOp) String() string {
+	if o < 0 || int(o) >= len(complexOpNames) {
+		return fmt.Sprintf("ComplexOp(%d)", int(o))
+	}
+	return complexOpNames[o]
+}
+
+// RealResult reports whether o gives a real result (Abs, Angle, Real,
+// Imag).
+func (o ComplexOp) RealResult() bool { return o >= CAbs }
+
+// ComplexMath is implemented by a backend that computes the elementwise
+// functions of complex arrays on its own device, so that dist's Exp, Log,
+// Sqrt, Pow, Conj, Real, Imag, AbsComplex, Angle, Prod and Vdot of a
+// complex device array stay on the device. Buffers are on the backend's
+// device and have one length.
+//
+// Results are those of Go's math/cmplx, computed in complex128 and
+// rounded to complex64 for complex64 buffers: NumPy's to a few units in
+// the last place for finite arguments; where math/cmplx and NumPy (C99
+// Annex G) differ on special values (infinities, NaNs, signed zeros),
+// dist's documentation says so.
+//
+// The CPU backend and the fake device implement it; a backend that does
+// not (CUDA) has the blocks copied to the host by dist and the result
+// copied back, recorded as the copies they are.
+type ComplexMath interface {
+	// ComplexUnary sets dst[i] = op(x[i]). dst has x's type, or x's part
+	// type where op.RealResult(); dst may be x when it has x's type.
+	ComplexUnary(op ComplexOp, dst, x Buffer)
+	// ComplexPow sets dst[i] = x[i] raised to y[i]; dst may be x or y.
+	ComplexPow(dst, x, y Buffer)
+	// ComplexPowScalar sets dst[i] = x[i] raised to s, a Scalar of x's
+	// type; dst may be x.
+	ComplexPowScalar(dst, x Buffer, s Scalar)
+	// ComplexProd returns the product of x's elements, multiplied in
+	// complex128 in the order of the elements, as a Complex128 scalar (1
+	// for an empty x). It waits for the work queued before it.
+	ComplexProd(x Buffer) Scalar
+	// ComplexVdot returns the sum of conj(x[i])*y[i], accumulated as Dot
+	// accumulates complex products, as a Complex128 scalar. It waits for
+	// the work queued before it.
+	ComplexVdot(x, y Buffer) Scalar
+}

@@ -29,7 +29,14 @@
 // rounded and about 34 times slower.
 //
 // Element types are float32, float64, int8, int16, int32, int64, uint8,
-// uint16, uint32 and uint64. Masks are uint8 arrays holding 0 and 1. The
+// uint16, uint32 and uint64 (backend.Element, the ordered types), and
+// complex64 and complex128 (backend.Numeric adds them). Complex arrays take
+// creation, moves and Redistribute, elementwise arithmetic, Sum, Dot (no
+// conjugation), Vdot, Norm, ProdComplex, MeanComplex, Conj, Real, Imag,
+// AbsComplex and Angle (real results), and Exp, Log, Sqrt, Pow and
+// PowScalar (math/cmplx, with NumPy's special values where they differ);
+// ordered operations take the real types only, and Astype from complex to
+// real needs DiscardImag. Masks are uint8 arrays holding 0 and 1. The
 // comparisons (Less, ..., NotEqual, and their Scalar forms) make them, with
 // NumPy's NaN rule, Where selects by them, and Compact gathers the
 // selected elements into a new evenly split 1-D array. Astype converts

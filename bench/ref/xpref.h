@@ -115,7 +115,7 @@ int xpref_filewrite(const xpref_params *p, xpref_result *r);
  * #pragma omp simd reduction. Parameters and results as xpref_cg. */
 int xpref_cg_fused(const xpref_params *p, xpref_result *r);
 
-/* W8: Newton's method on Kepler's equation E - e sin E = M for the n
+/* W10: Newton's method on Kepler's equation E - e sin E = M for the n
  * global orbits, each rank its block: M_g = 2 pi (g % 1009) / 1009,
  * e_g = 0.8 ((g * 7919) % 1000) / 1000, from E = M, at most 50 steps, an
  * orbit done when f is 0, f' is 0 or |dx| < 1.48e-8 (SciPy's newton).
@@ -123,7 +123,7 @@ int xpref_cg_fused(const xpref_params *p, xpref_result *r);
  * steps. One thread per rank. */
 int xpref_kepler(const xpref_params *p, xpref_result *r);
 
-/* W9: RK45 (Dormand-Prince 5(4) with SciPy's step control: Hairer's first
+/* W10: RK45 (Dormand-Prince 5(4) with SciPy's step control: Hairer's first
  * step, safety 0.9, factors 0.2 to 10, the RMS error norm) on n
  * independent Van der Pol oscillators, each rank its block: y0' = y1,
  * y1' = mu (1 - y0^2) y1 - y0 with mu_s = 0.5 + (s % 100) / 100,

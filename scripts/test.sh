@@ -221,15 +221,17 @@ step "go vet ./..." go vet ./...
 # dist, mpi, backend and staging build without cgo: the CUDA backend (cgo)
 # is the program's choice (backend/all), not a dependency of dist.
 step "CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging ./kernels/..." env CGO_ENABLED=0 go vet ./dist ./mpi ./backend ./staging ./kernels/...
-step "go vet -tags mpi ./..." go vet -tags mpi ./...
-# The mpich and petsc tags change the files of a few packages only (those
-# with a build constraint naming the tag); every other package is the same
-# code as under -tags mpi, vetted above. A cold vet of ./... per tag took
+# The mpi, mpich and petsc tags change the files of a few packages only
+# (those with a build constraint naming the tag); every other package is
+# the same code as in the default build, vetted above, and the MPI phases
+# below compile it against the binding. A cold vet of ./... per tag took
 # 30-40 s each.
 tag_pkgs() { # TAG: the packages with a file whose build constraint names TAG
 	grep -rlE --include='*.go' "^//go:build.*\b$1\b" --exclude-dir=build --exclude-dir=testdata . |
 		xargs -r -n1 dirname | sort -u
 }
+mapfile -t vet_pkgs < <(tag_pkgs mpi)
+step "go vet -tags mpi ${vet_pkgs[*]}" go vet -tags mpi "${vet_pkgs[@]}"
 if [ -n "$mpich_run" ]; then
 	mapfile -t vet_pkgs < <(tag_pkgs mpich)
 	step "go vet -tags mpi,mpich ${vet_pkgs[*]}" go vet -tags mpi,mpich "${vet_pkgs[@]}"
@@ -255,13 +257,29 @@ fi
 
 # ---------------------------------------------------------------- default build
 step "go build ./..." go build ./...
-step "go test ./... (default build)" go test -timeout 10m "${short[@]}" ./...
+# The fake CUDA driver (backend/cuda/testdata/fakecuda: the .cu kernels
+# compiled as C++ and run on the host; it stands in for NVRTC too), built
+# once for backend/cuda's TestFakeDriver, the hosts phase and dist's CUDA
+# step. -ffp-contract=off: no contracted multiply-adds, so the kernels give
+# the CPU's bits.
+fakecuda=
+build_fakecuda() {
+	mkdir -p build/fakecuda
+	rm -f build/fakecuda/libcuda.so.1
+	g++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -ffp-contract=off -fno-strict-aliasing \
+		-I backend/cuda -o build/fakecuda/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
+}
+if command -v g++ >/dev/null 2>&1; then
+	step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver)" build_fakecuda
+	[ -f build/fakecuda/libcuda.so.1 ] && fakecuda=$root/build/fakecuda/libcuda.so.1
+fi
+step "go test ./... (default build)" env ${fakecuda:+XPMPI_FAKECUDA=$fakecuda} go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
 # stand-in's queues, the profiling counters), with -short to bound its time.
 step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
-step "go test -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
+step "go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
 # check_asmgen DIR PKG NAME: DIR/asmgen's avo generator writes what
 # DIR/internal/PKG holds (NAME_amd64.s and NAME_stubs_amd64.go).
 check_asmgen() {
@@ -619,18 +637,10 @@ if [ $? -eq 77 ]; then
 else
 	trap '"$hosts_sh" down >/dev/null 2>&1' EXIT
 	step "scripts/hosts.sh up (hosts h1, h2)" "$hosts_sh" up
-	# The CLI for Open MPI (the integration phase builds it again), and the
-	# fake CUDA driver for TestDeviceBindingPerHost's device check.
+	# The CLI for Open MPI (the integration phase builds it again); the
+	# fake CUDA driver is for TestDeviceBindingPerHost's device check.
 	step "go build -tags mpi -o bin/xpmpi ./cmd/xpmpi (for the hosts phase)" go build -tags mpi -o bin/xpmpi ./cmd/xpmpi
-	build_fakecuda() {
-		mkdir -p build/fakecuda
-		g++ -std=c++17 -O0 -fPIC -shared -fvisibility=hidden -I backend/cuda \
-			-o build/fakecuda/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
-	}
-	if command -v g++ >/dev/null 2>&1; then
-		step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver)" build_fakecuda
-	fi
-	[ -f build/fakecuda/libcuda.so.1 ] && export XPMPI_FAKECUDA=$root/build/fakecuda/libcuda.so.1
+	[ -n "$fakecuda" ] && export XPMPI_FAKECUDA=$fakecuda
 	if "$hosts_sh" status >/dev/null 2>&1; then
 		for lib in ompi mpich; do
 			if [ $lib = ompi ]; then
@@ -686,33 +696,21 @@ fi
 # NVRTC too): statistics, axis reductions, masks and Astype must stay on
 # the device and give the CPU's bits. Only that test: the rest of the dist
 # suite runs on the fake device above.
-# The hosts phase built the driver (-O0: no contracted multiply-adds, so
-# the kernels give the CPU's bits); without that phase it is built here.
-if command -v g++ >/dev/null 2>&1 && [ -x build/test/dist.test ]; then
-	if [ ! -f build/fakecuda/libcuda.so.1 ]; then
-		build_fakecuda_dist() {
-			mkdir -p build/fakecuda
-			g++ -std=c++17 -O0 -fPIC -shared -fvisibility=hidden -I backend/cuda \
-				-o build/fakecuda/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
-		}
-		step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver)" build_fakecuda_dist
+if [ -n "$fakecuda" ] && [ -x build/test/dist.test ]; then
+	fake=$fakecuda
+	run_test_args=(-test.run '^TestDeviceStatsCUDA$')
+	for np in $np_list; do
+		step "mpirun -np $np ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+			run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
+			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
+			"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+	done
+	if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
+		step "${mpich_run##*/} -np 2 ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+			run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
+			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
 	fi
-	if [ -f build/fakecuda/libcuda.so.1 ]; then
-		fake=$root/build/fakecuda/libcuda.so.1
-		run_test_args=(-test.run '^TestDeviceStatsCUDA$')
-		for np in $np_list; do
-			step "mpirun -np $np ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
-				run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
-				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
-				"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
-		done
-		if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
-			step "${mpich_run##*/} -np 2 ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
-				run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
-				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
-		fi
-		run_test_args=()
-	fi
+	run_test_args=()
 fi
 
 # ---------------------------------------------------------------- integration

@@ -15,13 +15,43 @@ import (
 // past the CPU backend's parallel thresholds.
 var Sizes = []int{0, 1, 2, 3, 7, 31, 1000, 4097, 1<<16 + 3, 1<<18 + 5}
 
+// largeSize is the size from which the quick suite runs only the element
+// types in quickLarge.
+const largeSize = 1 << 16
+
+// quickLarge reports whether the quick suite runs the sizes from largeSize
+// up for dt: one type of each kind of code path (the two float widths, a
+// wide and a narrow integer). The others run every size below largeSize.
+func quickLarge(dt backend.DType) bool {
+	switch dt {
+	case backend.Float32, backend.Float64, backend.Int32, backend.Uint8:
+		return true
+	}
+	return false
+}
+
 // TestBackend runs the conformance suite on b: a subtest for every Backend
 // method and every element type, plus views, host round trips, and thread
 // count independence of reductions. It runs with a host thread budget of 4
 // (backend.SetThreads), so that the parallel paths of a host backend run
 // even on a one-CPU machine, and restores the budget at the end: it must not
 // run in parallel with other tests that depend on the thread budget.
+//
+// With -short (testing.Short) it runs as TestBackendQuick.
 func TestBackend(t *testing.T, b backend.Backend) {
+	testBackend(t, b, testing.Short())
+}
+
+// TestBackendQuick runs the conformance suite of TestBackend with the large
+// sizes (from 1<<16 elements) for float32, float64, int32 and uint8 only,
+// and every smaller size for every type, and checks thread independence on
+// 1<<18+5 elements rather than 1<<20+7. It is for slow runs: the race
+// detector, a driver that emulates a device on the host.
+func TestBackendQuick(t *testing.T, b backend.Backend) {
+	testBackend(t, b, true)
+}
+
+func testBackend(t *testing.T, b backend.Backend, quick bool) {
 	prev := backend.SetThreads(4)
 	defer backend.SetThreads(prev)
 	t.Run("Identity", func(t *testing.T) {
@@ -33,16 +63,16 @@ func TestBackend(t *testing.T, b backend.Backend) {
 		}
 	})
 	suites := []typed{
-		&suite[float32]{b: b},
-		&suite[float64]{b: b},
-		&suite[int32]{b: b},
-		&suite[int64]{b: b},
-		&suite[uint32]{b: b},
-		&suite[uint64]{b: b},
-		&suite[int8]{b: b},
-		&suite[int16]{b: b},
-		&suite[uint8]{b: b},
-		&suite[uint16]{b: b},
+		&suite[float32]{b: b, quick: quick},
+		&suite[float64]{b: b, quick: quick},
+		&suite[int32]{b: b, quick: quick},
+		&suite[int64]{b: b, quick: quick},
+		&suite[uint32]{b: b, quick: quick},
+		&suite[uint64]{b: b, quick: quick},
+		&suite[int8]{b: b, quick: quick},
+		&suite[int16]{b: b, quick: quick},
+		&suite[uint8]{b: b, quick: quick},
+		&suite[uint16]{b: b, quick: quick},
 	}
 	tests := []struct {
 		name string
@@ -73,7 +103,7 @@ func TestBackend(t *testing.T, b backend.Backend) {
 			}
 		})
 	}
-	t.Run("ThreadIndependence", func(t *testing.T) { threadIndependence(t, b) })
+	t.Run("ThreadIndependence", func(t *testing.T) { threadIndependence(t, b, quick) })
 }
 
 // typed is the suite for one element type.
@@ -99,7 +129,22 @@ type typed interface {
 }
 
 type suite[T backend.Element] struct {
-	b backend.Backend
+	b     backend.Backend
+	quick bool // see TestBackendQuick
+}
+
+// sizes are the input lengths of the suite for T.
+func (s *suite[T]) sizes() []int {
+	if !s.quick || quickLarge(s.dtype()) {
+		return Sizes
+	}
+	var small []int
+	for _, n := range Sizes {
+		if n < largeSize {
+			small = append(small, n)
+		}
+	}
+	return small
 }
 
 func (s *suite[T]) dtype() backend.DType { return backend.DTypeOf[T]() }

@@ -16,7 +16,7 @@ func (s *suite[T]) fill(t *testing.T) {
 		negZero := T(math.Copysign(0, -1))
 		values = append(values, negZero, T(math.Inf(-1)), T(math.NaN()))
 	}
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		for _, v := range values {
 			x := s.upload(t, s.random(r, n))
 			s.b.Fill(x, backend.ScalarOf(v))
@@ -31,7 +31,7 @@ func (s *suite[T]) fill(t *testing.T) {
 }
 
 func (s *suite[T]) copy(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		src, dst := s.random(r, n), s.random(r, n)
 		d, x := s.upload(t, dst), s.upload(t, src)
@@ -44,7 +44,7 @@ func (s *suite[T]) copy(t *testing.T) {
 }
 
 func (s *suite[T]) scale(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		for _, a := range []T{0, 1, 2, s.one(r)} {
 			xh := s.random(r, n)
@@ -61,7 +61,7 @@ func (s *suite[T]) scale(t *testing.T) {
 }
 
 func (s *suite[T]) axpy(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		for _, a := range []T{0, 1, s.one(r), s.one(r)} {
 			xh, yh := s.random(r, n), s.random(r, n)
@@ -128,7 +128,7 @@ func checkAxpy[T backend.Element](t *testing.T, what string, a T, x, y, got []T)
 }
 
 func (s *suite[T]) axpby(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		coefs := [][2]T{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {s.one(r), s.one(r)}, {s.one(r), 1}}
 		xh, yh := s.random(r, n), s.random(r, n)
@@ -283,7 +283,7 @@ func (s *suite[T]) edge(x []T) []T {
 }
 
 func (s *suite[T]) binary(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		xh, dh := s.edge(s.random(r, n)), s.random(r, n)
 		yAny, yDiv := s.random(r, n), s.divisors(r, n)
@@ -325,7 +325,7 @@ func (s *suite[T]) binary(t *testing.T) {
 }
 
 func (s *suite[T]) binaryScalar(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		xh, dh := s.edge(s.random(r, n)), s.random(r, n)
 		for _, op := range ops {

@@ -11,7 +11,7 @@ import (
 // and device, also where the memory was used and freed before.
 func (s *suite[T]) alloc(t *testing.T) {
 	r := rng(t, 0)
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		buf, err := s.b.Alloc(s.dtype(), n)
 		if err != nil {
 			t.Fatalf("Alloc(%v, %d): %v", s.dtype(), n, err)
@@ -47,7 +47,7 @@ func (s *suite[T]) alloc(t *testing.T) {
 
 // copyHost checks that CopyFromHost then CopyToHost round-trips bitwise.
 func (s *suite[T]) copyHost(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		x := s.random(rng(t, n), n)
 		buf := s.upload(t, x)
 		checkSame(t, sizeName(n)+": round trip", s.download(t, buf), x)

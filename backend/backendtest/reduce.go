@@ -27,7 +27,7 @@ func (s *suite[T]) positive(r *rand.Rand, n int) []T {
 }
 
 func (s *suite[T]) sum(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		for _, x := range [][]T{s.random(r, n), s.positive(r, n), s.small(r, n)} {
 			b := s.upload(t, x)
@@ -56,7 +56,7 @@ func (s *suite[T]) checkSum(t *testing.T, what string, got backend.Scalar, x []T
 }
 
 func (s *suite[T]) dot(t *testing.T) {
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		for k, x := range [][]T{s.random(r, n), s.positive(r, n), s.small(r, n)} {
 			y := [][]T{s.random(r, n), s.positive(r, n), s.small(r, n)}[k]
@@ -150,7 +150,7 @@ func (s *suite[T]) arg(t *testing.T, max bool) {
 		s.checkArg(t, fmt.Sprintf("n=%d: %s of %s", len(x), name, what), i, v, x, max)
 		s.b.Free(b)
 	}
-	for _, n := range Sizes {
+	for _, n := range s.sizes() {
 		r := rng(t, n)
 		run("random elements", s.random(r, n))
 		run("elements with ties", s.small(r, n))
@@ -250,10 +250,13 @@ func (s *suite[T]) checkArg(t *testing.T, what string, i int, v backend.Scalar, 
 
 // threadIndependence checks that reductions of large inputs give bitwise
 // the same result for several thread budgets.
-func threadIndependence(t *testing.T, b backend.Backend) {
+func threadIndependence(t *testing.T, b backend.Backend, quick bool) {
 	prev := backend.SetThreads(1)
 	defer backend.SetThreads(prev)
-	const n = 1<<20 + 7
+	n := 1<<20 + 7
+	if quick {
+		n = 1<<18 + 5
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	x64, y64 := make([]float64, n), make([]float64, n)
 	x32 := make([]float32, n)

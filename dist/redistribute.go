@@ -13,7 +13,11 @@ import (
 // Redistribute returns a new array with x's elements laid out by l: another
 // split axis, other block sizes, or replicated. l must have x's shape and
 // rank count. Each rank sends every other rank the part of its block that
-// the other's new block covers, in one all-to-all. It is collective.
+// the other's new block covers, in one all-to-all (to a replicated layout,
+// one all-gather). Where no rank sends another anything (one rank, the same
+// layout, a replicated source) no MPI call is made; a failed allocation of
+// the packing buffers on one rank fails the call on every rank, before the
+// all-to-all. It is collective.
 //
 // A block on a device stays there: the parts are packed and unpacked on
 // the device (not at all where they are contiguous in the block, as with
@@ -37,69 +41,15 @@ func Redistribute[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err er
 			out.Free()
 		}
 	}()
-	me, p := x.comm.Rank(), x.comm.Size()
-	dStart, dShape := l.box(me)
-	if x.layout.axis == Replicated {
-		// Every rank already holds its new block: cut it out.
-		var runs []run
-		boxRuns(make([]int, len(l.shape)), l.shape, dStart, dShape, func(blockOff, packedOff, n int) {
-			runs = append(runs, run{block: blockOff, packed: packedOff, n: n})
-		})
-		// The new block, packed in row-major order, is the box's packing.
-		copyRuns(out.local, x.local, runs, false, "dist.Redistribute")
-		return out, nil
-	}
 	b := x.local.Backend()
-	if l.axis == Replicated {
+	if l.axis == Replicated && x.layout.axis != Replicated {
 		return out, replicate(x, out, b)
 	}
-	sStart, sShape := x.layout.box(me)
-	scounts, sdispls := make([]int, p), make([]int, p)
-	rcounts, rdispls := make([]int, p), make([]int, p)
-	var sruns, rruns []run
-	soff, roff := 0, 0
-	for r := 0; r < p; r++ {
-		st, sh := l.box(r)
-		is, ish, empty := intersect(sStart, sShape, st, sh)
-		scounts[r], sdispls[r] = prod(ish), soff
-		if !empty {
-			boxRuns(sStart, sShape, is, ish, func(blockOff, packedOff, n int) {
-				sruns = append(sruns, run{block: blockOff, packed: soff + packedOff, n: n})
-			})
-		}
-		soff += scounts[r]
-		rs, rsh := x.layout.box(r)
-		js, jsh, empty := intersect(rs, rsh, dStart, dShape)
-		rcounts[r], rdispls[r] = prod(jsh), roff
-		if !empty {
-			boxRuns(dStart, dShape, js, jsh, func(blockOff, packedOff, n int) {
-				rruns = append(rruns, run{block: blockOff, packed: roff + packedOff, n: n})
-			})
-		}
-		roff += rcounts[r]
-	}
-	send, err := packed(b, x.local, soff, sruns)
-	if err != nil {
-		return nil, err
-	}
-	if send != x.local {
-		defer send.Free()
-		copyRuns(send, x.local, sruns, false, "dist.Redistribute pack")
-	}
-	recv, err := packed(b, out.local, roff, rruns)
-	if err != nil {
-		return nil, err
-	}
-	if recv != out.local {
-		defer recv.Free()
-	}
-	if err := staging.Alltoallv(x.comm, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
-		return nil, err
-	}
-	if recv != out.local {
-		copyRuns(out.local, recv, rruns, true, "dist.Redistribute unpack")
-	}
-	return out, nil
+	// Every rank's block is one piece of the array's index space on both
+	// sides; a replicated source's pieces are local (each rank cuts its
+	// new block out of its own copy, without MPI).
+	m := move{send: layoutPieces(x.layout), recv: layoutPieces(l)}
+	return out, moveDo(m, x.comm, b, []*backend.Array[T]{x.local}, out.local, "dist.Redistribute")
 }
 
 // replicate gathers every rank's block of x into out's block, the whole

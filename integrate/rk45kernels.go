@@ -30,9 +30,9 @@ const (
 	rk45StRejected        // the step was rejected since the last acceptance
 	rk45StIasti           // Hairer's stiffness counters
 	rk45StNonsti
-	rk45StSteps    // accepted steps
-	rk45StRejects  // rejected steps
-	rk45StStiff    // the stiffness test fired (1)
+	rk45StSteps   // accepted steps
+	rk45StRejects // rejected steps
+	rk45StStiff   // the stiffness test fired (1)
 	rk45Fields
 )
 
@@ -182,7 +182,8 @@ extern "C" __global__ void rk45_stage(long long n, long long d, int stage,
 // rk45_control: with mode 1 the end of every running system's attempt
 // (error test, acceptance or rejection, the new step size, the stiffness
 // test, the stop), then with modes 0 and 1 the start of the next attempt
-// (h, habs, tnew); left[0] gets the number of systems still running.
+// (h, habs, tnew); mode 0 first makes every system a fresh one (the
+// start); left[0] gets the number of systems still running.
 extern "C" __global__ void rk45_control(long long n, long long d, int mode, double tbound, double direction,
 	double maxstep, long long maxsteps, int ignorestiff, const double *atol, const double *rtol,
 	double *t, double *habs, double *h, double *tnew, double *stiffat,
@@ -192,6 +193,14 @@ extern "C" __global__ void rk45_control(long long n, long long d, int mode, doub
 	unsigned long long running = 0;
 	for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < n; s += (long long)gridDim.x * blockDim.x) {
 		long long *r = st + s * RK45_NF;
+		if (mode == 0) {
+			// The start: a fresh system.
+			for (int j = 0; j < RK45_NF; j++) {
+				r[j] = 0;
+			}
+			r[1] = 1;
+			stiffat[s] = 0;
+		}
 		if (mode == 1 && r[0] == 0) {
 			double sum = 0;
 			for (long long c = 0; c < d; c++) {
@@ -442,6 +451,11 @@ func rk45ControlHost(c *kernels.HostCall) error {
 	var running int64
 	for s := 0; s < n; s++ {
 		r := st[s*rk45Fields : (s+1)*rk45Fields]
+		if mode == 0 {
+			// The start: a fresh system (batch.load).
+			clear(r)
+			r[rk45StFresh], stiffAt[s] = 1, 0
+		}
 		if mode == 1 && r[rk45StStatus] == rk45Running {
 			var sum float64
 			for i := s * d; i < (s+1)*d; i++ {
@@ -687,7 +701,7 @@ func rk45CaseArgs(kernel string, b backend.Backend, n, d int) ([]kernels.Arg, ke
 	if e != nil {
 		return nil, cfg, e
 	}
-	return []kernels.Arg{kernels.Int(n), kernels.Int(d), kernels.Scalar(int32(1)), kernels.Float(6), kernels.Float(1), kernels.Float(1.5),
+	return []kernels.Arg{kernels.Int(n), kernels.Int(d), kernels.Scalar(int32(n % 2)), kernels.Float(6), kernels.Float(1), kernels.Float(1.5),
 		kernels.Int(12), kernels.Scalar(int32(n % 2)), kernels.Array(atol), kernels.Array(rtol),
 		kernels.Array(t), kernels.Array(hAbs), kernels.Array(h), kernels.Array(tNew), kernels.Array(stiffAt),
 		kernels.Array(y), kernels.Array(ynew), kernels.Array(yold), kernels.Array(k), kernels.Array(st), kernels.Array(left)}, cfg, err

@@ -310,13 +310,20 @@ extern "C" __global__ void rk45_control(long long n, long long d, int mode, doub
 		tnew[s] = tn;
 		running++;
 	}
-	// The count of running systems: a sum over each warp, one atomic add
-	// per warp (integers: the same total in any order).
-	for (int o = 16; o > 0; o >>= 1) {
-		running += __shfl_down_sync(0xffffffffu, running, o);
+	// The count of running systems: a sum over the block in a tree in
+	// shared memory (any block size up to 1024), one atomic add per block
+	// (integers: the same total in any order).
+	__shared__ unsigned long long part[1024];
+	part[threadIdx.x] = running;
+	__syncthreads();
+	for (unsigned int w = 1; w < blockDim.x; w *= 2) {
+		if (threadIdx.x % (2 * w) == 0 && threadIdx.x + w < blockDim.x) {
+			part[threadIdx.x] += part[threadIdx.x + w];
+		}
+		__syncthreads();
 	}
-	if ((threadIdx.x & 31) == 0 && running != 0) {
-		atomicAdd((unsigned long long *)left, running);
+	if (threadIdx.x == 0 && part[0] != 0) {
+		atomicAdd((unsigned long long *)left, part[0]);
 	}
 }
 `

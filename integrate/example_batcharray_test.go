@@ -67,12 +67,12 @@ func ExampleSolveIVPBatchArray() {
 	for s := 0; s < n; s++ {
 		drift = max(drift, math.Abs(v(c[s], y[2*s], y[2*s+1])-v(c[s], y0[2*s], y0[2*s+1])))
 	}
+	// SciPy's solve_ivp(method="RK45", rtol=1e-9, atol=1e-12) gives these
+	// values, in as many steps.
 	for _, s := range []int{0, 1, 999} {
 		fmt.Printf("system %d: x = %.6f, y = %.6f in %d steps\n", s, y[2*s], y[2*s+1], res.Steps[s])
 	}
 	fmt.Println("invariant kept to 1e-7:", drift < 1e-7)
-	// (SciPy's solve_ivp(method="RK45", rtol=1e-9, atol=1e-12) gives these
-	// values, in as many steps.)
 	// Output:
 	// system 0: x = 3.619152, y = 1.701066 in 150 steps
 	// system 1: x = 1.049810, y = 1.735227 in 149 steps

@@ -1,8 +1,8 @@
 // Package integrate is SciPy's scipy.integrate in Go: adaptive quadrature
 // (Quad, QuadBatch) and initial value problems (SolveIVP, SolveIVPBatch,
-// SolveIVPIndexed, SolveIVPDist), with SciPy 1.10's algorithms, defaults
-// and contracts, and batched and distributed forms that SciPy does not
-// have.
+// SolveIVPIndexed, SolveIVPBatchArray, SolveIVPBatchDist, SolveIVPDist),
+// with SciPy 1.10's algorithms, defaults and contracts, and batched and
+// distributed forms that SciPy does not have.
 //
 // # Quadrature
 //

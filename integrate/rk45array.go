@@ -172,7 +172,7 @@ func solveBatchArray(f ArrayODEFunc, nsys, dim int, t0, tf float64, y0 *backend.
 			a.Free()
 		}
 		if err != nil {
-			res.Free()
+			y.Free()
 			res = nil
 		}
 	}()

@@ -259,8 +259,31 @@ func TestSolveIVPBatchArrayFuse(t *testing.T) {
 	}
 }
 
+// TestSolveIVPBatchArrayEmptySystems: systems of no equations go to the
+// end in one step each, as in SolveIVPBatch.
+func TestSolveIVPBatchArrayEmptySystems(t *testing.T) {
+	for _, be := range []backend.Backend{backend.Current(), fakedev.Default} {
+		y0, err := backend.NewOn[float64](be, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []IVPOptions{{Method: RK45}, {Method: RK45, MaxStep: 0.3}} {
+			want, werr := SolveIVPBatch(func(t, y, dy []float64) {}, 3, 0, 0, 1, nil, &o)
+			got, err := SolveIVPBatchArray(func(t, y, dy *backend.Array[float64]) error { return nil }, 3, 0, 0, 1, y0, &o)
+			if err != nil || werr != nil {
+				t.Fatalf("%v: %v, host batch %v", be.Device(), err, werr)
+			}
+			if err := sameBatch(want, 0, 0, nil, got); err != nil || got.Calls != want.Calls || got.Steps[0] == 0 {
+				t.Errorf("%v, MaxStep %g: %v; %d calls, host batch %d; %d steps", be.Device(), o.MaxStep, err, got.Calls, want.Calls, got.Steps[0])
+			}
+			got.Free()
+		}
+		y0.Free()
+	}
+}
+
 // TestSolveIVPBatchArrayErrors: an error of f stops the batch with no
-// result, and bad arguments panic.
+// result (and frees what it made), and bad arguments panic.
 func TestSolveIVPBatchArrayErrors(t *testing.T) {
 	y0 := backend.Wrap([]float64{1, 2, 3, 4})
 	boom := errors.New("boom")
@@ -272,10 +295,16 @@ func TestSolveIVPBatchArrayErrors(t *testing.T) {
 		backend.Copy(dy, y)
 		return nil
 	}
-	res, err := SolveIVPBatchArray(f, 2, 2, 0, 1, y0, &IVPOptions{Method: RK45})
+	y0d := onDevice(t, y0.Data(), fakedev.Default)
+	before := fakedev.Stats()
+	res, err := SolveIVPBatchArray(f, 2, 2, 0, 1, y0d, &IVPOptions{Method: RK45})
 	if res != nil || !errors.Is(err, boom) {
 		t.Errorf("f's error: %v, %v", res, err)
 	}
+	if st := fakedev.Stats().Sub(before); st.Allocs != st.Frees {
+		t.Errorf("%d arrays made and %d freed", st.Allocs, st.Frees)
+	}
+	y0d.Free()
 	ok := func(tv, y, dy *backend.Array[float64]) error { return nil }
 	for name, call := range map[string]func(){
 		"length":  func() { SolveIVPBatchArray(ok, 3, 2, 0, 1, y0, &IVPOptions{Method: RK45}) },

@@ -86,7 +86,11 @@ func (r *ArrayBatchResult) Free() {
 // and AbsTols have length dim. A system fails as in SolveIVPBatch (a step
 // under the minimum, a non-finite error estimate, stiffness unless
 // IgnoreStiffness, MaxSteps), reported in its Status and Err. It does not
-// communicate (see SolveIVPBatchDist). y0 is not modified. The error joins
+// communicate (see SolveIVPBatchDist). y0 is not modified. On the CPU
+// backend it runs the kernels' host implementations, one thread, slower
+// than SolveIVPBatch (10^4 damped oscillators: 1.8 s against 1.2 s, and
+// 0.5 s for SolveIVPIndexed, on a loaded machine): there SolveIVPIndexed
+// is the fast form. The error joins
 // the systems' errors, with the result; an error of f or the device is
 // returned with a nil result.
 func SolveIVPBatchArray(f ArrayODEFunc, nsys, dim int, t0, tf float64, y0 *backend.Array[float64], opts *IVPOptions) (*ArrayBatchResult, error) {

@@ -1,8 +1,8 @@
 // Package integrate is SciPy's scipy.integrate in Go: adaptive quadrature
 // (Quad, QuadBatch) and initial value problems (SolveIVP, SolveIVPBatch,
-// SolveIVPIndexed, SolveIVPDist), with SciPy 1.10's algorithms, defaults
-// and contracts, and batched and distributed forms that SciPy does not
-// have.
+// SolveIVPIndexed, SolveIVPBatchArray, SolveIVPBatchDist, SolveIVPDist),
+// with SciPy 1.10's algorithms, defaults and contracts, and batched and
+// distributed forms that SciPy does not have.
 //
 // # Quadrature
 //
@@ -86,6 +86,25 @@
 // place going to the next one, with the same bits per system; on the CPU
 // it is the fast form (xpmpi bench's W10).
 //
+// SolveIVPBatchArray is that RK45 batch with the state on a device (a
+// backend.Array of nsys*dim values: the host, the fake device of
+// backend/fakedev, CUDA) and the right-hand side an ArrayODEFunc that
+// computes there (a kernels.Kernel, a fused expression of kernels/fuse):
+// every attempted step is six calls of it for all systems, six launches
+// of the kernel rk45_stage (the stages' arguments) and one of
+// rk45_control (each system's error test, acceptance, new step size,
+// stiffness test and stop), kernels of the kernels catalog with one
+// thread per system, a host implementation and CUDA source; the host
+// reads back one number per step, the count of systems still running.
+// The arithmetic is the lockstep batch's, in the same order (no
+// multiply-adds, powMinusFifth in both), so every system gets
+// SolveIVPBatch's steps and bits: tested on the CPU backend, the fake
+// device, and backend/cuda's fake driver running the CUDA source compiled
+// as C++; no GPU has run it. SolveIVPBatchDist is the same over a dist
+// array of shape (nsys, dim) split by systems: each rank integrates its
+// block on its own, one allreduce counts the failures at the end, and the
+// bits are the same at every rank count.
+//
 // SolveIVPDist integrates one large system whose state is a dist.Array (a
 // method of lines) with RK45. The error norm is reduced across ranks
 // exactly, in integer bins, so the steps and the results are the same, bit
@@ -100,8 +119,10 @@
 // Jacobian function in the batch (it uses finite differences); events,
 // Dense and an implicit method in the distributed form (a stiff problem
 // stops there with ErrStiff); on a device, everything but QuadBatchArray's
-// node evaluation: the bookkeeping of QuadBatchArray, and the callbacks and
-// the state of SolveIVP, SolveIVPBatch, SolveIVPIndexed and SolveIVPDist,
-// are on the host (SolveIVPBatch's one call per round is where a kernel
-// would go).
+// node evaluation and SolveIVPBatchArray's RK45: the bookkeeping of
+// QuadBatchArray, and the callbacks and the state of SolveIVP,
+// SolveIVPBatch, SolveIVPIndexed and SolveIVPDist, are on the host;
+// SolveIVPBatchArray has no TEval, events, dense output or Radau, and its
+// initial steps end on the host (Hairer's choice takes a math.Pow, whose
+// bits a GPU's pow need not give: n values there and back, once).
 package integrate

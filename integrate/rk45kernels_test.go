@@ -1,0 +1,35 @@
+package integrate
+
+import (
+	"testing"
+
+	"github.com/xpmpi/xpmpi/kernels"
+	"github.com/xpmpi/xpmpi/kernels/kerneltest"
+)
+
+// TestRK45KernelsParity runs the parity cases of SolveIVPBatchArray's
+// kernels on the host and on the device (the fake device without a GPU),
+// and checks that they are in the catalog.
+func TestRK45KernelsParity(t *testing.T) {
+	for _, k := range []*kernels.Kernel{rk45InitKernel, rk45StageKernel, rk45ControlKernel} {
+		if c, ok := kernels.Lookup(k.Name()); !ok || c != k {
+			t.Errorf("%s is not in kernels.Default", k.Name())
+		}
+		t.Run(k.Name(), func(t *testing.T) { kerneltest.Parity(t, k) })
+	}
+}
+
+// TestRK45KernelsCompile compiles the kernels' CUDA source with NVRTC
+// (skipped without it).
+func TestRK45KernelsCompile(t *testing.T) {
+	if _, _, err := kernels.NVRTC(); err != nil {
+		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
+	}
+	for _, k := range []*kernels.Kernel{rk45InitKernel, rk45StageKernel, rk45ControlKernel} {
+		for _, v := range k.Variants() {
+			if _, err := k.CompilePTX(v); err != nil {
+				t.Errorf("%s: %v", k.Name(), err)
+			}
+		}
+	}
+}

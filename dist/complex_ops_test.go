@@ -90,6 +90,8 @@ func realOnly(op string, bufs ...backend.Buffer) {
 
 func (c cudaLike) fd() *fakedev.Backend { return c.Backend.(*fakedev.Backend) }
 
+func (cudaLike) Name() string { return "cudalike" }
+
 func (c cudaLike) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
 	realOnly("Compare", x, y)
 	c.fd().Compare(op, mask, x, y)

@@ -209,10 +209,11 @@ func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error
 
 // ProdAxis returns the products along axis: an array with that axis
 // removed, laid out as SumAxis's result. The products are taken in x's
-// type in the order of the axis, and across ranks, when axis is the split
-// axis, the ranks' partial products are multiplied in rank order: the
-// result is the last slice of Cumprod's along that axis, bit for bit.
-// Integers wrap (NumPy's prod of int32 and uint32 gives int64 and uint64
+// type in the order of the axis (from 1: ((1*x0)*x1)...), and, when axis
+// is the split axis, the ranks' partial products are multiplied in rank
+// order, so that floating-point results can differ in the last bits from
+// NumPy's single running product, and from the last slice of Cumprod's,
+// from the second rank on. Integers wrap (NumPy's prod of int32 and uint32 gives int64 and uint64
 // instead); the product along an empty axis is 1. It takes complex arrays
 // too, with Cumprod's complex multiplication; a complex block on CUDA is
 // reduced on a host copy and the result copied back (recorded). An array

@@ -8,15 +8,20 @@ package backend
 //
 // The CPU backend, the fake device and CUDA implement it (CUDA for the
 // real types); a backend that does not has the block copied to the host
-// for the reduction, recorded as the copy it is.
+// for the reduction, recorded as the copy it is, and so has a complex
+// block on a backend that is not also a ComplexArith. ExtremeAxis and
+// CombineExtremes take the real (ordered) types only.
 type AxisReducer interface {
 	// SumAxis sets dst[i][j] to the sum over k of src[i][k][j], or of its
 	// square if squares. For floating-point src, dst is a Float64 buffer
 	// and the sum is taken in float64 in the order of k; for integers, dst
-	// has src's type and the sum wraps.
+	// has src's type and the sum wraps. For complex src (on a backend that
+	// is also a ComplexArith; squares is then false), dst is a Complex128
+	// buffer and each part is summed in float64 in the order of k.
 	SumAxis(dst, src Buffer, pre, n, post int, squares bool)
 	// CastSums sets dst (floating-point) to the float64 sums of acc, or to
-	// their square roots if sqrt.
+	// their square roots if sqrt; a complex dst to the Complex128 sums of
+	// acc rounded to its type (sqrt false).
 	CastSums(dst, acc Buffer, sqrt bool)
 	// ExtremeAxis sets vals[i][j] (src's type) and idx[i][j] (Int64) to
 	// the first smallest (largest, if max) of src[i][k][j] over k and

@@ -9,16 +9,19 @@ import "fmt"
 // so that a block of columns of a larger matrix is a matrix too: the
 // buffer starts at its first element.
 //
-// The CPU backend and the fake device implement it; a backend that does
-// not (CUDA, until a device kernel or cuBLAS binding exists) has the blocks
-// copied to the host for the product, recorded as the copies they are.
+// The CPU backend and the fake device implement it, for every element type
+// (complex64 and complex128 included); a backend that does not (CUDA,
+// until a device kernel or cuBLAS binding exists) has the blocks copied to
+// the host for the product, recorded as the copies they are. Complex
+// buffers are passed only to a GEMM that is also a ComplexArith: dist
+// multiplies complex blocks of another on host copies, recorded.
 type GEMM interface {
 	// Gemm sets the m x n matrix C to A*B, or to C + A*B if accumulate,
 	// where A is m x k and B is k x n, with leading dimensions lda, ldb and
 	// ldc. The three buffers have one element type and do not overlap.
 	// With k == 0, C is set to zero (left alone if accumulate); m == 0 or
-	// n == 0 does nothing. Floating-point products follow the backend's
-	// order of summation; integer products wrap.
+	// n == 0 does nothing. Floating-point and complex products follow the
+	// backend's order of summation; integer products wrap.
 	Gemm(c, a, b Buffer, m, n, k, lda, ldb, ldc int, accumulate bool)
 }
 

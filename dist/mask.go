@@ -141,17 +141,19 @@ func newMask[T backend.Element](x *Array[T], f func(cc *convCall, m backend.Buff
 }
 
 // Where sets dst[i] to a[i] where mask[i] is nonzero and to b[i] elsewhere
-// (NumPy's where(mask, a, b)); dst may be a or b. The arrays and the mask
-// must have one layout and their blocks one device. It needs no
-// communication and is not collective: an error (of a host copy, on a
-// backend that cannot select on its device) is this rank's.
-func Where[T backend.Element](dst *Array[T], mask *Array[uint8], a, b *Array[T]) error {
+// (NumPy's where(mask, a, b)); dst may be a or b. It takes every element
+// type, complex included. The arrays and the mask must have one layout and
+// their blocks one device. It needs no communication and is not
+// collective: an error (of a host copy, on a backend that cannot select on
+// its device, or of complex arrays on CUDA, whose Converter kernels are
+// real-only) is this rank's.
+func Where[T backend.Numeric](dst *Array[T], mask *Array[uint8], a, b *Array[T]) error {
 	sameLayout("Where", dst, a, b)
 	sameMaskLayout("Where", dst, mask)
 	for _, d := range []backend.Device{mask.local.Device(), a.local.Device(), b.local.Device()} {
 		sameBlockDevice("Where", dst.local.Device(), d)
 	}
-	cc := newConvCall(dst.local.Backend(), false)
+	cc := newConvCall(dst.local.Backend(), isComplex[T]())
 	mb, err := input(cc, mask.local)
 	if err != nil {
 		return err
@@ -170,19 +172,20 @@ func Where[T backend.Element](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 
 // Compact returns a new 1-D array, split evenly along its one axis, of the
 // elements of x whose mask element is nonzero, in x's global row-major
-// order (NumPy's x[mask]). mask must have x's layout and device; the
-// result is on x's device, empty where no mask element is set. It is
-// collective.
+// order (NumPy's x[mask]). It takes every element type, complex included.
+// mask must have x's layout and device; the result is on x's device, empty
+// where no mask element is set. It is collective.
 //
 // Each rank compacts its own block (on the device where the backend is a
 // backend.Converter), the ranks' counts are gathered (one small
 // all-gather, from which every rank knows its offset, the total, and what
 // it sends to and receives from every other rank), and one all-to-all
 // moves the elements to their owners, through package staging for device
-// blocks. An array whose row-major order is not its blocks' order (split
+// blocks (complex blocks on CUDA are compacted on host copies, recorded).
+// An array whose row-major order is not its blocks' order (split
 // along another axis than 0, or replicated) is first redistributed to a
 // split along axis 0.
-func Compact[T backend.Element](x *Array[T], mask *Array[uint8]) (_ *Array[T], err error) {
+func Compact[T backend.Numeric](x *Array[T], mask *Array[uint8]) (_ *Array[T], err error) {
 	sameMaskLayout("Compact", x, mask)
 	sameBlockDevice("Compact", x.local.Device(), mask.local.Device())
 	if err := check("Compact", x); err != nil {
@@ -261,8 +264,8 @@ func Compact[T backend.Element](x *Array[T], mask *Array[uint8]) (_ *Array[T], e
 // compress sets the first elements of dst (x's length) to the elements of
 // x whose mask is set, in order, and returns their count: on the device
 // where the backend is a backend.Converter, else on host copies.
-func compress[T backend.Element](dst, x *backend.Array[T], mask *backend.Array[uint8]) (int, error) {
-	cc := newConvCall(x.Backend(), false)
+func compress[T backend.Numeric](dst, x *backend.Array[T], mask *backend.Array[uint8]) (int, error) {
+	cc := newConvCall(x.Backend(), isComplex[T]())
 	xb, err := input(cc, x)
 	if err != nil {
 		return 0, err
@@ -276,7 +279,7 @@ func compress[T backend.Element](dst, x *backend.Array[T], mask *backend.Array[u
 }
 
 // sameMaskLayout panics unless mask has x's layout and communicator.
-func sameMaskLayout[T backend.Element](op string, x *Array[T], mask *Array[uint8]) {
+func sameMaskLayout[T backend.Numeric](op string, x *Array[T], mask *Array[uint8]) {
 	if !x.layout.Equal(mask.layout) {
 		panic(fmt.Sprintf("dist: %s: layouts differ: %v and the mask's %v", op, x.layout, mask.layout))
 	}

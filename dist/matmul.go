@@ -120,7 +120,15 @@ func (o MatMulOptions) panelWidth() int {
 // the order of the sums, so results may differ in the last bits with the
 // number of ranks.
 // Integer products are exact, wrapping as Go's arithmetic does.
-func MatMul[T backend.Element](a, b *Array[T]) (*Array[T], error) {
+//
+// Complex matrices (complex64, complex128) are multiplied alike, with the
+// CPU backend's complex GEMM (OpenBLAS's cblas_cgemm and cblas_zgemm, or
+// gonum's Cgemm and Zgemm) or the fake device's; the tests hold each part
+// of each element to within 4k·ε·(|a||b|)ij of NumPy's a @ b, ε the unit
+// roundoff of the part type. Complex blocks on a backend whose GEMM is
+// real-only (CUDA) are multiplied on host copies, recorded. MatVec and
+// MatMulInto take complex arrays too.
+func MatMul[T backend.Numeric](a, b *Array[T]) (*Array[T], error) {
 	return MatMulWithOptions(a, b, MatMulOptions{})
 }
 
@@ -141,7 +149,7 @@ func MatMul[T backend.Element](a, b *Array[T]) (*Array[T], error) {
 // p steps would, and uses the ring above it, where the memory does and
 // the overlap hides the transfers. The choice depends on the global
 // shapes only, so every rank makes the same one.
-func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *Array[T], err error) {
+func MatMulWithOptions[T backend.Numeric](a, b *Array[T], o MatMulOptions) (_ *Array[T], err error) {
 	ol := matmulLayout(a, b, o)
 	if err := check("MatMul", a, mpi.Arg{Name: "b layout", Value: b.layout.hash(), Text: b.layout.String()},
 		mpi.Arg{Name: "method", Value: int64(o.Method), Text: o.Method.String()}); err != nil {
@@ -160,7 +168,7 @@ func MatMulWithOptions[T backend.Element](a, b *Array[T], o MatMulOptions) (_ *A
 
 // matmulLayout returns the layout of a*b, panicking on operands MatMul
 // does not take.
-func matmulLayout[T backend.Element](a, b *Array[T], o MatMulOptions) Layout {
+func matmulLayout[T backend.Numeric](a, b *Array[T], o MatMulOptions) Layout {
 	if len(a.layout.shape) != 2 || len(b.layout.shape) != 2 {
 		panic(fmt.Sprintf("dist: MatMul of shapes %v and %v: both must be 2-D", a.layout.shape, b.layout.shape))
 	}
@@ -195,13 +203,13 @@ func matmulLayout[T backend.Element](a, b *Array[T], o MatMulOptions) Layout {
 // be neither a nor b. Nothing the size of c is allocated, so that a loop
 // of products allocates only what the method needs for b's blocks in
 // transit (see MatMulWithOptions). It is collective.
-func MatMulInto[T backend.Element](c, a, b *Array[T]) error {
+func MatMulInto[T backend.Numeric](c, a, b *Array[T]) error {
 	return MatMulIntoWithOptions(c, a, b, MatMulOptions{})
 }
 
 // MatMulIntoWithOptions is MatMulInto with MatMulWithOptions's options.
 // It is collective; every rank must pass the same options.
-func MatMulIntoWithOptions[T backend.Element](c, a, b *Array[T], o MatMulOptions) error {
+func MatMulIntoWithOptions[T backend.Numeric](c, a, b *Array[T], o MatMulOptions) error {
 	ol := matmulLayout(a, b, o)
 	if !c.layout.Equal(ol) {
 		panic(fmt.Sprintf("dist: MatMulInto a result of %v: the product of a %v by b %v has %v", c.layout, a.layout, b.layout, ol))
@@ -218,7 +226,7 @@ func MatMulIntoWithOptions[T backend.Element](c, a, b *Array[T], o MatMulOptions
 }
 
 // matmulInto computes a*b into out, whose layout matmulLayout checked.
-func matmulInto[T backend.Element](out, a, b *Array[T], o MatMulOptions) error {
+func matmulInto[T backend.Numeric](out, a, b *Array[T], o MatMulOptions) error {
 	m, k, n := a.layout.shape[0], a.layout.shape[1], b.layout.shape[1]
 	ab, bb, g, err := gemmBlocks(a.local, b.local)
 	if err != nil {
@@ -269,7 +277,7 @@ func matmulInto[T backend.Element](out, a, b *Array[T], o MatMulOptions) error {
 // by x on the device (backend.GEMM), or on host copies as MatMul does. The
 // result, of length m, is split with a's block sizes, or replicated if a
 // is. It is collective. Tolerances are MatMul's; other shapes panic.
-func MatVec[T backend.Element](a, x *Array[T]) (_ *Array[T], err error) {
+func MatVec[T backend.Numeric](a, x *Array[T]) (_ *Array[T], err error) {
 	if len(a.layout.shape) != 2 || len(x.layout.shape) != 1 {
 		panic(fmt.Sprintf("dist: MatVec of shapes %v and %v: a matrix and a vector", a.layout.shape, x.layout.shape))
 	}
@@ -332,7 +340,7 @@ func MatVec[T backend.Element](a, x *Array[T]) (_ *Array[T], err error) {
 }
 
 // sameCommDevice panics unless a and b share a communicator and a device.
-func sameCommDevice[T backend.Element](op string, a, b *Array[T]) {
+func sameCommDevice[T backend.Numeric](op string, a, b *Array[T]) {
 	if a.comm != b.comm {
 		panic(fmt.Sprintf("dist: %s: arrays on different communicators", op))
 	}
@@ -343,9 +351,11 @@ func sameCommDevice[T backend.Element](op string, a, b *Array[T]) {
 
 // gemmBlocks returns a's and b's blocks on a backend that multiplies
 // matrices (backend.GEMM): the blocks themselves, or, on a backend that
-// cannot, host copies (recorded), with the CPU backend.
-func gemmBlocks[T backend.Element](a, b *backend.Array[T]) (ab, bb *backend.Array[T], g backend.GEMM, err error) {
-	if g, ok := a.Backend().(backend.GEMM); ok {
+// cannot, host copies (recorded), with the CPU backend. Complex blocks
+// count as ones the backend cannot multiply unless the backend is also a
+// backend.ComplexArith (a CUDA GEMM is real-only).
+func gemmBlocks[T backend.Numeric](a, b *backend.Array[T]) (ab, bb *backend.Array[T], g backend.GEMM, err error) {
+	if g, ok := a.Backend().(backend.GEMM); ok && complexKernels[T](a.Backend()) {
 		return a, b, g, nil
 	}
 	host := func(x *backend.Array[T]) (*backend.Array[T], error) {
@@ -366,7 +376,7 @@ func gemmBlocks[T backend.Element](a, b *backend.Array[T]) (ab, bb *backend.Arra
 // resultOn returns the array the product is computed into: out's block
 // when the blocks are on its backend, else a new array on the blocks'
 // backend (the host) that copyResult copies into out.
-func resultOn[T backend.Element](out, blocks *backend.Array[T]) (*backend.Array[T], error) {
+func resultOn[T backend.Numeric](out, blocks *backend.Array[T]) (*backend.Array[T], error) {
 	if blocks.Backend() == out.Backend() {
 		return out, nil
 	}
@@ -374,7 +384,7 @@ func resultOn[T backend.Element](out, blocks *backend.Array[T]) (*backend.Array[
 }
 
 // copyResult copies res to out (recorded) unless they are one array.
-func copyResult[T backend.Element](out, res *backend.Array[T]) error {
+func copyResult[T backend.Numeric](out, res *backend.Array[T]) error {
 	if res == out || out.Len() == 0 {
 		return nil
 	}
@@ -384,7 +394,7 @@ func copyResult[T backend.Element](out, res *backend.Array[T]) error {
 // panelProduct multiplies this rank's rows of a (mr x k, on g's backend)
 // by a b split on axis 0 or 1 (layout bl), one block of b at a time, into
 // res (mr x n).
-type panelProduct[T backend.Element] struct {
+type panelProduct[T backend.Numeric] struct {
 	c   mpi.Comm
 	g   backend.GEMM
 	a   *backend.Array[T]

@@ -50,3 +50,34 @@ func ExampleMatMulInto() {
 	// Output:
 	// true [2 5 4 11 6 17]
 }
+
+func ExampleMatMul_complex() {
+	world := mpi.World()
+	// Complex matrices multiply as real ones do (NumPy's a @ b, no
+	// conjugation): a = [[1, i], [2, 1-i]] by rows, b = [[i], [1]]
+	// replicated.
+	a, _ := dist.FromFunc(world, []int{2, 2}, func(idx []int) complex128 {
+		return [][]complex128{{1, 1i}, {2, 1 - 1i}}[idx[0]][idx[1]]
+	})
+	b, _ := dist.FromFunc(world, []int{2, 1}, func(idx []int) complex128 { return []complex128{1i, 1}[idx[0]] },
+		dist.SplitAxis(dist.Replicated))
+	c, err := dist.MatMul(a, b)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	all, _ := dist.Allgather(c)
+	// The row sums of a, and NumPy's where(mask, a, conj(a)).
+	s, _ := dist.SumAxis(a, 1)
+	sums, _ := dist.Allgather(s)
+	mask, _ := dist.FromFunc(world, []int{2, 2}, func(idx []int) uint8 { return uint8(idx[1]) })
+	conj, _ := dist.ZerosLike(a)
+	dist.Conj(conj, a)
+	dist.Where(conj, mask, a, conj)
+	w, _ := dist.Allgather(conj)
+	fmt.Println(all, sums)
+	fmt.Println(w)
+	// Output:
+	// [(0+2i) (1+1i)] [(1+1i) (3-1i)]
+	// [(1-0i) (0+1i) (2-0i) (1-1i)]
+}

@@ -72,7 +72,7 @@ func summaPanels(astarts, bstarts []int, w int) []summaPanel {
 // each grid column, and every rank adds the product of the two panels to
 // its block. ab and bb are this rank's blocks of a and b on g's backend.
 // It is collective.
-func summa[T backend.Element](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.Array[T], al, bl Layout, w int) (err error) {
+func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.Array[T], al, bl Layout, w int) (err error) {
 	me := c.Rank()
 	pr, pc := al.grid[0], al.grid[1]
 	i, j := me/pc, me%pc

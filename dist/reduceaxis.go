@@ -45,7 +45,17 @@ func combined(l Layout, axis int) bool { return l.axis == axis }
 // first of equals; axis 0 for a 1-D array), and the result is laid out as
 // for that layout. The other axis reductions (NormAxis, DotAxis, MinAxis,
 // MaxAxis, ArgminAxis, ArgmaxAxis) do the same.
-func SumAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+//
+// Floating-point sums are taken in float64 in the order of the axis (and
+// across ranks, when axis is the split axis, in rank order), then rounded
+// to T; integer sums wrap in T. It takes complex arrays too: each part
+// summed in float64 as a float's, rounded to T (NumPy sums complex64 in
+// complex64, pairwise, so its results can differ in the last bits). A
+// complex block on CUDA, whose kernels are real-only, is reduced on a
+// host copy and the result copied back (recorded). MinAxis, MaxAxis,
+// ArgminAxis and ArgmaxAxis take the real (ordered) types only. It is
+// collective.
+func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }
 
@@ -54,8 +64,10 @@ func NormAxis[T backend.Float](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, true)
 }
 
-// DotAxis returns the sums of x*y along axis.
-func DotAxis[T backend.Element](x, y *Array[T], axis int) (*Array[T], error) {
+// DotAxis returns the sums of x*y along axis, summed as SumAxis's. For
+// complex arrays x is not conjugated (numpy.sum(x*y, axis)). It is
+// collective.
+func DotAxis[T backend.Numeric](x, y *Array[T], axis int) (*Array[T], error) {
 	sameLayout("DotAxis", x, y)
 	xy, err := ZerosLike(x)
 	if err != nil {
@@ -66,12 +78,23 @@ func DotAxis[T backend.Element](x, y *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(xy, axis, false)
 }
 
-func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], err error) {
-	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}); err != nil {
+// offGridAny is offGrid of any element type.
+func offGridAny[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	return Redistribute(x, NewLayout(x.layout.shape, x.layout.offGridAxis(axis), x.layout.ranks))
+}
+
+func sumAxis[T backend.Numeric](x *Array[T], axis int, norm bool) (_ *Array[T], err error) {
+	return sumAxisMean(x, axis, norm, false)
+}
+
+// sumAxisMean is SumAxis (NormAxis if norm), or, if mean (complex x
+// only), MeanAxisComplex.
+func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *Array[T], err error) {
+	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}, mpi.Arg{Name: "mean", Value: b2i(mean)}); err != nil {
 		return nil, err
 	}
 	if x.layout.axis == Grid {
-		y, err := offGrid(x, axis)
+		y, err := offGridAny(x, axis)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +127,26 @@ func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], 
 		}
 		defer res.Free()
 	}
-	if backend.DTypeOf[T]().IsFloat() {
+	if isComplex[T]() {
+		acc, err := backend.NewOn[complex128](b, m)
+		if err != nil {
+			return nil, err
+		}
+		defer acc.Free()
+		r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, false)
+		if combined(x.layout, axis) {
+			if err := staging.Allreduce(x.comm, acc, mpi.Sum); err != nil {
+				return nil, err
+			}
+		}
+		if m > 0 {
+			if mean {
+				// NumPy's division of a complex by a real: times 1/N.
+				backend.Scale(complex(1/float64(x.layout.shape[axis]), 0), acc)
+			}
+			r.CastSums(res.Buffer(), acc.Buffer(), false)
+		}
+	} else if backend.DTypeOf[T]().IsFloat() {
 		acc, err := backend.NewOn[float64](b, m)
 		if err != nil {
 			return nil, err
@@ -137,9 +179,11 @@ func sumAxis[T backend.Element](x *Array[T], axis int, norm bool) (_ *Array[T], 
 
 // axisBlock returns x's block on a backend that reduces along an axis
 // (backend.AxisReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend.
-func axisBlock[T backend.Element](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
-	if r, ok := x.local.Backend().(backend.AxisReducer); ok {
+// a host copy (recorded), with the CPU backend. A complex block counts as
+// one the backend cannot reduce unless the backend is also a
+// backend.ComplexArith.
+func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
+	if r, ok := x.local.Backend().(backend.AxisReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil
 	}
 	h := backend.Wrap([]T{})
@@ -149,6 +193,96 @@ func axisBlock[T backend.Element](x *Array[T]) (block *backend.Array[T], r backe
 		}
 	}
 	return h, h.Backend().(backend.AxisReducer), nil
+}
+
+// MeanAxisComplex returns the means along axis of a complex array, in its
+// type (as NumPy's mean of complex64 and complex128 arrays): SumAxis's
+// sums in float64 parts, multiplied by 1/N (N the length of the axis, as
+// NumPy's division of a complex by a real computes it) and rounded to T,
+// laid out as SumAxis's result. The mean along an empty axis is NaN+NaNi,
+// as NumPy's. MeanAxis takes the real types and returns float64; it
+// cannot take complex ones without changing its result type, hence this
+// twin. It is collective.
+func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error) {
+	return sumAxisMean(x, axis, false, true)
+}
+
+// ProdAxis returns the products along axis: an array with that axis
+// removed, laid out as SumAxis's result. The products are taken in x's
+// type in the order of the axis (from 1: ((1*x0)*x1)...), and, when axis
+// is the split axis, the ranks' partial products are multiplied in rank
+// order, so that floating-point results can differ in the last bits from
+// NumPy's single running product, and from the last slice of Cumprod's,
+// from the second rank on. Integers wrap (NumPy's prod of int32 and uint32 gives int64 and uint64
+// instead); the product along an empty axis is 1. It takes complex arrays
+// too, with Cumprod's complex multiplication; a complex block on CUDA is
+// reduced on a host copy and the result copied back (recorded). An array
+// on a process grid is first redistributed as for SumAxis. It is
+// collective.
+func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error) {
+	if err := check("ProdAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
+		return nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGridAny(x, axis)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		x = y
+	}
+	out, err := newOn[T](x.comm, axisLayout(x.layout, axis), x.local.Backend())
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			out.Free()
+		}
+	}()
+	block, r, err := statsBlock(x)
+	if err != nil {
+		return nil, err
+	}
+	b := block.Backend()
+	pre, n, post := view3(x.LocalShape(), axis)
+	m := pre * post
+	res := out.local
+	if b != x.local.Backend() {
+		if res, err = backend.NewOn[T](b, m); err != nil {
+			return nil, err
+		}
+		defer res.Free()
+	}
+	if m > 0 {
+		r.ScanAxis(nil, res.Buffer(), block.Buffer(), nil, pre, n, post, true)
+	}
+	if combined(x.layout, axis) && x.comm.Size() > 1 {
+		// Every rank's products, gathered on the device and multiplied
+		// there in rank order.
+		p := x.comm.Size()
+		all, err := backend.NewOn[T](b, p*m)
+		if err != nil {
+			return nil, err
+		}
+		defer all.Free()
+		counts, displs := make([]int, p), make([]int, p)
+		for q := range counts {
+			counts[q], displs[q] = m, q*m
+		}
+		if err := staging.Allgatherv(x.comm, res, all, counts, displs); err != nil {
+			return nil, err
+		}
+		if m > 0 {
+			r.ScanAxis(nil, res.Buffer(), all.Buffer(), nil, 1, p, m, true)
+		}
+	}
+	if res != out.local && m > 0 {
+		if err := backend.CopyFromHostSlice(out.local, res.Data()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // MinAxis returns the minima along axis (NaN where a NaN is among them).

@@ -18,20 +18,29 @@ import (
 // of the axis and the totals added in rank order (by mpi.Exscan for a host
 // block); so floating-point results can differ in the last bits from
 // NumPy's single running sum, from the third rank on, and depend on the
-// layout. Along another axis no rank communicates. It is collective.
-func Cumsum[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+// layout. Along another axis no rank communicates.
+//
+// It takes every element type, complex included: complex sums are taken
+// in x's type, part by part, as NumPy's are (the real and imaginary parts
+// each a running float32 or float64 sum). A complex block on CUDA, whose
+// kernels are real-only, is scanned on a host copy and the result copied
+// back (recorded). It is collective.
+func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return scan(x, "Cumsum", axis, false)
 }
 
 // Cumprod returns the cumulative products of x along axis, as
 // numpy.cumprod(x, axis), with Cumsum's layout, order of operations and
 // rules: products in x's type, integers wrapping, the carry of a rank the
-// product of the earlier ranks' block totals. It is collective.
-func Cumprod[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+// product of the earlier ranks' block totals. Complex products are Go's
+// complex multiplication in x's type, (a+bi)(c+di) = (ac-bd) + (ad+bc)i,
+// without NumPy's handling of infinite parts; a complex block on CUDA is
+// scanned on a host copy, as Cumsum's. It is collective.
+func Cumprod[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return scan(x, "Cumprod", axis, true)
 }
 
-func scan[T backend.Element](x *Array[T], op string, axis int, prod bool) (_ *Array[T], err error) {
+func scan[T backend.Numeric](x *Array[T], op string, axis int, prod bool) (_ *Array[T], err error) {
 	if axis < 0 || axis >= len(x.layout.shape) {
 		panic(fmt.Sprintf("dist: %s along axis %d of shape %v", op, axis, x.layout.shape))
 	}
@@ -90,7 +99,7 @@ func scan[T backend.Element](x *Array[T], op string, axis int, prod bool) (_ *Ar
 // A host block's totals go through one mpi.Exscan; a device block's are
 // gathered on the device (staging.Allgatherv, which hands a CUDA-aware
 // MPI the device memory) and scanned there, since staging has no Exscan.
-func scanCarry[T backend.Element](x *Array[T], block *backend.Array[T], r backend.StatsReducer, pre, n, post int, prod bool) (*backend.Array[T], error) {
+func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backend.StatsReducer, pre, n, post int, prod bool) (*backend.Array[T], error) {
 	b := block.Backend()
 	m := pre * post
 	me, p := x.comm.Rank(), x.comm.Size()

@@ -24,9 +24,11 @@ import (
 
 // statsBlock returns x's block on a backend that computes statistics
 // (backend.StatsReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend.
-func statsBlock[T backend.Element](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
-	if r, ok := x.local.Backend().(backend.StatsReducer); ok {
+// a host copy (recorded), with the CPU backend. A complex block counts as
+// one the backend cannot reduce unless the backend is also a
+// backend.ComplexArith (CUDA's StatsReducer kernels are real-only).
+func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
+	if r, ok := x.local.Backend().(backend.StatsReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil
 	}
 	h := backend.Wrap([]T{})
@@ -36,6 +38,17 @@ func statsBlock[T backend.Element](x *Array[T]) (block *backend.Array[T], r back
 		}
 	}
 	return h, h.Backend().(backend.StatsReducer), nil
+}
+
+// complexKernels reports whether backend b's optional kernels take T: any
+// real T, and a complex T on a backend.ComplexArith (the CPU backend and
+// the fake device; not CUDA).
+func complexKernels[T backend.Numeric](b backend.Backend) bool {
+	if !isComplex[T]() {
+		return true
+	}
+	_, ok := b.(backend.ComplexArith)
+	return ok
 }
 
 // hostStats returns the CPU backend's statistics, for partial results

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/xpmpi/xpmpi/algorithms"
@@ -125,13 +126,59 @@ func (axisImpl[T]) combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p 
 	}
 }
 
-// SumAxis sums src along the middle of pre x n x post into dst.
+// sumAxisComplex sums complex src along the middle of pre x n x post into
+// the Complex128 dst, part by part in float64, in the order of k.
+func sumAxisComplex[T backend.Complex](dst, src backend.Buffer, pre, n, post int) {
+	x, acc := hs[T](src), hs[complex128](dst)
+	clear(acc)
+	for i := 0; i < pre; i++ {
+		a := acc[i*post : (i+1)*post]
+		for k := 0; k < n; k++ {
+			for j, v := range x[(i*n+k)*post : (i*n+k+1)*post] {
+				a[j] += complex128(v)
+			}
+		}
+	}
+}
+
+// castComplex rounds the Complex128 sums acc to dst's complex type.
+func castComplex[T backend.Complex](dst, acc backend.Buffer) {
+	d := hs[T](dst)
+	for i, v := range hs[complex128](acc) {
+		d[i] = T(v)
+	}
+}
+
+// SumAxis sums src along the middle of pre x n x post into dst; complex
+// src into a Complex128 dst (squares is not defined for complex src).
 func (*Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+	if src.DType().IsComplex() {
+		if squares || dst.DType() != backend.Complex128 {
+			panic(fmt.Sprintf("cpu: SumAxis of %v into %v (squares %v)", src.DType(), dst.DType(), squares))
+		}
+		if src.DType() == backend.Complex64 {
+			sumAxisComplex[complex64](dst, src, pre, n, post)
+		} else {
+			sumAxisComplex[complex128](dst, src, pre, n, post)
+		}
+		return
+	}
 	axisOpsFor(src.DType()).sumAxis(dst, src, pre, n, post, squares)
 }
 
 // CastSums converts float64 sums (or their square roots) to dst's type.
 func (*Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
+	if dst.DType().IsComplex() {
+		if sqrt || acc.DType() != backend.Complex128 {
+			panic(fmt.Sprintf("cpu: CastSums of %v into %v (sqrt %v)", acc.DType(), dst.DType(), sqrt))
+		}
+		if dst.DType() == backend.Complex64 {
+			castComplex[complex64](dst, acc)
+		} else {
+			castComplex[complex128](dst, acc)
+		}
+		return
+	}
 	axisOpsFor(dst.DType()).castSums(dst, acc, sqrt)
 }
 

@@ -62,7 +62,8 @@ func (*Backend) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s ba
 	maskOpsFor(x.DType()).compareScalar(op, mask, x, s)
 }
 
-// Where sets dst[i] = a[i] where mask[i] != 0, else b[i].
+// Where sets dst[i] = a[i] where mask[i] != 0, else b[i]; it takes every
+// element type, complex included.
 func (*Backend) Where(dst, mask, a, b backend.Buffer) {
 	checkMask("Where", mask, dst.Len())
 	for _, x := range []backend.Buffer{a, b} {
@@ -70,15 +71,29 @@ func (*Backend) Where(dst, mask, a, b backend.Buffer) {
 			panic(fmt.Sprintf("cpu: Where of %d %v into %d %v", x.Len(), x.DType(), dst.Len(), dst.DType()))
 		}
 	}
-	maskOpsFor(dst.DType()).where(dst, mask, a, b)
+	switch dst.DType() {
+	case backend.Complex64:
+		whereSlice[complex64](dst, mask, a, b)
+	case backend.Complex128:
+		whereSlice[complex128](dst, mask, a, b)
+	default:
+		maskOpsFor(dst.DType()).where(dst, mask, a, b)
+	}
 }
 
 // Compress copies the x[i] with mask[i] != 0, in order, to the start of
-// dst and returns their count.
+// dst and returns their count; it takes every element type, complex
+// included.
 func (*Backend) Compress(dst, x, mask backend.Buffer) int {
 	checkMask("Compress", mask, x.Len())
 	if dst.DType() != x.DType() {
 		panic(fmt.Sprintf("cpu: Compress of %v into %v", x.DType(), dst.DType()))
+	}
+	switch x.DType() {
+	case backend.Complex64:
+		return compressSlice[complex64](dst, x, mask)
+	case backend.Complex128:
+		return compressSlice[complex128](dst, x, mask)
 	}
 	return maskOpsFor(x.DType()).compress(dst, x, mask)
 }
@@ -141,7 +156,12 @@ func (maskImpl[T]) compareScalar(op backend.CompareOp, mask, x backend.Buffer, s
 	}
 }
 
-func (maskImpl[T]) where(dst, mask, a, b backend.Buffer) {
+func (maskImpl[T]) where(dst, mask, a, b backend.Buffer) { whereSlice[T](dst, mask, a, b) }
+
+func (maskImpl[T]) compress(dst, x, mask backend.Buffer) int { return compressSlice[T](dst, x, mask) }
+
+// whereSlice is Where for any element type, complex included.
+func whereSlice[T backend.Numeric](dst, mask, a, b backend.Buffer) {
 	d, m, as, bs := hs[T](dst), hs[uint8](mask), hs[T](a), hs[T](b)
 	for i := range d {
 		if m[i] != 0 {
@@ -152,7 +172,8 @@ func (maskImpl[T]) where(dst, mask, a, b backend.Buffer) {
 	}
 }
 
-func (maskImpl[T]) compress(dst, x, mask backend.Buffer) int {
+// compressSlice is Compress for any element type, complex included.
+func compressSlice[T backend.Numeric](dst, x, mask backend.Buffer) int {
 	d, xs, m := hs[T](dst), hs[T](x), hs[uint8](mask)
 	k := 0
 	for i, v := range xs {

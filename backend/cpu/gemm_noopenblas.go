@@ -12,6 +12,6 @@ func openblasLoad(path string) (string, error) {
 
 func openblasThreads(n int) {}
 
-func openblasGemm[T float32 | float64](c, a, b []T, m, n, k, lda, ldb, ldc int, beta T) {
+func openblasGemm[T blasType](c, a, b []T, m, n, k, lda, ldb, ldc int, beta T) {
 	panic("cpu: OpenBLAS is not loaded")
 }

@@ -33,6 +33,64 @@ func TestGemm(t *testing.T) {
 	testGemm[int64](t)
 	testGemm[uint32](t)
 	testGemm[uint64](t)
+	testGemmComplex[complex128](t)
+	testGemmComplex[complex64](t)
+}
+
+// testGemmComplex checks complex Gemm against a triple loop in complex128
+// on Gaussian integers with small parts, whose products and sums both
+// complex types hold exactly; padding must be left alone, and NaNs in C do
+// not survive a product that does not accumulate.
+func testGemmComplex[T complex64 | complex128](t *testing.T) {
+	dt := backend.DTypeOf[T]()
+	for _, tc := range gemmCases {
+		for _, acc := range []bool{false, true} {
+			name := fmt.Sprintf("%v/%+v/accumulate=%v", dt, tc, acc)
+			lda, ldb, ldc := max(tc.k+tc.pa, 1), max(tc.n+tc.pb, 1), max(tc.n+tc.pc, 1)
+			val := func(i, mod int) T {
+				return T(complex(float64((i*7+3)%mod-2), float64((i*5+1)%(mod+1)-3)))
+			}
+			pad := T(complex(99, -99))
+			a, b, c := make([]T, tc.m*lda), make([]T, tc.k*ldb), make([]T, tc.m*ldc)
+			for i := range a {
+				if a[i] = val(i, 5); i%lda >= tc.k {
+					a[i] = pad
+				}
+			}
+			for i := range b {
+				if b[i] = val(i, 6); i%ldb >= tc.n {
+					b[i] = pad
+				}
+			}
+			for i := range c {
+				if c[i] = val(i, 4); i%ldc >= tc.n {
+					c[i] = pad
+				} else if !acc && i%3 == 0 {
+					c[i] = T(complex(math.NaN(), math.NaN()))
+				}
+			}
+			want := make([]complex128, len(c))
+			for i := range want {
+				want[i] = complex128(c[i])
+				if i%ldc >= tc.n {
+					continue
+				}
+				r, col := i/ldc, i%ldc
+				if !acc {
+					want[i] = 0
+				}
+				for l := 0; l < tc.k; l++ {
+					want[i] += complex128(a[r*lda+l]) * complex128(b[l*ldb+col])
+				}
+			}
+			cpu.Default.Gemm(backend.Wrap(c).Buffer(), backend.Wrap(a).Buffer(), backend.Wrap(b).Buffer(), tc.m, tc.n, tc.k, lda, ldb, ldc, acc)
+			for i := range c {
+				if complex128(c[i]) != want[i] {
+					t.Fatalf("%s: c[%d] = %v, want %v", name, i, c[i], want[i])
+				}
+			}
+		}
+	}
 }
 
 func testGemm[T backend.Element](t *testing.T) {
@@ -120,7 +178,7 @@ func TestGemmPanics(t *testing.T) {
 	}
 }
 
-// TestGemmLibraries runs the float products on gonum and, where it loads,
+// TestGemmLibraries runs the float and complex products on gonum and, where it loads,
 // on OpenBLAS, and checks that GEMMLibrary says which.
 func TestGemmLibraries(t *testing.T) {
 	defer cpu.SetGEMM(cpu.GEMMAuto)
@@ -134,6 +192,8 @@ func TestGemmLibraries(t *testing.T) {
 		}
 		testGemm[float64](t)
 		testGemm[float32](t)
+		testGemmComplex[complex128](t)
+		testGemmComplex[complex64](t)
 	}
 }
 

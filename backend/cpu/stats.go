@@ -201,6 +201,13 @@ func (statsImpl[T]) histogram(counts []int64, xb backend.Buffer, lo, hi float64)
 }
 
 func (statsImpl[T]) scanAxis(dstb, lastb, src, carryb backend.Buffer, pre, n, post int, prod bool) {
+	scanSlice[T](dstb, lastb, src, carryb, pre, n, post, prod)
+}
+
+// scanSlice is ScanAxis for any element type, complex included (complex
+// sums and products in src's type, as Go's complex arithmetic computes
+// them).
+func scanSlice[T backend.Numeric](dstb, lastb, src, carryb backend.Buffer, pre, n, post int, prod bool) {
 	x := hs[T](src)
 	var dst, last, carry []T
 	if dstb != nil {
@@ -276,8 +283,17 @@ func (*Backend) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
 }
 
 // ScanAxis sets dst to the running sums (products) along the middle axis
-// of pre x n x post, starting from carry.
+// of pre x n x post, starting from carry; it takes every element type,
+// complex included.
 func (*Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
+	switch src.DType() {
+	case backend.Complex64:
+		scanSlice[complex64](dst, last, src, carry, pre, n, post, prod)
+		return
+	case backend.Complex128:
+		scanSlice[complex128](dst, last, src, carry, pre, n, post, prod)
+		return
+	}
 	statsOpsFor(src.DType()).scanAxis(dst, last, src, carry, pre, n, post, prod)
 }
 

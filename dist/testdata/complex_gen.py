@@ -81,6 +81,57 @@ out["astype"] = {
     "c128_f32": enc(x.real.astype(np.float32)),
 }
 
+# Where, Compact (x[mask]), Cumsum, Cumprod and the axis reductions of 2-D
+# arrays ("m": 7 x 5, "s": 2 x 3, fewer rows than ranks at 3 and 4). The
+# values are multiples of 1/8, so that sums are exact in float32 in any
+# order; the factors of the products have moduli near 1. Sums and means
+# are taken in complex128 (xpmpi accumulates in float64 parts) and
+# rounded; cumulative sums and products in the array's type, as NumPy's.
+def grid2(r, c, seed):
+    k = np.arange(r * c).reshape(r, c)
+    re = ((k * 5 + seed) % 17 - 8) / 8
+    im = ((k * 3 + 2 * seed) % 13 - 6) / 8
+    return re + 1j * im
+
+
+def facs2(r, c, seed):
+    k = np.arange(r * c).reshape(r, c)
+    ang = (k * 7 + seed) % 11 / 11 * 2 * np.pi
+    mod = 0.75 + (k * 3 + seed) % 5 / 8
+    return mod * np.exp(1j * ang)
+
+
+ops = {}
+for shp, (r, c) in (("m", (7, 5)), ("s", (2, 3))):
+    x, y = grid2(r, c, 1), grid2(r, c, 4)
+    mask = ((np.arange(r * c).reshape(r, c) * 7) % 3 != 0).astype(np.uint8)
+    f = facs2(r, c, 2)
+    ops[shp] = {"shape": [r, c], "x": enc(x), "y": enc(y), "f": enc(f), "mask": [int(v) for v in mask.ravel()]}
+    for name, dt in (("complex64", np.complex64), ("complex128", np.complex128)):
+        X, Y, F = x.astype(dt), y.astype(dt), f.astype(dt)
+        d = {"where": enc(np.where(mask.astype(bool), X, Y)), "compact": enc(X[mask.astype(bool)])}
+        for ax in (0, 1):
+            d["cumsum%d" % ax] = enc(np.cumsum(X, axis=ax))
+            d["cumprod%d" % ax] = enc(np.cumprod(F, axis=ax))
+            d["sum%d" % ax] = enc(X.astype(np.complex128).sum(axis=ax).astype(dt))
+            d["mean%d" % ax] = enc(X.astype(np.complex128).mean(axis=ax).astype(dt))
+            d["dot%d" % ax] = enc((X.astype(np.complex128) * Y.astype(np.complex128)).sum(axis=ax).astype(dt))
+            d["prod%d" % ax] = enc(np.prod(F, axis=ax))
+        ops[shp][name] = d
+
+# MatMul and MatVec: a (7 x 5) @ b (5 x 6) and a @ v (5), values that are
+# not exact in either type, products in each type (NumPy's BLAS).
+rng = np.random.default_rng(12)
+a = rng.standard_normal((7, 5)) + 1j * rng.standard_normal((7, 5))
+b = rng.standard_normal((5, 6)) + 1j * rng.standard_normal((5, 6))
+v = rng.standard_normal(5) + 1j * rng.standard_normal(5)
+mm = {"a": enc(a), "b": enc(b), "v": enc(v)}
+for name, dt in (("complex64", np.complex64), ("complex128", np.complex128)):
+    A, B, V = a.astype(dt), b.astype(dt), v.astype(dt)
+    mm[name] = {"a": enc(A), "b": enc(B), "v": enc(V), "ab": enc(A @ B), "av": enc(A @ V)}
+ops["matmul"] = mm
+out["ops"] = ops
+
 with open("complex.json", "w") as f:
     json.dump(out, f, separators=(",", ":"))
 

@@ -65,6 +65,19 @@ type Options struct {
 	// plain iterations, and the residual before the first iteration, use
 	// a. Nil: an operator without the dot keeps its fused pass.
 	OperatorDot OperatorDot
+	// Reproducible computes every norm and dot of the solve (||b||, r.r,
+	// p.Ap and, with a preconditioner, r.z) with dist's reproducible
+	// reductions (DotRepro, NormRepro: binned sums, the same bits at any
+	// rank count, block layout and thread count), so that, with an
+	// operator (and preconditioner) whose output does not depend on the
+	// layout either (a stencil: elementwise), every iterate, the
+	// iteration count and the residual history are the same bits at any
+	// rank count and XPMPI_THREADS. With Fused, the vector updates stay
+	// fused and the dots are separate passes (five passes over memory per
+	// iteration instead of three), and OperatorDot's dot is not used: the
+	// operator a makes A p. A block on a device is copied to the host for
+	// each dot (recorded), as DotRepro does.
+	Reproducible bool
 }
 
 // Stats is what a CG solve reports, the same on every rank.
@@ -132,7 +145,11 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	bnorm, err := dist.Norm(b)
+	dot, norm := dist.Dot[float64], dist.Norm[float64]
+	if o.Reproducible {
+		dot, norm = dist.DotRepro[float64], dist.NormRepro[float64]
+	}
+	bnorm, err := norm(b)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -156,20 +173,24 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 		}
 	}
 	dist.Copy(p, z)
-	rr, err := dist.Dot(r, r)
+	rr, err := dot(r, r)
 	if err != nil {
 		return Stats{}, err
 	}
 	rz := rr
 	if o.Precond != nil {
-		if rz, err = dist.Dot(r, z); err != nil {
+		if rz, err = dot(r, z); err != nil {
 			return Stats{}, err
 		}
 	}
 	st := Stats{History: []float64{math.Sqrt(rr) / bnorm}}
 	k := 0
 	if o.Fused {
-		if k, rr, err = fused(a, o.OperatorDot, x, r, p, ap, rr, bnorm, o.Tol, maxIter, &st); err != nil {
+		run := fused
+		if o.Reproducible {
+			run = fusedRepro
+		}
+		if k, rr, err = run(a, o.OperatorDot, x, r, p, ap, rr, bnorm, o.Tol, maxIter, &st); err != nil {
 			return Stats{}, err
 		}
 	}
@@ -177,14 +198,14 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 		if err := a(ap, p); err != nil {
 			return Stats{}, err
 		}
-		pAp, err := dist.Dot(p, ap)
+		pAp, err := dot(p, ap)
 		if err != nil {
 			return Stats{}, err
 		}
 		alpha := rz / pAp
 		dist.Axpy(alpha, p, x)
 		dist.Axpy(-alpha, ap, r)
-		rrNew, err := dist.Dot(r, r)
+		rrNew, err := dot(r, r)
 		if err != nil {
 			return Stats{}, err
 		}
@@ -193,7 +214,7 @@ func CG(a Operator, b, x *dist.Array[float64], o Options) (Stats, error) {
 			if err := o.Precond(z, r); err != nil {
 				return Stats{}, err
 			}
-			if rzNew, err = dist.Dot(r, z); err != nil {
+			if rzNew, err = dot(r, z); err != nil {
 				return Stats{}, err
 			}
 		}
@@ -257,6 +278,42 @@ func fused(a Operator, ad OperatorDot, x, r, p, ap *dist.Array[float64], rr, bno
 	return k, rr, nil
 }
 
+// fusedRepro runs the iterations of fused (Options.Fused) with the dots
+// by dist.DotRepro (Options.Reproducible): A p by a (ad is not used), p.Ap
+// by DotRepro, x += alpha p and r -= alpha Ap in one fused pass, r.r by
+// DotRepro and p = r + beta p in one fused pass. It returns the iterations
+// run and the last r.r.
+func fusedRepro(a Operator, _ OperatorDot, x, r, p, ap *dist.Array[float64], rr, bnorm, tol float64, maxIter int, st *Stats) (int, float64, error) {
+	var alpha, beta float64
+	args := fuse.Args{"x": x.Local(), "r": r.Local(), "p": p.Local(), "ap": ap.Local(), "alpha": &alpha, "beta": &beta}
+	step, direction := stepKernels()
+	k := 0
+	for ; math.Sqrt(rr)/bnorm > tol && k < maxIter; k++ {
+		if err := a(ap, p); err != nil {
+			return 0, 0, err
+		}
+		pAp, err := dist.DotRepro(p, ap)
+		if err != nil {
+			return 0, 0, err
+		}
+		alpha = rr / pAp
+		if _, err := step.Run(args); err != nil {
+			return 0, 0, err
+		}
+		rrNew, err := dist.DotRepro(r, r)
+		if err != nil {
+			return 0, 0, err
+		}
+		beta = rrNew / rr
+		if _, err := direction.Run(args); err != nil {
+			return 0, 0, err
+		}
+		rr = rrNew
+		st.History = append(st.History, math.Sqrt(rr)/bnorm)
+	}
+	return k, rr, nil
+}
+
 // Config is one conjugate-gradient solve of the 2-D Poisson problem.
 type Config struct {
 	N       int     // interior points per side, at least 1: N*N unknowns
@@ -267,6 +324,11 @@ type Config struct {
 	// PoissonDot): three passes over memory per iteration. The iteration
 	// count may differ from the plain solve's by one or two.
 	Fused bool
+	// Reproducible computes the solve's dots and norms reproducibly
+	// (Options.Reproducible): the iteration count, the residual and the
+	// checksum are the same bits at any rank count and XPMPI_THREADS
+	// (with Fused: the fused updates, the stencil and dots apart).
+	Reproducible bool
 }
 
 // Result is what a solve reports, the same on every rank.
@@ -276,7 +338,7 @@ type Result struct {
 	PerIter   float64 // seconds per iteration
 	RelRes    float64 // final ||r|| / ||b||, from the recurrence
 	Converged bool    // RelRes <= Tol
-	Checksum  float64 // sum of x over the unknowns
+	Checksum  float64 // sum of x over the unknowns (dist.SumRepro)
 	Ranks     int     // ranks in the solve
 }
 
@@ -323,6 +385,13 @@ func PoissonDot() OperatorDot {
 // walls are zero in every vector, so the dots over whole blocks are the
 // dots over the unknowns.
 //
+// The checksum is dist.SumRepro of x. With cfg.Reproducible, x itself,
+// and so the iteration count, the residual and the checksum, are the same
+// bits at every rank count and thread count: the stencil and the vector
+// updates are elementwise, and every dot and norm is reproducible.
+// Without it, the dots' partial sums depend on the blocks, and x differs
+// in the last bits between rank counts.
+//
 // Solve is collective. It refuses a Config that Check refuses before
 // allocating anything; every error is the same on every rank.
 func Solve(comm mpi.Comm, cfg Config) (Result, error) {
@@ -354,8 +423,8 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	o := Options{Tol: cfg.Tol, MaxIter: maxIter, Fused: cfg.Fused}
-	if cfg.Fused {
+	o := Options{Tol: cfg.Tol, MaxIter: maxIter, Fused: cfg.Fused, Reproducible: cfg.Reproducible}
+	if cfg.Fused && !cfg.Reproducible {
 		o.OperatorDot = PoissonDot()
 	}
 	st, err := CG(Poisson(), b, x, o)
@@ -373,7 +442,7 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	if st.Iters > 0 {
 		res.PerIter = elapsed / float64(st.Iters)
 	}
-	if res.Checksum, err = dist.Sum(x); err != nil {
+	if res.Checksum, err = dist.SumRepro(x); err != nil {
 		return Result{}, err
 	}
 	return res, nil
@@ -407,10 +476,20 @@ type cgKernels struct{ dot, update, direction *fuse.Kernel }
 func fusedKernels() cgKernels {
 	x, r, p, ap := fuse.Var[float64]("x"), fuse.Var[float64]("r"), fuse.Var[float64]("p"), fuse.Var[float64]("ap")
 	alpha, beta := fuse.Param[float64]("alpha"), fuse.Param[float64]("beta")
+	xn := fuse.Out("x", fuse.Add(x, fuse.Mul(alpha, p)))
 	rn := fuse.Out("r", fuse.Sub(r, fuse.Mul(alpha, ap)))
 	return cgKernels{
 		dot:       fuse.MustCompile(fuse.Dot("pap", p, ap)),
-		update:    fuse.MustCompile(fuse.Out("x", fuse.Add(x, fuse.Mul(alpha, p))), rn, fuse.Dot("rr", rn, rn)),
+		update:    fuse.MustCompile(xn, rn, fuse.Dot("rr", rn, rn)),
 		direction: fuse.MustCompile(fuse.Out("p", fuse.Add(r, fuse.Mul(beta, p)))),
 	}
+}
+
+// stepKernels returns the passes of fusedRepro: x += alpha p, r -= alpha
+// Ap (fusedKernels' update without its dot); p = r + beta p.
+func stepKernels() (step, direction *fuse.Kernel) {
+	x, r, p, ap := fuse.Var[float64]("x"), fuse.Var[float64]("r"), fuse.Var[float64]("p"), fuse.Var[float64]("ap")
+	alpha, beta := fuse.Param[float64]("alpha"), fuse.Param[float64]("beta")
+	step = fuse.MustCompile(fuse.Out("x", fuse.Add(x, fuse.Mul(alpha, p))), fuse.Out("r", fuse.Sub(r, fuse.Mul(alpha, ap))))
+	return step, fuse.MustCompile(fuse.Out("p", fuse.Add(r, fuse.Mul(beta, p))))
 }

@@ -54,7 +54,7 @@ func TestDeviceCopiesPerIteration(t *testing.T) {
 // TestDeviceReproducible: the reproducible solve on the fake device gives
 // the CPU's bits, and each iteration copies, besides the ghost rows, the
 // blocks its two DotRepro calls read to the host (p and Ap, then r: three
-// recorded copies), for the plain and the fused solve.
+// recorded copies), with Fused set or not (it runs the plain iterations).
 func TestDeviceReproducible(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")

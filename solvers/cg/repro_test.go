@@ -11,8 +11,8 @@ import (
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
-// TestReproducibleSolve: with Reproducible, the plain and the fused solve
-// give the bits of the one-rank solve (computed on every rank, in process,
+// TestReproducibleSolve: with Reproducible, the solve (with Fused set or
+// not: it runs the plain iterations) gives the bits of the one-rank solve (computed on every rank, in process,
 // on the serial stand-in communicator) at every rank count and at 1 and 3
 // threads: the iteration count, the final residual and the checksum; and
 // they agree with the serial loop. The grids divide unevenly over 2-4
@@ -51,9 +51,9 @@ func TestReproducibleSolve(t *testing.T) {
 }
 
 // TestReproducibleHistory: CG with Reproducible gives the residual history
-// and the solution of the one-rank solve to the bit, for the plain and the
-// fused iterations, with a fused operator passed (whose dot the
-// reproducible iterations do not use), on a grid of 23 x 19 unknowns.
+// and the solution of the one-rank solve to the bit, with Fused and
+// OperatorDot set or not (the reproducible iterations use neither), on a
+// grid of 23 x 19 unknowns.
 func TestReproducibleHistory(t *testing.T) {
 	c := mpitest.World(t)
 	const rows, cols = 23, 21

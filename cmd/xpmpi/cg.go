@@ -71,13 +71,13 @@ object. It exits 1 if the solve does not converge.`,
 			switch {
 			case solver != "xpmpi" && solver != "petsc":
 				return fmt.Errorf("cg: --solver %q: want xpmpi or petsc", solver)
+			case solver == "petsc" && cfg.Reproducible:
+				return errors.New("cg: --reproducible with --solver petsc: PETSc's dots are its own")
 			case solver == "petsc" && petscVersion() == "":
 				_, err := solveCGPETSc(world, cfg, nil) // says how to rebuild
 				return err
 			case solver == "xpmpi" && popts != "":
 				return errors.New("cg: --petsc without --solver petsc")
-			case solver == "petsc" && cfg.Reproducible:
-				return errors.New("cg: --reproducible with --solver petsc: PETSc's dots are its own")
 			}
 			be, err := solvers.SelectBackend(be)
 			if err != nil {

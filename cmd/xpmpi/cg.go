@@ -52,7 +52,10 @@ Laplacian (4 x[i][j] minus its four neighbours) with zero Dirichlet
 boundary, b = 1, x0 = 0, and the solve stops when ||r|| / ||b|| <= tol.
 The rows are split into blocks over the ranks; every iteration exchanges
 one ghost row of the search direction with each neighbour and makes two
-global dots.
+global dots. With --reproducible every dot and norm is a binned,
+reproducible sum (dist.DotRepro), so the iterations and the checksum are
+the same bits at any rank count and XPMPI_THREADS (the plain iterations:
+--fused is ignored with it).
 
 It prints the iterations, the time to solution, the time per iteration, the
 final relative residual and the checksum (the sum of x) on standard output
@@ -68,6 +71,8 @@ object. It exits 1 if the solve does not converge.`,
 			switch {
 			case solver != "xpmpi" && solver != "petsc":
 				return fmt.Errorf("cg: --solver %q: want xpmpi or petsc", solver)
+			case solver == "petsc" && cfg.Reproducible:
+				return errors.New("cg: --reproducible with --solver petsc: PETSc's dots are its own")
 			case solver == "petsc" && petscVersion() == "":
 				_, err := solveCGPETSc(world, cfg, nil) // says how to rebuild
 				return err
@@ -119,6 +124,7 @@ object. It exits 1 if the solve does not converge.`,
 	f.StringVar(&be, "backend", "", "backend for the vectors: cpu or cuda (default: XPMPI_BACKEND, else cpu)")
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object (rank 0)")
 	f.BoolVar(&cfg.Fused, "fused", false, "fuse each iteration's vector updates and dots (package kernels/fuse)")
+	f.BoolVar(&cfg.Reproducible, "reproducible", false, "reproducible dots and norms: the same iterations and checksum, to the bit, at any rank and thread count (plain iterations: overrides --fused)")
 	f.StringVar(&solver, "solver", "xpmpi", "xpmpi (solvers/cg) or petsc (PETSc's KSP over a Go shell matrix; needs a binary built with -tags mpi,petsc)")
 	f.StringVar(&popts, "petsc", "", "PETSc options for --solver petsc, under the prefix cg_ (e.g. \"-cg_ksp_type gmres -cg_ksp_monitor\")")
 	completeBackend(cmd)

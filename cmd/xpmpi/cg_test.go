@@ -57,6 +57,7 @@ func TestCGSolverFlag(t *testing.T) {
 	}{
 		{[]string{"run", "cg", "--n", "8", "--solver", "trilinos"}, `--solver "trilinos": want xpmpi or petsc`},
 		{[]string{"run", "cg", "--n", "8", "--petsc", "-ksp_type cg"}, "--petsc without --solver petsc"},
+		{[]string{"run", "cg", "--n", "8", "--solver", "petsc", "--reproducible"}, "--reproducible with --solver petsc"},
 	}
 	if petscVersion() == "" {
 		cases = append(cases, struct {

@@ -10,7 +10,9 @@ import (
 // BenchmarkCG times CG iterations of W4's problem (1024 x 1024 unknowns,
 // Solve's vectors), 50 iterations per op: plain, fused with fuse's pass
 // for p.Ap ("fused"), and fused with PoissonDot ("fused-dot": the stencil
-// and p.Ap in one pass, as Solve's fused solve runs). The figure to read
+// and p.Ap in one pass, as Solve's fused solve runs), and the iterations
+// with Reproducible ("repro": the plain ones, with the dots by DotRepro).
+// The figure to read
 // is ns/iter; run with -count to interleave the variants.
 func BenchmarkCG(b *testing.B) {
 	const n, iters = 1024, 50
@@ -37,6 +39,7 @@ func BenchmarkCG(b *testing.B) {
 		{"plain", Options{MaxIter: iters}},
 		{"fused", Options{MaxIter: iters, Fused: true}},
 		{"fused-dot", Options{MaxIter: iters, Fused: true, OperatorDot: PoissonDot()}},
+		{"repro", Options{MaxIter: iters, Reproducible: true}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {

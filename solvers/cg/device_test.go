@@ -50,3 +50,57 @@ func TestDeviceCopiesPerIteration(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceReproducible: the reproducible solve on the fake device gives
+// the CPU's bits, and each iteration copies, besides the ghost rows, the
+// blocks its two DotRepro calls read to the host (p and Ap, then r: three
+// recorded copies), with Fused set or not (it runs the plain iterations).
+func TestDeviceReproducible(t *testing.T) {
+	c := mpitest.World(t)
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	mpi.SetCUDAAware(false)
+	t.Cleanup(mpi.ClearCUDAAware)
+	t.Cleanup(func() { backend.Select("cpu") })
+	const n = 13
+	neighbours := 0
+	if c.Rank() > 0 {
+		neighbours++
+	}
+	if c.Rank() < c.Size()-1 {
+		neighbours++
+	}
+	for _, fused := range []bool{false, true} {
+		cfg := Config{N: n, Tol: 1e-10, Fused: fused, Reproducible: true}
+		want, err := Solve(c, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := backend.Select("fake"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Solve(c, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(iters int) [3]int {
+			cfg := cfg
+			cfg.Tol, cfg.MaxIter = 0, iters
+			cnt := profiling.Count()
+			res, err := Solve(c, cfg)
+			cnt.Stop()
+			if err != nil || res.Iters != iters {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			return [3]int{cnt.Count(profiling.ToHost), cnt.Count(profiling.ToDevice), cnt.Count(profiling.DeviceCopy)}
+		}
+		a, b := count(4), count(9)
+		backend.Select("cpu")
+		if got.Iters != want.Iters || got.RelRes != want.RelRes || got.Checksum != want.Checksum {
+			t.Errorf("fused %v: fake device %+v, CPU %+v", fused, got, want)
+		}
+		per := [3]int{(b[0] - a[0]) / 5, (b[1] - a[1]) / 5, (b[2] - a[2]) / 5}
+		if want := [3]int{neighbours + 3, neighbours, 0}; per != want || (b[0]-a[0])%5 != 0 || (b[1]-a[1])%5 != 0 {
+			t.Errorf("fused %v: per iteration %d to the host, %d to the device, %d on the device; want %v (4 iterations %v, 9 %v)", fused, per[0], per[1], per[2], want, a, b)
+		}
+	}
+}

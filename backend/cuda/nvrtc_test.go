@@ -41,6 +41,8 @@ func paramSizes(op string, elem int) []int {
 		return []int{4, 8, 8, 8}
 	case "sum2":
 		return []int{4, 8, 8}
+	case "gemm":
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8, 4}
 	}
 	return mathParamSizes(op, elem)
 }

@@ -15,9 +15,9 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu, stats.cu, convert.cu and gemm.cu), compiled with NVRTC at
-// first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource
+// then math.cu, stats.cu, convert.cu, gemm.cu and stencil.cu), compiled
+// with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -85,7 +85,8 @@ func KernelEntries() []string {
 	out = append(out, mathEntries()...)
 	out = append(out, statsEntries()...)
 	out = append(out, convertEntries()...)
-	return append(out, gemmEntries()...)
+	out = append(out, gemmEntries()...)
+	return append(out, stencilEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

@@ -120,6 +120,7 @@ struct xp_registrar {
 #include "stats.cu"
 #include "convert.cu"
 #include "gemm.cu"
+#include "stencil.cu"
 
 // ---- fibers: the threads of a block ----
 

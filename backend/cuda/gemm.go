@@ -9,41 +9,8 @@ import (
 )
 
 // The CUDA backend multiplies matrices on its device, as a backend.GEMM,
-// with the tiled kernel of gemm.cu, so that dist.MatMul and dist.MatVec of
-// CUDA arrays stay on the device: a block of 16 x 16 threads computes a
-// 64 x 64 tile of C, each thread a 4 x 4 tile in registers, with panels of
-// A and B 16 deep along k staged through shared memory.
-//
-// # Order of summation, and the CPU backend's results
-//
-// Each element of C is summed over l = 0, 1, ..., k-1 in order, from +0
-// (from C's element if accumulate), each product rounded to the element
-// type before it is added (no fused multiply-add): the naive loop's order,
-// and the order of gonum's Dgemm and Sgemm, which the CPU backend uses
-// without OpenBLAS (XPMPI_GEMM=gonum). With gonum the results are the same
-// bits, except that gonum leaves out the terms whose element of A is zero:
-// there a 0*Inf or 0*NaN term gives NaN here (as OpenBLAS and NumPy give)
-// and nothing with gonum, and a zero sum may differ in sign. OpenBLAS (the
-// CPU backend's default where it is installed) sums in blocks, with fused
-// multiply-adds, in an order of its own: both results are within
-// γ_k·(|C| + |A|·|B|) of the exact one elementwise (γ_k = k·u/(1-k·u), u
-// the unit roundoff, k+1 for accumulate), so they differ by at most twice
-// that. Integer products wrap, as Go's do: they are the CPU backend's
-// exactly.
-//
-// # Why not cuBLAS
-//
-// cuBLAS is faster on large float products (tensor cores aside, a tiled
-// kernel like this one reaches a fraction of its rate), but it cannot be
-// loaded or tested without an NVIDIA GPU, its order of summation is its
-// own (so results change with the library's version and the device), and
-// it has no integer GEMM that wraps as Go does. A run-time cuBLAS binding
-// (dlopen of libcublas, like the driver's) could replace this kernel for
-// float32 and float64 where it is present, behind the same interface.
-//
-// Complex matrices have no kernel: their product runs on host copies of
-// the three buffers, recorded as the copies they are (profiling), and C is
-// copied back.
+// with the tiled kernel of gemm.cu (see Backend.Gemm), so that dist.MatMul
+// and dist.MatVec of CUDA arrays stay on the device.
 var _ backend.GEMM = (*Backend)(nil)
 
 // gemmSource is gemm.cu, which KernelSource appends after convert.cu.
@@ -71,9 +38,38 @@ func gemmEntries() []string {
 }
 
 // Gemm sets the m x n matrix c to a*b, or to c + a*b if accumulate (see
-// backend.GEMM), on the device, in the order of summation the package
-// documentation states. It panics, as backend.CheckGemm does, for
+// backend.GEMM), on the device. It panics, as backend.CheckGemm does, for
 // arguments that do not describe matrices the buffers hold.
+//
+// A block of 16 x 16 threads computes a 64 x 64 tile of C, each thread a
+// 4 x 4 tile in registers, with panels of A and B 16 deep along k staged
+// through shared memory (gemm.cu).
+//
+// Each element of C is summed over l = 0, 1, ..., k-1 in order, from +0
+// (from C's element if accumulate), each product rounded to the element
+// type before it is added (no fused multiply-add): the naive loop's order,
+// and the order of gonum's Dgemm and Sgemm, which the CPU backend uses
+// without OpenBLAS (XPMPI_GEMM=gonum). With gonum the results are the same
+// bits, except that gonum leaves out the terms whose element of A is zero:
+// there a 0*Inf or 0*NaN term gives NaN here (as OpenBLAS and NumPy give)
+// and nothing with gonum, and a zero sum may differ in sign. OpenBLAS (the
+// CPU backend's default where it is installed) sums in blocks, with fused
+// multiply-adds, in an order of its own: each result is within
+// γ·(|C| + |A|·|B|) of the exact one elementwise, γ = (k+1)u/(1-(k+1)u)
+// with u the unit roundoff (2^-53, 2^-24), so the two differ by at most
+// 2γ·(|C| + |A|·|B|) (C counted only if accumulate). Integer products
+// wrap, as Go's do, and are the CPU backend's exactly.
+//
+// Why not cuBLAS: it cannot be loaded or tested without an NVIDIA GPU, its
+// order of summation is its own (results change with the library's
+// version and the device), and it has no integer GEMM that wraps as Go
+// does. It is faster on large float products; a run-time cuBLAS binding
+// (dlopen of libcublas, as the driver is loaded) could replace this kernel
+// for float32 and float64 where it is present, behind the same interface.
+//
+// Complex matrices have no kernel: their product runs on host copies of
+// the three buffers, in the naive loop's order, recorded with package
+// profiling as the copies they are, and C is copied back.
 func (b *Backend) Gemm(c, a, bm backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
 	backend.CheckGemm(c, a, bm, m, n, k, lda, ldb, ldc)
 	cd, ad, bd := b.buf("Gemm", c), b.buf("Gemm", a), b.buf("Gemm", bm)

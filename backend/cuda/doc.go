@@ -70,17 +70,25 @@
 // that keep dist's operations of CUDA arrays on the device (dist picks
 // them by type assertion): backend.Math (math.cu), backend.AxisReducer
 // and backend.StatsReducer (stats.cu: axis sums, extremes, moments,
-// products, counts, histograms and scans) and backend.Converter
-// (convert.cu: comparisons, Where, Compress, Convert). Their results are
-// the CPU backend's bit for bit (Math's transcendental functions aside):
-// the kernels take the CPU's order of floating-point operations (one
-// thread per line along an axis, in order; Moments by the CPU's chunks of
-// 4096 elements, added pairwise; Prod of floats in order, by one thread),
-// integers are counted, multiplied and compared exactly, and no float is
-// ever added with an atomic operation. A line along an axis is serial, so
-// a 1-D Cumsum or an axis reduction with few lines uses few threads. For
-// WeightedStencils, GEMM and Sorter, which have no CUDA kernels yet, dist
-// copies the blocks to the host and back, recorded as the copies they are.
+// products, counts, histograms and scans), backend.Converter
+// (convert.cu: comparisons, Where, Compress, Convert), backend.GEMM
+// (gemm.cu: matrix products in tiles of 64 x 64 through shared memory)
+// and backend.WeightedStencils and backend.StencilDots (stencil.cu:
+// Stencil9, Stencil7 and the fused Laplace5Dot). Their results are the
+// CPU backend's bit for bit (Math's transcendental functions and float
+// GEMM aside): the kernels take the CPU's order of floating-point
+// operations (one thread per line along an axis, in order; Moments by the
+// CPU's chunks of 4096 elements, added pairwise; Prod of floats in order,
+// by one thread; the stencils' terms in the order of their weights;
+// Laplace5Dot's 16 lanes per row), integers are counted, multiplied and
+// compared exactly, and no float is ever added with an atomic operation.
+// A line along an axis is serial, so a 1-D Cumsum or an axis reduction
+// with few lines uses few threads. Float GEMM sums over k in order for
+// each element of C, as gonum's Dgemm does (its bits, but for the terms
+// gonum skips where A is zero), not as OpenBLAS does: Backend.Gemm states
+// the bound. Complex GEMM and Sorter, which
+// have no CUDA kernels, run on host copies, recorded as the copies they
+// are.
 //
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted

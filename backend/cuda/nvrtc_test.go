@@ -41,6 +41,16 @@ func paramSizes(op string, elem int) []int {
 		return []int{4, 8, 8, 8}
 	case "sum2":
 		return []int{4, 8, 8}
+	case "gemm":
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8, 4}
+	case "stencil9":
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8}
+	case "stencil7":
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8}
+	case "lapdot":
+		return []int{8, 8, 8, 8, 8}
+	case "rowsums":
+		return []int{8, 8, 8}
 	}
 	return mathParamSizes(op, elem)
 }

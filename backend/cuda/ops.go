@@ -420,10 +420,22 @@ func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
 
 // stencil checks the arguments of a 5-point stencil and launches it.
 func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols int) {
+	d, s := b.checkGrid(op, dst, src, rows, cols)
+	if rows < 3 || cols < 3 {
+		return
+	}
+	b.launch(op, kernelName(kernel, d.DT), jacobiGrid(rows, cols), Dim3{X: jacobiBX, Y: jacobiBY},
+		(&Args{}).Int64(int64(rows)).Int64(int64(cols)).Buffer(d).Buffer(s))
+}
+
+// checkGrid panics unless dst and src are float grids of this device, of
+// one type, with at least rows*cols elements that do not overlap, and
+// returns them.
+func (b *Backend) checkGrid(op string, dst, src backend.Buffer, rows, cols int) (d, s *devBuffer) {
 	if rows < 0 || cols < 0 {
 		panic(fmt.Sprintf("cuda: %s of a %d x %d grid", op, rows, cols))
 	}
-	d, s := b.buf(op, dst), b.buf(op, src)
+	d, s = b.buf(op, dst), b.buf(op, src)
 	if d.DT != s.DT {
 		panic(fmt.Sprintf("cuda: %s from %v to %v", op, s.DT, d.DT))
 	}
@@ -436,9 +448,5 @@ func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols
 	if rows*cols > 0 && overlap(addr(d), addr(s), rows*cols*d.DT.Size()) {
 		panic(fmt.Sprintf("cuda: %s: dst and src overlap", op))
 	}
-	if rows < 3 || cols < 3 {
-		return
-	}
-	b.launch(op, kernelName(kernel, d.DT), jacobiGrid(rows, cols), Dim3{X: jacobiBX, Y: jacobiBY},
-		(&Args{}).Int64(int64(rows)).Int64(int64(cols)).Buffer(d).Buffer(s))
+	return d, s
 }

@@ -119,6 +119,8 @@ struct xp_registrar {
 #include "math.cu"
 #include "stats.cu"
 #include "convert.cu"
+#include "gemm.cu"
+#include "stencil.cu"
 
 // ---- fibers: the threads of a block ----
 

@@ -26,7 +26,10 @@
 //
 // Long inputs are sorted by an LSD radix sort over only the digits that the
 // span of the keys needs; the result is always that of a stable comparison
-// sort with cmp.Compare.
+// sort with cmp.Compare. Without companion arrays, SortKeys (in place) and
+// SortKeysTo (into another slice, with caller-provided scratch space) sort
+// the keys alone, with the same result, moving 4 or 8 bytes per key in
+// each of at most 3 or 6 passes.
 //
 // # Segments
 //

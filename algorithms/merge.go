@@ -86,6 +86,12 @@ func sortedInts(s []int) bool {
 // merge2 merges the sorted slices a and b into dst, taking from a on equal
 // keys.
 func merge2[K Key](dst, a, b []K) {
+	// NaNs sort first: runs that do not start with one hold none, and
+	// their keys compare with <, without branches.
+	if len(a) > 0 && len(b) > 0 && a[0] == a[0] && b[0] == b[0] {
+		merge2Ordered(dst, a, b)
+		return
+	}
 	i, j, k := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if cmp.Less(b[j], a[i]) {
@@ -95,6 +101,29 @@ func merge2[K Key](dst, a, b []K) {
 			dst[k] = a[i]
 			i++
 		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
+// merge2Ordered is merge2 of keys without NaNs. The next key is chosen
+// by arithmetic on the outcome of the comparison, which is unpredictable
+// on random keys, rather than by a branch.
+//
+//go:noinline
+func merge2Ordered[K Key](dst, a, b []K) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) && k < len(dst) {
+		x, y := a[i], b[j]
+		t := 0
+		if y < x {
+			t = 1
+		}
+		v := [2]K{x, y}
+		dst[k] = v[t]
+		j += t
+		i += 1 - t
 		k++
 	}
 	k += copy(dst[k:], a[i:])

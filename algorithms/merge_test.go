@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -76,4 +77,43 @@ func TestCut(t *testing.T) {
 	mustPanic("MergeRuns with bad bounds", func() { MergeRuns(make([]int32, 2), nil, []int32{1, 2}, nil, []int{0, 1}) })
 	mustPanic("MergeRuns into a short dst", func() { MergeRuns(make([]int32, 1), nil, []int32{1, 2}, nil, []int{0, 2}) })
 	mustPanic("Cut with mismatched splitters", func() { Cut(keys, 0, []float64{1}, nil) })
+}
+
+// TestMergeRunsFloat merges runs of float64 keys with and without NaNs
+// and zeros of both signs, short and long (the merge without NaNs), and
+// wants the bits of a stable sort of the concatenation: -0 and +0, and
+// NaNs with different payloads, keep their run order.
+func TestMergeRunsFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	special := []float64{math.NaN(), math.Float64frombits(0x7ff8000000000123), math.Copysign(0, -1), 0, -1, 1, 2.5, math.Inf(-1), math.Inf(1)}
+	for runs := 1; runs <= 5; runs++ {
+		for _, n := range []int{0, 1, 7, 300} {
+			for _, nans := range []bool{false, true} {
+				bounds := []int{0}
+				var keys []float64
+				for k := 0; k < runs; k++ {
+					run := make([]float64, r.IntN(n+1))
+					for i := range run {
+						run[i] = special[2+r.IntN(len(special)-2)]
+						if nans && r.IntN(4) == 0 {
+							run[i] = special[r.IntN(2)]
+						}
+						if r.IntN(2) == 0 {
+							run[i] = float64(r.IntN(7)) / 2
+						}
+					}
+					slices.SortStableFunc(run, cmp.Compare[float64])
+					keys = append(keys, run...)
+					bounds = append(bounds, len(keys))
+				}
+				want := slices.Clone(keys)
+				slices.SortStableFunc(want, cmp.Compare[float64])
+				dst := make([]float64, len(keys))
+				MergeRuns(dst, nil, keys, nil, bounds)
+				if !sameKeyBits(dst, want) {
+					t.Errorf("runs %d of up to %d keys, NaNs %t: merged %v, want %v", runs, n, nans, dst, want)
+				}
+			}
+		}
+	}
 }

@@ -2,215 +2,271 @@ package algorithms
 
 import (
 	"cmp"
+	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"unsafe"
 )
 
 // SortKeys sorts keys in place into the order of cmp.Compare, with the
-// result SortByKey gives, bit for bit, without computing a permutation:
-// when no companion array follows the keys, it moves 8 (or, for keys that
-// span at most 32 bits, 4) bytes per key in each radix pass instead of
-// the key, its position and a final gather through the permutation.
+// result SortByKey gives, bit for bit, without computing a permutation. It
+// is SortKeysTo(keys, keys, nil).
+func SortKeys[K Key](keys []K) {
+	SortKeysTo(keys, keys, nil)
+}
+
+// SortKeysTo sets dst to the keys of src in the order of cmp.Compare, with
+// the result SortByKey gives, bit for bit, without computing a
+// permutation. dst and src must have the same length, and be the same
+// slice (an in-place sort) or not overlap; src is not modified unless it
+// is dst. work is scratch space: if it has at least len(src) elements,
+// the sort uses its first len(src) and allocates none (it must not overlap
+// dst or src); otherwise (nil, say) the sort allocates len(src) keys. It
+// panics if the lengths of dst and src differ.
+//
+// From radixThreshold (256) keys on, keys of 4 and 8 bytes are sorted by
+// an LSD radix sort of an order-preserving map of their bits to unsigned
+// integers, 11 bits per pass (3 passes for 4-byte keys, 6 for 8-byte
+// ones): one read pass counts every pass's digits, a pass whose digit is
+// the same for every key is skipped, the passes alternate between dst and
+// work so that the last one writes dst, and the first pass maps the keys
+// and the last maps them back as they move. An in-place sort with an odd
+// number of passes copies the keys to work first. Shorter inputs, and
+// 1- and 2-byte keys, use the stable sorts of SortByKey.
 //
 // Stability is observable only between keys that compare equal but have
 // different bits: -0 and +0, and NaNs. A slice of floats that holds a NaN
-// or a negative zero is therefore sorted by SortByKey's stable path;
-// otherwise, and for integer keys, equal keys are identical and a radix
-// sort of the keys alone is exactly the stable sort.
-func SortKeys[K Key](keys []K) {
-	n := len(keys)
-	if n < radixThreshold {
-		slices.SortStableFunc(keys, cmp.Compare[K])
+// or a negative zero is therefore sorted by SortByKey's stable path (the
+// read pass finds them before anything is written); otherwise, and for
+// integer keys, equal keys are identical and a radix sort of the keys
+// alone is exactly the stable sort.
+func SortKeysTo[K Key](dst, src, work []K) {
+	n := len(src)
+	if len(dst) != n {
+		panic(fmt.Sprintf("algorithms: SortKeysTo of %d keys into %d", n, len(dst)))
+	}
+	if n == 0 {
 		return
 	}
-	size := unsafe.Sizeof(keys[0])
-	if uint64(n) > math.MaxUint32 || size != 4 && size != 8 { // the histograms count in uint32
-		SortByKey(keys)
+	inPlace := &dst[0] == &src[0]
+	fallback := func() {
+		if !inPlace {
+			copy(dst, src)
+		}
+		if n < radixThreshold {
+			slices.SortStableFunc(dst, cmp.Compare[K])
+		} else {
+			SortByKey(dst)
+		}
+	}
+	size := unsafe.Sizeof(src[0])
+	if n < radixThreshold || uint64(n) > math.MaxUint32 || size != 4 && size != 8 { // the histograms count in uint32
+		fallback()
 		return
 	}
-	if size == 4 {
-		u := unsafe.Slice((*uint32)(unsafe.Pointer(&keys[0])), n)
-		if !toTotal32[K](u) {
-			SortByKey(keys)
-			return
-		}
-		lo, hi := u[0], u[0]
-		for _, v := range u {
-			lo = min(lo, v)
-			hi = max(hi, v)
-		}
-		if width := bits.Len32(hi - lo); width > 0 {
-			for i := range u {
-				u[i] -= lo
-			}
-			if s := radixKeys(u, width, digitBits); &s[0] != &u[0] {
-				copy(u, s)
-			}
-			for i := range u {
-				u[i] += lo
-			}
-		}
-		fromTotal32[K](u)
-		return
+	if len(work) < n {
+		work = nil
+	} else {
+		work = work[:n]
 	}
-	// 8-byte keys: sorted as their totalBits in place, or, when their
-	// span fits in 32 bits, as 4-byte offsets from the smallest.
-	u := unsafe.Slice((*uint64)(unsafe.Pointer(&keys[0])), n)
-	if !toTotal64[K](u) {
-		SortByKey(keys)
-		return
+	kind := kindOf[K]()
+	var ok bool
+	if size == 8 {
+		var fm, sb uint64
+		switch kind {
+		case kindFloat64:
+			fm, sb = math.MaxUint64, 1<<63
+		case kindSigned:
+			sb = 1 << 63
+		}
+		ok = radixSortBits(bitsOf64(dst), bitsOf64(src), bitsOf64(work), kind == kindFloat64, fm, sb, 0x7ff0000000000000)
+	} else {
+		var fm, sb uint32
+		switch kind {
+		case kindFloat32:
+			fm, sb = math.MaxUint32, 1<<31
+		case kindSigned:
+			sb = 1 << 31
+		}
+		ok = radixSortBits(bitsOf32(dst), bitsOf32(src), bitsOf32(work), kind == kindFloat32, fm, sb, 0x7f800000)
 	}
-	lo, hi := u[0], u[0]
-	for _, v := range u {
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
-	width := bits.Len64(hi - lo)
-	switch {
-	case width == 0: // all keys equal
-	case width <= 32:
-		k := make([]uint32, n)
-		for i, v := range u {
-			k[i] = uint32(v - lo)
-		}
-		k = radixKeys(k, width, digitBits)
-		for i, v := range k {
-			u[i] = uint64(v) + lo
-		}
-	default:
-		for i := range u {
-			u[i] -= lo
-		}
-		if s := radixKeys(u, width, digitBits); &s[0] != &u[0] {
-			copy(u, s)
-		}
-		for i := range u {
-			u[i] += lo
-		}
-	}
-	fromTotal64[K](u)
-}
-
-// toTotal64 maps 8-byte keys, seen as their bits u, in place to unsigned
-// integers in their order, invertibly (fromTotal64 undoes it): signed
-// integers have their sign bit flipped, floats their sign bit set if
-// positive and all bits flipped if negative. It reports false, with u as
-// it was, if a key is a NaN or a negative zero, whose order under
-// cmp.Compare the map does not keep.
-func toTotal64[K Key](u []uint64) bool {
-	switch kindOf[K]() {
-	case kindSigned:
-		for i := range u {
-			u[i] ^= 1 << 63
-		}
-	case kindFloat64:
-		for i, b := range u {
-			if b == 1<<63 || b&0x7ff0000000000000 == 0x7ff0000000000000 && b&0xfffffffffffff != 0 {
-				fromTotal64[K](u[:i])
-				return false
-			}
-			if b>>63 != 0 {
-				u[i] = ^b
-			} else {
-				u[i] = b | 1<<63
-			}
-		}
-	}
-	return true
-}
-
-// fromTotal64 undoes toTotal64.
-func fromTotal64[K Key](u []uint64) {
-	switch kindOf[K]() {
-	case kindSigned:
-		for i := range u {
-			u[i] ^= 1 << 63
-		}
-	case kindFloat64:
-		for i, v := range u {
-			if v>>63 != 0 {
-				u[i] = v &^ (1 << 63)
-			} else {
-				u[i] = ^v
-			}
-		}
+	if !ok {
+		fallback()
 	}
 }
 
-// toTotal32 is toTotal64 for 4-byte keys.
-func toTotal32[K Key](u []uint32) bool {
-	switch kindOf[K]() {
-	case kindSigned:
-		for i := range u {
-			u[i] ^= 1 << 31
-		}
-	case kindFloat32:
-		for i, b := range u {
-			if b == 1<<31 || b&0x7f800000 == 0x7f800000 && b&0x7fffff != 0 {
-				fromTotal32[K](u[:i])
-				return false
-			}
-			if b>>31 != 0 {
-				u[i] = ^b
-			} else {
-				u[i] = b | 1<<31
-			}
-		}
+// bitsOf64 returns the 8-byte keys k as their bits.
+func bitsOf64[K Key](k []K) []uint64 {
+	if k == nil {
+		return nil
 	}
-	return true
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(k))), len(k))
 }
 
-// fromTotal32 undoes toTotal32.
-func fromTotal32[K Key](u []uint32) {
-	switch kindOf[K]() {
-	case kindSigned:
-		for i := range u {
-			u[i] ^= 1 << 31
-		}
-	case kindFloat32:
-		for i, v := range u {
-			if v>>31 != 0 {
-				u[i] = v &^ (1 << 31)
-			} else {
-				u[i] = ^v
-			}
-		}
+// bitsOf32 returns the 4-byte keys k as their bits.
+func bitsOf32[K Key](k []K) []uint32 {
+	if k == nil {
+		return nil
 	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(k))), len(k))
 }
 
-// radixKeys sorts k by its low width bits, digit bits at a time, and
-// returns the sorted keys: k itself or the scratch slice, whichever the
-// last pass wrote (k is overwritten either way).
-func radixKeys[U uint32 | uint64](k []U, width, digit int) []U {
-	n := len(k)
-	buckets := 1 << digit
-	mask := U(buckets - 1)
-	passes := (width + digit - 1) / digit
-	counts := make([]uint32, passes*buckets)
-	for _, v := range k {
-		for p := range passes {
-			counts[p*buckets+int((v>>(p*digit))&mask)]++
+// radixBits is the width of a digit of radixSortBits; radixBuckets the
+// number of its values.
+const (
+	radixBits    = 11
+	radixBuckets = 1 << radixBits
+)
+
+// radixSortBits sorts the keys of src, given as their bits, into dst (see
+// SortKeysTo): a key x is ordered as its image x ^ (-(x>>top)&fm | sb),
+// with top its highest bit (fm all ones and sb the sign bit for floats;
+// fm zero and sb the sign bit for signed integers; both zero for unsigned
+// ones). It reports false, having written nothing, if float is set and a
+// key is a NaN (its bits without the sign above inf) or a negative zero,
+// whose order under cmp.Compare the map does not keep. work is nil or has
+// len(src) elements.
+func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, inf U) bool {
+	n := len(src)
+	top := uint(unsafe.Sizeof(U(0))*8 - 1)
+	digits := int(top/radixBits) + 1 // 6 for 64 bits, 3 for 32
+	counts := make([][radixBuckets]uint32, digits)
+	if !histograms(counts, src, float, fm, sb, inf) {
+		return false
+	}
+	// The digits to sort by: those not shared by every key.
+	first := src[0] ^ (-(src[0]>>top)&fm | sb)
+	var passes []int
+	for d := range digits {
+		if counts[d][(first>>(d*radixBits))&(radixBuckets-1)] != uint32(n) {
+			passes = append(passes, d)
 		}
 	}
-	k2 := make([]U, n)
-	for p := range passes {
-		c := counts[p*buckets : (p+1)*buckets]
-		shift := p * digit
-		if c[(k[0]>>shift)&mask] == uint32(n) {
-			continue // every key has the same digit here
+	inPlace := &dst[0] == &src[0]
+	if len(passes) == 0 { // every key has the same bits
+		if !inPlace {
+			copy(dst, src)
 		}
+		return true
+	}
+	if work == nil {
+		work = make([]U, n)
+	}
+	// Alternate so that the last pass writes dst.
+	out, next := dst, work
+	if len(passes)%2 == 0 {
+		out, next = work, dst
+	} else if inPlace {
+		copy(work, src)
+		src = work
+	}
+	for i, d := range passes {
+		off := &counts[d]
 		var sum uint32
-		for d := range c {
-			c[d], sum = sum, sum+c[d]
+		for b, c := range off {
+			off[b], sum = sum, sum+c
 		}
-		for _, v := range k {
-			d := (v >> shift) & mask
-			k2[c[d]] = v
-			c[d]++
+		shift := uint(d * radixBits)
+		last := i == len(passes)-1
+		switch {
+		case i == 0 && last:
+			scatterMapped(out, src, off, shift, top, fm, sb)
+		case i == 0:
+			scatterMap(out, src, off, shift, top, fm, sb)
+		case last:
+			scatterUnmap(out, src, off, shift, top, fm, sb)
+		default:
+			scatter(out, src, off, shift)
 		}
-		k, k2 = k2, k
+		src, out, next = out, next, out
 	}
-	return k
+	return true
+}
+
+// histograms counts, for every digit d of counts, how many keys of src
+// have each value of that digit of their image (see radixSortBits). It
+// reports false if float is set and a key is a NaN or a negative zero.
+//
+//go:noinline
+func histograms[U uint32 | uint64](counts [][radixBuckets]uint32, src []U, float bool, fm, sb, inf U) bool {
+	top := unsafe.Sizeof(U(0))*8 - 1
+	const mask = radixBuckets - 1
+	if len(counts) == 3 {
+		c0, c1, c2 := &counts[0], &counts[1], &counts[2]
+		for _, x := range src {
+			if float && (x&^sb > inf || x == sb) {
+				return false
+			}
+			m := x ^ (-(x>>top)&fm | sb)
+			c0[m&mask]++
+			c1[(m>>radixBits)&mask]++
+			c2[(m>>(2*radixBits))&mask]++
+		}
+		return true
+	}
+	c0, c1, c2, c3, c4, c5 := &counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &counts[5]
+	for _, x := range src {
+		if float && (x&^sb > inf || x == sb) {
+			return false
+		}
+		m := uint64(x ^ (-(x>>top)&fm | sb))
+		c0[m&mask]++
+		c1[(m>>radixBits)&mask]++
+		c2[(m>>(2*radixBits))&mask]++
+		c3[(m>>(3*radixBits))&mask]++
+		c4[(m>>(4*radixBits))&mask]++
+		c5[(m>>(5*radixBits))&mask]++
+	}
+	return true
+}
+
+// scatter moves every key x of src to out[off[digit]], digit being x's
+// bits from shift on, and increments that offset. The scatter and
+// histogram loops are not inlined: in a function of their own they keep
+// their values in registers.
+//
+//go:noinline
+func scatter[U uint32 | uint64](out, src []U, off *[radixBuckets]uint32, shift uint) {
+	for _, x := range src {
+		b := (x >> shift) & (radixBuckets - 1)
+		out[off[b]] = x
+		off[b]++
+	}
+}
+
+// scatterMap is scatter of the keys' images: the first of several passes.
+//
+//go:noinline
+func scatterMap[U uint32 | uint64](out, src []U, off *[radixBuckets]uint32, shift, top uint, fm, sb U) {
+	for _, x := range src {
+		m := x ^ (-(x>>top)&fm | sb)
+		b := (m >> shift) & (radixBuckets - 1)
+		out[off[b]] = m
+		off[b]++
+	}
+}
+
+// scatterUnmap is scatter of images that writes the keys they map:
+// the last of several passes.
+//
+//go:noinline
+func scatterUnmap[U uint32 | uint64](out, src []U, off *[radixBuckets]uint32, shift, top uint, fm, sb U) {
+	for _, m := range src {
+		b := (m >> shift) & (radixBuckets - 1)
+		out[off[b]] = m ^ (-((^m)>>top)&fm | sb)
+		off[b]++
+	}
+}
+
+// scatterMapped is scatter of keys by the digit of their images: the only
+// pass.
+//
+//go:noinline
+func scatterMapped[U uint32 | uint64](out, src []U, off *[radixBuckets]uint32, shift, top uint, fm, sb U) {
+	for _, x := range src {
+		m := x ^ (-(x>>top)&fm | sb)
+		b := (m >> shift) & (radixBuckets - 1)
+		out[off[b]] = x
+		off[b]++
+	}
 }

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -30,16 +32,55 @@ func sameKeyBits[K Key](a, b []K) bool {
 	return true
 }
 
-// checkSortKeys sorts a copy of keys with SortKeys and one with SortByKey
-// and wants the same bits.
+// checkSortKeys sorts keys with SortKeys in place and with SortKeysTo
+// into another slice (with and without work space), and wants the bits
+// of slices.SortStableFunc with cmp.Compare, and of SortByKey, with the
+// source of SortKeysTo unchanged.
 func checkSortKeys[K Key](t *testing.T, name string, keys []K) {
 	t.Helper()
-	got, want := slices.Clone(keys), slices.Clone(keys)
-	SortKeys(got)
-	SortByKey(want)
-	if !sameKeyBits(got, want) {
-		t.Errorf("%s (%d keys): SortKeys differs from SortByKey", name, len(keys))
+	want := slices.Clone(keys)
+	slices.SortStableFunc(want, cmp.Compare[K])
+	byKey := slices.Clone(keys)
+	SortByKey(byKey)
+	if !sameKeyBits(byKey, want) {
+		t.Errorf("%s (%d keys): SortByKey differs from a stable comparison sort", name, len(keys))
 	}
+	got := slices.Clone(keys)
+	SortKeys(got)
+	if !sameKeyBits(got, want) {
+		t.Errorf("%s (%d keys): SortKeys differs from a stable comparison sort", name, len(keys))
+	}
+	for _, withWork := range []bool{false, true} {
+		src := slices.Clone(keys)
+		dst := make([]K, len(keys))
+		var work []K
+		if withWork {
+			work = make([]K, len(keys)+3)
+		}
+		SortKeysTo(dst, src, work)
+		if !sameKeyBits(dst, want) {
+			t.Errorf("%s (%d keys, work %t): SortKeysTo differs from a stable comparison sort", name, len(keys), withWork)
+		}
+		if !sameKeyBits(src, keys) {
+			t.Errorf("%s (%d keys, work %t): SortKeysTo changed its source", name, len(keys), withWork)
+		}
+		// In place with work space.
+		copy(dst, keys)
+		SortKeysTo(dst, dst, work)
+		if !sameKeyBits(dst, want) {
+			t.Errorf("%s (%d keys, work %t): SortKeysTo in place differs from a stable comparison sort", name, len(keys), withWork)
+		}
+	}
+}
+
+// randomKeys returns n keys of type K from random 64-bit words, with only
+// the bits of mask set (before the conversion to K).
+func randomKeys[K Key](rng *rand.Rand, n int, mask uint64) []K {
+	k := make([]K, n)
+	for i := range k {
+		k[i] = K(rng.Uint64() & mask)
+	}
+	return k
 }
 
 func TestSortKeys(t *testing.T) {
@@ -52,6 +93,7 @@ func TestSortKeys(t *testing.T) {
 		f64 := make([]float64, n)
 		f32 := make([]float32, n)
 		same := make([]float64, n)
+		unif := make([]float64, n)
 		for i := range n {
 			i64[i] = int64(rng.Uint64())
 			narrow[i] = -1000 + rng.Int64N(3000) // a span under 32 bits, negative too
@@ -60,6 +102,7 @@ func TestSortKeys(t *testing.T) {
 			f64[i] = rng.NormFloat64() * 1e3
 			f32[i] = float32(rng.NormFloat64())
 			same[i] = 2.5
+			unif[i] = float64(rng.Uint64()>>11) * 0x1p-53 // W5's keys
 		}
 		checkSortKeys(t, "int64", i64)
 		checkSortKeys(t, "narrow int64", narrow)
@@ -68,6 +111,30 @@ func TestSortKeys(t *testing.T) {
 		checkSortKeys(t, "float64", f64)
 		checkSortKeys(t, "float32", f32)
 		checkSortKeys(t, "all equal", same)
+		checkSortKeys(t, "uniform float64", unif)
+		// Every key type, and keys that differ in one to six 11-bit
+		// digits: odd and even numbers of passes, in place and not.
+		for _, mask := range []uint64{0x7ff, 0x3ff800, 0x3fffff, 0x1ffffffff, 0xfffffffffff, 0x7fffffffffffff, 1<<63 | 0xff, math.MaxUint64} {
+			checkSortKeys(t, "int", randomKeys[int](rng, n, mask))
+			checkSortKeys(t, "int64", randomKeys[int64](rng, n, mask))
+			checkSortKeys(t, "uint64", randomKeys[uint64](rng, n, mask))
+			checkSortKeys(t, "uint", randomKeys[uint](rng, n, mask))
+			checkSortKeys(t, "int32", randomKeys[int32](rng, n, mask))
+			checkSortKeys(t, "uint32", randomKeys[uint32](rng, n, mask))
+			checkSortKeys(t, "int16", randomKeys[int16](rng, n, mask))
+			checkSortKeys(t, "uint16", randomKeys[uint16](rng, n, mask))
+			checkSortKeys(t, "int8", randomKeys[int8](rng, n, mask))
+			checkSortKeys(t, "uint8", randomKeys[uint8](rng, n, mask))
+			f := randomKeys[uint64](rng, n, mask)
+			g := make([]float64, n)
+			h := make([]float32, n)
+			for i, b := range f {
+				g[i] = math.Float64frombits(b&^(0x7ff<<52) | uint64(rng.IntN(2046)+1)<<52) // no NaN or -0
+				h[i] = math.Float32frombits(uint32(b)&^(0xff<<23) | uint32(rng.IntN(254)+1)<<23)
+			}
+			checkSortKeys(t, "float64 bits", g)
+			checkSortKeys(t, "float32 bits", h)
+		}
 		if n > 3 {
 			// Zeros of both signs, NaNs with payloads, infinities: the
 			// stable path, whose order of -0/+0 and NaNs is the input's.
@@ -77,13 +144,21 @@ func TestSortKeys(t *testing.T) {
 			g[n/2] = math.Float64frombits(0x7ff8000000000001)
 			g[n-1] = math.NaN()
 			checkSortKeys(t, "float64 with NaNs", g)
+			g[0] = math.Float64frombits(0xfff0000000000001) // a negative NaN
+			checkSortKeys(t, "float64 with a negative NaN", g)
 			h := slices.Clone(f32)
 			h[0], h[1] = float32(math.Copysign(0, -1)), float32(math.NaN())
 			checkSortKeys(t, "float32 with -0 and NaN", h)
+			h = slices.Clone(f32)
+			h[n-1] = float32(math.Copysign(0, -1))
+			checkSortKeys(t, "float32 with a last -0", h)
 			// Infinities and extremes without -0 or NaN: the keys-only path.
 			e := slices.Clone(f64)
 			e[0], e[1], e[2], e[3] = math.Inf(-1), math.Inf(1), -math.MaxFloat64, math.SmallestNonzeroFloat64
 			checkSortKeys(t, "float64 extremes", e)
+			e32 := slices.Clone(f32)
+			e32[0], e32[1], e32[2], e32[3] = float32(math.Inf(-1)), float32(math.Inf(1)), -math.MaxFloat32, -math.SmallestNonzeroFloat32
+			checkSortKeys(t, "float32 extremes", e32)
 			m := slices.Clone(i64)
 			m[0], m[1] = math.MinInt64, math.MaxInt64
 			checkSortKeys(t, "int64 extremes", m)
@@ -91,23 +166,44 @@ func TestSortKeys(t *testing.T) {
 	}
 }
 
+func TestSortKeysToPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("SortKeysTo into a shorter slice did not panic")
+		}
+	}()
+	SortKeysTo(make([]float64, 2), make([]float64, 3), nil)
+}
+
+// BenchmarkSortKeys sorts 2^20 and 2^23 uniform float64 keys with 53
+// random bits (W5's keys), into a second slice as dist.Sort does, and in
+// place; SortByKey is the argsort path for comparison.
 func BenchmarkSortKeys(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	keys := make([]float64, 1<<20)
-	for i := range keys {
-		keys[i] = rng.Float64()
+	for _, n := range []int{1 << 20, 1 << 23} {
+		keys := make([]float64, n)
+		for i := range keys {
+			keys[i] = float64(rng.Uint64()>>11) * 0x1p-53
+		}
+		dst, work := make([]float64, n), make([]float64, n)
+		b.Run(fmt.Sprintf("SortKeysTo/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				SortKeysTo(dst, keys, work)
+			}
+		})
+		b.Run(fmt.Sprintf("SortKeys/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(dst, keys)
+				SortKeys(dst)
+			}
+		})
+		if n == 1<<20 {
+			b.Run(fmt.Sprintf("SortByKey/%d", n), func(b *testing.B) {
+				for b.Loop() {
+					copy(dst, keys)
+					SortByKey(dst)
+				}
+			})
+		}
 	}
-	work := make([]float64, len(keys))
-	b.Run("SortKeys", func(b *testing.B) {
-		for b.Loop() {
-			copy(work, keys)
-			SortKeys(work)
-		}
-	})
-	b.Run("SortByKey", func(b *testing.B) {
-		for b.Loop() {
-			copy(work, keys)
-			SortByKey(work)
-		}
-	})
 }

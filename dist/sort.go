@@ -18,7 +18,8 @@ import (
 //
 //  1. every rank sorts its block (algorithms.SortByKey, an LSD radix sort
 //     for long blocks, or, when no permutation is asked for, the keys
-//     alone: algorithms.SortKeys, with the same result);
+//     alone, with the same result: on the host straight from x's block
+//     into the result's or the send buffer, algorithms.SortKeysTo);
 //  2. every rank takes evenly spaced samples of its sorted block, as many as
 //     its share of the elements asks for; the samples are gathered on every
 //     rank and sorted, and p-1 evenly spaced samples become the splitters;
@@ -215,8 +216,7 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		if err != nil {
 			return SortResult[T]{}, err
 		}
-		copyBlock(res.Sorted.local, block, "dist.Sort")
-		s.SortByKey(res.Sorted.local.Buffer(), indexBuffer(res.Index), int64(lo))
+		sortBlock(s, res.Sorted.local, indexBuffer(res.Index), block, nil, int64(lo))
 		return res, nil
 	}
 
@@ -227,7 +227,9 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	}
 
 	// Step 1: sort the local block. Equal keys keep their local order,
-	// which is their global order.
+	// which is their global order. On the host, the radix sort's scratch
+	// space is allocated with room to spare, so that it can hold the
+	// merged pieces of step 4 too.
 	keys, err := newKeys(block.Len())
 	if err != nil {
 		return SortResult[T]{}, err
@@ -236,8 +238,13 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	if err != nil {
 		return SortResult[T]{}, err
 	}
-	copyBlock(keys, block, "dist.Sort")
-	s.SortByKey(keys.Buffer(), arrayBuffer(idx), int64(lo))
+	var work *backend.Array[T]
+	if !o.WithIndex && b.Device().IsHost() && block.Len() > 0 {
+		if work, err = newKeys(block.Len() + block.Len()/8 + 1024); err != nil {
+			return SortResult[T]{}, err
+		}
+	}
+	sortBlock(s, keys, arrayBuffer(idx), block, work, int64(lo))
 
 	// Step 2: splitters from a regular sample.
 	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling)
@@ -295,8 +302,10 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	// Step 4: merge. The piece from rank s holds global indices below those
 	// of rank s+1, so a merge that prefers the lower rank on equal keys
 	// orders ties by global index.
-	merged, err := newKeys(m)
-	if err != nil {
+	var merged *backend.Array[T]
+	if work != nil && work.Len() >= m {
+		merged = work.Slice(0, m)
+	} else if merged, err = newKeys(m); err != nil {
 		return SortResult[T]{}, err
 	}
 	mergedIdx, err := newIdx(m)
@@ -341,6 +350,27 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		}
 	}
 	return res, nil
+}
+
+// sortBlock sorts the block src into dst, a block of its length on its
+// backend, and, if index is not nil, sets index to base plus the positions
+// in src. Keys alone on the host are sorted straight from src into dst
+// (algorithms.SortKeysTo), with work, if not nil, as the scratch space;
+// otherwise src is copied to dst and sorted there by the backend.
+func sortBlock[T backend.Element](s backend.Sorter, dst *backend.Array[T], index backend.Buffer, src, work *backend.Array[T], base int64) {
+	if src.Len() == 0 {
+		return
+	}
+	if index == nil && dst.Device().IsHost() {
+		var w []T
+		if work != nil {
+			w = work.Data()
+		}
+		algorithms.SortKeysTo(dst.Data(), src.Data(), w)
+		return
+	}
+	copyBlock(dst, src, "dist.Sort")
+	s.SortByKey(dst.Buffer(), index, base)
 }
 
 // arrayBuffer returns a's buffer, or a nil Buffer for a nil array.

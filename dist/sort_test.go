@@ -278,6 +278,37 @@ func TestSortLarge(t *testing.T) {
 	}
 }
 
+// TestSortKeysOnly sorts without the permutation, the path that sorts the
+// keys alone (on the host straight from x's block, with a radix sort from
+// 256 keys per rank on): every input and layout, with fewer elements than
+// ranks, blocks below and above the radix sort's threshold, and all keys
+// equal.
+func TestSortKeysOnly(t *testing.T) {
+	c := mpitest.World(t)
+	for _, n := range []int{0, 1, 3, 1000, 5003} {
+		lnames, lopts := sortLayouts(n, c.Size())
+		f64names, f64 := sortInputs[float64](n)
+		f32names, f32 := sortInputs[float32](n)
+		i32names, i32 := sortInputs[int32](n)
+		u64names, u64 := sortInputs[uint64](n)
+		for l := range lnames {
+			for k := range f64 {
+				checkSort(t, c, fmt.Sprintf("float64/n=%d/%s/%s", n, f64names[k], lnames[l]), f64[k], lopts[l], false)
+			}
+			for k := range f32 {
+				checkSort(t, c, fmt.Sprintf("float32/n=%d/%s/%s", n, f32names[k], lnames[l]), f32[k], lopts[l], false)
+			}
+			for k := range i32 {
+				checkSort(t, c, fmt.Sprintf("int32/n=%d/%s/%s", n, i32names[k], lnames[l]), i32[k], lopts[l], false)
+			}
+			for k := range u64 {
+				checkSort(t, c, fmt.Sprintf("uint64/n=%d/%s/%s", n, u64names[k], lnames[l]), u64[k], lopts[l], false)
+			}
+		}
+		checkSort(t, c, fmt.Sprintf("float64/n=%d/replicated", n), f64[0], []dist.Option{dist.SplitAxis(dist.Replicated)}, false)
+	}
+}
+
 func TestSortPanics(t *testing.T) {
 	c := mpitest.World(t)
 	x, _ := dist.Zeros[float64](c, []int{3, 2})

@@ -56,6 +56,28 @@ XP_SMALL_OP(xp_small_prod, (unsigned int)x * (unsigned int)y)
 XP_SMALL_OP(xp_small_min, x < y ? x : y)
 XP_SMALL_OP(xp_small_max, x > y ? x : y)
 
+#if defined(MPICH_VERSION)
+/* MPICH 4.0 orders MPI_UINT32_T and MPI_UINT64_T as signed in MPI_MIN and
+ * MPI_MAX too (the minimum of 134 and 2^32-3 comes out 2^32-3): their
+ * minima and maxima are user operations of our own there. */
+#define XP_WIDE_OP(name, expr)                                                         \
+	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)            \
+	{                                                                              \
+		int n = *len, i;                                                       \
+		if (*dt == MPI_UINT32_T) XP_SMALL_LOOP(uint32_t, expr);                \
+		else XP_SMALL_LOOP(uint64_t, expr);                                    \
+	}
+XP_WIDE_OP(xp_wide_min, x < y ? x : y)
+XP_WIDE_OP(xp_wide_max, x > y ? x : y)
+#define XP_WIDE_UNSIGNED 1
+#else
+#define XP_WIDE_UNSIGNED 0
+#endif
+
+/* XP_MIN and XP_MAX of uint32 and uint64, where XP_WIDE_UNSIGNED, made by
+ * xp_init. */
+static MPI_Op wide_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+
 /* Made by xp_init, in XP_SUM, XP_PROD, XP_MIN, XP_MAX order, before any
  * other call: at MPI_THREAD_MULTIPLE the binding takes no lock, so they are
  * never made lazily by two threads at once. */
@@ -72,11 +94,22 @@ static void make_small_ops(void) {
 			small_ops[i] = MPI_OP_NULL;
 		}
 	}
+#if XP_WIDE_UNSIGNED
+	static MPI_User_function *const wide[2] = {xp_wide_min, xp_wide_max};
+	for (int i = 0; i < 2; i++) {
+		if (MPI_Op_create(wide[i], 1, &wide_ops[i]) != MPI_SUCCESS) {
+			wide_ops[i] = MPI_OP_NULL;
+		}
+	}
+#endif
 }
 
 /* opsfor returns the MPI operation of op on elements of type dt. */
 static MPI_Op opsfor(int op, int dt) {
 	int small = dt == XP_INT8 || dt == XP_INT16 || dt == XP_UINT8 || dt == XP_UINT16;
+	if (XP_WIDE_UNSIGNED && (dt == XP_UINT32 || dt == XP_UINT64) && (op == XP_MIN || op == XP_MAX)) {
+		return wide_ops[op - XP_MIN];
+	}
 	if (!small || op < XP_SUM || op > XP_MAX) {
 		return ops(op);
 	}

@@ -569,8 +569,8 @@ func (e *benchEnv) allreduceBreakdown(calls int, row Row) error {
 	}
 	runtime.ReadMemStats(&after)
 	allocs := float64(after.Mallocs-before.Mallocs) / 1000
-	e.note("W6 allreduce breakdown (us per call, medians): C loop of MPI_Allreduce %.3f; Go loop calling C that calls MPI_Allreduce %.3f; Go loop calling an empty C function %.3f; Comm.Allreduce (checking wrapper, lock, binding) %.3f; mpi.AllreduceValue %.3f; sync.Mutex Lock+Unlock %.3f; heap allocations per mpi.AllreduceValue %.2f",
-		row.Reference, med(cgoAR), med(noop), med(meth), row.XPMPI, med(mutex), allocs)
+	e.note("W6 allreduce breakdown (us per call, medians; MPI thread level %s, both sides): C loop of MPI_Allreduce %.3f; Go loop calling C that calls MPI_Allreduce %.3f; Go loop calling an empty C function %.3f; Comm.Allreduce (checking wrapper, library lock if serialized, binding) %.3f; mpi.AllreduceValue %.3f; sync.Mutex Lock+Unlock %.3f; heap allocations per mpi.AllreduceValue %.2f",
+		mpi.LibraryInfo().ThreadLevel, row.Reference, med(cgoAR), med(noop), med(meth), row.XPMPI, med(mutex), allocs)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 // active). Init wraps the world with it.
 type checked struct {
 	Comm
+	fast valueReducer // Comm's scalar fast path, or nil
 }
 
 // wrap returns c wrapped for checking (nil stays nil).
@@ -23,7 +24,9 @@ func wrap(c Comm) Comm {
 	if _, ok := c.(*checked); ok {
 		return c
 	}
-	return &checked{Comm: c}
+	w := &checked{Comm: c}
+	w.fast, _ = c.(valueReducer)
+	return w
 }
 
 // unwrap returns the communicator under the checking wrapper.
@@ -286,14 +289,29 @@ func (w *checked) Irecv(buf unsafe.Pointer, count int, dt Datatype, src, tag int
 // allreduceValue is the scalar fast path of AllreduceValue.
 func (w *checked) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error) {
 	if mode.Load() != 0 {
-		if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(1), Arg{Name: "op", Value: int64(op), Text: op.String()}); err != nil {
+		if err := CheckCollective(w.Comm, "Allreduce", dtArg(dt), countArg(1), opArg(op)); err != nil {
 			return 0, err
 		}
 		defer leave()
 	}
 	profiling.RecordMessage("Allreduce", profiling.Collective, int64(dt.Size()))
-	if f, ok := w.Comm.(valueReducer); ok {
-		return f.allreduceValue(bits, dt, op)
+	if w.fast != nil {
+		return w.fast.allreduceValue(bits, dt, op)
 	}
 	return allreduceBits(w.Comm, bits, dt, op)
+}
+
+// reduceValue is the scalar fast path of ReduceValue.
+func (w *checked) reduceValue(bits uint64, dt Datatype, op Op, root int) (uint64, error) {
+	if mode.Load() != 0 {
+		if err := CheckCollective(w.Comm, "Reduce", dtArg(dt), countArg(1), opArg(op), rootArg(root)); err != nil {
+			return 0, err
+		}
+		defer leave()
+	}
+	profiling.RecordMessage("Reduce", profiling.Collective, int64(dt.Size()))
+	if w.fast != nil {
+		return w.fast.reduceValue(bits, dt, op, root)
+	}
+	return reduceBits(w.Comm, bits, dt, op, root)
 }

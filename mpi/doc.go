@@ -21,12 +21,29 @@
 //
 // # Goroutines
 //
-// MPI is initialized at MPI_THREAD_SERIALIZED and every call into the library
-// holds one package-wide lock, so any goroutine may call any method. Calls are
-// serialized: a blocking Recv in one goroutine holds the library until its
-// message arrives, so never block in one goroutine on a message that another
-// goroutine of the same process has yet to send; use Isend/Irecv for that.
+// Any goroutine may call any method. Init asks MPI for
+// MPI_THREAD_MULTIPLE; where the library grants it (Open MPI 4.1 and MPICH
+// 4.0 do), calls go into MPI with no lock of the binding's, side by side
+// from as many goroutines as make them, and a blocking Recv in one
+// goroutine does not keep another from sending. MPI's own rule still
+// holds: goroutines that make collective calls at the same time must do so
+// on different communicators (Split one for each), and a request is
+// waited for by one goroutine.
+//
+// XPMPI_THREAD_LEVEL=serialized asks for MPI_THREAD_SERIALIZED instead,
+// and every call then holds one package-wide lock: calls are serialized, so
+// a blocking Recv in one goroutine holds the library until its message
+// arrives; never block in one goroutine on a message that another
+// goroutine of the same process has yet to send, use Isend/Irecv for that
+// (Wait polls with the lock released). The same lock is used where MPI
+// grants less than MPI_THREAD_MULTIPLE. Any other value of the variable
+// makes Init fail with an error that names it. LibraryInfo().ThreadLevel
+// says what MPI granted.
+//
 // Non-blocking calls keep the Go memory they were given pinned until Wait.
+// Blocking calls pin nothing: cgo keeps Go memory in place for the call's
+// duration. AllreduceValue and ReduceValue of a value of at most 8 bytes
+// hand MPI the value itself, with nothing allocated.
 //
 // # Entry points
 //

@@ -30,14 +30,19 @@ func CHandle(c Comm) (uintptr, error) {
 	return uintptr(C.xp_comm_to_handle(m.c)), nil
 }
 
-// LockLibrary acquires the lock under which this package makes every call
-// into MPI (MPI runs at MPI_THREAD_SERIALIZED: no two threads may be inside
-// MPI at once). A binding of another C library that calls MPI holds it
-// around each of its calls, so that they never overlap this package's, and
-// releases it (UnlockLibrary) while a callback of that library runs Go code
-// that may call MPI itself. The lock is not reentrant: a goroutine that
-// holds it must not call this package's functions until it releases it.
-func LockLibrary() { lib.Lock() }
+// LockLibrary acquires the lock for a binding of another C library that
+// calls MPI (package petsc). A binding holds it around each of its calls
+// and releases it (UnlockLibrary) while a callback of that library runs Go
+// code that may call MPI itself. It always serializes such calls among
+// themselves. Where MPI runs at MPI_THREAD_SERIALIZED (no two threads may
+// be inside MPI at once), it is also the lock under which this package
+// makes every call into MPI, so that the two never overlap; where MPI
+// granted MPI_THREAD_MULTIPLE, this package's calls take no lock and may
+// run beside the other library's. The lock is not reentrant: at
+// MPI_THREAD_SERIALIZED, a goroutine that holds it must not call this
+// package's functions until it releases it. It is not collective.
+func LockLibrary() { lib.mu.Lock() }
 
-// UnlockLibrary releases the lock LockLibrary acquired.
-func UnlockLibrary() { lib.Unlock() }
+// UnlockLibrary releases the lock LockLibrary acquired. It is not
+// collective.
+func UnlockLibrary() { lib.mu.Unlock() }

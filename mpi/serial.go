@@ -426,3 +426,14 @@ func (s *Serial) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error)
 	}
 	return bits, nil
 }
+
+// reduceValue returns the one rank's value, where root is 0.
+func (s *Serial) reduceValue(bits uint64, dt Datatype, op Op, root int) (uint64, error) {
+	if !op.validFor(dt) {
+		return 0, errorf("Reduce", "operation %v is not defined on %v", op, dt)
+	}
+	if err := checkPeer("Reduce", "root", root); err != nil {
+		return 0, err
+	}
+	return bits, nil
+}

@@ -84,7 +84,10 @@ func AllreduceInPlace[T Number](c Comm, buf []T, op Op) error {
 	return c.Allreduce(InPlace, ptr(buf), len(buf), TypeOf[T](), op)
 }
 
-// AllreduceValue combines one value from every rank.
+// AllreduceValue combines one value from every rank with op and returns
+// the result on every rank. It is collective. A value of at most 8 bytes
+// takes a fast path: it goes to MPI by value, with nothing allocated and no
+// pointer to Go memory handed to C.
 func AllreduceValue[T Number](c Comm, v T, op Op) (T, error) {
 	checkOp[T]("Allreduce", op)
 	if unsafe.Sizeof(v) > 8 { // a complex128: 16 bytes
@@ -106,10 +109,36 @@ func AllreduceValue[T Number](c Comm, v T, op Op) (T, error) {
 	return *(*T)(unsafe.Pointer(&bits)), err
 }
 
+// ReduceValue combines one value from every rank with op and returns the
+// result at the root, and zero on the other ranks. It is collective. Like
+// AllreduceValue, a value of at most 8 bytes goes to MPI by value.
+func ReduceValue[T Number](c Comm, v T, op Op, root int) (T, error) {
+	checkOp[T]("Reduce", op)
+	if unsafe.Sizeof(v) > 8 {
+		in, out := []T{v}, make([]T, 1)
+		err := c.Reduce(ptr(in), ptr(out), 1, TypeOf[T](), op, root)
+		if c.Rank() != root {
+			out[0] = 0
+		}
+		return out[0], err
+	}
+	var bits uint64
+	*(*T)(unsafe.Pointer(&bits)) = v
+	dt := TypeOf[T]()
+	var err error
+	if f, ok := c.(valueReducer); ok {
+		bits, err = f.reduceValue(bits, dt, op, root)
+	} else {
+		bits, err = reduceBits(c, bits, dt, op, root)
+	}
+	return *(*T)(unsafe.Pointer(&bits)), err
+}
+
 // valueReducer is implemented by communicators with a fast path for the
-// allreduce of one value.
+// reductions of one value of at most 8 bytes, passed as its bits.
 type valueReducer interface {
 	allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error)
+	reduceValue(bits uint64, dt Datatype, op Op, root int) (uint64, error)
 }
 
 // allreduceBits is the allreduce of one value through the raw interface.
@@ -117,6 +146,18 @@ func allreduceBits(c Comm, bits uint64, dt Datatype, op Op) (uint64, error) {
 	buf := new([2]uint64)
 	buf[0] = bits
 	err := c.Allreduce(unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[1]), 1, dt, op)
+	return buf[1], err
+}
+
+// reduceBits is the reduce of one value through the raw interface: the
+// root gets the result, the other ranks 0.
+func reduceBits(c Comm, bits uint64, dt Datatype, op Op, root int) (uint64, error) {
+	buf := new([2]uint64)
+	buf[0] = bits
+	err := c.Reduce(unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[1]), 1, dt, op, root)
+	if c.Rank() != root {
+		return 0, err
+	}
 	return buf[1], err
 }
 

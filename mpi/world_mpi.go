@@ -5,8 +5,8 @@ package mpi
 /*
 #cgo noescape xp_allreduce
 #cgo nocallback xp_allreduce
-#cgo noescape xp_allreduce_value
 #cgo nocallback xp_allreduce_value
+#cgo nocallback xp_reduce_value
 #cgo noescape xp_send
 #cgo nocallback xp_send
 #cgo noescape xp_recv
@@ -52,9 +52,32 @@ var (
 // Built reports whether this binary was built with real MPI (-tags mpi).
 const Built = true
 
-// lib serializes every call into the MPI library: MPI is initialized at
-// MPI_THREAD_SERIALIZED.
-var lib sync.Mutex
+// lib is the lock around every call into the MPI library. It serializes
+// the calls where MPI granted MPI_THREAD_SERIALIZED, and does nothing where
+// MPI granted MPI_THREAD_MULTIPLE.
+var lib libLock
+
+// libLock is a sync.Mutex that initWorld turns off (free) when MPI grants
+// MPI_THREAD_MULTIPLE. free is written once, by Init, before any Comm
+// exists, and only read afterwards.
+type libLock struct {
+	mu   sync.Mutex
+	free bool
+}
+
+// Lock acquires the library lock, where MPI needs one.
+func (l *libLock) Lock() {
+	if !l.free {
+		l.mu.Lock()
+	}
+}
+
+// Unlock releases the library lock, where MPI needs one.
+func (l *libLock) Unlock() {
+	if !l.free {
+		l.mu.Unlock()
+	}
+}
 
 var threadLevel = "not initialized"
 
@@ -68,19 +91,29 @@ func check(call string, rc C.int) error {
 }
 
 func initWorld() (Comm, error) {
+	multiple, err := requestedThreadLevel()
+	if err != nil {
+		return nil, err
+	}
 	var provided C.int
+	var want C.int
+	if multiple {
+		want = 1
+	}
 	lib.Lock()
-	rc := C.xp_init(&provided)
+	rc := C.xp_init(want, &provided)
 	lib.Unlock()
 	if err := check("Init", rc); err != nil {
 		return nil, err
 	}
 	switch {
+	case provided >= C.xp_thread_multiple():
+		threadLevel = "multiple"
+		// The lock goes only where MULTIPLE was asked for (MPI may grant
+		// more than was asked; XPMPI_THREAD_LEVEL=serialized keeps it).
+		lib.free = multiple
 	case provided >= C.xp_thread_serialized():
 		threadLevel = "serialized"
-		if provided > C.xp_thread_serialized() {
-			threadLevel = "multiple"
-		}
 	case provided == C.xp_thread_funneled():
 		threadLevel = "funneled"
 	default:
@@ -219,14 +252,32 @@ func (m *comm) Allreduce(send, recv unsafe.Pointer, count int, dt Datatype, op O
 	return check("Allreduce", rc)
 }
 
-// allreduceValue is the scalar fast path: the value and the result live in
-// C's stack frame.
+// allreduceValue is the scalar fast path: the value goes to C and the
+// result comes back by value, with no pointer to Go memory (so no cgo
+// pointer check) and nothing allocated.
 func (m *comm) allreduceValue(bits uint64, dt Datatype, op Op) (uint64, error) {
-	var out C.uint64_t
 	lib.Lock()
-	rc := C.xp_allreduce_value(C.uint64_t(bits), &out, C.int(dt), C.int(op), m.c)
+	r := C.xp_allreduce_value(C.uint64_t(bits), C.int(dt), C.int(op), m.c)
 	lib.Unlock()
-	return uint64(out), check("Allreduce", rc)
+	if r.rc != 0 {
+		return 0, check("Allreduce", r.rc)
+	}
+	return uint64(r.v), nil
+}
+
+// reduceValue is the scalar fast path of ReduceValue: the root gets the
+// result, the other ranks 0.
+func (m *comm) reduceValue(bits uint64, dt Datatype, op Op, root int) (uint64, error) {
+	lib.Lock()
+	r := C.xp_reduce_value(C.uint64_t(bits), C.int(dt), C.int(op), C.int(root), m.c)
+	lib.Unlock()
+	if r.rc != 0 {
+		return 0, check("Reduce", r.rc)
+	}
+	if m.rank != root {
+		return 0, nil
+	}
+	return uint64(r.v), nil
 }
 
 func (m *comm) Gather(send unsafe.Pointer, count int, recv unsafe.Pointer, dt Datatype, root int) error {

@@ -56,22 +56,62 @@ XP_SMALL_OP(xp_small_prod, (unsigned int)x * (unsigned int)y)
 XP_SMALL_OP(xp_small_min, x < y ? x : y)
 XP_SMALL_OP(xp_small_max, x > y ? x : y)
 
-/* Made at first use, in XP_SUM, XP_PROD, XP_MIN, XP_MAX order; every
- * call of the binding holds its lock. */
+#if defined(MPICH_VERSION)
+/* MPICH 4.0 orders MPI_UINT32_T and MPI_UINT64_T as signed in MPI_MIN and
+ * MPI_MAX too (the minimum of 134 and 2^32-3 comes out 2^32-3): their
+ * minima and maxima are user operations of our own there. */
+#define XP_WIDE_OP(name, expr)                                                         \
+	static void name(void *in, void *inout, int *len, MPI_Datatype *dt)            \
+	{                                                                              \
+		int n = *len, i;                                                       \
+		if (*dt == MPI_UINT32_T) XP_SMALL_LOOP(uint32_t, expr);                \
+		else XP_SMALL_LOOP(uint64_t, expr);                                    \
+	}
+XP_WIDE_OP(xp_wide_min, x < y ? x : y)
+XP_WIDE_OP(xp_wide_max, x > y ? x : y)
+#define XP_WIDE_UNSIGNED 1
+#else
+#define XP_WIDE_UNSIGNED 0
+#endif
+
+/* XP_MIN and XP_MAX of uint32 and uint64, where XP_WIDE_UNSIGNED, made by
+ * xp_init. */
+static MPI_Op wide_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+
+/* Made by xp_init, in XP_SUM, XP_PROD, XP_MIN, XP_MAX order, before any
+ * other call: at MPI_THREAD_MULTIPLE the binding takes no lock, so they are
+ * never made lazily by two threads at once. */
 static MPI_Op small_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
 
 static MPI_Op ops(int op);
 
+static void make_small_ops(void) {
+	static MPI_User_function *const fns[4] = {xp_small_sum, xp_small_prod, xp_small_min, xp_small_max};
+	for (int i = 0; i < 4; i++) {
+		if (MPI_Op_create(fns[i], 1, &small_ops[i]) != MPI_SUCCESS) {
+			/* A call with this operation then fails with an invalid
+			 * operation: an error, never a wrong result. */
+			small_ops[i] = MPI_OP_NULL;
+		}
+	}
+#if XP_WIDE_UNSIGNED
+	static MPI_User_function *const wide[2] = {xp_wide_min, xp_wide_max};
+	for (int i = 0; i < 2; i++) {
+		if (MPI_Op_create(wide[i], 1, &wide_ops[i]) != MPI_SUCCESS) {
+			wide_ops[i] = MPI_OP_NULL;
+		}
+	}
+#endif
+}
+
 /* opsfor returns the MPI operation of op on elements of type dt. */
 static MPI_Op opsfor(int op, int dt) {
-	static MPI_User_function *const fns[4] = {xp_small_sum, xp_small_prod, xp_small_min, xp_small_max};
 	int small = dt == XP_INT8 || dt == XP_INT16 || dt == XP_UINT8 || dt == XP_UINT16;
+	if (XP_WIDE_UNSIGNED && (dt == XP_UINT32 || dt == XP_UINT64) && (op == XP_MIN || op == XP_MAX)) {
+		return wide_ops[op - XP_MIN];
+	}
 	if (!small || op < XP_SUM || op > XP_MAX) {
 		return ops(op);
-	}
-	if (small_ops[op] == MPI_OP_NULL && MPI_Op_create(fns[op], 1, &small_ops[op]) != MPI_SUCCESS) {
-		small_ops[op] = MPI_OP_NULL;
-		/* The call fails with an invalid operation: an error, never a wrong result. */
 	}
 	return small_ops[op];
 }
@@ -87,11 +127,12 @@ static MPI_Op ops(int op) {
 	}
 }
 
-int xp_init(int *provided) {
-	int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, provided);
+int xp_init(int multiple, int *provided) {
+	int rc = MPI_Init_thread(NULL, NULL, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED, provided);
 	if (rc != MPI_SUCCESS) return rc;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	make_small_ops();
 	return MPI_SUCCESS;
 }
 
@@ -105,6 +146,7 @@ int xp_any_source(void) { return MPI_ANY_SOURCE; }
 int xp_any_tag(void) { return MPI_ANY_TAG; }
 int xp_thread_serialized(void) { return MPI_THREAD_SERIALIZED; }
 int xp_thread_funneled(void) { return MPI_THREAD_FUNNELED; }
+int xp_thread_multiple(void) { return MPI_THREAD_MULTIPLE; }
 int xp_set_errors_return(MPI_Comm c) { return MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); }
 
 void xp_error_string(int code, char *buf, int len) {
@@ -164,11 +206,16 @@ int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op,
 	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
-int xp_allreduce_value(uint64_t v, uint64_t *out, int dt, int op, MPI_Comm c) {
-	uint64_t r = 0;
-	int rc = MPI_Allreduce(&v, &r, 1, types(dt), opsfor(op, dt), c);
-	*out = r;
-	return rc;
+xp_value xp_allreduce_value(uint64_t v, int dt, int op, MPI_Comm c) {
+	xp_value r = {0, 0};
+	r.rc = MPI_Allreduce(&v, &r.v, 1, types(dt), opsfor(op, dt), c);
+	return r;
+}
+
+xp_value xp_reduce_value(uint64_t v, int dt, int op, int root, MPI_Comm c) {
+	xp_value r = {0, 0};
+	r.rc = MPI_Reduce(&v, &r.v, 1, types(dt), opsfor(op, dt), root, c);
+	return r;
 }
 
 int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {

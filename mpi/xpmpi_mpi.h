@@ -14,7 +14,9 @@ enum { XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64, XP_INT8
 // Op codes: the order of the Go Op constants.
 enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
 
-int xp_init(int *provided);
+// xp_init asks for MPI_THREAD_MULTIPLE if multiple is nonzero, else for
+// MPI_THREAD_SERIALIZED, and makes the binding's own operations.
+int xp_init(int multiple, int *provided);
 int xp_finalize(void);
 MPI_Comm xp_comm_world(void);
 MPI_Comm xp_comm_self(void);
@@ -25,6 +27,7 @@ int xp_any_source(void);
 int xp_any_tag(void);
 int xp_thread_serialized(void);
 int xp_thread_funneled(void);
+int xp_thread_multiple(void);
 int xp_set_errors_return(MPI_Comm c);
 void xp_error_string(int code, char *buf, int len);
 const char *xp_implementation(void);
@@ -35,7 +38,11 @@ int xp_barrier(MPI_Comm c);
 int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c);
 int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c);
 int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c);
-int xp_allreduce_value(uint64_t v, uint64_t *out, int dt, int op, MPI_Comm c);
+// A value of at most 8 bytes and a return code, returned by value: the
+// scalar helpers take no pointer to Go memory.
+typedef struct { uint64_t v; int rc; } xp_value;
+xp_value xp_allreduce_value(uint64_t v, int dt, int op, MPI_Comm c);
+xp_value xp_reduce_value(uint64_t v, int dt, int op, int root, MPI_Comm c);
 int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c);
 int xp_gatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, int root, MPI_Comm c);
 int xp_allgather(const void *s, int count, void *r, int dt, MPI_Comm c);

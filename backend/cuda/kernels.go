@@ -15,8 +15,9 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu, stats.cu and convert.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource
+// then math.cu, stats.cu, convert.cu, and rng's philox.cuh with random.cu),
+// compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + randomSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -83,7 +84,8 @@ func KernelEntries() []string {
 	out = append(out, opsPlain...)
 	out = append(out, mathEntries()...)
 	out = append(out, statsEntries()...)
-	return append(out, convertEntries()...)
+	out = append(out, convertEntries()...)
+	return append(out, randomEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

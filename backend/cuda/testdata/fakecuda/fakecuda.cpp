@@ -119,6 +119,7 @@ struct xp_registrar {
 #include "math.cu"
 #include "stats.cu"
 #include "convert.cu"
+#include "random.cu"
 
 // ---- fibers: the threads of a block ----
 

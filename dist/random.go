@@ -32,7 +32,8 @@ import (
 // collective; seed, draw, shape and the options must be the same on every
 // rank.
 func Uniform[T backend.Float](c mpi.Comm, shape []int, seed, draw uint64, opts ...Option) (*Array[T], error) {
-	return randomArray[T](c, shape, opts, func(dst []T, first uint64) {
+	f := backend.RandomFill{Kind: backend.RandomUniform, Seed: seed, Draw: draw}
+	return randomArray[T](c, shape, opts, f, func(dst []T, first uint64) {
 		rng.FillUniform(dst, seed, first, draw)
 	})
 }
@@ -42,7 +43,8 @@ func Uniform[T backend.Float](c mpi.Comm, shape []int, seed, draw uint64, opts .
 // rng.FillNormal(whole, seed, 0, draw). As for Uniform, the result does not
 // depend on the number of ranks or the layout.
 func Normal[T backend.Float](c mpi.Comm, shape []int, seed, draw uint64, opts ...Option) (*Array[T], error) {
-	return randomArray[T](c, shape, opts, func(dst []T, first uint64) {
+	f := backend.RandomFill{Kind: backend.RandomNormal, Seed: seed, Draw: draw}
+	return randomArray[T](c, shape, opts, f, func(dst []T, first uint64) {
 		rng.FillNormal(dst, seed, first, draw)
 	})
 }
@@ -56,16 +58,21 @@ func UniformInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint
 	if !(lo < hi) {
 		panic(fmt.Sprintf("dist: UniformInts needs lo < hi, got [%v, %v)", lo, hi))
 	}
-	return randomArray[T](c, shape, opts, func(dst []T, first uint64) {
+	f := backend.RandomFill{Kind: backend.RandomInts, Seed: seed, Draw: draw,
+		Lo: uint64(lo), Span: uint64(hi) - uint64(lo)}
+	return randomArray[T](c, shape, opts, f, func(dst []T, first uint64) {
 		rng.FillUniformInts(dst, seed, first, draw, lo, hi)
 	})
 }
 
-// randomArray returns a new array whose local block is filled, one
-// contiguous run of global flat indices at a time, by fill(dst, first),
-// which must write elements first, first+1, ... of the global array into
-// dst. It fills on the host and copies to the device once.
-func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, fill func(dst []T, first uint64)) (*Array[T], error) {
+// randomArray returns a new array whose local block holds elements of
+// the global array given, one contiguous run of global flat indices at a
+// time, by fill(dst, first), which must write elements first, first+1, ...
+// of the global array into dst, or by the backend's FillRandom of f, which
+// computes the same. A block on a device whose backend is a
+// backend.RandomFiller is filled there, with no copy; any other device
+// block is filled on the host and copied to the device once (recorded).
+func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f backend.RandomFill, fill func(dst []T, first uint64)) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
@@ -73,12 +80,21 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, fill
 	if a.local.Len() == 0 {
 		return a, nil
 	}
+	global := a.layout.shape
+	start, bshape := a.layout.box(c.Rank())
+	// A block split on axis 0, or replicated, is one run; a block split
+	// on a later axis is one run per index of the axes before it.
+	runs := func(each func(globalOff, localOff, n int)) {
+		boxRuns(make([]int, len(global)), global, start, bshape, each)
+	}
+	if r, ok := a.local.Backend().(backend.RandomFiller); ok && !a.local.Device().IsHost() {
+		for _, p := range runProgressions(runs) {
+			r.FillRandom(a.local.Slice(p.local, p.local+p.runs*p.n).Buffer(), f, p.runs, p.n, uint64(p.first), uint64(p.stride))
+		}
+		return a, nil
+	}
 	err = a.hostFill(func(host []T) {
-		global := a.layout.shape
-		start, bshape := a.layout.box(c.Rank())
-		// A block split on axis 0, or replicated, is one run; a block split
-		// on a later axis is one run per index of the axes before it.
-		boxRuns(make([]int, len(global)), global, start, bshape, func(globalOff, localOff, n int) {
+		runs(func(globalOff, localOff, n int) {
 			fill(host[localOff:localOff+n], uint64(globalOff))
 		})
 	})
@@ -86,4 +102,35 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, fill
 		return nil, err
 	}
 	return a, nil
+}
+
+// progression is a run of runs of n elements each, consecutive in the
+// block from element local, whose global flat indices start at first and
+// advance by stride from one run to the next.
+type progression struct {
+	local, runs, n, first, stride int
+}
+
+// runProgressions groups the runs that each calls (global offset, block
+// offset, length; consecutive in the block, as boxRuns gives them) into
+// progressions, each run joining the one before where its length and
+// global stride agree: a block split on one axis is one progression.
+func runProgressions(each func(func(globalOff, localOff, n int))) []progression {
+	var out []progression
+	each(func(g, l, n int) {
+		if k := len(out) - 1; k >= 0 {
+			p := &out[k]
+			next := p.first + p.runs*p.stride
+			switch {
+			case p.n == n && p.runs == 1 && l == p.local+n:
+				p.stride, p.runs = g-p.first, 2
+				return
+			case p.n == n && p.runs > 1 && g == next && l == p.local+p.runs*n:
+				p.runs++
+				return
+			}
+		}
+		out = append(out, progression{local: l, runs: 1, n: n, first: g})
+	})
+	return out
 }

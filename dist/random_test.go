@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/profiling"
 	"github.com/xpmpi/xpmpi/rng"
 )
 
@@ -290,4 +293,126 @@ func TestUniformIntsPanics(t *testing.T) {
 		}
 	}()
 	dist.UniformInts[int64](c, []int{3}, 1, 0, 5, 5)
+}
+
+// devRandom makes a random array on backend b with mk (under opts),
+// checks that it lives on b's device and that making it recorded the
+// copies wantCopies says (none for a backend.RandomFiller, one to the
+// device where the block is not empty otherwise), and compares its
+// elements with want: bit for bit when tol is 0, else to tol relative
+// (at least 1e-14 absolute).
+func devRandom[T float32 | float64 | int16 | int32 | int64 | uint8 | uint64](t *testing.T, b backend.Backend, what string, filler bool, tol float64,
+	mk func(opts ...dist.Option) (*dist.Array[T], error), want []T, opts ...dist.Option) {
+	t.Helper()
+	var a *dist.Array[T]
+	var err error
+	w := got(profiling.Counting(func() { a, err = mk(append(opts, dist.OnBackend(b))...) }))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	defer a.Free()
+	if a.Device() != b.Device() {
+		t.Errorf("%s: on %v, want %v", what, a.Device(), b.Device())
+	}
+	n := a.Local().Len()
+	wantTo := 0
+	if !filler && n > 0 {
+		wantTo = 1
+	}
+	if w.toHost != 0 || w.toDevice != wantTo || w.deviceCopies != 0 {
+		t.Errorf("%s: recorded %d copies to the host, %d to the device, %d on the device; want 0, %d, 0",
+			what, w.toHost, w.toDevice, w.deviceCopies, wantTo)
+	}
+	all, err := dist.Allgather(a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(all) != len(want) {
+		t.Fatalf("%s: %d elements, want %d", what, len(all), len(want))
+	}
+	for i := range all {
+		g, x := float64(all[i]), float64(want[i])
+		if tol == 0 && all[i] != want[i] || tol != 0 && math.Abs(g-x) > math.Max(1e-14, tol*math.Abs(x)) {
+			t.Errorf("%s: element %d is %v, want %v", what, i, all[i], want[i])
+			return
+		}
+	}
+}
+
+// testDeviceRandom checks every random constructor on backend b (a
+// backend.RandomFiller if filler) against rng's fill of the whole array,
+// on every layout of randomLayouts and a 2-D process grid: uniform
+// deviates and integers bit for bit, normal deviates bit for bit if
+// normalTol is 0, else to normalTol relative (float32: to float32's
+// rounding).
+func testDeviceRandom(t *testing.T, c mpi.Comm, b backend.Backend, filler bool, normalTol float64) {
+	const seed, draw = 0x5eed_2026, 5
+	tol32 := normalTol
+	if tol32 != 0 {
+		tol32 = 1.2e-7
+	}
+	for _, shape := range randomShapes {
+		n := prod(shape)
+		names, opts := randomLayouts(shape, c.Size())
+		if len(shape) == 2 {
+			names = append(names, "grid")
+			opts = append(opts, []dist.Option{dist.ProcessGrid(0, 0)})
+		}
+		u64, u32 := make([]float64, n), make([]float32, n)
+		rng.FillUniform(u64, seed, 0, draw)
+		rng.FillUniform(u32, seed, 0, draw)
+		z64, z32 := make([]float64, n), make([]float32, n)
+		rng.FillNormal(z64, seed, 0, draw)
+		rng.FillNormal(z32, seed, 0, draw)
+		i32, i64 := make([]int32, n), make([]int64, n)
+		rng.FillUniformInts(i32, seed, 0, draw, -5, 5)
+		rng.FillUniformInts(i64, seed, 0, draw, math.MinInt64, math.MaxInt64)
+		i16, w8, w64 := make([]int16, n), make([]uint8, n), make([]uint64, n)
+		rng.FillUniformInts(i16, seed, 0, draw, -300, 301)
+		rng.FillUniformInts(w8, seed, 0, draw, 3, 250)
+		rng.FillUniformInts(w64, seed, 0, draw, 7, 1<<63+12345)
+		for k, name := range names {
+			o := opts[k]
+			what := func(s string) string { return fmt.Sprintf("%s %v %s", s, shape, name) }
+			devRandom(t, b, what("Uniform/float64"), filler, 0, func(op ...dist.Option) (*dist.Array[float64], error) {
+				return dist.Uniform[float64](c, shape, seed, draw, op...)
+			}, u64, o...)
+			devRandom(t, b, what("Uniform/float32"), filler, 0, func(op ...dist.Option) (*dist.Array[float32], error) {
+				return dist.Uniform[float32](c, shape, seed, draw, op...)
+			}, u32, o...)
+			devRandom(t, b, what("Normal/float64"), filler, normalTol, func(op ...dist.Option) (*dist.Array[float64], error) {
+				return dist.Normal[float64](c, shape, seed, draw, op...)
+			}, z64, o...)
+			devRandom(t, b, what("Normal/float32"), filler, tol32, func(op ...dist.Option) (*dist.Array[float32], error) {
+				return dist.Normal[float32](c, shape, seed, draw, op...)
+			}, z32, o...)
+			devRandom(t, b, what("UniformInts/int32"), filler, 0, func(op ...dist.Option) (*dist.Array[int32], error) {
+				return dist.UniformInts[int32](c, shape, seed, draw, -5, 5, op...)
+			}, i32, o...)
+			devRandom(t, b, what("UniformInts/int64"), filler, 0, func(op ...dist.Option) (*dist.Array[int64], error) {
+				return dist.UniformInts[int64](c, shape, seed, draw, math.MinInt64, math.MaxInt64, op...)
+			}, i64, o...)
+			devRandom(t, b, what("UniformInts/int16"), filler, 0, func(op ...dist.Option) (*dist.Array[int16], error) {
+				return dist.UniformInts[int16](c, shape, seed, draw, -300, 301, op...)
+			}, i16, o...)
+			devRandom(t, b, what("UniformInts/uint8"), filler, 0, func(op ...dist.Option) (*dist.Array[uint8], error) {
+				return dist.UniformInts[uint8](c, shape, seed, draw, 3, 250, op...)
+			}, w8, o...)
+			devRandom(t, b, what("UniformInts/uint64"), filler, 0, func(op ...dist.Option) (*dist.Array[uint64], error) {
+				return dist.UniformInts[uint64](c, shape, seed, draw, 7, 1<<63+12345, op...)
+			}, w64, o...)
+		}
+	}
+}
+
+// TestDeviceRandom checks that the random constructors fill a fake-device
+// array on the device (the fake device's backend.RandomFiller: no copy,
+// rng's values bit for bit, normal deviates included), and that on a
+// device backend without a RandomFiller they fill on the host and record
+// the one copy to the device.
+func TestDeviceRandom(t *testing.T) {
+	c := mpitest.World(t)
+	setAware(t, aware)
+	t.Run("filler", func(t *testing.T) { testDeviceRandom(t, c, fakedev.Default, true, 0) })
+	t.Run("plain", func(t *testing.T) { testDeviceRandom(t, c, noSorter{fakedev.Default}, false, 0) })
 }

@@ -15,9 +15,9 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu, stats.cu, convert.cu, gemm.cu and stencil.cu), compiled
-// with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource
+// then math.cu, stats.cu, convert.cu, gemm.cu, stencil.cu, and rng's
+// philox.cuh with random.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -86,7 +86,8 @@ func KernelEntries() []string {
 	out = append(out, statsEntries()...)
 	out = append(out, convertEntries()...)
 	out = append(out, gemmEntries()...)
-	return append(out, stencilEntries()...)
+	out = append(out, stencilEntries()...)
+	return append(out, randomEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

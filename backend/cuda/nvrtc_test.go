@@ -51,6 +51,10 @@ func paramSizes(op string, elem int) []int {
 		return []int{8, 8, 8, 8, 8}
 	case "rowsums":
 		return []int{8, 8, 8}
+	case "randf": // random.cu
+		return []int{8, 8, 8, 8, 8, 8, 8, 4}
+	case "randi":
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8}
 	}
 	return mathParamSizes(op, elem)
 }

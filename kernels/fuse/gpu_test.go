@@ -5,109 +5,13 @@ package fuse_test
 import (
 	"fmt"
 	"math"
-	"sync"
 	"testing"
-	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/kernels/fuse"
+	_ "github.com/xpmpi/xpmpi/kernels/fuse/fusecuda"
 )
-
-// gpuLauncher is a fuse.CUDALauncher over package backend/cuda: it
-// compiles each program once with NVRTC and launches it as
-// fuse.CUDAProgram documents. It lives in the tests because package fuse
-// is pure Go and backend/cuda is cgo; it runs only where there is a GPU.
-type gpuLauncher struct {
-	b    *cuda.Backend
-	mu   sync.Mutex
-	mods map[string]*cuda.Module
-}
-
-func (l *gpuLauncher) module(p *fuse.CUDAProgram) (*cuda.Module, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if m, ok := l.mods[p.Main]; ok {
-		return m, nil
-	}
-	m, err := l.b.CompileModule(p.Source, p.Name, p.Options...)
-	if err != nil {
-		return nil, err
-	}
-	l.mods[p.Main] = m
-	return m, nil
-}
-
-func (l *gpuLauncher) LaunchFused(p *fuse.CUDAProgram, n int, arrays []backend.Buffer, params []backend.Scalar) ([]backend.Scalar, error) {
-	m, err := l.module(p)
-	if err != nil {
-		return nil, err
-	}
-	main, err := m.Function(p.Main)
-	if err != nil {
-		return nil, err
-	}
-	args := (&cuda.Args{}).Int64(int64(n))
-	for _, a := range arrays {
-		args.Buffer(a)
-	}
-	for _, s := range params {
-		args.Scalar(s)
-	}
-	grid := p.Grid(n)
-	nres := len(p.Results)
-	var part, out backend.Buffer
-	if nres > 0 {
-		if part, err = l.b.Alloc(backend.Uint64, grid*nres); err != nil {
-			return nil, err
-		}
-		defer l.b.Free(part)
-		if out, err = l.b.Alloc(backend.Uint64, nres); err != nil {
-			return nil, err
-		}
-		defer l.b.Free(out)
-		args.Buffer(part)
-	}
-	if err := main.Launch(cuda.Dim3{X: grid}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, args); err != nil {
-		return nil, err
-	}
-	if nres == 0 {
-		return nil, nil
-	}
-	final, err := m.Function(p.Final)
-	if err != nil {
-		return nil, err
-	}
-	fargs := (&cuda.Args{}).Int32(int32(grid)).Buffer(part).Buffer(out)
-	if err := final.Launch(cuda.Dim3{X: 1}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, fargs); err != nil {
-		return nil, err
-	}
-	words := make([]uint64, nres)
-	if err := l.b.CopyToHost(unsafe.Pointer(&words[0]), out); err != nil {
-		return nil, err
-	}
-	res := make([]backend.Scalar, nres)
-	for i, w := range words {
-		res[i] = scalarFromBits(p.ResultTypes[i], w)
-	}
-	return res, nil
-}
-
-func scalarFromBits(dt backend.DType, w uint64) backend.Scalar {
-	switch dt {
-	case backend.Float32:
-		return backend.ScalarOf(math.Float32frombits(uint32(w)))
-	case backend.Float64:
-		return backend.ScalarOf(math.Float64frombits(w))
-	case backend.Int32:
-		return backend.ScalarOf(int32(uint32(w)))
-	case backend.Int64:
-		return backend.ScalarOf(int64(w))
-	case backend.Uint32:
-		return backend.ScalarOf(uint32(w))
-	}
-	return backend.ScalarOf(w)
-}
 
 // TestGPU runs the CG kernels and a kernel of every float operation on a
 // CUDA device and compares them with the CPU evaluator: elementwise
@@ -119,8 +23,7 @@ func TestGPU(t *testing.T) {
 	if err != nil {
 		t.Skipf("no CUDA device here, so no generated kernel is launched: %v", err)
 	}
-	prev := fuse.SetCUDALauncher(&gpuLauncher{b: b, mods: map[string]*cuda.Module{}})
-	defer fuse.SetCUDALauncher(prev)
+	// The launcher is fusecuda's, registered by its import.
 	x, y, z := fuse.Var[float64]("x"), fuse.Var[float64]("y"), fuse.Var[float64]("z")
 	a := fuse.Param[float64]("a")
 	yn := fuse.Out("y", fuse.Sub(y, fuse.Mul(a, x)))

@@ -121,6 +121,7 @@ struct xp_registrar {
 #include "convert.cu"
 #include "gemm.cu"
 #include "stencil.cu"
+#include "random.cu"
 
 // ---- fibers: the threads of a block ----
 

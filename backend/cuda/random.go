@@ -1,0 +1,70 @@
+package cuda
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/rng"
+)
+
+// The CUDA backend fills buffers with package rng's random numbers on its
+// device, as a backend.RandomFiller, with the kernels of random.cu over
+// rng's philox.cuh: uniform deviates and integers are rng's bit for bit,
+// normal deviates agree with rng's to the accuracy of the device's log,
+// sqrt and cos (about 1e-14 relative; float32 normals are that value
+// rounded to float32).
+var _ backend.RandomFiller = (*Backend)(nil)
+
+// randomSource is rng's philox.cuh followed by random.cu, which
+// KernelSource appends after convert.cu.
+//
+//go:embed random.cu
+var randomCU string
+
+var randomSource = rng.CUDAHeader + randomCU
+
+// randomEntries returns the names of the entries of random.cu.
+func randomEntries() []string {
+	var out []string
+	for dt := backend.DType(0); int(dt) < len(typeSuffix); dt++ {
+		if dt.IsFloat() {
+			out = append(out, kernelName("randf", dt))
+		} else {
+			out = append(out, kernelName("randi", dt))
+		}
+	}
+	return out
+}
+
+// FillRandom sets runs runs of n elements of dst to rng's fill f of the
+// global elements first + r*stride + j, on the device: one kernel, one
+// thread per element.
+func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n int, first, stride uint64) {
+	d := b.buf("FillRandom", dst)
+	if runs < 0 || n < 0 || (n > 0 && runs > d.N/n) {
+		panic(fmt.Sprintf("cuda: FillRandom of %d x %d elements into a buffer of %d", runs, n, d.N))
+	}
+	switch {
+	case d.DT.IsComplex():
+		panic(fmt.Sprintf("cuda: FillRandom of a %v buffer", d.DT))
+	case f.Kind < backend.RandomUniform || f.Kind > backend.RandomInts:
+		panic(fmt.Sprintf("cuda: FillRandom of unknown kind %d", f.Kind))
+	case f.Kind == backend.RandomInts && d.DT.IsFloat():
+		panic(fmt.Sprintf("cuda: FillRandom of integers into a %v buffer", d.DT))
+	case f.Kind == backend.RandomInts && f.Span == 0:
+		panic("cuda: FillRandom of integers in an empty range")
+	case f.Kind != backend.RandomInts && !d.DT.IsFloat():
+		panic(fmt.Sprintf("cuda: FillRandom of kind %d into a %v buffer", f.Kind, d.DT))
+	}
+	total := runs * n
+	if total == 0 {
+		return
+	}
+	args := (&Args{}).Int64(int64(total)).Int64(int64(n)).Buffer(dst).Uint64(f.Seed).Uint64(f.Draw).Uint64(first).Uint64(stride)
+	if f.Kind == backend.RandomInts {
+		b.launch("FillRandom", kernelName("randi", d.DT), elemGrid(total), Dim3{X: blockSize}, args.Uint64(f.Lo).Uint64(f.Span))
+		return
+	}
+	b.launch("FillRandom", kernelName("randf", d.DT), elemGrid(total), Dim3{X: blockSize}, args.Int32(flag(f.Kind == backend.RandomNormal)))
+}

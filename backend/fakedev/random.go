@@ -1,0 +1,87 @@
+package fakedev
+
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/rng"
+)
+
+// The fake device fills buffers with package rng's random numbers on the
+// device, as a backend.RandomFiller, with rng's own Fill functions on its
+// memory: every kind, normal deviates included, is the host's bit for bit.
+var _ backend.RandomFiller = (*Backend)(nil)
+
+// FillRandom sets runs runs of n elements of dst to rng's fill f of the
+// global elements first + r*stride + j, on the device.
+func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n int, first, stride uint64) {
+	d := b.buf("FillRandom", dst)
+	checkRandom(d.DT, d.N, f, runs, n)
+	h := host(d)
+	b.kernel(func() {
+		for r := 0; r < runs; r++ {
+			g := first + uint64(r)*stride
+			lo, hi := r*n, (r+1)*n
+			switch d.DT {
+			case backend.Float32:
+				fillFloat(backend.HostSlice[float32](h)[lo:hi], f, g)
+			case backend.Float64:
+				fillFloat(backend.HostSlice[float64](h)[lo:hi], f, g)
+			case backend.Int32:
+				fillInts(backend.HostSlice[int32](h)[lo:hi], f, g)
+			case backend.Int64:
+				fillInts(backend.HostSlice[int64](h)[lo:hi], f, g)
+			case backend.Uint32:
+				fillInts(backend.HostSlice[uint32](h)[lo:hi], f, g)
+			case backend.Uint64:
+				fillInts(backend.HostSlice[uint64](h)[lo:hi], f, g)
+			case backend.Int8:
+				fillInts(backend.HostSlice[int8](h)[lo:hi], f, g)
+			case backend.Int16:
+				fillInts(backend.HostSlice[int16](h)[lo:hi], f, g)
+			case backend.Uint8:
+				fillInts(backend.HostSlice[uint8](h)[lo:hi], f, g)
+			case backend.Uint16:
+				fillInts(backend.HostSlice[uint16](h)[lo:hi], f, g)
+			}
+		}
+	})
+}
+
+// checkRandom panics unless f fits a buffer of n elements of type dt and
+// runs x n elements fit in it.
+func checkRandom(dt backend.DType, size int, f backend.RandomFill, runs, n int) {
+	if runs < 0 || n < 0 || (n > 0 && runs > size/n) {
+		panic(fmt.Sprintf("fakedev: FillRandom of %d x %d elements into a buffer of %d", runs, n, size))
+	}
+	switch {
+	case dt.IsComplex():
+		panic(fmt.Sprintf("fakedev: FillRandom of a %v buffer", dt))
+	case f.Kind == backend.RandomInts && dt.IsFloat():
+		panic(fmt.Sprintf("fakedev: FillRandom of integers into a %v buffer", dt))
+	case f.Kind == backend.RandomInts && f.Span == 0:
+		panic("fakedev: FillRandom of integers in an empty range")
+	case f.Kind != backend.RandomInts && !dt.IsFloat():
+		panic(fmt.Sprintf("fakedev: FillRandom of kind %d into a %v buffer", f.Kind, dt))
+	case f.Kind < backend.RandomUniform || f.Kind > backend.RandomInts:
+		panic(fmt.Sprintf("fakedev: FillRandom of unknown kind %d", f.Kind))
+	}
+}
+
+// fillFloat fills dst with rng's uniform or normal deviates from global
+// index first.
+func fillFloat[T float32 | float64](dst []T, f backend.RandomFill, first uint64) {
+	if f.Kind == backend.RandomNormal {
+		rng.FillNormal(dst, f.Seed, first, f.Draw)
+	} else {
+		rng.FillUniform(dst, f.Seed, first, f.Draw)
+	}
+}
+
+// fillInts fills dst with rng's uniform integers in [Lo, Lo+Span) from
+// global index first, as rng.FillUniformInts computes them.
+func fillInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](dst []T, f backend.RandomFill, first uint64) {
+	for i := range dst {
+		dst[i] = T(f.Lo + rng.IntN(f.Seed, first+uint64(i), f.Draw, f.Span))
+	}
+}

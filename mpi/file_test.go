@@ -2,10 +2,12 @@ package mpi_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xpmpi/xpmpi/mpi"
@@ -268,4 +270,34 @@ func TestFileViewPanics(t *testing.T) {
 		f.SetView(0, mpi.Float64, mpi.Subarray{})
 		f.ReadAt(4, nil, 0, mpi.Float64)
 	}()
+}
+
+// TestFileViewChecking checks that in checking mode SetView is a checked
+// collective: ranks that pass different etypes get a mismatch error that
+// names the call, instead of MPI's undefined behaviour.
+func TestFileViewChecking(t *testing.T) {
+	c := mpitest.World(t)
+	dir := mpitest.TempDir(t, c)
+	f, err := mpi.OpenFile(c, filepath.Join(dir, "c.bin"), mpi.ReadWrite|mpi.Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	withChecking(t)
+	sub := mpi.Subarray{Sizes: []int{4}, Subsizes: []int{1}, Starts: []int{c.Rank() % 4}}
+	if err := f.SetView(0, mpi.Float64, sub); err != nil {
+		t.Fatal(err)
+	}
+	if c.Size() < 2 {
+		return
+	}
+	et := mpi.Float64
+	if c.Rank() == 1 {
+		et = mpi.Int64
+	}
+	err = f.SetView(0, et, sub)
+	var me *mpi.MismatchError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "File.SetView") {
+		t.Fatalf("rank %d: SetView with different etypes: %v", c.Rank(), err)
+	}
 }

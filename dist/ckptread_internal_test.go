@@ -7,6 +7,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/internal/crc32c"
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // SetSumChunkBytes sets the chunk size of checksummed reads, until
@@ -82,5 +83,30 @@ func TestReadSummed(t *testing.T) {
 			}
 		}
 		backend.SetThreads(prev)
+	}
+}
+
+// TestViewRead checks which reads go through MPI-IO file views: every
+// layout on the MPI-IO path (an empty array none), none on the POSIX path.
+func TestViewRead(t *testing.T) {
+	c := mpi.NewSerial()
+	grid := NewGridLayout([]int{5, 7}, []int{1, 1})
+	for _, tc := range []struct {
+		how  ioPath
+		l    Layout
+		want bool
+	}{
+		{ioMPI, NewLayout([]int{5, 7}, 1, 1), true},
+		{ioMPI, grid, true},
+		{ioMPI, NewLayout([]int{0, 7}, 1, 1), false},
+		{ioPOSIX, NewLayout([]int{5, 7}, 1, 1), false},
+		{ioPOSIX, grid, false},
+	} {
+		old := ioOverride
+		ioOverride = tc.how
+		if got := viewRead(c, tc.l); got != tc.want {
+			t.Errorf("%v, %v: viewRead = %v, want %v", tc.how, tc.l, got, tc.want)
+		}
+		ioOverride = old
 	}
 }

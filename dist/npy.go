@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"unsafe"
@@ -310,10 +311,12 @@ func asBytes[T backend.Numeric](s []T) []byte {
 // as for Zeros: any number of ranks, any split axis or process grid,
 // whatever layout wrote the file. It is collective. Rank 0 reads and
 // checks the header and the file's size, and every rank then reads only
-// its own block (with a split axis other than 0 and runs shorter than
-// 16 KiB, or a process grid, its share of a layout split on axis 0, which
-// an all-to-all then redistributes; replicated, its share, which every rank
-// then gathers). A file that is not a .npy file of T, a truncated file, a
+// its own block: with MPI-IO (see Save for which path a job takes) in one
+// collective read through a file view of its block, whatever the layout;
+// with ordinary file I/O, with a split axis other than 0 and runs shorter
+// than 16 KiB, or a process grid, its share of a layout split on axis 0,
+// which an all-to-all then redistributes. Replicated, each rank reads its
+// share, which every rank then gathers. A file that is not a .npy file of T, a truncated file, a
 // 0-dimensional array, or a split axis or process grid the array does not
 // have, is the same error on every rank.
 //
@@ -377,7 +380,7 @@ func load[T backend.Numeric](c mpi.Comm, path string, exp *npyExpect, opts []Opt
 		return nil, 0, err
 	}
 	l, b := buildOptions(c, shape, opts)
-	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) && !viewRead(c, l) {
 		y, sum, err := loadLayout[T](c, path, NewLayout(shape, 0, c.Size()), b, h.dataOff, exp != nil)
 		if err != nil {
 			return nil, 0, err
@@ -458,10 +461,12 @@ func readHeaderOn[T backend.Numeric](c mpi.Comm, op, path string, exp *npyExpect
 // the file's shape and element type, whatever layout wrote the file: as
 // Load does, but into memory the caller already has, so that a program
 // that reads a checkpoint every step allocates (and first touches)
-// nothing. Where Load would read a layout split on axis 0 and
-// redistribute (a split axis other than 0 with runs shorter than 16 KiB,
-// or a process grid), LoadInto does the same through a temporary array
-// and copies its result into x. It is collective. A file that does not
+// nothing. With MPI-IO every rank reads its block straight into x's
+// memory (a device array through a host copy of its block). Where Load
+// would read a layout split on axis 0 and redistribute (ordinary file
+// I/O, and a split axis other than 0 with runs shorter than 16 KiB, or a
+// process grid), LoadInto does the same through a temporary array and
+// copies its result into x. It is collective. A file that does not
 // hold x's shape and element type is the same error on every rank, and
 // leaves x as it was; a failure while reading may leave x partly written.
 func LoadInto[T backend.Numeric](x *Array[T], path string) error {
@@ -480,7 +485,7 @@ func loadInto[T backend.Numeric](x *Array[T], path string) error {
 	if !slices.Equal(h.shape, l.shape) {
 		return fmt.Errorf("the file holds shape %v, the array has shape %v", h.shape, l.shape)
 	}
-	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) {
+	if _, _, ok := l.flatRange(0); !ok && !l.inPlaceRuns(h.dtype.Size()) && !viewRead(c, l) {
 		y, _, err := loadLayout[T](c, path, NewLayout(l.shape, 0, c.Size()), x.local.Backend(), h.dataOff, false)
 		if err != nil {
 			return err
@@ -575,9 +580,15 @@ func readLayout[T backend.Numeric](c mpi.Comm, path string, a *Array[T], dataOff
 			return
 		}
 		start, shape := l.box(me)
+		if r.box != nil {
+			// MPI-IO: the block in one collective read through a view
+			// of it, straight into the block's memory.
+			sub := mpi.Subarray{Sizes: l.shape, Subsizes: shape, Starts: start}
+			lerr = r.box(dataOff, sub, host, ioCalls(l.maxBox(), size))
+		}
 		boxRuns(make([]int, len(l.shape)), l.shape, start, shape, func(globalOff, packedOff, n int) {
 			run := host[packedOff : packedOff+n]
-			if lerr == nil {
+			if lerr == nil && r.box == nil {
 				lerr = r.run(dataOff+int64(globalOff)*int64(size), run)
 			}
 			if sum && lerr == nil {
@@ -599,12 +610,55 @@ func readLayout[T backend.Numeric](c mpi.Comm, path string, a *Array[T], dataOff
 // block (a collective call on the MPI-IO path, which every rank makes, with
 // an empty block if it has none), run one run of a strided block. On the
 // POSIX path pread reads any bytes at any offset (not collective); it is
-// nil on the MPI-IO path.
+// nil on the MPI-IO path. On the MPI-IO path box reads the block sub of
+// the array at off into data (C order) in calls collective calls through
+// a file view of the block, which every rank makes; it is nil on the
+// POSIX path.
 type reader[T backend.Numeric] struct {
 	flat  func(off int64, data []T) error
 	run   func(off int64, run []T) error
 	pread func(off int64, b []byte) error
+	box   func(off int64, sub mpi.Subarray, data []T, calls int) error
 	close func() error
+}
+
+// viewRead reports whether the ranks of c read the blocks of l with
+// MPI-IO through file views (see reader.box): on the MPI-IO path, for an
+// array with elements whose dimensions fit MPI's int arguments. A failure
+// to decide (a bad XPMPI_IO) is false here and the same error on every
+// rank from openReader.
+func viewRead(c mpi.Comm, l Layout) bool {
+	how, err := writePath(c)
+	if err != nil || how != ioMPI || l.Len() == 0 {
+		return false
+	}
+	for _, d := range l.shape {
+		if d > math.MaxInt32 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxBox returns the number of elements of the largest block of any rank.
+func (l Layout) maxBox() int {
+	m := 0
+	for r := 0; r < l.ranks; r++ {
+		_, shape := l.box(r)
+		m = max(m, prod(shape))
+	}
+	return m
+}
+
+// readBox reads the block sub of the array at byte off of f into data, in
+// calls collective calls (ioChunkBytes each at most) through a view of
+// the block, which it leaves set. Every rank of c calls it, with its own
+// block (empty or not) and the same calls.
+func readBox[T backend.Numeric](c mpi.Comm, f mpi.File, off int64, sub mpi.Subarray, data []T, calls int) error {
+	if err := mpi.Agree(c, f.SetView(off, mpiType[T](), sub)); err != nil {
+		return err
+	}
+	return flatCalls(f, 0, data, calls, mpi.ReadAtAll[T])
 }
 
 // sumChunkBytes is the size of the chunks that readSummed reads and
@@ -698,8 +752,11 @@ func openReader[T backend.Numeric](c mpi.Comm, path string, calls int) (reader[T
 		return reader[T]{}, err
 	}
 	return reader[T]{
-		flat:  func(off int64, data []T) error { return readFlat(f, off, data, calls) },
-		run:   func(off int64, run []T) error { return readRun(f, off, run) },
+		flat: func(off int64, data []T) error { return readFlat(f, off, data, calls) },
+		run:  func(off int64, run []T) error { return readRun(f, off, run) },
+		box: func(off int64, sub mpi.Subarray, data []T, calls int) error {
+			return readBox(c, f, off, sub, data, calls)
+		},
 		close: f.Close,
 	}, nil
 }

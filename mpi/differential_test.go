@@ -2,8 +2,10 @@ package mpi_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -137,6 +139,73 @@ func TestDifferential(t *testing.T) {
 		if serial[i] != self[i] {
 			t.Errorf("line %d:\n stand-in: %s\n      MPI: %s", i, serial[i], self[i])
 		}
+	}
+	if testing.Verbose() {
+		for _, l := range self {
+			t.Log(l)
+		}
+	}
+}
+
+// viewScript writes and reads a file in dir through subarray views on a
+// one-rank communicator and returns a transcript, to compare the stand-in
+// with real MPI.
+func viewScript(c mpi.Comm, dir string) []string {
+	var out []string
+	log := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	path := filepath.Join(dir, "view.bin")
+	f, err := mpi.OpenFile(c, path, mpi.ReadWrite|mpi.Create)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer f.Close()
+	// 100 uint16 values 0..99 after 6 bytes.
+	all := make([]uint16, 100)
+	for i := range all {
+		all[i] = uint16(i)
+	}
+	log("plain write: %v", f.WriteAt(6, unsafe.Pointer(&all[0]), len(all), mpi.Uint16) == nil)
+	// Block [1:3, 2:5] of a 4x6 array at byte 6: two tiles of 24 fit.
+	sub := mpi.Subarray{Sizes: []int{4, 6}, Subsizes: []int{2, 3}, Starts: []int{1, 2}}
+	log("SetView: %v", f.SetView(6, mpi.Uint16, sub) == nil)
+	r := make([]uint16, 12)
+	log("ReadAtAll two tiles: %v %v", mpi.ReadAtAll(f, 0, r) == nil, r)
+	r = make([]uint16, 4)
+	log("ReadAt at 2 elements: %v %v", f.ReadAt(4, unsafe.Pointer(&r[0]), 4, mpi.Uint16) == nil, r)
+	w := []uint16{1000, 1001, 1002, 1003, 1004}
+	log("WriteAtAll at 1 element: %v", mpi.WriteAtAll(f, 2, w) == nil)
+	// Whole rows (the run spans dimensions), one tile, a 3-D block.
+	sub3 := mpi.Subarray{Sizes: []int{2, 3, 4}, Subsizes: []int{1, 3, 4}, Starts: []int{1, 0, 0}}
+	log("SetView rows: %v", f.SetView(0, mpi.Uint16, sub3) == nil)
+	r = make([]uint16, 14)
+	log("ReadAtAll rows: %v %v", mpi.ReadAtAll(f, 0, r) == nil, r)
+	log("SetView bytes: %v", f.SetView(0, mpi.Byte, mpi.Subarray{Sizes: []int{8}, Subsizes: []int{3}, Starts: []int{5}}) == nil)
+	b := make([]byte, 7)
+	log("ReadAtAll bytes: %v %v", mpi.ReadAtAll(f, 0, b) == nil, b)
+	log("SetView plain: %v", f.SetView(6, mpi.Uint16, mpi.Subarray{}) == nil)
+	r = make([]uint16, 100)
+	log("ReadAtAll plain: %v %v", mpi.ReadAtAll(f, 0, r) == nil, r)
+	log("ReadAtAll past the end: %v", mpi.ReadAtAll(f, 2*99, r[:2]) == nil)
+	return out
+}
+
+// TestDifferentialFileView runs viewScript on the stand-in and on
+// MPI_COMM_SELF, every rank in a directory of its own.
+func TestDifferentialFileView(t *testing.T) {
+	serial := viewScript(mpi.NewSerial(), t.TempDir())
+	self := viewScript(mpi.Self(), t.TempDir())
+	if len(serial) != len(self) {
+		t.Fatalf("transcripts of %d and %d lines:\n%q\n%q", len(serial), len(self), serial, self)
+	}
+	for i := range serial {
+		if serial[i] != self[i] {
+			t.Errorf("line %d:\n stand-in: %s\n      MPI: %s", i, serial[i], self[i])
+		}
+	}
+	// The first read, computed: block rows 1-2, columns 2-4, two tiles.
+	want := "ReadAtAll two tiles: true [8 9 10 14 15 16 32 33 34 38 39 40]"
+	if serial[2] != want {
+		t.Errorf("stand-in: %s\n    want: %s", serial[2], want)
 	}
 	if testing.Verbose() {
 		for _, l := range self {

@@ -16,9 +16,22 @@ const (
 
 // File is a file that every rank of a communicator opened together for
 // parallel I/O (MPI-IO under -tags mpi; an ordinary file in the stand-in).
-// Offsets are in bytes; counts in elements of the datatype, at most 2^31-1
-// per call. The ...All methods, Sync, SetSize and Close are collective.
+// Offsets are in bytes of the file's view (see SetView; by default the
+// whole file from byte 0); counts in elements of the datatype, at most
+// 2^31-1 per call. SetView, the ...All methods, Sync, SetSize and Close
+// are collective.
 type File interface {
+	// SetView makes the file, for this rank's reads and writes that
+	// follow, the stream of etype elements that filetype selects from
+	// byte disp on: a block of a row-major array (MPI_File_set_view with
+	// a subarray datatype), repeated like tiles, one whole array after
+	// the other, to the end of the file; the zero Subarray selects every
+	// element. Offsets of later calls are bytes of that stream, a
+	// multiple of etype's size, and their datatype must be etype (any
+	// with an etype of Byte). Every rank passes the same etype and
+	// number of dimensions; disp and the block are its own. It is
+	// collective.
+	SetView(disp int64, etype Datatype, filetype Subarray) error
 	// WriteAtAll writes count elements at byte offset off, every rank its
 	// own part, in one collective call.
 	WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error
@@ -94,6 +107,21 @@ func (f *trackedFile) collective(call string, args ...Arg) error {
 		return nil
 	}
 	return CheckCollective(f.comm, call, args...)
+}
+
+func (f *trackedFile) SetView(disp int64, etype Datatype, filetype Subarray) error {
+	filetype.check()
+	if !etype.valid() {
+		panic(fmt.Sprintf("mpi: File.SetView with etype %v", etype))
+	}
+	if disp < 0 {
+		panic(fmt.Sprintf("mpi: File.SetView at byte %d", disp))
+	}
+	if err := f.collective("File.SetView", dtArg(etype), Arg{Name: "ndims", Value: int64(len(filetype.Sizes))}); err != nil {
+		return err
+	}
+	defer leave()
+	return f.File.SetView(disp, etype, filetype)
 }
 
 func (f *trackedFile) WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error {

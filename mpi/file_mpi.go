@@ -21,6 +21,7 @@ type mpiFile struct {
 	fh   C.MPI_File
 	comm Comm
 	path string
+	view view
 }
 
 // fail returns the error of a file call that returned rc, leaving errno;
@@ -57,15 +58,39 @@ func openFile(c Comm, path string, flags int) (File, error) {
 	return f, nil
 }
 
+func (f *mpiFile) SetView(disp int64, etype Datatype, filetype Subarray) error {
+	if !filetype.fits32() {
+		// Every rank has the same sizes: all of them return here.
+		return errorf("File_set_view", "array of shape %v: a dimension over 2^31-1 elements", filetype.Sizes)
+	}
+	nd := len(filetype.Sizes)
+	if filetype.empty() {
+		nd = 0 // MPI has no empty subarray; the view's reads move nothing
+	}
+	arg := make([]C.int, 3*max(nd, 1))
+	for i := 0; i < nd; i++ {
+		arg[i], arg[nd+i], arg[2*nd+i] = C.int(filetype.Sizes[i]), C.int(filetype.Subsizes[i]), C.int(filetype.Starts[i])
+	}
+	lib.Lock()
+	rc, errno := C.xp_file_set_view_subarray(f.fh, C.longlong(disp), C.int(etype), C.int(nd), &arg[0])
+	lib.Unlock()
+	if err := f.fail("File_set_view", rc, errno, 0); err != nil {
+		return err
+	}
+	f.view = newView(disp, etype, filetype)
+	return nil
+}
+
 func (f *mpiFile) WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	at := f.view.access("WriteAtAll", off, count, dt)
 	n, err := cint("File_write_at_all", count)
 	if err != nil {
 		return err
 	}
 	lib.Lock()
-	rc, errno := C.xp_file_write_at_all(f.fh, C.longlong(off), buf, n, C.int(dt))
+	rc, errno := C.xp_file_write_at_all(f.fh, C.longlong(at), buf, n, C.int(dt))
 	lib.Unlock()
-	return f.fail("File_write_at_all", rc, errno, off+int64(count*dt.Size()))
+	return f.fail("File_write_at_all", rc, errno, f.view.end(off, int64(count*dt.Size())))
 }
 
 // pastEnd reports an error if count elements at off go past the end of the
@@ -75,13 +100,14 @@ func (f *mpiFile) pastEnd(call string, off int64, count int, dt Datatype) error 
 	if err != nil {
 		return err
 	}
-	if end := off + int64(count*dt.Size()); count > 0 && end > size {
+	if end := f.view.end(off, int64(count*dt.Size())); count > 0 && end > size {
 		return errorf(call, "reading %d bytes at offset %d goes past the end of the file (%d bytes)", count*dt.Size(), off, size)
 	}
 	return nil
 }
 
 func (f *mpiFile) ReadAtAll(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	at := f.view.access("ReadAtAll", off, count, dt)
 	n, err := cint("File_read_at_all", count)
 	if err != nil {
 		return err
@@ -94,7 +120,7 @@ func (f *mpiFile) ReadAtAll(off int64, buf unsafe.Pointer, count int, dt Datatyp
 	}
 	var got C.int
 	lib.Lock()
-	rc, errno := C.xp_file_read_at_all(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
+	rc, errno := C.xp_file_read_at_all(f.fh, C.longlong(at), buf, n, C.int(dt), &got)
 	lib.Unlock()
 	if err := f.fail("File_read_at_all", rc, errno, 0); err != nil {
 		return err
@@ -109,17 +135,19 @@ func (f *mpiFile) ReadAtAll(off int64, buf unsafe.Pointer, count int, dt Datatyp
 }
 
 func (f *mpiFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	at := f.view.access("WriteAt", off, count, dt)
 	n, err := cint("File_write_at", count)
 	if err != nil {
 		return err
 	}
 	lib.Lock()
-	rc, errno := C.xp_file_write_at(f.fh, C.longlong(off), buf, n, C.int(dt))
+	rc, errno := C.xp_file_write_at(f.fh, C.longlong(at), buf, n, C.int(dt))
 	lib.Unlock()
-	return f.fail("File_write_at", rc, errno, off+int64(count*dt.Size()))
+	return f.fail("File_write_at", rc, errno, f.view.end(off, int64(count*dt.Size())))
 }
 
 func (f *mpiFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	at := f.view.access("ReadAt", off, count, dt)
 	n, err := cint("File_read_at", count)
 	if err != nil {
 		return err
@@ -129,7 +157,7 @@ func (f *mpiFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) 
 	}
 	var got C.int
 	lib.Lock()
-	rc, errno := C.xp_file_read_at(f.fh, C.longlong(off), buf, n, C.int(dt), &got)
+	rc, errno := C.xp_file_read_at(f.fh, C.longlong(at), buf, n, C.int(dt), &got)
 	lib.Unlock()
 	if err := f.fail("File_read_at", rc, errno, 0); err != nil {
 		return err

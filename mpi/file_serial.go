@@ -10,7 +10,8 @@ import (
 
 // osFile is a File of one process over an ordinary file.
 type osFile struct {
-	f *os.File
+	f    *os.File
+	view view
 }
 
 func openOSFile(path string, flags int) (File, error) {
@@ -36,20 +37,35 @@ func openOSFile(path string, flags int) (File, error) {
 	return &osFile{f: f}, nil
 }
 
+func (f *osFile) SetView(disp int64, etype Datatype, filetype Subarray) error {
+	f.view = newView(disp, etype, filetype)
+	return nil
+}
+
 func (f *osFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
-	if _, err := f.f.WriteAt(bytesAt(buf, count, dt), off); err != nil {
+	f.view.access("WriteAt", off, count, dt)
+	b := bytesAt(buf, count, dt)
+	err := f.view.pieces(off, int64(len(b)), func(at, bo, n int64) error {
+		_, err := f.f.WriteAt(b[bo:bo+n], at)
+		return err
+	})
+	if err != nil {
 		return &Error{Call: "WriteAt", Msg: err.Error()}
 	}
 	return nil
 }
 
 func (f *osFile) ReadAt(off int64, buf unsafe.Pointer, count int, dt Datatype) error {
+	f.view.access("ReadAt", off, count, dt)
 	b := bytesAt(buf, count, dt)
-	n, err := f.f.ReadAt(b, off)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return &Error{Call: "ReadAt", Msg: fmt.Sprintf("read %d of %d bytes at offset %d: the file ends there", n, len(b), off)}
+	err := f.view.pieces(off, int64(len(b)), func(at, bo, n int64) error {
+		got, err := f.f.ReadAt(b[bo:bo+n], at)
+		if err != nil && errors.Is(err, io.EOF) {
+			return fmt.Errorf("read %d of %d bytes at offset %d: the file ends there", bo+int64(got), len(b), off)
 		}
+		return err
+	})
+	if err != nil {
 		return &Error{Call: "ReadAt", Msg: err.Error()}
 	}
 	return nil

@@ -97,4 +97,9 @@ int xp_file_read_at(MPI_File fh, long long off, void *buf, int count, int dt, in
 int xp_file_sync(MPI_File fh);
 int xp_file_set_size(MPI_File fh, long long size);
 int xp_file_get_size(MPI_File fh, long long *size);
+
+// MPI-IO file views (issue 15): the view of a C-order subarray of ndims
+// dimensions of dt elements at byte disp (arg: sizes, subsizes, starts,
+// ndims each), or with ndims 0 the plain view of dt elements.
+int xp_file_set_view_subarray(MPI_File fh, long long disp, int dt, int ndims, const int *arg);
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 /* OpenBLAS's thread count (declared here: the cblas.h that Debian's
  * alternatives select may be another BLAS's). */
@@ -648,16 +649,30 @@ int xpref_filewrite(const xpref_params *p, xpref_result *r) {
 		snprintf(path, sizeof path, "%s/xpref-w7-%d.bin", dir ? dir : "/tmp", (int)getpid());
 		double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 		for (int64_t g = 0; g < n; g++) x[g] = (double)(g % 1024) / 1024;
+		/* The same bytes as xpmpi's .npy file: a 128-byte header, then the
+		 * data, which the read takes with pread at offset 128, as
+		 * dist.LoadInto does on one node (issue 15). */
+		enum { HEAD = 128 };
+		char head[HEAD];
+		memset(head, ' ', sizeof head);
+		memcpy(head, "\x93NUMPY", 6);
+		head[HEAD - 1] = '\n';
 		double t0 = MPI_Wtime();
 		FILE *f = fopen(path, "wb");
-		if (f == NULL || fwrite(x, sizeof(double), (size_t)n, f) != (size_t)n || fflush(f) != 0 || fsync(fileno(f)) != 0) ok = 0;
+		if (f == NULL || fwrite(head, 1, HEAD, f) != HEAD || fwrite(x, sizeof(double), (size_t)n, f) != (size_t)n || fflush(f) != 0 || fsync(fileno(f)) != 0) ok = 0;
 		if (f != NULL) fclose(f);
 		tw = MPI_Wtime() - t0;
 		memset(x, 0, (size_t)n * sizeof(double));
 		t0 = MPI_Wtime();
-		f = fopen(path, "rb");
-		if (f == NULL || fread(x, sizeof(double), (size_t)n, f) != (size_t)n) ok = 0;
-		if (f != NULL) fclose(f);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0 || pread(fd, head, HEAD, 0) != HEAD) ok = 0;
+		size_t want = (size_t)n * sizeof(double), got = 0;
+		while (ok && got < want) {
+			ssize_t k = pread(fd, (char *)x + got, want - got > (1u << 30) ? (1u << 30) : want - got, (off_t)(HEAD + got));
+			if (k <= 0) ok = 0;
+			else got += (size_t)k;
+		}
+		if (fd >= 0) close(fd);
 		tr = MPI_Wtime() - t0;
 		for (int64_t g = 0; g < n; g++) sum += x[g];
 		unlink(path);

@@ -446,8 +446,11 @@ type request struct {
 	pin  runtime.Pinner
 	cmem unsafe.Pointer // C memory the call keeps (counts of Ialltoallv), freed at completion
 	done bool
-	st   Status
-	err  error
+	// waiting: a Wait is in a blocking MPI_Wait on req (at
+	// MPI_THREAD_MULTIPLE); Test answers "not done" without calling MPI.
+	waiting bool
+	st      Status
+	err     error
 }
 
 // newRequest returns a request for call, with its MPI_Request in C memory.
@@ -694,26 +697,49 @@ func (r *request) Test() (bool, Status, error) {
 	if r.done {
 		return true, r.st, r.err
 	}
-	var flag C.int
-	var st [3]C.int
+	if r.waiting {
+		return false, Status{}, nil
+	}
 	lib.Lock()
-	rc := C.xp_test(r.req, C.int(r.dt), &flag, &st[0])
+	d := C.xp_test_v(r.req, C.int(r.dt))
 	lib.Unlock()
-	if err := check(r.call, rc); err != nil {
+	if err := check(r.call, d.rc); err != nil {
 		r.finish(Status{}, err)
 		return true, Status{}, err
 	}
-	if flag == 0 {
+	if d.flag == 0 {
 		return false, Status{}, nil
 	}
-	r.finish(statusOf(st), nil)
+	r.finish(statusOf(d.st), nil)
 	return true, r.st, nil
 }
 
-// Wait blocks until the operation completes. It polls with the library
-// lock released between polls, so that other goroutines can make MPI calls
-// (the one this request waits for, perhaps) meanwhile.
+// Wait blocks until the operation completes. Where MPI grants
+// MPI_THREAD_MULTIPLE it is one MPI_Wait, which other goroutines' MPI calls
+// may run beside (the one this request waits for, perhaps), as a C
+// program's would; a second goroutine's Wait on the same request polls
+// until the first returns. Otherwise it polls with the library lock
+// released between polls, so that other goroutines can make MPI calls
+// meanwhile.
 func (r *request) Wait() (Status, error) {
+	if lib.free {
+		r.mu.Lock()
+		if !r.done && !r.waiting {
+			r.waiting = true
+			r.mu.Unlock()
+			d := C.xp_wait_v(r.req, C.int(r.dt))
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.waiting = false
+			if err := check(r.call, d.rc); err != nil {
+				r.finish(Status{}, err)
+				return Status{}, err
+			}
+			r.finish(statusOf(d.st), nil)
+			return r.st, nil
+		}
+		r.mu.Unlock()
+	}
 	for spins := 0; ; spins++ {
 		done, st, err := r.Test()
 		if done {

@@ -313,6 +313,22 @@ int xp_wait(MPI_Request *req, int dt, int *st) {
 	return rc;
 }
 
+/* xp_test_v and xp_wait_v are xp_test and xp_wait with the results
+   returned by value: no Go memory crosses (no cgo pointer check, and
+   nothing of the caller's escapes to the heap). */
+xp_done xp_test_v(MPI_Request *req, int dt) {
+	xp_done d = {0};
+	d.rc = xp_test(req, dt, &d.flag, d.st);
+	return d;
+}
+
+xp_done xp_wait_v(MPI_Request *req, int dt) {
+	xp_done d = {0};
+	d.rc = xp_wait(req, dt, d.st);
+	d.flag = 1;
+	return d;
+}
+
 int xp_scan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
 	return MPI_Scan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }

@@ -60,6 +60,9 @@ int xp_isend(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c, 
 int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Request *req);
 int xp_test(MPI_Request *req, int dt, int *flag, int *st);
 int xp_wait(MPI_Request *req, int dt, int *st);
+typedef struct { int rc, flag, st[3]; } xp_done;
+xp_done xp_test_v(MPI_Request *req, int dt);
+xp_done xp_wait_v(MPI_Request *req, int dt);
 
 /* The binding's wildcards and null rank (mpi.AnySource, AnyTag, ProcNull). */
 enum { XP_ANY_SOURCE = -1, XP_ANY_TAG = -1, XP_PROC_NULL = -2 };

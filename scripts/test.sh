@@ -401,6 +401,19 @@ if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
 	done
 fi
 
+# ---------------------------------------------------------------- SERIALIZED
+# The binding asks for MPI_THREAD_MULTIPLE and takes no lock where it is
+# granted (both libraries grant it here); XPMPI_THREAD_LEVEL=serialized
+# brings back the package lock and Wait's polling. That path once, at 2
+# ranks: requests, point to point, collectives beside each other.
+if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
+	run_test_args=(-test.run 'TestConcurrentCalls|TestReduceValue|TestRecvBesideSend|TestThreadLevel|TestNonBlockingCollectives|TestPointToPoint|TestProbe|TestScan|TestAlltoall|TestFileView')
+	step "mpirun -np 2 ./mpi at XPMPI_THREAD_LEVEL=serialized" \
+		run_test "build/logs/mpi-serialized-np2.log" ./mpi "$root/build/test/mpi.test" \
+		env XPMPI_THREAD_LEVEL=serialized "$ompi_run" "${ompi_flags[@]}" -x XPMPI_THREAD_LEVEL -np 2
+	run_test_args=()
+fi
+
 # ---------------------------------------------------------------- MPICH
 if [ -z "$mpich_run" ]; then
 	skip "MPICH phase" "MPICH not found (pkg-config mpich and mpiexec.mpich or mpirun.mpich); scripts/setup.sh installs it"
@@ -691,22 +704,24 @@ else
 fi
 
 # ---------------------------------------------------------------- cuda-dist
-# dist's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu, stats.cu
-# and convert.cu compiled as C++ and run on the host; it stands in for
-# NVRTC too): statistics, axis reductions, masks and Astype must stay on
-# the device and give the CPU's bits. Only that test: the rest of the dist
+# dist's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu, stats.cu,
+# convert.cu, gemm.cu, stencil.cu and random.cu compiled as C++ and run on
+# the host; it stands in for NVRTC too): statistics, axis reductions,
+# masks, Astype, the stencils and random fills must stay on the device and
+# give the CPU's bits, and matrix products (MatMul, MatVec, SUMMA) stay on
+# the device within MatMul's bound. Only those tests: the rest of the dist
 # suite runs on the fake device above.
 if [ -n "$fakecuda" ] && [ -x build/test/dist.test ]; then
 	fake=$fakecuda
-	run_test_args=(-test.run '^TestDeviceStatsCUDA$')
+	run_test_args=(-test.run '^TestDevice(Stats|MatMul|Stencils|Random)CUDA$')
 	for np in $np_list; do
-		step "mpirun -np $np ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+		step "mpirun -np $np ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
 			run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
 			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
 			"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
 	done
 	if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
-		step "${mpich_run##*/} -np 2 ./dist TestDeviceStatsCUDA (fake CUDA driver)" \
+		step "${mpich_run##*/} -np 2 ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
 			run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
 			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
 	fi

@@ -10,8 +10,8 @@ import "fmt"
 // buffer starts at its first element.
 //
 // The CPU backend and the fake device implement it, for every element type
-// (complex64 and complex128 included); a backend that does not (CUDA,
-// until a device kernel or cuBLAS binding exists) has the blocks copied to
+// (complex64 and complex128 included), and the CUDA backend for the real
+// types (a tiled kernel); a backend that does not has the blocks copied to
 // the host for the product, recorded as the copies they are. Complex
 // buffers are passed only to a GEMM that is also a ComplexArith: dist
 // multiplies complex blocks of another on host copies, recorded.

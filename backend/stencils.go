@@ -46,9 +46,9 @@ func StencilsOf(b Backend) Stencils {
 // WeightedStencils are stencils with weights given by the caller, on
 // row-major float grids: the 9-point 2-D stencil and the 7-point 3-D one
 // of dist's Stencil9 and Stencil7. Like Stencils, they are an optional
-// interface: the CPU backend and the fake device implement them; for a
-// backend that does not (CUDA, until it has the kernels), dist copies the
-// grids to the host and back, recorded as the copies they are. The
+// interface: the CPU backend, the fake device and CUDA implement them; for
+// a backend that does not, dist copies the grids to the host and back,
+// recorded as the copies they are. The
 // weights are given as float64 and used in the grid's element type.
 type WeightedStencils interface {
 	// Stencil9 sets, for 1 <= i < rows-1 and 1 <= j < cols-1,
@@ -112,8 +112,8 @@ func Stencil7[T Float](dst, src *Array[T], n0, n1, n2 int, w [7]T) {
 // output, computed in the same pass over memory: the matrix-free operator
 // of conjugate gradients with p.Ap (dist's Laplace5Dot). Like
 // WeightedStencils, they are an optional interface of a backend's
-// stencils (StencilsOf): the CPU backend implements them; for stencils
-// that do not (the fake device, CUDA, or stencils swapped in with
+// stencils (StencilsOf): the CPU and CUDA backends implement them; for
+// stencils that do not (the fake device, or stencils swapped in with
 // UseStencils), Laplace5Dot of this package runs Laplace5 and then a dot
 // on the grid's device, a second pass over memory, summed in that
 // backend's Dot order.

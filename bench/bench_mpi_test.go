@@ -91,7 +91,7 @@ func TestRunRefMissing(t *testing.T) {
 //	C:             a C loop of MPI_Allreduce (xpref_allreduce)
 //	CgoCAllreduce: a Go loop calling C, which calls MPI_Allreduce once
 //	CgoNoop:       a Go loop calling an empty C function
-//	CommMethod:    world.Allreduce (checking wrapper, lock, binding)
+//	CommMethod:    world.Allreduce (checking wrapper, lock at SERIALIZED, binding)
 //	Value:         mpi.AllreduceValue (the typed wrapper on top)
 func BenchmarkAllreduce8B(b *testing.B) {
 	world := mpitest.World(b)

@@ -621,8 +621,9 @@ func TestDeviceHaloUnknownAnswer(t *testing.T) {
 	h.Free()
 }
 
-// noSorter is the fake device without its sort and axis reductions: a
-// backend that cannot do them on its device, as CUDA cannot yet.
+// noSorter is the fake device without its optional interfaces (the sort,
+// the axis reductions, random fills, ...): a backend that cannot do them
+// on its device.
 type noSorter struct{ backend.Backend }
 
 // modeBackend sets the CUDA-aware answer of a test mode and returns the

@@ -34,9 +34,12 @@
 // creation, moves and Redistribute, elementwise arithmetic, Sum, Dot (no
 // conjugation), Vdot, Norm, ProdComplex, MeanComplex, Conj, Real, Imag,
 // AbsComplex and Angle (real results), and Exp, Log, Sqrt, Pow and
-// PowScalar (math/cmplx, with NumPy's special values where they differ);
-// ordered operations take the real types only, and Astype from complex to
-// real needs DiscardImag. Masks are uint8 arrays holding 0 and 1. The
+// PowScalar (math/cmplx, with NumPy's special values where they differ),
+// Where and Compact, Cumsum and Cumprod, SumAxis, DotAxis, ProdAxis and
+// MeanAxisComplex, and MatMul, MatMulInto and MatVec (complex GEMM);
+// ordered operations (comparisons, Min, Max, their axis forms, Sort) take
+// the real types only, as NumPy's lexicographic order of complex numbers
+// is not followed, and Astype from complex to real needs DiscardImag. Masks are uint8 arrays holding 0 and 1. The
 // comparisons (Less, ..., NotEqual, and their Scalar forms) make them, with
 // NumPy's NaN rule, Where selects by them, and Compact gathers the
 // selected elements into a new evenly split 1-D array. Astype converts
@@ -92,12 +95,16 @@
 //
 // Random arrays (Uniform, Normal, UniformInts) draw element g from
 // (seed, stream g, draw), so they are the same bit for bit at any rank
-// count and on any layout. Sort, SortWithIndex and SortWithOptions sort 1-D
+// count and on any layout. On a device whose backend is a
+// backend.RandomFiller (the fake device, CUDA) the blocks are filled on the
+// device, with no copy; normal deviates on CUDA agree with the host's to
+// about 1e-14. Sort, SortWithIndex and SortWithOptions sort 1-D
 // arrays with a sample sort and return the even block layout.
 //
 // Save and Load write and read NumPy .npy files, each rank its own block
 // (pread and pwrite on one node, MPI-IO across nodes under -tags mpi), and
-// load on any number of ranks and any layout; LoadInto reads into an
+// load on any number of ranks and any layout (with MPI-IO, every rank reads
+// its own block of any layout in one collective read through a file view); LoadInto reads into an
 // existing array. SaveCheckpoint writes several arrays, a manifest and
 // CRC-32C checksums under a temporary name and renames it into place, so a
 // crash leaves the previous checkpoint loadable; OpenCheckpoint and

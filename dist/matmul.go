@@ -69,7 +69,7 @@ func (o MatMulOptions) panelWidth() int {
 // MatMul returns the matrix product a*b of an m x k matrix a and a k x n
 // matrix b, two 2-D arrays on one communicator and one device: the
 // product of their local blocks on that device (backend.GEMM), or, on a
-// backend that cannot multiply (CUDA today), on host copies of the blocks
+// backend that cannot multiply (none of xpmpi's; a backend of the caller's), on host copies of the blocks
 // with the result copied back, each copy recorded. It is collective.
 //
 // The layouts it takes, and the result's:

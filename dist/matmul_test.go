@@ -322,9 +322,9 @@ func TestMatMulPanics(t *testing.T) {
 // device, nothing when MPI is CUDA-aware (the blocks are multiplied on the
 // device and MPI is handed device memory); exactly the staging copies of
 // the ring's messages or of the allgather when it is not; and, on a
-// backend that cannot multiply (the fake device without its GEMM, as CUDA
-// today), one copy of each operand's block to the host and one of the
-// result's block back.
+// backend that cannot multiply (the fake device without its GEMM), one
+// copy of each operand's block to the host and one of the result's block
+// back.
 func TestMatMulDevice(t *testing.T) {
 	c := mpitest.World(t)
 	me, p := c.Rank(), c.Size()

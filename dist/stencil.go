@@ -106,8 +106,8 @@ func Laplace5[T backend.Float](dst, src *Array[T]) {
 // first, the first and last column left as they are.
 //
 // It runs on the block's device where the backend has weighted stencils
-// (backend.WeightedStencils: the CPU backend and the fake device); on
-// another (CUDA) both ghosted blocks are copied to the host and dst's back,
+// (backend.WeightedStencils: the CPU, fake-device and CUDA backends); on
+// another both ghosted blocks are copied to the host and dst's back,
 // each copy recorded with package profiling. A failed copy is the error.
 func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
 	dv, sv, rows, cols, ok := stencilViews("Stencil9", dst, src, 1, 2)

@@ -17,7 +17,7 @@ import "github.com/xpmpi/xpmpi/backend"
 // one pass over memory, summed in the order StencilDots documents
 // (row by row over the block, 16 lanes per row): the same bits for every
 // thread count, and, since dst's values are those of Laplace5, dst the
-// same bits as Laplace5 gives. On other stencils (the fake device, CUDA),
+// same bits as Laplace5 gives. On other stencils (the fake device),
 // and on a process grid, it is Laplace5 and then a dot over the block, a
 // second pass, on the block's device, in that backend's Dot order: the
 // sum agrees with the one-pass sum to rounding. Nothing is copied between

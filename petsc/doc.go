@@ -51,10 +51,11 @@
 //
 // # Threads and MPI
 //
-// Package mpi starts MPI at MPI_THREAD_SERIALIZED; every call of this
-// package into PETSc holds package mpi's library lock, which a callback
-// releases while its Go code runs, so PETSc and Go never call MPI at once
-// from two threads, and a callback may itself communicate (a halo
+// Package mpi starts MPI at MPI_THREAD_MULTIPLE where the library grants
+// it (else SERIALIZED); every call of this package into PETSc holds package
+// mpi's LockLibrary lock, which serializes PETSc's calls and, at
+// SERIALIZED, keeps them apart from package mpi's own; a callback releases
+// it while its Go code runs, so a callback may itself communicate (a halo
 // exchange, a dist reduction) on the arrays' communicator: PETSc works on
 // its own duplicate of the communicator.
 //

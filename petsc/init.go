@@ -45,7 +45,8 @@ var state struct {
 // above, which package mpi asks for: PETSc's default, FUNNELED, would tie
 // every PETSc call to one OS thread, where goroutines move between
 // threads. Every call of this package into PETSc runs under package mpi's
-// library lock, so PETSc and package mpi never call MPI at once.
+// library lock: PETSc's calls are serialized, and at SERIALIZED they never
+// run beside package mpi's own (at MULTIPLE they may, as MPI allows).
 //
 // Init is collective over comm. Calling it again after a success does
 // nothing; after Finalize it returns an error (PETSc cannot start twice).

@@ -140,7 +140,11 @@ func RunFused(k *fuse.Kernel, args fuse.Args) (FusedResult, error) {
 	}
 	res, err := k.Run(local)
 	out := FusedResult{names: names, vals: make([]backend.Scalar, len(names))}
-	if len(names) == 0 || l.Axis() == Replicated || c.Size() == 1 {
+	alone := len(names) == 0 || l.Axis() == Replicated
+	if c.Size() == 1 && err != nil && !alone {
+		return FusedResult{}, mpi.Agree(c, err) // as with more ranks
+	}
+	if alone || c.Size() == 1 {
 		if err != nil {
 			return FusedResult{}, err
 		}

@@ -71,29 +71,31 @@ func (r FusedResult) Float64(name string) float64 { return r.Scalar(name).Float6
 // errors.
 //
 // Every rank gets the same results, combined from the ranks' own (each the
-// result of k over the rank's block, in fuse's summation order). Sums and
-// dots of floats are float64 values added by an MPI allreduce (MPI_SUM),
-// as Sum and Dot add their ranks' partial sums: the same bits on every run
-// at a given rank count and MPI library, but not across rank counts, whose
-// blocks, and so whose partial sums, differ (SumRepro and DotRepro give
-// the same bits at any rank count). Integer sums wrap in 64 bits: exact.
-// Maxima and minima are exact: the largest or smallest of the ranks'
-// results, of the operand's type, NaN if any is NaN; between ranks, -0
-// counts as smaller than +0. A rank whose block is empty contributes the
-// reduction's identity: 0 to a sum, -Inf or +Inf to a float maximum or
-// minimum, the type's smallest or largest integer to an integer one. An
-// array with no elements at all therefore gives those identities, as
-// Kernel.Run does on zero elements (where Max and Min return ErrEmpty
+// result of k over the rank's block, in fuse's summation order on the CPU
+// and the fake device, in its CUDA kernels' order on a CUDA device). Sums
+// and dots of floats are float64 values added by an MPI allreduce
+// (MPI_SUM), as Sum and Dot add their ranks' partial sums: the same bits
+// on every run at a given rank count and MPI library, but not across rank
+// counts, whose blocks, and so whose partial sums, differ (SumRepro and
+// DotRepro give the same bits at any rank count). Integer sums wrap in 64
+// bits: exact. Maxima and minima are exact: the largest or smallest of the
+// ranks' results, of the operand's type, NaN if any is NaN; between ranks,
+// -0 counts as smaller than +0 (within a block, fuse keeps the first of
+// equal values). A rank whose block is empty contributes the reduction's
+// identity: 0 to a sum, -Inf or +Inf to a float maximum or minimum, the
+// type's smallest or largest integer to an integer one. An array with no
+// elements at all therefore gives those identities, as Kernel.Run does on
+// zero elements (where Max and Min return an error wrapping ErrEmpty
 // instead). An array of layout Replicated is reduced on each rank alone.
 //
-// With reductions and more than one rank, the ranks' results travel in at
-// most three allreduces (of the float sums, of the integer sums, and of
-// the maxima and minima as order-preserving integer keys), and so does
-// the outcome of each rank's run: a failure on some ranks is returned on
-// every rank as the same *mpi.RankError, as mpi.Agree returns it, and no
-// rank is left waiting. A kernel without reductions communicates nothing:
-// a failure is returned on the rank where it happened, as the elementwise
-// functions do.
+// A failure of a rank's run of a kernel with reductions, on an array that
+// is not Replicated, is returned on every rank as the same *mpi.RankError
+// (as mpi.Agree returns it), and no rank is left waiting: the ranks'
+// outcomes travel with their results, in at most three allreduces (of the
+// float sums, of the integer sums, and of the maxima and minima as
+// order-preserving integer keys), none at one rank. A kernel without
+// reductions communicates nothing: a failure is returned on the rank where
+// it happened, as the elementwise functions do.
 func RunFused(k *fuse.Kernel, args fuse.Args) (FusedResult, error) {
 	if k == nil {
 		panic("dist: RunFused of a nil kernel")

@@ -27,7 +27,8 @@ type fusedCase struct {
 // fusedCases are 1-D arrays of 0, 1, 7 and 1000 elements split evenly (at
 // 4 ranks the 1-element array leaves 3 ranks empty), 1000 elements all on
 // the last rank, and 2-D arrays split along axis 1, one with fewer
-// columns than ranks at 3 and 4 ranks, and one on a process grid.
+// columns than ranks at 3 and 4 ranks, one on a process grid, and arrays
+// with ghost layers (the kernel runs on the blocks between them).
 func fusedCases() []fusedCase {
 	even := func(int) []dist.Option { return nil }
 	return []fusedCase{
@@ -43,6 +44,7 @@ func fusedCases() []fusedCase {
 		{"3x7/axis1", []int{3, 7}, func(int) []dist.Option { return []dist.Option{dist.SplitAxis(1)} }},
 		{"4x2/axis1", []int{4, 2}, func(int) []dist.Option { return []dist.Option{dist.SplitAxis(1)} }},
 		{"5x6/grid", []int{5, 6}, func(int) []dist.Option { return []dist.Option{dist.ProcessGrid(0, 0)} }},
+		{"9x3/ghosts", []int{9, 3}, func(int) []dist.Option { return []dist.Option{dist.Ghosts(1)} }},
 	}
 }
 

@@ -60,7 +60,9 @@ func applyScalar[T backend.Numeric](op backend.BinaryOp, dst, x *Array[T], s T) 
 
 // Map sets x[i] = f(x[i]) for every element. f runs on the host, in
 // parallel: it must be safe for concurrent use. A block on a device is
-// copied to the host and back.
+// copied to the host and back: RunFused runs an expression of package
+// kernels/fuse on the device instead (one kernel, no copy), with its
+// reductions.
 func Map[T backend.Numeric](x *Array[T], f func(T) T) error { return backend.Map(x.local, f) }
 
 // MapIndex sets every element to f(idx, value), where idx is the element's

@@ -53,6 +53,15 @@
 // hi); they run on the block's device through backend.Math and are not
 // collective. Accuracy bounds against NumPy are in math.go.
 //
+// RunFused runs a fused expression of package kernels/fuse (outputs and
+// Sum, Dot, ReduceMax and ReduceMin reductions) on the blocks of arrays of
+// one layout, in one pass on their device with no copy to the host, and
+// combines the reductions over the ranks: sums by an allreduce as Sum does
+// (the same bits at a given rank count; SumRepro and DotRepro for any rank
+// count), maxima and minima exactly, empty blocks contributing the
+// identity. It is collective; Map, by contrast, runs a Go function on the
+// host, copying device blocks there and back.
+//
 // Statistics (Mean, Var, Std, Prod, Any, All, Histogram, HistogramAuto,
 // MeanAxis, VarAxis, StdAxis) follow NumPy's definitions and give every
 // rank the same bits: each rank's partial results are gathered and

@@ -313,6 +313,22 @@ func Current() (call string, since time.Time) {
 // on the job ends with exit code 3, even if it finishes its work first.
 var watchdogFired atomic.Bool
 
+// watchdogDeadline is the time (Unix nanoseconds) at which an armed
+// watchdog fires, 0 when none is armed: a rank whose work ends after it
+// counts as past its time limit even if the timer's goroutine has not run
+// yet.
+var watchdogDeadline atomic.Int64
+
+// watchdogPassed reports whether a watchdog has fired, or is armed and past
+// its time limit.
+func watchdogPassed() bool {
+	if watchdogFired.Load() {
+		return true
+	}
+	d := watchdogDeadline.Load()
+	return d != 0 && time.Now().UnixNano() >= d
+}
+
 // abortGrace is how long a watchdog waits for MPI_Abort to end the job
 // before the rank exits by itself.
 const abortGrace = 5 * time.Second
@@ -334,6 +350,7 @@ func StartWatchdog(c Comm, d time.Duration) (stop func(), err error) {
 		return nil, fmt.Errorf("mpi: StartWatchdog: time limit %v: it must be positive", d)
 	}
 	setBit(modeTrack, true)
+	watchdogDeadline.Store(time.Now().Add(d).UnixNano())
 	t := time.AfterFunc(d, func() {
 		watchdogFired.Store(true)
 		where := "not in a collective call"
@@ -352,7 +369,13 @@ func StartWatchdog(c Comm, d time.Duration) (stop func(), err error) {
 		c.Abort(3)
 	})
 	return func() {
-		t.Stop()
+		if t.Stop() {
+			watchdogDeadline.Store(0)
+		} else {
+			// The timer has fired: its function runs (or is about to) and
+			// ends the job with code 3.
+			watchdogFired.Store(true)
+		}
 		setBit(modeTrack, false)
 	}, nil
 }

@@ -183,7 +183,7 @@ func Main(f func(world Comm) error) int {
 func run(c Comm, f func(Comm) error) int {
 	defer AbortOnPanic(c)
 	err := f(c)
-	if watchdogFired.Load() {
+	if watchdogPassed() {
 		// The watchdog ends the job with code 3 (by an abort, or by exiting
 		// itself): a job past its time limit never exits 0.
 		for {

@@ -70,6 +70,9 @@ func TestDeviceReproducible(t *testing.T) {
 		neighbours++
 	}
 	for _, fused := range []bool{false, true} {
+		if fused && testing.Short() {
+			continue // the reproducible iterations ignore Fused: the full suite checks that
+		}
 		cfg := Config{N: n, Tol: 1e-10, Fused: fused, Reproducible: true}
 		want, err := Solve(c, cfg)
 		if err != nil {

@@ -22,11 +22,14 @@ func TestReproducibleSolve(t *testing.T) {
 	self := mpi.NewSerial()
 	defer backend.SetThreads(backend.SetThreads(1))
 	for _, n := range []int{1, 3, 7, 30, 97} {
-		if testing.Short() && n > 30 {
+		if testing.Short() && n > 7 {
 			continue // hundreds of iterations: the full suite runs it
 		}
 		k, rel, sum, _ := serialloop.CG(n, 1e-10, n*n)
 		for _, fused := range []bool{false, true} {
+			if fused && testing.Short() {
+				continue // the reproducible iterations ignore Fused: the full suite checks that
+			}
 			cfg := Config{N: n, Tol: 1e-10, Fused: fused, Reproducible: true}
 			backend.SetThreads(1)
 			want, err := Solve(self, cfg)
@@ -88,6 +91,9 @@ func TestReproducibleHistory(t *testing.T) {
 		return st, all
 	}
 	for _, fused := range []bool{false, true} {
+		if fused && testing.Short() {
+			continue // the reproducible iterations ignore Fused: the full suite checks that
+		}
 		want, wx := solve(mpi.NewSerial(), fused)
 		got, gx := solve(c, fused)
 		same := got.Iters == want.Iters && len(got.History) == len(want.History)

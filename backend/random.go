@@ -1,5 +1,7 @@
 package backend
 
+import "fmt"
+
 // RandomKind names a fill of package rng that a RandomFiller runs on its
 // device.
 type RandomKind int
@@ -50,4 +52,27 @@ type RandomFiller interface {
 	// float one) or if f.Span is 0 for RandomInts. It is queued on the
 	// backend's stream as the other operations are.
 	FillRandom(dst Buffer, f RandomFill, runs, n int, first, stride uint64)
+}
+
+// CheckRandom panics, saying why, if a FillRandom of f, runs runs of n
+// elements, does not fit dst: runs*n over dst's length, a complex buffer,
+// an unknown kind, a kind that does not fit dst's type, or RandomInts with
+// Span 0. Implementations of RandomFiller call it before any work.
+func CheckRandom(dst Buffer, f RandomFill, runs, n int) {
+	dt, size := dst.DType(), dst.Len()
+	if runs < 0 || n < 0 || (n > 0 && runs > size/n) {
+		panic(fmt.Sprintf("backend: FillRandom of %d x %d elements into a buffer of %d", runs, n, size))
+	}
+	switch {
+	case dt.IsComplex():
+		panic(fmt.Sprintf("backend: FillRandom of a %v buffer", dt))
+	case f.Kind < RandomUniform || f.Kind > RandomInts:
+		panic(fmt.Sprintf("backend: FillRandom of unknown kind %d", f.Kind))
+	case f.Kind == RandomInts && dt.IsFloat():
+		panic(fmt.Sprintf("backend: FillRandom of integers into a %v buffer", dt))
+	case f.Kind == RandomInts && f.Span == 0:
+		panic("backend: FillRandom of integers in an empty range")
+	case f.Kind != RandomInts && !dt.IsFloat():
+		panic(fmt.Sprintf("backend: FillRandom of kind %d into a %v buffer", f.Kind, dt))
+	}
 }

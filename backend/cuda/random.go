@@ -2,7 +2,6 @@ package cuda
 
 import (
 	_ "embed"
-	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/rng"
@@ -42,21 +41,7 @@ func randomEntries() []string {
 // thread per element.
 func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n int, first, stride uint64) {
 	d := b.buf("FillRandom", dst)
-	if runs < 0 || n < 0 || (n > 0 && runs > d.N/n) {
-		panic(fmt.Sprintf("cuda: FillRandom of %d x %d elements into a buffer of %d", runs, n, d.N))
-	}
-	switch {
-	case d.DT.IsComplex():
-		panic(fmt.Sprintf("cuda: FillRandom of a %v buffer", d.DT))
-	case f.Kind < backend.RandomUniform || f.Kind > backend.RandomInts:
-		panic(fmt.Sprintf("cuda: FillRandom of unknown kind %d", f.Kind))
-	case f.Kind == backend.RandomInts && d.DT.IsFloat():
-		panic(fmt.Sprintf("cuda: FillRandom of integers into a %v buffer", d.DT))
-	case f.Kind == backend.RandomInts && f.Span == 0:
-		panic("cuda: FillRandom of integers in an empty range")
-	case f.Kind != backend.RandomInts && !d.DT.IsFloat():
-		panic(fmt.Sprintf("cuda: FillRandom of kind %d into a %v buffer", f.Kind, d.DT))
-	}
+	backend.CheckRandom(dst, f, runs, n)
 	total := runs * n
 	if total == 0 {
 		return

@@ -1,8 +1,6 @@
 package fakedev
 
 import (
-	"fmt"
-
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/rng"
 )
@@ -16,7 +14,7 @@ var _ backend.RandomFiller = (*Backend)(nil)
 // global elements first + r*stride + j, on the device.
 func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n int, first, stride uint64) {
 	d := b.buf("FillRandom", dst)
-	checkRandom(d.DT, d.N, f, runs, n)
+	backend.CheckRandom(dst, f, runs, n)
 	h := host(d)
 	b.kernel(func() {
 		for r := 0; r < runs; r++ {
@@ -46,26 +44,6 @@ func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n i
 			}
 		}
 	})
-}
-
-// checkRandom panics unless f fits a buffer of n elements of type dt and
-// runs x n elements fit in it.
-func checkRandom(dt backend.DType, size int, f backend.RandomFill, runs, n int) {
-	if runs < 0 || n < 0 || (n > 0 && runs > size/n) {
-		panic(fmt.Sprintf("fakedev: FillRandom of %d x %d elements into a buffer of %d", runs, n, size))
-	}
-	switch {
-	case dt.IsComplex():
-		panic(fmt.Sprintf("fakedev: FillRandom of a %v buffer", dt))
-	case f.Kind == backend.RandomInts && dt.IsFloat():
-		panic(fmt.Sprintf("fakedev: FillRandom of integers into a %v buffer", dt))
-	case f.Kind == backend.RandomInts && f.Span == 0:
-		panic("fakedev: FillRandom of integers in an empty range")
-	case f.Kind != backend.RandomInts && !dt.IsFloat():
-		panic(fmt.Sprintf("fakedev: FillRandom of kind %d into a %v buffer", f.Kind, dt))
-	case f.Kind < backend.RandomUniform || f.Kind > backend.RandomInts:
-		panic(fmt.Sprintf("fakedev: FillRandom of unknown kind %d", f.Kind))
-	}
 }
 
 // fillFloat fills dst with rng's uniform or normal deviates from global

@@ -372,6 +372,6 @@ func (l Layout) offGridAxis(axis int) int {
 // offGrid returns x, an array on a process grid, redistributed to the even
 // layout split on offGridAxis(axis), for a reduction along axis. It is
 // collective.
-func offGrid[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+func offGrid[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return Redistribute(x, NewLayout(x.layout.shape, x.layout.offGridAxis(axis), x.layout.ranks))
 }

@@ -78,11 +78,6 @@ func DotAxis[T backend.Numeric](x, y *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(xy, axis, false)
 }
 
-// offGridAny is offGrid of any element type.
-func offGridAny[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
-	return Redistribute(x, NewLayout(x.layout.shape, x.layout.offGridAxis(axis), x.layout.ranks))
-}
-
 func sumAxis[T backend.Numeric](x *Array[T], axis int, norm bool) (_ *Array[T], err error) {
 	return sumAxisMean(x, axis, norm, false)
 }
@@ -94,7 +89,7 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 		return nil, err
 	}
 	if x.layout.axis == Grid {
-		y, err := offGridAny(x, axis)
+		y, err := offGrid(x, axis)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +219,7 @@ func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error)
 		return nil, err
 	}
 	if x.layout.axis == Grid {
-		y, err := offGridAny(x, axis)
+		y, err := offGrid(x, axis)
 		if err != nil {
 			return nil, err
 		}

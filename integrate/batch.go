@@ -287,13 +287,7 @@ func (b *batch) initialSteps(t0 float64, y0 []float64) {
 				tmp[i] = (k1[i] - fv[i]) / (atol[c] + math.Abs(y[i])*rtol[c])
 			}
 			d2 := b.slotNorm(tmp, s) / h0[s]
-			var h1 float64
-			if d1s[s] <= 1e-15 && d2 <= 1e-15 {
-				h1 = math.Max(1e-6, h0[s]*1e-3)
-			} else {
-				h1 = math.Pow(0.01/math.Max(d1s[s], d2), 1./5)
-			}
-			b.hAbs0[lo+s] = math.Min(100*h0[s], h1)
+			b.hAbs0[lo+s] = initialStepEnd(h0[s], d1s[s], d2, 4)
 		}
 	}
 }

@@ -102,13 +102,20 @@ func selectInitialStep(v vecOps, t0 float64, y0, f0 []float64, direction float64
 		return 0, err
 	}
 	d2 /= h0
+	return initialStepEnd(h0, d1, d2, order), nil
+}
+
+// initialStepEnd is the end of Hairer's choice of the first step: from the
+// trial step h0, the norms d1 of y' and d2 of the estimated y” (both
+// scaled), for a method of the given order.
+func initialStepEnd(h0, d1, d2 float64, order int) float64 {
 	var h1 float64
 	if d1 <= 1e-15 && d2 <= 1e-15 {
 		h1 = math.Max(1e-6, h0*1e-3)
 	} else {
 		h1 = math.Pow(0.01/math.Max(d1, d2), 1/float64(order+1))
 	}
-	return math.Min(100*h0, h1), nil
+	return math.Min(100*h0, h1)
 }
 
 // rk45 is the Dormand-Prince 5(4) stepper of scipy.integrate.RK45 on

@@ -247,14 +247,7 @@ func solveBatchArray(f ArrayODEFunc, nsys, dim int, t0, tf float64, y0 *backend.
 			return nil, err
 		}
 		for s := range h0 {
-			hh, d1, d2 := host[s], host[n+s], host[2*n+s]
-			var h1 float64
-			if d1 <= 1e-15 && d2 <= 1e-15 {
-				h1 = math.Max(1e-6, hh*1e-3)
-			} else {
-				h1 = math.Pow(0.01/math.Max(d1, d2), 1./5)
-			}
-			h0[s] = math.Min(100*hh, h1)
+			h0[s] = initialStepEnd(host[s], host[n+s], host[2*n+s], 4)
 		}
 	}
 	if t0 == tf {
@@ -302,10 +295,10 @@ func solveBatchArray(f ArrayODEFunc, nsys, dim int, t0, tf float64, y0 *backend.
 		}
 	}
 	// The per-system results.
-	tv, sa := make([]float64, n), make([]float64, n)
+	sa := make([]float64, n)
 	stv := make([]int64, n*rk45Fields)
 	res.ToHost += 3
-	if err = backend.CopyToHostSlice(tv, t); err != nil {
+	if err = backend.CopyToHostSlice(res.TFinal, t); err != nil {
 		return nil, err
 	}
 	if err = backend.CopyToHostSlice(sa, stiffAt); err != nil {
@@ -314,7 +307,6 @@ func solveBatchArray(f ArrayODEFunc, nsys, dim int, t0, tf float64, y0 *backend.
 	if err = backend.CopyToHostSlice(stv, st); err != nil {
 		return nil, err
 	}
-	copy(res.TFinal, tv)
 	for s := 0; s < n; s++ {
 		r := stv[s*rk45Fields : (s+1)*rk45Fields]
 		res.Steps[s], res.Rejected[s], res.Stiff[s] = int(r[rk45StSteps]), int(r[rk45StRejects]), r[rk45StStiff] != 0

@@ -90,6 +90,9 @@ func (f *mpiFile) WriteAtAll(off int64, buf unsafe.Pointer, count int, dt Dataty
 	lib.Lock()
 	rc, errno := C.xp_file_write_at_all(f.fh, C.longlong(at), buf, n, C.int(dt))
 	lib.Unlock()
+	if rc == 0 {
+		return nil
+	}
 	return f.fail("File_write_at_all", rc, errno, f.view.end(off, int64(count*dt.Size())))
 }
 
@@ -143,6 +146,9 @@ func (f *mpiFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt Datatype)
 	lib.Lock()
 	rc, errno := C.xp_file_write_at(f.fh, C.longlong(at), buf, n, C.int(dt))
 	lib.Unlock()
+	if rc == 0 {
+		return nil
+	}
 	return f.fail("File_write_at", rc, errno, f.view.end(off, int64(count*dt.Size())))
 }
 

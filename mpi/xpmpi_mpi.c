@@ -299,14 +299,14 @@ int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Req
 	return MPI_Irecv(buf, count, types(dt), peer(src), tagof(tag), c, req);
 }
 
-int xp_test(MPI_Request *req, int dt, int *flag, int *st) {
+static int xp_test(MPI_Request *req, int dt, int *flag, int *st) {
 	MPI_Status s;
 	int rc = MPI_Test(req, flag, &s);
 	if (rc == MPI_SUCCESS && *flag) status_out(&s, dt, st);
 	return rc;
 }
 
-int xp_wait(MPI_Request *req, int dt, int *st) {
+static int xp_wait(MPI_Request *req, int dt, int *st) {
 	MPI_Status s;
 	int rc = MPI_Wait(req, &s);
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
@@ -325,7 +325,6 @@ xp_done xp_test_v(MPI_Request *req, int dt) {
 xp_done xp_wait_v(MPI_Request *req, int dt) {
 	xp_done d = {0};
 	d.rc = xp_wait(req, dt, d.st);
-	d.flag = 1;
 	return d;
 }
 

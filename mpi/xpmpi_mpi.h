@@ -58,8 +58,6 @@ int xp_recv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, int *st)
 int xp_sendrecv(const void *s, int scount, int dest, int stag, void *r, int rcount, int src, int rtag, int dt, MPI_Comm c, int *st);
 int xp_isend(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c, MPI_Request *req);
 int xp_irecv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, MPI_Request *req);
-int xp_test(MPI_Request *req, int dt, int *flag, int *st);
-int xp_wait(MPI_Request *req, int dt, int *st);
 typedef struct { int rc, flag, st[3]; } xp_done;
 xp_done xp_test_v(MPI_Request *req, int dt);
 xp_done xp_wait_v(MPI_Request *req, int dt);

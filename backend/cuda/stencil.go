@@ -79,8 +79,8 @@ func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64
 	for _, v := range w {
 		args.Float64(v)
 	}
-	lines := (n0 - 2) * (n1 - 2)
-	grid := Dim3{X: min((n2-2+jacobiBX-1)/jacobiBX, 1<<16), Y: min((lines+jacobiBY-1)/jacobiBY, 65535)}
+	// The (n0-2)*(n1-2) interior lines of n2 elements, as Jacobi5's rows.
+	grid := jacobiGrid((n0-2)*(n1-2)+2, n2)
 	b.launch("Stencil7", kernelName("stencil7", d.DT), grid, Dim3{X: jacobiBX, Y: jacobiBY}, args)
 }
 

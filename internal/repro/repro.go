@@ -319,12 +319,8 @@ func (a *Sum) addRange(src source, lo, hi int) {
 	buf := make([]float64, chunk)
 	for c := lo; c < hi; c += chunk {
 		xs, h := src.terms(c, min(c+chunk, hi), buf)
-		if h >= nonFinite {
-			a.addSlow(xs)
-			continue
-		}
 		k := topBin(h)
-		if k > fastHi {
+		if h >= nonFinite || k > fastHi {
 			a.addSlow(xs)
 			continue
 		}

@@ -450,6 +450,11 @@ func identity(o op, dt dtype) uint64 {
 	return 0
 }
 
+// ScalarOfBits returns the scalar of type dt held in the low bits of a
+// 64-bit word, as a CUDAProgram's results and parameters are passed: what a
+// CUDALauncher returns for each reduction.
+func ScalarOfBits(dt backend.DType, bits uint64) backend.Scalar { return scalarOf(dt, bits) }
+
 // scalarOf returns bits of type dt as a backend.Scalar.
 func scalarOf(dt backend.DType, bits uint64) backend.Scalar {
 	switch dt {

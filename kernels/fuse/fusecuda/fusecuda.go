@@ -4,7 +4,6 @@ package fusecuda
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"unsafe"
 
@@ -133,24 +132,7 @@ func (Launcher) LaunchFused(p *fuse.CUDAProgram, n int, arrays []backend.Buffer,
 	}
 	res := make([]backend.Scalar, nres)
 	for i, w := range words {
-		res[i] = scalarFromBits(p.ResultTypes[i], w)
+		res[i] = fuse.ScalarOfBits(p.ResultTypes[i], w)
 	}
 	return res, nil
-}
-
-// scalarFromBits returns the result word w of a reduction of type dt.
-func scalarFromBits(dt backend.DType, w uint64) backend.Scalar {
-	switch dt {
-	case backend.Float32:
-		return backend.ScalarOf(math.Float32frombits(uint32(w)))
-	case backend.Float64:
-		return backend.ScalarOf(math.Float64frombits(w))
-	case backend.Int32:
-		return backend.ScalarOf(int32(uint32(w)))
-	case backend.Int64:
-		return backend.ScalarOf(int64(w))
-	case backend.Uint32:
-		return backend.ScalarOf(uint32(w))
-	}
-	return backend.ScalarOf(w)
 }

@@ -309,6 +309,18 @@ func (b *Backend) checkDivisor(y *devBuffer) {
 // whose buffers are xs, and returns the bits of the float64 or wrapping
 // uint64 result.
 func (b *Backend) reduce(op string, dt backend.DType, n int, xs ...*devBuffer) uint64 {
+	second := "xp_sum2_u64"
+	if dt.IsFloat() {
+		second = "xp_sum2_f64"
+	}
+	return b.reduceWith(op, kernelName(op, dt), second, n, xs...)
+}
+
+// reduceWith runs the two-stage reduction of reduce with the kernels first
+// (arguments n, xs, the partials; one partial per block of a reduceGrid(n)
+// grid) and second (the partials' count, the partials, the result), in the
+// backend's scratch memory, and returns the result's bits.
+func (b *Backend) reduceWith(op, first, second string, n int, xs ...*devBuffer) uint64 {
 	b.scratchMu.Lock()
 	defer b.scratchMu.Unlock()
 	p := b.scratchLocked(op)
@@ -318,11 +330,7 @@ func (b *Backend) reduce(op string, dt backend.DType, n int, xs ...*devBuffer) u
 	for _, x := range xs {
 		args.Buffer(x)
 	}
-	b.launch(op, kernelName(op, dt), Dim3{X: g}, Dim3{X: reduceBlock}, args.DevicePtr(p))
-	second := "xp_sum2_u64"
-	if dt.IsFloat() {
-		second = "xp_sum2_f64"
-	}
+	b.launch(op, first, Dim3{X: g}, Dim3{X: reduceBlock}, args.DevicePtr(p))
 	b.launch(op, second, Dim3{X: 1}, Dim3{X: reduceBlock}, (&Args{}).Int32(int32(g)).DevicePtr(p).DevicePtr(out))
 	var res [1]uint64
 	b.readScratch(op, out, res[:])

@@ -276,19 +276,15 @@ func (b *Backend) Prod(x backend.Buffer) backend.Scalar {
 	if d.N == 0 {
 		return reduced(d.DT, oneBits(d.DT))
 	}
-	g := reduceGrid(d.N)
-	t := b.temp("Prod", backend.Uint64, g+1)
-	defer b.Free(t)
-	out := b.Slice(t, g, g+1)
-	if d.DT.IsFloat() {
-		b.launch("Prod", kernelName("prodf", d.DT), Dim3{X: 1}, Dim3{X: 1}, (&Args{}).Int64(int64(d.N)).Buffer(d).Buffer(out))
-	} else {
-		b.launch("Prod", kernelName("prodi", d.DT), Dim3{X: g}, Dim3{X: reduceBlock},
-			(&Args{}).Int64(int64(d.N)).Buffer(d).Buffer(t))
-		b.launch("Prod", "xp_prod2_u64", Dim3{X: 1}, Dim3{X: reduceBlock}, (&Args{}).Int32(int32(g)).Buffer(t).Buffer(out))
+	if !d.DT.IsFloat() {
+		return reduced(d.DT, b.reduceWith("Prod", kernelName("prodi", d.DT), "xp_prod2_u64", d.N, d))
 	}
+	b.scratchMu.Lock()
+	defer b.scratchMu.Unlock()
+	p := b.scratchLocked("Prod")
+	b.launch("Prod", kernelName("prodf", d.DT), Dim3{X: 1}, Dim3{X: 1}, (&Args{}).Int64(int64(d.N)).Buffer(d).DevicePtr(p))
 	var r [1]uint64
-	b.read("Prod", r[:], out)
+	b.readScratch("Prod", p, r[:])
 	return reduced(d.DT, r[0])
 }
 
@@ -308,16 +304,7 @@ func (b *Backend) CountNonzero(x backend.Buffer) int {
 	if d.N == 0 {
 		return 0
 	}
-	g := reduceGrid(d.N)
-	t := b.temp("CountNonzero", backend.Uint64, g+1)
-	defer b.Free(t)
-	out := b.Slice(t, g, g+1)
-	b.launch("CountNonzero", kernelName("nnz", d.DT), Dim3{X: g}, Dim3{X: reduceBlock},
-		(&Args{}).Int64(int64(d.N)).Buffer(d).Buffer(t))
-	b.launch("CountNonzero", "xp_sum2_u64", Dim3{X: 1}, Dim3{X: reduceBlock}, (&Args{}).Int32(int32(g)).Buffer(t).Buffer(out))
-	var r [1]uint64
-	b.read("CountNonzero", r[:], out)
-	return int(r[0])
+	return int(b.reduceWith("CountNonzero", kernelName("nnz", d.DT), "xp_sum2_u64", d.N, d))
 }
 
 // Histogram adds to counts the number of elements of x in each of

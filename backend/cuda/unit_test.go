@@ -201,6 +201,7 @@ func TestKernelEntries(t *testing.T) {
 		10 + // gemm.cu: xp_gemm_S
 		2*3 + 1 + // stencil.cu: stencil9, stencil7, lapdot; xp_rowsums_f64
 		2 + 8 // random.cu: xp_randf_S for the floats, xp_randi_S for the integers
+	want += 10*4 + 3 + len(takeSizes) // sort.cu: sortbits, sortcount, sortscatter, cut per type; sortbits2, sortscan, sortiota; xp_take_bE
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}

@@ -408,4 +408,3 @@ func (b *Backend) MergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []
 	}
 	b.radixPasses(op, k.DT, n, shifts, from, to, s.counts)
 }
-

@@ -66,7 +66,9 @@ func TestOrderBits(t *testing.T) {
 		{orderKeys(nan64, negNaN64, math.Inf(-1), -math.MaxFloat64, -1, -math.SmallestNonzeroFloat64, math.Copysign(0, -1), 0, math.SmallestNonzeroFloat64, 1, math.MaxFloat64, math.Inf(1)),
 			func(a, b backend.Scalar) int { return cmp.Compare(a.Float64(), b.Float64()) }},
 		{orderKeys(nan32, negNaN32, float32(math.Inf(-1)), -math.MaxFloat32, -1, -math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1)), 0, math.SmallestNonzeroFloat32, 1, math.MaxFloat32, float32(math.Inf(1))),
-			func(a, b backend.Scalar) int { return cmp.Compare(backend.ValueOf[float32](a), backend.ValueOf[float32](b)) }},
+			func(a, b backend.Scalar) int {
+				return cmp.Compare(backend.ValueOf[float32](a), backend.ValueOf[float32](b))
+			}},
 		{orderKeys[int64](math.MinInt64, -1, 0, 1, math.MaxInt64), func(a, b backend.Scalar) int { return cmp.Compare(a.Int64(), b.Int64()) }},
 		{orderKeys[int32](math.MinInt32, -1, 0, 1, math.MaxInt32), func(a, b backend.Scalar) int { return cmp.Compare(a.Int64(), b.Int64()) }},
 		{orderKeys[int16](math.MinInt16, -1, 0, 1, math.MaxInt16), func(a, b backend.Scalar) int { return cmp.Compare(a.Int64(), b.Int64()) }},

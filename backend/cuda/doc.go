@@ -86,9 +86,10 @@
 // with few lines uses few threads. Float GEMM sums over k in order for
 // each element of C, as gonum's Dgemm does (its bits, but for the terms
 // gonum skips where A is zero), not as OpenBLAS does: Backend.Gemm states
-// the bound. Complex GEMM and Sorter, which
-// have no CUDA kernels, run on host copies, recorded as the copies they
-// are.
+// the bound. The Sorter (sort.cu) sorts by a stable radix sort whose
+// digit counts and ranks are integers, so its results are the CPU's bits.
+// Complex GEMM, which has no CUDA kernel, runs on host copies, recorded as
+// the copies they are.
 //
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted

@@ -334,8 +334,8 @@ func gpuTake[T backend.Numeric](t *testing.T, b *cuda.Backend) {
 				pos[j] = r.IntN(n)
 			}
 			if m >= 3 {
-				pos[1] = pos[0]     // repeated
-				pos[2] = n - 1 // the last
+				pos[1] = pos[0] // repeated
+				pos[2] = n - 1  // the last
 			}
 			want := make([]T, m+2)
 			dstInit := make([]T, m+2)

@@ -366,8 +366,14 @@ func (b *Backend) MergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []
 	const op = "MergeRuns"
 	d, k := b.sortKeys(op, dst), b.sortKeys(op, keys)
 	n := k.N
-	if d.N != n || d.DT != k.DT || (index == nil) != (dstIndex == nil) {
-		panic(fmt.Sprintf("cuda: MergeRuns of %d %v keys (index %v) into %d %v (index %v)", n, k.DT, index != nil, d.N, d.DT, dstIndex != nil))
+	lenOf := func(x backend.Buffer) int {
+		if x == nil {
+			return 0
+		}
+		return x.Len()
+	}
+	if d.N != n || d.DT != k.DT || lenOf(index) != lenOf(dstIndex) || (index != nil && index.Len() != n) {
+		panic(fmt.Sprintf("cuda: MergeRuns of %d %v keys and %d indices into %d %v and %d", n, k.DT, lenOf(index), d.N, d.DT, lenOf(dstIndex)))
 	}
 	ix, dix := b.sortIndex(op, "index", index, n), b.sortIndex(op, "dstIndex", dstIndex, n)
 	runs := 0

@@ -19,14 +19,16 @@
 // keys each):
 //   1. xp_sortcount: each tile counts its keys of each digit, into
 //      counts[digit * tiles + tile] (digit-major);
-//   2. xp_sortscan: one block scans counts (exclusive), so that
-//      counts[digit * tiles + tile] is where the tile's keys of that digit
-//      go;
+//   2. xp_sortscan: a block per digit scans that digit's counts over the
+//      tiles (exclusive) and stores their total after them, in
+//      counts[XP_SORT_RADIX * tiles + digit];
 //   3. xp_sortscatter: each tile ranks its keys among the tile's keys of
 //      the same digit (a thread's count of its earlier keys of the digit,
 //      plus the counts of the earlier threads, from an exclusive scan of
 //      the threads' counts in shared memory) and writes each key (and its
-//      int64 value, if any) to its place: equal digits keep their order.
+//      int64 value, if any) to its place, the keys of lower digits (the
+//      sum of their totals) plus the digit's keys of earlier tiles plus
+//      its rank: equal digits keep their order.
 // 4-bit digits keep the threads' counts of every digit in 16 KiB of shared
 // memory (16 digits x XP_BLOCK threads), where 8-bit ones would need 256.
 //
@@ -34,7 +36,7 @@
 //   xp_sortbits_S(n, const T *keys, u64 *partial)            2 words per block: AND, OR
 //   xp_sortbits2_u64(int nb, const u64 *partial, u64 *out)   out[0] AND, out[1] OR
 //   xp_sortcount_S(n, int shift, const T *keys, i64 tiles, i64 *counts)
-//   xp_sortscan_i64(i64 m, i64 *counts)                      in place, exclusive
+//   xp_sortscan_i64(i64 tiles, i64 *counts)                  XP_SORT_RADIX blocks, in place
 //   xp_sortscatter_S(n, int shift, const T *kin, T *kout, const i64 *vin, i64 *vout, i64 tiles, const i64 *offsets)
 //   xp_sortiota_i64(n, i64 *dst, i64 base)                   dst[i] = base + i
 //   xp_cut_S(n, const T *keys, i64 base, i64 m, const u64 *splitKeys, const i64 *splitIdx, i64 *cuts)
@@ -150,13 +152,18 @@ template <typename T> __device__ void xp_sortcount(xp_i64 n, int shift, const T 
 	}
 }
 
-// xp_sortscan replaces the m counts by their exclusive scan, in one block:
-// thread t adds a chunk of consecutive counts, the block scans the chunks'
-// sums, and each thread writes its chunk's running sums.
-__device__ void xp_sortscan(xp_i64 m, xp_i64 *counts)
+// xp_sortscan replaces the tiles counts of digit blockIdx.x,
+// counts[digit * tiles ...], by their exclusive scan, and sets
+// counts[XP_SORT_RADIX * tiles + digit] to their sum: thread t adds a
+// chunk of consecutive counts, the block scans the chunks' sums, and each
+// thread writes its chunk's running sums.
+__device__ void xp_sortscan(xp_i64 tiles, xp_i64 *counts)
 {
 	__shared__ xp_i64 sh[XP_BLOCK];
 	unsigned int t = threadIdx.x;
+	xp_i64 m = tiles;
+	xp_i64 *total = counts + (xp_i64)XP_SORT_RADIX * tiles + blockIdx.x;
+	counts += (xp_i64)blockIdx.x * tiles;
 	xp_i64 chunk = (m + XP_BLOCK - 1) / XP_BLOCK;
 	xp_i64 lo = (xp_i64)t * chunk, hi = lo + chunk < m ? lo + chunk : m;
 	xp_i64 s = 0;
@@ -170,30 +177,43 @@ __device__ void xp_sortscan(xp_i64 m, xp_i64 *counts)
 		counts[i] = run;
 		run += v;
 	}
+	if (t == XP_BLOCK - 1) {
+		*total = run;
+	}
 }
 
 // xp_sortscatter writes the keys of the block's tile (and their values, if
-// vin is not null) to their places in kout (and vout): the tile's first
-// place for their digit, offsets[d*tiles + tile], plus their rank in the
-// tile among the keys of that digit.
+// vin is not null) to their places in kout (and vout): the number of keys
+// of lower digits, plus the tile's first place among the keys of their
+// digit, offsets[d*tiles + tile], plus their rank in the tile among the
+// keys of that digit.
 template <typename T>
 __device__ void xp_sortscatter(xp_i64 n, int shift, const T *kin, T *kout, const xp_i64 *vin, xp_i64 *vout, xp_i64 tiles,
 			       const xp_i64 *offsets)
 {
 	__shared__ unsigned int cnt[XP_SORT_RADIX * XP_BLOCK];
 	__shared__ unsigned int sh[XP_BLOCK];
+	__shared__ xp_i64 below[XP_SORT_RADIX];
 	T k[XP_SORT_ITEMS];
 	int dig[XP_SORT_ITEMS];
 	unsigned int rank[XP_SORT_ITEMS];
-	xp_sort_rank<T>(n, shift, kin, cnt, sh, k, dig, rank);
 	unsigned int t = threadIdx.x;
+	if (t == 0) { // the keys of lower digits (xp_sort_rank synchronizes)
+		xp_i64 s = 0;
+		for (int d = 0; d < XP_SORT_RADIX; d++) {
+			below[d] = s;
+			s += offsets[(xp_i64)XP_SORT_RADIX * tiles + d];
+		}
+	}
+	xp_sort_rank<T>(n, shift, kin, cnt, sh, k, dig, rank);
 	xp_i64 lo = (xp_i64)blockIdx.x * XP_SORT_TILE + (xp_i64)t * XP_SORT_ITEMS;
 	for (int j = 0; j < XP_SORT_ITEMS; j++) {
 		int d = dig[j];
 		if (d < 0) {
 			continue;
 		}
-		xp_i64 at = offsets[(xp_i64)d * tiles + blockIdx.x] + (xp_i64)(cnt[d * XP_BLOCK + t] - cnt[d * XP_BLOCK]) + rank[j];
+		xp_i64 at = below[d] + offsets[(xp_i64)d * tiles + blockIdx.x] + (xp_i64)(cnt[d * XP_BLOCK + t] - cnt[d * XP_BLOCK]) +
+			    rank[j];
 		kout[at] = k[j];
 		if (vout != 0) {
 			vout[at] = vin[lo + j];
@@ -330,9 +350,9 @@ extern "C" __global__ void xp_sortbits2_u64(int nb, const xp_u64 *partial, xp_u6
 }
 XP_REGISTER(xp_sortbits2_u64, 1)
 
-extern "C" __global__ void xp_sortscan_i64(xp_i64 m, xp_i64 *counts)
+extern "C" __global__ void xp_sortscan_i64(xp_i64 tiles, xp_i64 *counts)
 {
-	xp_sortscan(m, counts);
+	xp_sortscan(tiles, counts);
 }
 XP_REGISTER(xp_sortscan_i64, 1)
 

@@ -18,9 +18,9 @@ import (
 //
 // SortByKey and MergeRuns are a stable LSD radix sort of 4-bit digits over
 // an order-preserving map of the keys to unsigned integers (sort.cu):
-// per-tile digit counts, one exclusive scan of them, and a scatter that
-// ranks each tile's keys in shared memory, deterministic and without
-// atomics. A first reduction finds the digits in which the keys differ
+// per-tile digit counts, an exclusive scan of each digit's counts (a block
+// per digit), and a scatter that ranks each tile's keys in shared memory,
+// deterministic and without atomics. A first reduction finds the digits in which the keys differ
 // (their mapped bits' AND and OR, 16 bytes read back), and only those
 // digits get a pass: keys spanning 20 bits take 5 passes whatever their
 // type, and equal keys none. MergeRuns is that sort of the concatenated
@@ -156,7 +156,7 @@ func (b *Backend) newSortScratch(op string, dt backend.DType, n int, keys, index
 	}
 	pOff := region(2 * maxReduceGrid * 8)
 	rOff := region(2 * 8)
-	cOff := region(sortRadix * sortTiles(n) * 8)
+	cOff := region((sortRadix*sortTiles(n) + sortRadix) * 8) // counts, then each digit's total
 	kOff, iOff := -1, -1
 	if keys {
 		kOff = region(n * dt.Size())
@@ -213,8 +213,8 @@ func (b *Backend) radixPasses(op string, dt backend.DType, n int, shifts []int, 
 	for _, sh := range shifts {
 		b.launch(op, kernelName("sortcount", dt), Dim3{X: tiles}, Dim3{X: reduceBlock},
 			(&Args{}).Int64(int64(n)).Int32(int32(sh)).DevicePtr(from.k).Int64(int64(tiles)).DevicePtr(counts))
-		b.launch(op, "xp_sortscan_i64", Dim3{X: 1}, Dim3{X: reduceBlock},
-			(&Args{}).Int64(int64(sortRadix*tiles)).DevicePtr(counts))
+		b.launch(op, "xp_sortscan_i64", Dim3{X: sortRadix}, Dim3{X: reduceBlock},
+			(&Args{}).Int64(int64(tiles)).DevicePtr(counts))
 		b.launch(op, kernelName("sortscatter", dt), Dim3{X: tiles}, Dim3{X: reduceBlock},
 			(&Args{}).Int64(int64(n)).Int32(int32(sh)).DevicePtr(from.k).DevicePtr(to.k).
 				DevicePtr(from.v).DevicePtr(to.v).Int64(int64(tiles)).DevicePtr(counts))

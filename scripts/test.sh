@@ -13,15 +13,16 @@
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
-#   race        go test -race -short ./... on the default build
+#   race        go test -race -short on the default build, on the packages
+#               whose own code is concurrent (goroutines, package sync)
 #   fuzz        each fuzzer for XPMPI_FUZZTIME (default 30000x: a count of
 #               inputs; a duration can end in a spurious "context deadline
 #               exceeded")
 #   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
 #   mpich       the same test binaries built with -tags mpi,mpich and run
-#               under MPICH's launcher at 2 and 3 ranks (./dist, ./integrate
-#               and ./optimize at 3 only with 3 cores or more: MPICH
-#               busy-polls), and the CLI built
+#               under MPICH's launcher at 2 and 3 ranks (./dist, ./fft,
+#               ./integrate, ./optimize, the solvers and ./cmd/xpmpi at 3
+#               only with 3 cores or more: MPICH busy-polls), and the CLI built
 #               for MPICH (build/xpmpi-mpich); ldd must show every one linked
 #               to libmpich, not Open MPI's libmpi.so.40, and xpmpi info
 #               under MPICH's launcher must report MPICH (skipped without MPICH)
@@ -230,17 +231,18 @@ tag_pkgs() { # TAG: the packages with a file whose build constraint names TAG
 	grep -rlE --include='*.go' "^//go:build.*\b$1\b" --exclude-dir=build --exclude-dir=testdata . |
 		xargs -r -n1 dirname | sort -u
 }
-mapfile -t vet_pkgs < <(tag_pkgs mpi)
-step "go vet -tags mpi ${vet_pkgs[*]}" go vet -tags mpi "${vet_pkgs[@]}"
+# With petsc, one vet under mpi,petsc covers the mpi tag's packages too:
+# the petsc tag only adds files, except the !petsc ones (cmd/xpmpi's
+# petsc_off.go), which the default build's vet above covers.
+vet_tags=mpi
+[ $have_petsc = 1 ] && vet_tags=mpi,petsc
+mapfile -t vet_pkgs < <({ tag_pkgs mpi; [ $have_petsc = 1 ] && tag_pkgs petsc; } | sort -u)
+step "go vet -tags $vet_tags ${vet_pkgs[*]}" go vet -tags $vet_tags "${vet_pkgs[@]}"
 if [ -n "$mpich_run" ]; then
 	mapfile -t vet_pkgs < <(tag_pkgs mpich)
 	step "go vet -tags mpi,mpich ${vet_pkgs[*]}" go vet -tags mpi,mpich "${vet_pkgs[@]}"
 else
 	skip "go vet -tags mpi,mpich" "MPICH not found (pkg-config mpich, mpiexec.mpich)"
-fi
-if [ $have_petsc = 1 ]; then
-	mapfile -t vet_pkgs < <(tag_pkgs petsc)
-	step "go vet -tags mpi,petsc ${vet_pkgs[*]}" go vet -tags mpi,petsc "${vet_pkgs[@]}"
 fi
 
 # ---------------------------------------------------------------- NVRTC
@@ -275,8 +277,19 @@ if command -v g++ >/dev/null 2>&1; then
 fi
 step "go test ./... (default build)" env ${fakecuda:+XPMPI_FAKECUDA=$fakecuda} go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
-# stand-in's queues, the profiling counters), with -short to bound its time.
-step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
+# stand-in's queues, the profiling counters), with -short to bound its time,
+# on the packages whose own code is concurrent: those that start goroutines
+# or use package sync (race_pkgs). The others (algorithms, integrate,
+# optimize, npy, the solvers ...) start none; the concurrency they call into
+# is raced in its own package.
+race_pkgs() {
+	go list -f '{{.Dir}}' ./... | while read -r d; do
+		grep -lE '^[[:space:]]*go [[:alnum:]_.(]|"sync"|"sync/atomic"' "$d"/*.go 2>/dev/null |
+			grep -qv '_test\.go$' && echo "./${d#"$root"/}"
+	done
+}
+mapfile -t rpkgs < <(race_pkgs)
+step "go test -race -short ${rpkgs[*]} (default build)" go test -race -short -timeout 15m "${rpkgs[@]}"
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
 step "go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
@@ -301,7 +314,7 @@ step "internal/repro/asmgen writes the committed assembly" check_asmgen internal
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
 # for a count of inputs rather than a time.
 fuzz_time=${XPMPI_FUZZTIME:-30000x}
-for pf in ./npy:FuzzHeader ./dist:FuzzManifest ./kernels:FuzzParseSignatures ./kernels:FuzzCheckSource; do
+for pf in ./npy:FuzzHeader ./dist/internal/manifest:FuzzManifest ./kernels:FuzzParseSignatures ./kernels:FuzzCheckSource; do
 	pkg=${pf%%:*} f=${pf#*:}
 	step "go test -fuzz $f $pkg ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" "$pkg"
 done
@@ -449,7 +462,9 @@ else
 			# ./integrate and ./optimize, whose distributed solvers make a
 			# collective every step (99 s for ./optimize at 3 ranks on 2
 			# cores, against 3 s under Open MPI).
-			case $pkg in ./dist | ./integrate | ./optimize | ./fft) heavy=1 ;; *) heavy=0 ;; esac
+			# The solvers and the CLI (a heat or CG step is a halo
+			# exchange and reductions) were 17-29 s each at 3 ranks.
+			case $pkg in ./dist | ./integrate | ./optimize | ./fft | ./solvers/* | ./cmd/xpmpi) heavy=1 ;; *) heavy=0 ;; esac
 			if [ $heavy = 1 ] && [ "$np" -gt "$cores" ]; then
 				skip "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
 					"$cores cores: MPICH busy-polls, so $np ranks run it tens of times slower (./dist: did not end in 390 s); Open MPI runs it at $np_list ranks"

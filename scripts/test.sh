@@ -404,9 +404,17 @@ mpi_phase() { # TAG-SET PREFIX PACKAGES...
 			continue
 		fi
 		for np in $np_list; do
-			step "mpirun -np $np $pkg (-tags $tags)" \
+			# More ranks than cores: the long tests (testing.Short)
+			# run at the rank counts that fit, and in the default build.
+			run_test_args=() label="-tags $tags"
+			if [ "$np" -gt "$cores" ]; then
+				run_test_args=(-test.short)
+				label+="; oversubscribed: -short"
+			fi
+			step "mpirun -np $np $pkg ($label)" \
 				run_test "build/logs/$prefix$name-np$np.log" "$pkg" "$bin" \
 				"$ompi_run" "${ompi_flags[@]}" -np "$np"
+			run_test_args=()
 		done
 	done
 }

@@ -13,6 +13,7 @@
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
+#               (-test.short where the ranks outnumber the cores)
 #   race        go test -race -short on the default build, on the packages
 #               whose own code is concurrent (goroutines, package sync)
 #   fuzz        each fuzzer for XPMPI_FUZZTIME (default 30000x: a count of

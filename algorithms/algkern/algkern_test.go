@@ -418,7 +418,7 @@ func TestPanics(t *testing.T) {
 func TestMixedDevices(t *testing.T) {
 	xs := put(t, fakedev.Default, []float64{1, 2})
 	err := MortonKeys2(backend.Wrap(make([]uint64, 2)), xs, xs, [2]float64{0, 0}, [2]float64{1, 1}, 3)
-	if err == nil || !strings.Contains(err.Error(), "alg_morton_keys2") {
+	if err == nil || !strings.Contains(err.Error(), "morton_keys2") {
 		t.Errorf("mixed devices: %v", err)
 	}
 }

@@ -15,16 +15,16 @@ const compactTile = 512
 // maskSource is the CUDA source of the compaction passes over a mask
 // (nonzero bytes select), in tiles of tile elements:
 //
-//	alg_mask_count  counts[t] = the selected elements of tile t (a thread each)
-//	alg_mask_scan   the exclusive scan of counts[0..ntiles), in place, and
+//	mask_count  counts[t] = the selected elements of tile t (a thread each)
+//	mask_scan   the exclusive scan of counts[0..ntiles), in place, and
 //	                counts[ntiles] = the total (one thread, in order)
-//	alg_mask_index  idx[offsets[t] + r] = the index of the r-th selected
+//	mask_index  idx[offsets[t] + r] = the index of the r-th selected
 //	                element of tile t (a thread each)
 //
 // Every result is an exact integer: they are deterministic by
 // construction, the host implementations' values.
 const maskSource = `
-extern "C" __global__ void alg_mask_count(long long n, long long tile, const unsigned char *mask, long long *counts)
+extern "C" __global__ void mask_count(long long n, long long tile, const unsigned char *mask, long long *counts)
 {
 	long long ntiles = (n + tile - 1) / tile;
 	for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < ntiles; t += (long long)gridDim.x * blockDim.x) {
@@ -36,7 +36,7 @@ extern "C" __global__ void alg_mask_count(long long n, long long tile, const uns
 	}
 }
 
-extern "C" __global__ void alg_mask_scan(long long ntiles, long long *counts)
+extern "C" __global__ void mask_scan(long long ntiles, long long *counts)
 {
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
 		long long run = 0;
@@ -49,7 +49,7 @@ extern "C" __global__ void alg_mask_scan(long long ntiles, long long *counts)
 	}
 }
 
-extern "C" __global__ void alg_mask_index(long long n, long long tile, const unsigned char *mask, const long long *offsets,
+extern "C" __global__ void mask_index(long long n, long long tile, const unsigned char *mask, const long long *offsets,
 	long long *__restrict__ idx)
 {
 	long long ntiles = (n + tile - 1) / tile;
@@ -64,11 +64,11 @@ extern "C" __global__ void alg_mask_index(long long n, long long tile, const uns
 }
 `
 
-// compactSource is the CUDA source of alg_compact, alg_mask_index's
+// compactSource is the CUDA source of mask_compact, mask_index's
 // scatter of values: dst[offsets[t] + r] = the r-th selected element of
 // tile t.
 const compactSource = `
-extern "C" __global__ void alg_compact(long long n, long long tile, const unsigned char *mask, const long long *offsets,
+extern "C" __global__ void mask_compact(long long n, long long tile, const unsigned char *mask, const long long *offsets,
 	const T *x, T *__restrict__ dst)
 {
 	long long ntiles = (n + tile - 1) / tile;
@@ -86,28 +86,28 @@ extern "C" __global__ void alg_compact(long long n, long long tile, const unsign
 // The compaction kernels, registered in kernels.Default.
 var (
 	maskCountKernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_mask_count",
+		Name:   "mask_count",
 		Doc:    "selected elements per tile of a mask (algkern.MaskIndex, algkern.Compact)",
 		CUDA:   maskSource,
 		Host:   maskCountHost,
 		Parity: maskCases("count"),
 	})
 	maskScanKernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_mask_scan",
+		Name:   "mask_scan",
 		Doc:    "exclusive scan of the tiles' counts and their total (algkern.MaskIndex, algkern.Compact)",
 		CUDA:   maskSource,
 		Host:   maskScanHost,
 		Parity: maskCases("scan"),
 	})
 	maskIndexKernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_mask_index",
+		Name:   "mask_index",
 		Doc:    "indices of a mask's selected elements, in order (algkern.MaskIndex, algorithms.MaskIndex)",
 		CUDA:   maskSource,
 		Host:   maskIndexHost,
 		Parity: maskCases("index"),
 	})
 	compactKernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_compact",
+		Name:   "mask_compact",
 		Doc:    "a mask's selected elements, in order (algkern.Compact, algorithms.Compact)",
 		CUDA:   compactSource,
 		Host:   compactHost,
@@ -231,8 +231,8 @@ func maskOffsets(mask *backend.Array[uint8]) (*backend.Array[int64], int, error)
 // must have at least m elements; idx[m:] is unchanged.
 //
 // It runs where its arrays are (see MortonKeys2), in three passes over
-// tiles of the mask (kernels alg_mask_count, alg_mask_scan and
-// alg_mask_index: a count per tile, an exclusive scan of the counts, a
+// tiles of the mask (kernels mask_count, mask_scan and
+// mask_index: a count per tile, an exclusive scan of the counts, a
 // scatter per tile), with one copy to the host of the count, 8 bytes,
 // between the second and the third (recorded as a transfer for a device
 // array). Every value is an exact integer: the result is the same on the
@@ -262,8 +262,8 @@ func MaskIndex(idx *backend.Array[int64], mask *backend.Array[uint8]) (int, erro
 // booleans (nonzero is true), into another array. dst must have at least
 // m elements; dst[m:] is unchanged.
 //
-// It runs as MaskIndex does (kernels alg_mask_count, alg_mask_scan, and
-// alg_compact for the scatter), with the same copy of the count to the
+// It runs as MaskIndex does (kernels mask_count, mask_scan, and
+// mask_compact for the scatter), with the same copy of the count to the
 // host. It is not collective. It panics if x and mask differ in length,
 // if dst and x share memory, or if dst has fewer than m elements; arrays
 // on different devices, or a failed launch, are an error.

@@ -1,12 +1,14 @@
 // Package algkern runs the algorithms of package algorithms on backend
 // arrays wherever they live: Morton keys (MortonKeys2, MortonKeys3),
 // segment sums by sorted key (SegmentSum) and compaction by a mask
-// (MaskIndex, Compact). Each is a kernel of package kernels, registered in
-// kernels.Default under a name starting with alg_, with a host
-// implementation (algorithms' arithmetic) and CUDA source that gives the
-// same bits: on host arrays the host implementation runs, on a CUDA
-// device the CUDA kernel, and on a device that runs no CUDA code (the
-// fake device) the host implementation as a recorded fallback.
+// (MaskIndex, Compact). Each runs kernels of package kernels, one per
+// pass, registered in kernels.Default (morton_keys2, morton_keys3,
+// segment_sum_i32, segment_sum_i64, mask_count, mask_scan, mask_index,
+// mask_compact), each with a host implementation (algorithms' arithmetic)
+// and CUDA source that gives the same bits: on host arrays the host
+// implementation runs, on a CUDA device the CUDA kernel, and on a device
+// that runs no CUDA code (the fake device) the host implementation, as a
+// fallback that package kernels records.
 //
 // # Determinism
 //

@@ -14,15 +14,15 @@ type Float interface {
 	float32 | float64
 }
 
-// mortonSource is the CUDA source of alg_morton_keys2 and
-// alg_morton_keys3: one thread per point (a grid-stride loop), the
+// mortonSource is the CUDA source of morton_keys2 and
+// morton_keys3: one thread per point (a grid-stride loop), the
 // coordinate converted to double and its cell computed by
 // xpmpi/cell.cuh's xpmpi_cell_index (algorithms.CellIndex), the key by
 // xpmpi/morton.cuh (algorithms.Morton2, Morton3).
 const mortonSource = `#include "xpmpi/cell.cuh"
 #include "xpmpi/morton.cuh"
 
-extern "C" __global__ void alg_morton_keys2(long long n, int levels, double lx, double ux, double ly, double uy,
+extern "C" __global__ void morton_keys2(long long n, int levels, double lx, double ux, double ly, double uy,
 	const T *x, const T *y, unsigned long long *__restrict__ keys)
 {
 	double scale = xpmpi_cell_scale(levels);
@@ -32,7 +32,7 @@ extern "C" __global__ void alg_morton_keys2(long long n, int levels, double lx, 
 	}
 }
 
-extern "C" __global__ void alg_morton_keys3(long long n, int levels, double lx, double ux, double ly, double uy,
+extern "C" __global__ void morton_keys3(long long n, int levels, double lx, double ux, double ly, double uy,
 	double lz, double uz, const T *x, const T *y, const T *z, unsigned long long *__restrict__ keys)
 {
 	double scale = xpmpi_cell_scale(levels);
@@ -50,7 +50,7 @@ var floatTypes = []backend.DType{backend.Float32, backend.Float64}
 // The Morton key kernels, registered in kernels.Default.
 var (
 	mortonKeys2Kernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_morton_keys2",
+		Name:   "morton_keys2",
 		Doc:    "2-D Morton keys of points in a box (algkern.MortonKeys2, algorithms.MortonKeys2)",
 		CUDA:   mortonSource,
 		Host:   mortonKeys2Host,
@@ -58,7 +58,7 @@ var (
 		Parity: mortonCases(2),
 	})
 	mortonKeys3Kernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_morton_keys3",
+		Name:   "morton_keys3",
 		Doc:    "3-D Morton keys of points in a box (algkern.MortonKeys3, algorithms.MortonKeys3)",
 		CUDA:   mortonSource,
 		Host:   mortonKeys3Host,
@@ -154,7 +154,7 @@ func checkBox(fn string, lower, upper []float64, levels, maxLevels int) {
 // boundary go to the upper cell, points outside the box to the nearest
 // edge cell, NaN to cell 0, lower > upper reverses an axis).
 //
-// It runs where its arrays are, through the kernel alg_morton_keys2 of
+// It runs where its arrays are, through the kernel morton_keys2 of
 // kernels.Default: on the host, algorithms.MortonKeys2; on a CUDA device,
 // one thread per point (xpmpi/cell.cuh and xpmpi/morton.cuh); on a device
 // that runs no CUDA code, the host implementation as package kernels
@@ -180,7 +180,7 @@ func MortonKeys2[F Float](dst *backend.Array[uint64], xs, ys *backend.Array[F], 
 // (xs[i], ys[i], zs[i]) in the box [lower, upper] divided into 2^levels
 // cells per axis, as algorithms.MortonKeys3 does for float64 coordinates:
 // see MortonKeys2, of which it is the 3-D version (kernel
-// alg_morton_keys3). It is not collective. It panics if the arrays differ
+// morton_keys3). It is not collective. It panics if the arrays differ
 // in length, if levels is outside [0, algorithms.MaxLevels3], or if a
 // bound pair is equal or not finite.
 func MortonKeys3[F Float](dst *backend.Array[uint64], xs, ys, zs *backend.Array[F], lower, upper [3]float64, levels int) error {

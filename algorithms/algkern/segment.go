@@ -21,8 +21,8 @@ type Key interface {
 // numberTypes are the variants of the kernels over Number.
 var numberTypes = []backend.DType{backend.Float32, backend.Float64, backend.Int32, backend.Int64, backend.Uint32, backend.Uint64}
 
-// segmentSource is the CUDA source of alg_segment_sum_i32 and
-// alg_segment_sum_i64. Thread t (a grid-stride loop over nseg*width)
+// segmentSource is the CUDA source of segment_sum_i32 and
+// segment_sum_i64. Thread t (a grid-stride loop over nseg*width)
 // computes output element t = k*width + j: the rows of segment k are
 // [lo(k), lo(k+1)), lo(k) the first row whose key is >= k by a binary
 // search of the sorted keys, and it adds their column j in increasing row
@@ -65,13 +65,13 @@ __device__ void alg_segment_sum(long long nrows, long long nseg, long long width
 	}
 }
 
-extern "C" __global__ void alg_segment_sum_i32(long long nrows, long long nseg, long long width,
+extern "C" __global__ void segment_sum_i32(long long nrows, long long nseg, long long width,
 	const int *keys, const T *values, T *__restrict__ out)
 {
 	alg_segment_sum<int>(nrows, nseg, width, keys, values, out);
 }
 
-extern "C" __global__ void alg_segment_sum_i64(long long nrows, long long nseg, long long width,
+extern "C" __global__ void segment_sum_i64(long long nrows, long long nseg, long long width,
 	const long long *keys, const T *values, T *__restrict__ out)
 {
 	alg_segment_sum<long long>(nrows, nseg, width, keys, values, out);
@@ -81,7 +81,7 @@ extern "C" __global__ void alg_segment_sum_i64(long long nrows, long long nseg, 
 // The segment sum kernels, registered in kernels.Default.
 var (
 	segmentSum32Kernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_segment_sum_i32",
+		Name:   "segment_sum_i32",
 		Doc:    "sums of rows by sorted int32 key, in row order (algkern.SegmentSum, algorithms.SegmentSum)",
 		CUDA:   segmentSource,
 		Host:   segmentSumHost,
@@ -89,7 +89,7 @@ var (
 		Parity: segmentCases(backend.Int32),
 	})
 	segmentSum64Kernel = kernels.MustNew(kernels.Spec{
-		Name:   "alg_segment_sum_i64",
+		Name:   "segment_sum_i64",
 		Doc:    "sums of rows by sorted int64 key, in row order (algkern.SegmentSum, algorithms.SegmentSum)",
 		CUDA:   segmentSource,
 		Host:   segmentSumHost,
@@ -136,7 +136,7 @@ func segmentSumRows[T Number, K Key](out []T, keys []K, values []T, nseg, width 
 func segmentSumKeys[T Number](c *kernels.HostCall) {
 	nrows, nseg, width := kernels.IntAt(c, 0), kernels.IntAt(c, 1), kernels.IntAt(c, 2)
 	values, out := kernels.In[T](c, 4)[:nrows*width], kernels.Out[T](c, 5)
-	if c.Kernel() == "alg_segment_sum_i32" {
+	if c.Kernel() == "segment_sum_i32" {
 		segmentSumRows(out, kernels.In[int32](c, 3)[:nrows], values, nseg, width)
 	} else {
 		segmentSumRows(out, kernels.In[int64](c, 3)[:nrows], values, nseg, width)
@@ -182,7 +182,7 @@ func segmentSumHost(c *kernels.HostCall) error {
 // serially: algorithms.SegmentSum's order, so that the result has its bits
 // for every element type, on the host and on every device, and no atomics
 // make it depend on timing. On a CUDA device that is one thread per
-// output element (kernels alg_segment_sum_i32 and alg_segment_sum_i64,
+// output element (kernels segment_sum_i32 and segment_sum_i64,
 // after two binary searches for its segment's rows): a segment of many
 // rows is added by one thread, the price of the serial order.
 //

@@ -15,11 +15,13 @@ const compactTile = 512
 // maskSource is the CUDA source of the compaction passes over a mask
 // (nonzero bytes select), in tiles of tile elements:
 //
-//	mask_count  counts[t] = the selected elements of tile t (a thread each)
+//	mask_count  counts[t] = the selected elements of tile t (a thread
+//	            each, reading its tile in order)
 //	mask_scan   the exclusive scan of counts[0..ntiles), in place, and
-//	                counts[ntiles] = the total (one thread, in order)
+//	            counts[ntiles] = the total: one block, a chunk of tiles
+//	            per thread, the chunks' sums scanned by thread 0
 //	mask_index  idx[offsets[t] + r] = the index of the r-th selected
-//	                element of tile t (a thread each)
+//	            element of tile t (a thread each)
 //
 // Every result is an exact integer: they are deterministic by
 // construction, the host implementations' values.
@@ -36,15 +38,38 @@ extern "C" __global__ void mask_count(long long n, long long tile, const unsigne
 	}
 }
 
+// mask_scan runs as one block of at most 1024 threads: thread t sums the
+// counts of its chunk of ntiles/blockDim.x tiles, thread 0 scans the
+// chunks' sums, and each thread rewrites its chunk from its offset.
 extern "C" __global__ void mask_scan(long long ntiles, long long *counts)
 {
-	if (blockIdx.x == 0 && threadIdx.x == 0) {
+	__shared__ long long sums[1024];
+	unsigned int t = threadIdx.x, nt = blockDim.x;
+	long long chunk = (ntiles + nt - 1) / nt;
+	long long lo = t * chunk < ntiles ? t * chunk : ntiles;
+	long long hi = lo + chunk < ntiles ? lo + chunk : ntiles;
+	long long s = 0;
+	for (long long i = lo; i < hi; i++) {
+		s += counts[i];
+	}
+	sums[t] = s;
+	__syncthreads();
+	if (t == 0) {
 		long long run = 0;
-		for (long long t = 0; t < ntiles; t++) {
-			long long c = counts[t];
-			counts[t] = run;
+		for (unsigned int k = 0; k < nt; k++) {
+			long long c = sums[k];
+			sums[k] = run;
 			run += c;
 		}
+	}
+	__syncthreads();
+	long long run = sums[t];
+	for (long long i = lo; i < hi; i++) {
+		long long c = counts[i];
+		counts[i] = run;
+		run += c;
+	}
+	if (t == nt - 1) {
 		counts[ntiles] = run;
 	}
 }
@@ -115,6 +140,9 @@ var (
 		Parity: maskCases("compact"),
 	})
 )
+
+// scanConfig is mask_scan's launch: one block of 1024 threads.
+var scanConfig = kernels.Config{N: 1024, Grid: kernels.Dim3{X: 1}, Block: kernels.Dim3{X: 1024}}
 
 // tileRange returns the elements [lo, hi) of tile t of n.
 func tileRange(t, tile, n int) (lo, hi int) { return t * tile, min((t+1)*tile, n) }
@@ -212,7 +240,7 @@ func maskOffsets(mask *backend.Array[uint8]) (*backend.Array[int64], int, error)
 	}
 	err = maskCountKernel.Launch(kernels.Config{N: ntiles}, kernels.Int(n), kernels.Int(compactTile), kernels.Array(mask), kernels.Array(offsets))
 	if err == nil {
-		err = maskScanKernel.Launch(kernels.Config{N: 1, Block: kernels.Dim3{X: 1}}, kernels.Int(ntiles), kernels.Array(offsets))
+		err = maskScanKernel.Launch(scanConfig, kernels.Int(ntiles), kernels.Array(offsets))
 	}
 	total := make([]int64, 1)
 	if err == nil {
@@ -319,7 +347,11 @@ func maskCases(pass string) []kernels.ParityCase {
 				counts[ntiles] = 77 // overwritten with the total
 				a.add(kernels.Int(ntiles))
 				a.array(backend.Int64, counts)
-				return a.out, kernels.Config{N: 1, Block: kernels.Dim3{X: 1}}, a.err
+				cfg := scanConfig
+				if ntiles%2 == 1 {
+					cfg.Block.X = 5 // chunks of other sizes, and threads without tiles
+				}
+				return a.out, cfg, a.err
 			case "count":
 				a.add(kernels.Int(n))
 				a.add(kernels.Int(tile))

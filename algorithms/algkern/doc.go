@@ -22,9 +22,11 @@
 //     order from zero, serially, as algorithms.SegmentSum does: one CUDA
 //     thread per output element, whose rows two binary searches of the
 //     sorted keys find. No atomics, so no order that depends on timing.
-//   - Compaction counts the selected elements of each tile of the mask,
-//     scans the counts exclusively (one thread, in order) and scatters
-//     each tile's elements from its offset: exact integers throughout.
+//   - Compaction counts the selected elements of each tile of 512 mask
+//     bytes (a thread per tile), scans the counts exclusively (one block)
+//     and scatters each tile's elements from its offset, in order (a
+//     thread per tile): exact integers throughout, so the result does not
+//     depend on the order of the threads.
 //
 // # Sorting by key
 //

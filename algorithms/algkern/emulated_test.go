@@ -22,20 +22,75 @@ import (
 // CUDA driver (backend/cuda/testdata/fakecuda, a libcuda.so.1 that runs
 // kernels compiled as C++ on the host, with -ffp-contract=off) is built
 // with the kernels' CUDA source compiled in (the float64 variant of each
-// generic kernel: the driver finds an entry by name, so one variant per
-// name), and TestEmulatedChild runs in a child process that loads it as
+// generic kernel under its name, and the other element types' variants
+// as renamed copies: the driver finds an entry by name), and TestEmulatedChild runs in a child process that loads it as
 // its driver. There the API functions take the CUDA path (launches of the
 // CUDA kernels, compiled from the same text as for a GPU, on the
 // backend's device arrays, strict: no host fallback) and must give the
 // algorithms package's bits, and every parity case's CUDA run must give
 // the host implementation's. What this cannot check is the GPU's own
 // arithmetic (the kernels use only +, *, / and comparisons, correctly
-// rounded on both) and the other element types' variants, which NVRTC
-// compiles (TestCompile) but nothing runs here.
+// rounded on both). The API functions run the float64 variants only.
 
 // syncs lists the kernels that call __syncthreads (the fake driver runs
 // their threads as fibers).
 var syncs = map[string]int{"mask_scan": 1}
+
+// hosts are the host implementations of the kernels.
+var hosts = map[*kernels.Kernel]kernels.HostFunc{
+	mortonKeys2Kernel: mortonKeys2Host, mortonKeys3Kernel: mortonKeys3Host,
+	segmentSum32Kernel: segmentSumHost, segmentSum64Kernel: segmentSumHost,
+	maskCountKernel: maskCountHost, maskScanKernel: maskScanHost, maskIndexKernel: maskIndexHost, compactKernel: compactHost,
+}
+
+// renamedSet is one source's entries for one element type other than
+// float64, renamed NAME_TYPE so that the fake driver, which finds an entry
+// by name, can hold them next to the float64 variants: the source text
+// with the entries renamed (the kernel's code unchanged), and the kernels
+// made from it, with the original kernels' host implementations and
+// parity cases.
+type renamedSet struct {
+	dt      backend.DType
+	source  string // the variant's translation unit
+	kernels []*kernels.Kernel
+}
+
+// renamedSets returns every element type's renamed kernels, by source.
+func renamedSets() []renamedSet {
+	var sets []renamedSet
+	var sources []string
+	bySource := map[string][]*kernels.Kernel{}
+	for _, k := range allKernels {
+		if len(k.Types()) == 0 {
+			continue
+		}
+		if _, ok := bySource[k.Source()]; !ok {
+			sources = append(sources, k.Source())
+		}
+		bySource[k.Source()] = append(bySource[k.Source()], k)
+	}
+	for _, src := range sources {
+		ks := bySource[src]
+		for _, dt := range ks[0].Types() {
+			if dt == backend.Float64 {
+				continue
+			}
+			renamed := src
+			for _, k := range ks {
+				renamed = strings.ReplaceAll(renamed, "void "+k.Name()+"(", "void "+k.Name()+"_"+dt.String()+"(")
+			}
+			set := renamedSet{dt: dt}
+			for _, k := range ks {
+				rk := kernels.MustNew(kernels.Spec{Name: k.Name() + "_" + dt.String(), CUDA: renamed, Host: hosts[k],
+					Types: []backend.DType{dt}, Parity: k.ParityCases()})
+				set.kernels = append(set.kernels, rk)
+			}
+			set.source = set.kernels[0].VariantSource(set.kernels[0].Variants()[0])
+			sets = append(sets, set)
+		}
+	}
+	return sets
+}
 
 // variantFor returns the variant compiled into the fake driver.
 func variantFor(k *kernels.Kernel) kernels.Variant {
@@ -75,6 +130,12 @@ func TestEmulated(t *testing.T) {
 	dir := t.TempDir()
 	var tu strings.Builder
 	fmt.Fprintf(&tu, "#include %q\n", filepath.Join(root, "backend", "cuda", "kernels.cu"))
+	for _, h := range []string{"xpmpi/cell.cuh", "xpmpi/morton.cuh"} {
+		// At global scope, so that the copies of the namespaces below
+		// (guarded out) use these.
+		text, _ := kernels.Header(h)
+		tu.WriteString(text + "\n")
+	}
 	seen := map[string]bool{}
 	for _, k := range allKernels {
 		if !seen[k.Source()] {
@@ -83,6 +144,12 @@ func TestEmulated(t *testing.T) {
 			tu.WriteString("\n#undef T\n")
 		}
 		fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", k.Name(), syncs[k.Name()])
+	}
+	for i, set := range renamedSets() {
+		fmt.Fprintf(&tu, "namespace xpmpi_renamed_%d {\n%s\n}\n#undef T\n", i, set.source)
+		for _, k := range set.kernels {
+			fmt.Fprintf(&tu, "using xpmpi_renamed_%d::%s;\nXP_REGISTER(%s, %d)\n", i, k.Name(), k.Name(), syncs[k.Name()])
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), []byte(tu.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -128,6 +195,18 @@ func TestEmulatedChild(t *testing.T) {
 		}
 	}
 	t.Logf("%d parity cases: the CUDA source's results are the host implementations' bits", cases)
+	cases = 0
+	for _, set := range renamedSets() {
+		for _, k := range set.kernels {
+			for _, c := range k.ParityCases() {
+				if err := kerneltest.CheckCase(k, c, dev, set.dt); err != nil {
+					t.Errorf("%s: %s: %v", k.Name(), c.Name, err)
+				}
+				cases++
+			}
+		}
+	}
+	t.Logf("%d parity cases of the other element types' variants (renamed copies): the host implementations' bits", cases)
 
 	// The API against package algorithms, on the device.
 	count := profiling.Counting(func() {

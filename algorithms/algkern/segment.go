@@ -3,6 +3,7 @@ package algkern
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/kernels"
@@ -136,7 +137,7 @@ func segmentSumRows[T Number, K Key](out []T, keys []K, values []T, nseg, width 
 func segmentSumKeys[T Number](c *kernels.HostCall) {
 	nrows, nseg, width := kernels.IntAt(c, 0), kernels.IntAt(c, 1), kernels.IntAt(c, 2)
 	values, out := kernels.In[T](c, 4)[:nrows*width], kernels.Out[T](c, 5)
-	if c.Kernel() == "segment_sum_i32" {
+	if strings.HasPrefix(c.Kernel(), "segment_sum_i32") { // or a test's renamed copy
 		segmentSumRows(out, kernels.In[int32](c, 3)[:nrows], values, nseg, width)
 	} else {
 		segmentSumRows(out, kernels.In[int64](c, 3)[:nrows], values, nseg, width)

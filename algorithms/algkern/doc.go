@@ -31,9 +31,8 @@
 // # Sorting by key
 //
 // There is no sort here: sorting a device array's keys is the job of
-// backend.Sorter (dist.Sort uses it on each rank's block), which the CUDA
-// backend implements on its own; a catalog kernel of radix passes would
-// duplicate it.
+// backend.Sorter (dist.Sort uses it on each rank's block); catalog kernels
+// of radix passes would duplicate a CUDA implementation of it.
 //
 // # Where it sits
 //

@@ -111,3 +111,64 @@ func testDeviceFFTN(t *testing.T, c mpi.Comm, b backend.Backend, tol float64) {
 		d.Free()
 	}
 }
+
+// noFFTer is the fake device without its backend.FFTer (and every other
+// optional interface): a device backend that cannot transform.
+type noFFTer struct{ backend.Backend }
+
+// TestDeviceFFTNHost transforms arrays on a device backend that is not a
+// backend.FFTer: each stage's block is copied to the host and back
+// (backend.HostCall), one copy each way per stage, recorded, and the
+// results equal the CPU's bit for bit.
+func TestDeviceFFTNHost(t *testing.T) {
+	c := mpitest.World(t)
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	mpi.SetCUDAAware(true)
+	t.Cleanup(mpi.ClearCUDAAware)
+	b := noFFTer{fakedev.Default}
+	for _, tc := range deviceCases {
+		f := func(idx []int) complex128 {
+			return complex(float64(idx[0]*3-idx[len(idx)-1]), float64(idx[0]+2*idx[len(idx)-1]))
+		}
+		h, err := dist.FromFunc(c, tc.shape, f, append(tc.opts, dist.OnBackend(cpu.Default))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := dist.FromFunc(c, tc.shape, f, append(tc.opts, dist.OnBackend(b))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("%v %v", tc.shape, h.Layout())
+		want, err := FFTN(h, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *dist.Array[complex128]
+		cnt := profiling.Counting(func() { got, err = FFTN(d, nil) })
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		stages := planStages(h.Layout(), []int{0, 1, 2}[:len(tc.shape)])
+		var bytes int64
+		for _, s := range stages {
+			bytes += int64(s.layout.LocalLen(c.Rank()) * 16)
+		}
+		n := len(stages)
+		mpitest.Check(t, c, cnt.Count(profiling.ToHost) == n && cnt.Count(profiling.ToDevice) == n &&
+			cnt.Bytes(profiling.ToHost) == bytes && cnt.Bytes(profiling.ToDevice) == bytes,
+			"%s: copies to host %d (%d B), to device %d (%d B); want %d each way (%d B)", what,
+			cnt.Count(profiling.ToHost), cnt.Bytes(profiling.ToHost), cnt.Count(profiling.ToDevice), cnt.Bytes(profiling.ToDevice), n, bytes)
+		gw, err := dist.Allgather(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gg, err := dist.Allgather(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mpitest.Check(t, c, relErr(gg, gw) == 0, "%s: result differs from the CPU's by %.3g", what, relErr(gg, gw))
+		for _, x := range []*dist.Array[complex128]{h, d, want, got} {
+			x.Free()
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 // axis are contiguous; lines along an earlier axis are gathered a few at
 // a time into contiguous scratch and written back. The work is spread
 // over up to backend.Threads() goroutines when the block is large. It is
+// the CPU backend's FFT (cpu.Backend.FFT, a backend.FFTer) on x. It is
 // not collective: it touches only x.
 //
 // LocalFFT panics if len(x) is not the product of shape or axis is out

@@ -28,7 +28,7 @@ func TestDeviceFFTN(t *testing.T) {
 
 // deviceCases are the arrays of the device tests: split along the first,
 // the last and the middle axis, lengths that need Bluestein on CUDA (7,
-// 11, 13), fewer rows than ranks, and replicated.
+// 11, 13), fewer rows than ranks, a 1-D array, and replicated.
 var deviceCases = []struct {
 	shape []int
 	opts  []dist.Option
@@ -39,6 +39,7 @@ var deviceCases = []struct {
 	{[]int{2, 11, 8}, []dist.Option{dist.SplitAxis(1)}},
 	{[]int{13, 12}, []dist.Option{dist.SplitAxis(0)}},
 	{[]int{2, 9}, []dist.Option{dist.SplitAxis(0)}}, // fewer rows than ranks: empty blocks
+	{[]int{10}, []dist.Option{dist.SplitAxis(0)}},   // 1-D: transformed replicated
 	{[]int{2, 4}, []dist.Option{dist.SplitAxis(dist.Replicated)}},
 }
 

@@ -24,6 +24,12 @@ import (
 // slowDevice makes the fake device's copies and operations slow for the
 // test, so that a missing synchronization shows as a wrong result.
 func slowDevice(t *testing.T) {
+	if testing.Short() {
+		// Each delay is a sleep of 60 us or more: seconds per test. The
+		// suite's oversubscribed runs (-short) perturb the timing anyway;
+		// the default build and 1-2 ranks run with the delays.
+		return
+	}
 	fakedev.SetCopyDelay(20 * time.Microsecond)
 	fakedev.SetKernelDelay(20 * time.Microsecond)
 	t.Cleanup(func() {

@@ -1,9 +1,9 @@
 package dist
 
-// A fuzz target for the checkpoint manifest reader (the .npy header's is in
-// package npy), and tests of unexported parts of the file I/O: the CRC-32C
-// combination and every I/O path (in place, through a layout split on axis
-// 0, chunked calls). Seed corpus: testdata/fuzz/FuzzManifest.
+// Tests of unexported parts of the file I/O: the CRC-32C combination and
+// every I/O path (in place, through a layout split on axis 0, chunked
+// calls). The checkpoint manifest's fuzz target is in internal/manifest,
+// the .npy header's in package npy.
 
 import (
 	"bytes"
@@ -13,59 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
-	"github.com/xpmpi/xpmpi/npy"
 )
-
-// manifestSeed returns a valid manifest file.
-func manifestSeed(t testing.TB, arrays []ArrayInfo, meta map[string]string) []byte {
-	b, err := encodeManifest(Manifest{Step: 42, Meta: meta, Created: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC), Ranks: 3, Arrays: arrays})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func FuzzManifest(f *testing.F) {
-	f.Add(manifestSeed(f, nil, nil))
-	f.Add(manifestSeed(f, []ArrayInfo{
-		{Name: "u", DType: backend.Float64, Shape: []int{3, 4}, Checksum: 0xdeadbeef},
-		{Name: "count.v2", DType: backend.Int32, Shape: []int{0}, Checksum: 0},
-	}, map[string]string{"code": "heat2d", "dt": "0.1"}))
-	f.Add([]byte(`{"format":"xpmpi-checkpoint","version":1}`))
-	f.Add([]byte(`{}`))
-	f.Add([]byte(`[`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := parseManifest(data)
-		if err != nil {
-			return
-		}
-		for _, a := range m.Arrays {
-			if checkName(a.Name) != nil || len(a.Shape) == 0 {
-				t.Fatalf("accepted array %+v", a)
-			}
-			if _, ok := npy.ShapeBytes(a.Shape, a.DType.Size()); !ok {
-				t.Fatalf("accepted shape %v", a.Shape)
-			}
-		}
-		// A manifest that parses encodes to one that parses the same.
-		b, err := encodeManifest(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m2, err := parseManifest(b)
-		if err != nil {
-			t.Fatalf("re-encoded manifest: %v\n%s", err, b)
-		}
-		if m2.Step != m.Step || m2.Ranks != m.Ranks || !m2.Created.Equal(m.Created) || len(m2.Arrays) != len(m.Arrays) || len(m2.Meta) != len(m.Meta) {
-			t.Fatalf("re-encoded manifest differs: %+v, %+v", m2, m)
-		}
-	})
-}
 
 // TestNPYIOPaths saves and loads through every I/O path: runs in place and
 // through a layout split on axis 0, in one call per rank and in many

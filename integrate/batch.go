@@ -575,19 +575,12 @@ func (b *batch) finish(te []float64) int {
 				stopped++
 				continue
 			}
-			b.hAbs[s] *= max(minFactor, safety*powMinusFifth(errNorm))
+			b.hAbs[s] *= rejectFactor(errNorm)
 			b.rejected[s] = true
 			res.Rejected[i]++
 			continue
 		}
-		factor := float64(maxFactor)
-		if errNorm != 0 {
-			factor = min(maxFactor, safety*powMinusFifth(errNorm))
-		}
-		if b.rejected[s] {
-			factor = min(1, factor)
-		}
-		b.hAbs[s] *= factor
+		b.hAbs[s] *= acceptFactor(errNorm, b.rejected[s])
 		res.Steps[i]++
 		// Hairer's stiffness test.
 		var num, den float64

@@ -13,6 +13,27 @@ import "math"
 // fifthRootInv[r] is 2^(-r/5).
 var fifthRootInv = [5]float64{1, math.Pow(2, -0.2), math.Pow(2, -0.4), math.Pow(2, -0.6), math.Pow(2, -0.8)}
 
+// acceptFactor returns the factor of the next step size after a step whose
+// error norm errNorm is below 1 (maxFactor for 0), at most 1 where the step
+// was taken after a rejection: SciPy's RK45. The host's solvers and the
+// batch kernel's host side share it, so that they give the same bits.
+func acceptFactor(errNorm float64, rejected bool) float64 {
+	factor := float64(maxFactor)
+	if errNorm != 0 {
+		factor = min(maxFactor, safety*powMinusFifth(errNorm))
+	}
+	if rejected {
+		factor = min(1, factor)
+	}
+	return factor
+}
+
+// rejectFactor returns the factor of the step size after a rejected step
+// whose error norm errNorm is 1 or more: at least minFactor.
+func rejectFactor(errNorm float64) float64 {
+	return max(minFactor, safety*powMinusFifth(errNorm))
+}
+
 // powMinusFifth returns x^(-1/5): math.Pow(x, -0.2) within a few ulps for
 // positive normal x away from the ends of the range (where it is
 // math.Pow itself, as for 0, NaN, infinities and negative x).

@@ -211,20 +211,13 @@ func (s *rk45) step() error {
 			return err
 		}
 		if errNorm < 1 {
-			factor := float64(maxFactor)
-			if errNorm != 0 {
-				factor = math.Min(maxFactor, safety*powMinusFifth(errNorm))
-			}
-			if rejected {
-				factor = math.Min(1, factor)
-			}
-			hAbs *= factor
+			hAbs *= acceptFactor(errNorm, rejected)
 			break
 		}
 		if math.IsNaN(errNorm) {
 			return ErrNonFiniteState
 		}
-		hAbs *= math.Max(minFactor, safety*powMinusFifth(errNorm))
+		hAbs *= rejectFactor(errNorm)
 		rejected = true
 		s.rejected++
 	}

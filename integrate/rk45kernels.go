@@ -483,19 +483,12 @@ func rk45ControlHost(c *kernels.HostCall) error {
 				if math.IsNaN(errNorm) {
 					r[rk45StStatus], stop = rk45NonFinite, true
 				} else {
-					hAbs[s] *= max(minFactor, safety*powMinusFifth(errNorm))
+					hAbs[s] *= rejectFactor(errNorm)
 					r[rk45StRejected] = 1
 					r[rk45StRejects]++
 				}
 			} else {
-				factor := float64(maxFactor)
-				if errNorm != 0 {
-					factor = min(maxFactor, safety*powMinusFifth(errNorm))
-				}
-				if r[rk45StRejected] != 0 {
-					factor = min(1, factor)
-				}
-				hAbs[s] *= factor
+				hAbs[s] *= acceptFactor(errNorm, r[rk45StRejected] != 0)
 				r[rk45StSteps]++
 				// Hairer's stiffness test.
 				var num, den float64

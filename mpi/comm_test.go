@@ -127,8 +127,10 @@ func testReduce[T ordered](t *testing.T, c mpi.Comm) {
 	}
 	sizes := []int{0, 1, 3, 7, 1001}
 	if testing.Short() {
-		// Oversubscribed MPICH ranks wait a time slice per collective.
-		sizes = []int{0, 7, 1001}
+		// Oversubscribed MPICH ranks wait a time slice per collective
+		// (this test took 26 s of 48 at 3 ranks on 2 cores): an empty
+		// and a long buffer, and Reduce to the last rank only.
+		sizes = []int{0, 1001}
 	}
 	for _, op := range ops {
 		for _, n := range sizes {
@@ -146,7 +148,7 @@ func testReduce[T ordered](t *testing.T, c mpi.Comm) {
 			checkReduced(t, "AllreduceInPlace", op, inplace, want)
 
 			for root := 0; root < c.Size(); root++ {
-				if testing.Short() && root != 0 && root != c.Size()-1 {
+				if testing.Short() && root != c.Size()-1 {
 					continue
 				}
 				got := make([]T, n)

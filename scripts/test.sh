@@ -13,15 +13,17 @@
 #   default     go build ./... and go test ./... (serial stand-in)
 #   mpi         each package whose TestMain calls mpitest.Main, built with
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
-#   race        go test -race -short ./... on the default build
+#               (-test.short where the ranks outnumber the cores)
+#   race        go test -race -short on the default build, on the packages
+#               whose own code is concurrent (goroutines, package sync)
 #   fuzz        each fuzzer for XPMPI_FUZZTIME (default 30000x: a count of
 #               inputs; a duration can end in a spurious "context deadline
 #               exceeded")
 #   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
 #   mpich       the same test binaries built with -tags mpi,mpich and run
-#               under MPICH's launcher at 2 and 3 ranks (./dist, ./integrate
-#               and ./optimize at 3 only with 3 cores or more: MPICH
-#               busy-polls), and the CLI built
+#               under MPICH's launcher at 2 and 3 ranks (./dist, ./fft,
+#               ./integrate, ./optimize, the solvers and ./cmd/xpmpi at 3
+#               only with 3 cores or more: MPICH busy-polls), and the CLI built
 #               for MPICH (build/xpmpi-mpich); ldd must show every one linked
 #               to libmpich, not Open MPI's libmpi.so.40, and xpmpi info
 #               under MPICH's launcher must report MPICH (skipped without MPICH)
@@ -36,6 +38,8 @@
 # Environment:
 #   XPMPI_QUICK=1          pass -short to the tests
 #   XPMPI_MPI_TIMEOUT=300  seconds one mpirun case may take; a hang fails it
+#   XPMPI_TEST_TMPDIR      where the tests write their files (default: a new
+#                          directory on /dev/shm where it has 4 GiB free)
 #   XPMPI_NP_LIST="1 2 3 4"  rank counts of the mpi phase
 # Logs of the mpirun cases: build/logs/<pkg>-np<N>.log.
 set -uo pipefail
@@ -187,6 +191,24 @@ have_petsc=0
 compgen -G 'petsc/*.go' >/dev/null && have_petsc=1
 echo "packages tested under mpirun: ${mpi_pkgs[*]:-none}"
 
+# The tests' files (t.TempDir, mpitest.TempDir, go test's binaries) on
+# tmpfs where there is room: the checkpoint and .npy tests fsync every file
+# they write, 2.6-4.4 s for dist's TestNPYRoundTrip on this machine's disk
+# against 0.3 s on tmpfs, in each of the dist runs. XPMPI_TEST_TMPDIR
+# chooses another directory. A killed run's directory is removed by the
+# next run.
+for d in /dev/shm/xpmpi-test.*; do
+	[ -d "$d" ] && ! kill -0 "${d##*.}" 2>/dev/null && rm -rf "$d"
+done
+if [ -n "${XPMPI_TEST_TMPDIR:-}" ]; then
+	export TMPDIR=$XPMPI_TEST_TMPDIR
+elif [ -d /dev/shm ] && [ -w /dev/shm ] &&
+	[ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $4}')" -gt $((4 << 20)) ] 2>/dev/null; then
+	export TMPDIR=/dev/shm/xpmpi-test.$$
+	mkdir -p "$TMPDIR"
+fi
+echo "test files under ${TMPDIR:-/tmp}"
+
 # Open MPI's launcher (mpirun may be MPICH's, by Debian's alternatives).
 ompi_run=$(command -v mpirun.openmpi || command -v mpirun || true)
 ompi_flags=(--oversubscribe --tag-output)
@@ -230,17 +252,18 @@ tag_pkgs() { # TAG: the packages with a file whose build constraint names TAG
 	grep -rlE --include='*.go' "^//go:build.*\b$1\b" --exclude-dir=build --exclude-dir=testdata . |
 		xargs -r -n1 dirname | sort -u
 }
-mapfile -t vet_pkgs < <(tag_pkgs mpi)
-step "go vet -tags mpi ${vet_pkgs[*]}" go vet -tags mpi "${vet_pkgs[@]}"
+# With petsc, one vet under mpi,petsc covers the mpi tag's packages too:
+# the petsc tag only adds files, except the !petsc ones (cmd/xpmpi's
+# petsc_off.go), which the default build's vet above covers.
+vet_tags=mpi
+[ $have_petsc = 1 ] && vet_tags=mpi,petsc
+mapfile -t vet_pkgs < <({ tag_pkgs mpi; [ $have_petsc = 1 ] && tag_pkgs petsc; } | sort -u)
+step "go vet -tags $vet_tags ${vet_pkgs[*]}" go vet -tags $vet_tags "${vet_pkgs[@]}"
 if [ -n "$mpich_run" ]; then
 	mapfile -t vet_pkgs < <(tag_pkgs mpich)
 	step "go vet -tags mpi,mpich ${vet_pkgs[*]}" go vet -tags mpi,mpich "${vet_pkgs[@]}"
 else
 	skip "go vet -tags mpi,mpich" "MPICH not found (pkg-config mpich, mpiexec.mpich)"
-fi
-if [ $have_petsc = 1 ]; then
-	mapfile -t vet_pkgs < <(tag_pkgs petsc)
-	step "go vet -tags mpi,petsc ${vet_pkgs[*]}" go vet -tags mpi,petsc "${vet_pkgs[@]}"
 fi
 
 # ---------------------------------------------------------------- NVRTC
@@ -275,8 +298,19 @@ if command -v g++ >/dev/null 2>&1; then
 fi
 step "go test ./... (default build)" env ${fakecuda:+XPMPI_FAKECUDA=$fakecuda} go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
-# stand-in's queues, the profiling counters), with -short to bound its time.
-step "go test -race -short ./... (default build)" go test -race -short -timeout 15m ./...
+# stand-in's queues, the profiling counters), with -short to bound its time,
+# on the packages whose own code is concurrent: those that start goroutines
+# or use package sync (race_pkgs). The others (algorithms, integrate,
+# optimize, npy, the solvers ...) start none; the concurrency they call into
+# is raced in its own package.
+race_pkgs() {
+	go list -f '{{.Dir}}' ./... | while read -r d; do
+		grep -lE '^[[:space:]]*go [[:alnum:]_.(]|"sync"|"sync/atomic"' "$d"/*.go 2>/dev/null |
+			grep -qv '_test\.go$' && echo "./${d#"$root"/}"
+	done
+}
+mapfile -t rpkgs < <(race_pkgs)
+step "go test -race -short ${rpkgs[*]} (default build)" go test -race -short -timeout 15m "${rpkgs[@]}"
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
 step "go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
@@ -301,7 +335,7 @@ step "internal/repro/asmgen writes the committed assembly" check_asmgen internal
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),
 # for a count of inputs rather than a time.
 fuzz_time=${XPMPI_FUZZTIME:-30000x}
-for pf in ./npy:FuzzHeader ./dist:FuzzManifest ./kernels:FuzzParseSignatures ./kernels:FuzzCheckSource; do
+for pf in ./npy:FuzzHeader ./dist/internal/manifest:FuzzManifest ./kernels:FuzzParseSignatures ./kernels:FuzzCheckSource; do
 	pkg=${pf%%:*} f=${pf#*:}
 	step "go test -fuzz $f $pkg ($fuzz_time)" go test -run '^$' -fuzz "^$f\$" -fuzztime "$fuzz_time" "$pkg"
 done
@@ -371,9 +405,17 @@ mpi_phase() { # TAG-SET PREFIX PACKAGES...
 			continue
 		fi
 		for np in $np_list; do
-			step "mpirun -np $np $pkg (-tags $tags)" \
+			# More ranks than cores: the long tests (testing.Short)
+			# run at the rank counts that fit, and in the default build.
+			run_test_args=() label="-tags $tags"
+			if [ "$np" -gt "$cores" ]; then
+				run_test_args=(-test.short)
+				label+="; oversubscribed: -short"
+			fi
+			step "mpirun -np $np $pkg ($label)" \
 				run_test "build/logs/$prefix$name-np$np.log" "$pkg" "$bin" \
 				"$ompi_run" "${ompi_flags[@]}" -np "$np"
+			run_test_args=()
 		done
 	done
 }
@@ -449,7 +491,9 @@ else
 			# ./integrate and ./optimize, whose distributed solvers make a
 			# collective every step (99 s for ./optimize at 3 ranks on 2
 			# cores, against 3 s under Open MPI).
-			case $pkg in ./dist | ./integrate | ./optimize | ./fft) heavy=1 ;; *) heavy=0 ;; esac
+			# The solvers and the CLI (a heat or CG step is a halo
+			# exchange and reductions) were 17-29 s each at 3 ranks.
+			case $pkg in ./dist | ./integrate | ./optimize | ./fft | ./solvers/* | ./cmd/xpmpi) heavy=1 ;; *) heavy=0 ;; esac
 			if [ $heavy = 1 ] && [ "$np" -gt "$cores" ]; then
 				skip "${mpich_run##*/} -np $np $pkg (-tags mpi,mpich)" \
 					"$cores cores: MPICH busy-polls, so $np ranks run it tens of times slower (./dist: did not end in 390 s); Open MPI runs it at $np_list ranks"
@@ -704,28 +748,37 @@ else
 fi
 
 # ---------------------------------------------------------------- cuda-dist
-# dist's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu, stats.cu,
-# convert.cu, gemm.cu, stencil.cu and random.cu compiled as C++ and run on
-# the host; it stands in for NVRTC too): statistics, axis reductions,
-# masks, Astype, the stencils and random fills must stay on the device and
-# give the CPU's bits, and matrix products (MatMul, MatVec, SUMMA) stay on
-# the device within MatMul's bound. Only those tests: the rest of the dist
-# suite runs on the fake device above.
-if [ -n "$fakecuda" ] && [ -x build/test/dist.test ]; then
+# dist's and fft's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu,
+# stats.cu, convert.cu, gemm.cu, stencil.cu, random.cu and fft.cu compiled
+# as C++ and run on the host; it stands in for NVRTC too): statistics, axis
+# reductions, masks, Astype, the stencils, random fills and FFTs must stay
+# on the device and give the CPU's bits (FFTs within 1e-12 of them), and
+# matrix products (MatMul, MatVec, SUMMA) stay on the device within
+# MatMul's bound. Only those tests: the rest of the dist and fft suites run
+# on the fake device above.
+cuda_dist_cases=(
+	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random)CUDA$"
+	"./fft|fft|^TestDeviceFFTCUDA$"
+)
+if [ -n "$fakecuda" ]; then
 	fake=$fakecuda
-	run_test_args=(-test.run '^TestDevice(Stats|MatMul|Stencils|Random)CUDA$')
-	for np in $np_list; do
-		step "mpirun -np $np ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
-			run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
-			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
-			"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+	for c in "${cuda_dist_cases[@]}"; do
+		IFS='|' read -r pkg name re <<<"$c"
+		[ -x "build/test/$name.test" ] || continue
+		run_test_args=(-test.run "$re")
+		for np in $np_list; do
+			step "mpirun -np $np $pkg $re (fake CUDA driver)" \
+				run_test "build/logs/cuda-$name-np$np.log" "$pkg" "$root/build/test/$name.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
+				"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+		done
+		if [ -n "$mpich_run" ] && [ -x "build/test/mpich-$name.test" ]; then
+			step "${mpich_run##*/} -np 2 $pkg $re (fake CUDA driver)" \
+				run_test "build/logs/cuda-$name-mpich-np2.log" "$pkg" "$root/build/test/mpich-$name.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
+		fi
+		run_test_args=()
 	done
-	if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
-		step "${mpich_run##*/} -np 2 ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
-			run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
-			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
-	fi
-	run_test_args=()
 fi
 
 # ---------------------------------------------------------------- integration
@@ -767,4 +820,5 @@ if [ $have_petsc = 1 ]; then
 fi
 
 summary
+[ "${TMPDIR:-}" = "/dev/shm/xpmpi-test.$$" ] && rm -rf "$TMPDIR"
 [ $n_fail -eq 0 ]

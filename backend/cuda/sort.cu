@@ -1,5 +1,5 @@
 // sort.cu: the sort steps of xpmpi's CUDA backend (backend.Sorter of
-// package backend/cuda, sort.go), appended after random.cu to the module's
+// package backend/cuda, sort.go), appended after fft.cu to the module's
 // source (KernelSource). It uses kernels.cu's types, xp_bits,
 // XP_GRID_STRIDE, XP_BLOCK and XP_REGISTER, and includes no header.
 //

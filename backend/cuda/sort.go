@@ -31,7 +31,7 @@ import (
 // positions uploaded once per call.
 var _ backend.Sorter = (*Backend)(nil)
 
-// sortSource is sort.cu, which KernelSource appends after random.cu.
+// sortSource is sort.cu, which KernelSource appends after fft.cu.
 //
 //go:embed sort.cu
 var sortSource string

@@ -23,39 +23,12 @@ import (
 
 func main() {
 	ConstraintExpr("!purego")
-	cpuid()
-	xgetbv()
 	jacobiRow()
 	laplaceRow()
 	laplaceDotRow()
 	axpyRow()
 	axpbyRow()
 	Generate()
-}
-
-// cpuid executes CPUID with the leaf in EAX and the sub-leaf in ECX.
-func cpuid() {
-	TEXT("cpuid", NOSPLIT, "func(leaf, sub uint32) (eax, ebx, ecx, edx uint32)")
-	Doc("cpuid executes CPUID for leaf and sub-leaf.")
-	Load(Param("leaf"), EAX)
-	Load(Param("sub"), ECX)
-	CPUID()
-	Store(EAX, Return("eax"))
-	Store(EBX, Return("ebx"))
-	Store(ECX, Return("ecx"))
-	Store(EDX, Return("edx"))
-	RET()
-}
-
-// xgetbv reads the extended control register XCR0.
-func xgetbv() {
-	TEXT("xgetbv", NOSPLIT, "func() (eax, edx uint32)")
-	Doc("xgetbv reads XCR0, which says which register states the OS saves.")
-	XORL(ECX, ECX)
-	XGETBV()
-	Store(EAX, Return("eax"))
-	Store(EDX, Return("edx"))
-	RET()
 }
 
 // rowLoop emits a loop over the first n&^7 elements, 8 at a time (two

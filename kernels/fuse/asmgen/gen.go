@@ -21,37 +21,12 @@ import (
 
 func main() {
 	ConstraintExpr("!purego")
-	cpuid()
-	xgetbv()
 	dot()
 	axpyTo()
 	axpyDot()
 	axpy2Dot()
 	chain4()
 	Generate()
-}
-
-func cpuid() {
-	TEXT("cpuid", NOSPLIT, "func(leaf, sub uint32) (eax, ebx, ecx, edx uint32)")
-	Doc("cpuid executes CPUID for leaf and sub-leaf.")
-	Load(Param("leaf"), EAX)
-	Load(Param("sub"), ECX)
-	CPUID()
-	Store(EAX, Return("eax"))
-	Store(EBX, Return("ebx"))
-	Store(ECX, Return("ecx"))
-	Store(EDX, Return("edx"))
-	RET()
-}
-
-func xgetbv() {
-	TEXT("xgetbv", NOSPLIT, "func() (eax, edx uint32)")
-	Doc("xgetbv reads XCR0, which says which register states the OS saves.")
-	XORL(ECX, ECX)
-	XGETBV()
-	Store(EAX, Return("eax"))
-	Store(EDX, Return("edx"))
-	RET()
 }
 
 // at returns the operand of element idx+k of the float64 array at base.

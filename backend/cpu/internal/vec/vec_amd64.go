@@ -9,23 +9,8 @@
 // fused multiply-add.
 package vec
 
-// HasAVX2 reports whether the processor has AVX2 and the operating system
-// saves the YMM registers, checked once at start-up with CPUID and XGETBV.
-var HasAVX2 = detectAVX2()
+import "github.com/xpmpi/xpmpi/internal/cpufeat"
 
-func detectAVX2() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx&osxsave == 0 || ecx&avx == 0 {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	_, ebx, _, _ := cpuid(7, 0)
-	return ebx&(1<<5) != 0
-}
+// HasAVX2 reports whether the processor has AVX2 and the operating system
+// saves the YMM registers (internal/cpufeat).
+var HasAVX2 = cpufeat.AVX2

@@ -4,12 +4,6 @@
 
 package vec
 
-// cpuid executes CPUID for leaf and sub-leaf.
-func cpuid(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
-
-// xgetbv reads XCR0, which says which register states the OS saves.
-func xgetbv() (eax uint32, edx uint32)
-
 // JacobiRowAVX2 does the arithmetic of package cpu's jacobiRows for the first n&^7 points of a row and returns how many it did.
 func JacobiRowAVX2(out *float64, up *float64, down *float64, left *float64, right *float64, n int) int
 

@@ -9,36 +9,12 @@
 // and sums the bits of the results as integers.
 package rvec
 
+import "github.com/xpmpi/xpmpi/internal/cpufeat"
+
 // HasAVX2 reports whether the processor has AVX2 and the operating system
-// saves the YMM registers, checked once at start-up with CPUID and XGETBV
-// (as package backend/cpu's internal/vec checks it).
-var HasAVX2 = detectAVX2()
+// saves the YMM registers (internal/cpufeat).
+var HasAVX2 = cpufeat.AVX2
 
 // HasAVX512 reports whether the processor has AVX-512F as well and the
 // operating system saves the ZMM registers and opmasks.
-var HasAVX512 = HasAVX2 && detectAVX512()
-
-func detectAVX512() bool {
-	if xcr0, _ := xgetbv(); xcr0&0xe6 != 0xe6 { // XMM, YMM, opmask, ZMM state
-		return false
-	}
-	_, ebx, _, _ := cpuid(7, 0)
-	return ebx&(1<<16) != 0
-}
-
-func detectAVX2() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx&osxsave == 0 || ecx&avx == 0 {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	_, ebx, _, _ := cpuid(7, 0)
-	return ebx&(1<<5) != 0
-}
+var HasAVX512 = cpufeat.AVX512

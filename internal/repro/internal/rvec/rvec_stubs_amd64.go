@@ -4,12 +4,6 @@
 
 package rvec
 
-// cpuid executes CPUID for leaf and sub-leaf.
-func cpuid(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
-
-// xgetbv reads XCR0, which says which register states the OS saves.
-func xgetbv() (eax uint32, edx uint32)
-
 // MaxHiAVX2 returns the largest high 32-bit word of |x[j]| (sign bit cleared) over the first n&^15 elements and how many it did.
 //
 //go:noescape

@@ -4,12 +4,6 @@
 
 package fvec
 
-// cpuid executes CPUID for leaf and sub-leaf.
-func cpuid(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
-
-// xgetbv reads XCR0, which says which register states the OS saves.
-func xgetbv() (eax uint32, edx uint32)
-
 // DotAVX2 returns the sum of a[j]*b[j] over the first n&^15 elements in 16 lanes, combined as package fuse's lanes16, and how many it did.
 //
 //go:noescape

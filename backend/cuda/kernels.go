@@ -16,8 +16,8 @@ import (
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
 // then math.cu, stats.cu, convert.cu, gemm.cu, stencil.cu, and rng's
-// philox.cuh with random.cu, fft.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource + fftSource
+// philox.cuh with random.cu, fft.cu, sort.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource + fftSource + sortSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -88,6 +88,7 @@ func KernelEntries() []string {
 	out = append(out, gemmEntries()...)
 	out = append(out, stencilEntries()...)
 	out = append(out, randomEntries()...)
+	out = append(out, sortEntries()...)
 	return append(out, fftEntries()...)
 }
 

@@ -63,6 +63,8 @@ func paramSizes(op string, elem int) []int {
 		return []int{8, 8, 8, 8, 4}
 	case "fftunchirp":
 		return []int{8, 8, 8, 8, 8, 8, 8, 4, 8}
+	case "sortbits", "sortbits2", "sortcount", "sortscan", "sortscatter", "sortiota", "cut", "take": // sort.cu
+		return sortParamSizes(op)
 	}
 	return mathParamSizes(op, elem)
 }

@@ -130,6 +130,19 @@ func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, in
 	n := len(src)
 	top := uint(unsafe.Sizeof(U(0))*8 - 1)
 	digits := int(top/radixBits) + 1 // 6 for 64 bits, 3 for 32
+	inPlace := &dst[0] == &src[0]
+	if n >= msdMinKeys {
+		into := dst
+		if inPlace {
+			if work == nil {
+				work = make([]U, n)
+			}
+			into = work
+		}
+		if msdSort(dst, src, into, float, top, fm, sb, inf) {
+			return true
+		}
+	}
 	counts := make([][radixBuckets]uint32, digits)
 	if !histograms(counts, src, float, fm, sb, inf) {
 		return false
@@ -142,7 +155,6 @@ func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, in
 			passes = append(passes, d)
 		}
 	}
-	inPlace := &dst[0] == &src[0]
 	if len(passes) == 0 { // every key has the same bits
 		if !inPlace {
 			copy(dst, src)

@@ -20,11 +20,24 @@ func SortKeys[K Key](keys []K) {
 // permutation. dst and src must have the same length, and be the same
 // slice (an in-place sort) or not overlap; src is not modified unless it
 // is dst. work is scratch space: if it has at least len(src) elements,
-// the sort uses its first len(src) and allocates none (it must not overlap
-// dst or src); otherwise (nil, say) the sort allocates len(src) keys. It
-// panics if the lengths of dst and src differ.
+// the sort uses its first len(src) and allocates none of that size (it
+// must not overlap dst or src); otherwise (nil, say) the sort allocates
+// len(src) keys where it needs them: always for an in-place sort, and,
+// from 2^16 keys on, only for keys that the hybrid below cannot cut into
+// short buckets. It panics if the lengths of dst and src differ.
 //
-// From radixThreshold (256) keys on, keys of 4 and 8 bytes are sorted by
+// From 2^16 keys on, keys of 4 and 8 bytes are first tried with a hybrid
+// (see sortkeys_msd.go): one scatter out of src by the 11 highest bits in
+// which the keys differ, then each bucket sorted in a cache-sized scratch
+// buffer by MSD passes on the bits below, down to buckets short enough for
+// insertion. It reads src twice and writes dst about twice, and needs no
+// scratch of len(src) keys unless the sort is in place (the scatter then
+// goes to work). If a bucket would be longer than 2^17 keys (keys that
+// share their high bits), it gives up before writing anything, and the
+// LSD sort below runs.
+//
+// From radixThreshold (256) keys on, and for what the hybrid leaves, keys
+// of 4 and 8 bytes are sorted by
 // an LSD radix sort of an order-preserving map of their bits to unsigned
 // integers, 11 bits per pass (3 passes for 4-byte keys, 6 for 8-byte
 // ones): one read pass counts every pass's digits, a pass whose digit is

@@ -30,7 +30,8 @@ func SortKeys[K Key](keys []K) {
 // (see sortkeys_msd.go): one scatter out of src by the 11 highest bits in
 // which the keys differ, then each bucket sorted in a cache-sized scratch
 // buffer by MSD passes on the bits below, down to buckets short enough for
-// insertion. It reads src twice and writes dst about twice, and needs no
+// insertion. It reads src three times (the spread of the bits, the
+// window's histogram, the scatter) and writes dst about twice, and needs no
 // scratch of len(src) keys unless the sort is in place (the scatter then
 // goes to work). If a bucket would be longer than 2^17 keys (keys that
 // share their high bits), it gives up before writing anything, and the

@@ -7,7 +7,7 @@ import "math/bits"
 //
 // An LSD radix sort of n keys reads and writes all of them once per digit
 // (5 or 6 for 8-byte keys), from and to main memory, and needs a second
-// buffer of n keys. The hybrid reads src twice (the highest bit in which
+// buffer of n keys. The hybrid reads src twice before it moves anything (the highest bit in which
 // the keys differ and the check for NaNs and negative zeros, then the
 // histogram of the 11 bits from there down) and scatters the keys once,
 // from src into dst, by those 11 bits. The buckets it makes are short

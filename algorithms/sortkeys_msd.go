@@ -7,18 +7,19 @@ import "math/bits"
 //
 // An LSD radix sort of n keys reads and writes all of them once per digit
 // (5 or 6 for 8-byte keys), from and to main memory, and needs a second
-// buffer of n keys. The hybrid reads src twice before it moves anything (the highest bit in which
-// the keys differ and the check for NaNs and negative zeros, then the
-// histogram of the 11 bits from there down) and scatters the keys once,
-// from src into dst, by those 11 bits. The buckets it makes are short
-// enough to sort in a cache-sized scratch buffer, each by MSD passes on the
-// bits below (digits as wide as the bucket's length makes worthwhile, at
-// most 11 bits) down to buckets short enough for insertion: random keys
-// are told apart by about log2(n) bits, not by all of them, so it needs
-// fewer passes than the LSD sort, and none over main memory. The scratch
-// space is the largest bucket, not n keys: a fresh buffer of n keys costs
-// as much as the sort itself where the system maps its pages on first
-// touch.
+// buffer of n keys. The hybrid reads src twice before it moves anything
+// (the highest bit in which the keys differ and the check for NaNs and
+// negative zeros, then the histogram of the 11 bits from there down) and
+// scatters the keys once, from src into dst, by those 11 bits. The buckets
+// it makes are short enough to sort in a cache-sized scratch buffer, each
+// by MSD passes on the bits below (digits as wide as the bucket's length
+// makes worthwhile, at most 11 bits) down to buckets short enough for
+// insertion: random keys are told apart by about log2(n) bits, not by all
+// of them, so it needs fewer passes than the LSD sort, and none over main
+// memory. Out of place, the scratch space is the largest bucket, not n
+// keys: a fresh buffer of n keys costs as much as the sort itself where
+// the system maps its pages on first touch. In place, the scatter goes to
+// a buffer of n keys (work) and the buckets are sorted back into dst.
 //
 // The window cannot always cut the keys into short buckets: keys that
 // share their high bits and differ in many low ones (most of them in one

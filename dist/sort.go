@@ -106,9 +106,12 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // exchange. dst must have the layout Sort gives its result (the even block
 // layout of NewLayout([]int{n}, 0, p), or x's if x is replicated) and be on
 // x's communicator and device; it may be x itself, which is then sorted in
-// place. Nothing the size of the result is allocated for it, so a loop of
-// sorts into one array reuses that array's memory; the scratch space of the
-// sort itself is as Sort's. It is collective.
+// place. The result is not allocated, so a loop of sorts into one array
+// reuses that array's memory; the sort's scratch space is Sort's (on more
+// than one rank, a buffer of about 1.1 times the block for the sorted
+// block and the merged pieces, and one for the pieces received; on one
+// rank, for keys alone on the host, a buffer of the block's length when
+// sorting in place and only cache-sized ones otherwise). It is collective.
 //
 // It panics if x is not 1-D, or if dst does not have that layout or is on
 // another communicator or device.

@@ -110,8 +110,9 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // reuses that array's memory; the sort's scratch space is Sort's (on more
 // than one rank, a buffer of about 1.1 times the block for the sorted
 // block and the merged pieces, and one for the pieces received; on one
-// rank, for keys alone on the host, a buffer of the block's length when
-// sorting in place and only cache-sized ones otherwise). It is collective.
+// rank, that of algorithms.SortKeysTo for keys on the host: a buffer of
+// the block's length in place, usually only cache-sized ones out of
+// place). It is collective.
 //
 // It panics if x is not 1-D, or if dst does not have that layout or is on
 // another communicator or device.

@@ -20,11 +20,25 @@ func SortKeys[K Key](keys []K) {
 // permutation. dst and src must have the same length, and be the same
 // slice (an in-place sort) or not overlap; src is not modified unless it
 // is dst. work is scratch space: if it has at least len(src) elements,
-// the sort uses its first len(src) and allocates none (it must not overlap
-// dst or src); otherwise (nil, say) the sort allocates len(src) keys. It
-// panics if the lengths of dst and src differ.
+// the sort uses its first len(src) and allocates none of that size (it
+// must not overlap dst or src); otherwise (nil, say) the sort allocates
+// len(src) keys where it needs them: always for an in-place sort, and,
+// from 2^16 keys on, only for keys that the hybrid below cannot cut into
+// short buckets. It panics if the lengths of dst and src differ.
 //
-// From radixThreshold (256) keys on, keys of 4 and 8 bytes are sorted by
+// From 2^16 keys on, keys of 4 and 8 bytes are first tried with a hybrid
+// (see sortkeys_msd.go): one scatter out of src by the 11 highest bits in
+// which the keys differ, then each bucket sorted in a cache-sized scratch
+// buffer by MSD passes on the bits below, down to buckets short enough for
+// insertion. It reads src three times (the spread of the bits, the
+// window's histogram, the scatter) and writes dst about twice, and needs no
+// scratch of len(src) keys unless the sort is in place (the scatter then
+// goes to work). If a bucket would be longer than 2^17 keys (keys that
+// share their high bits), it gives up before writing anything, and the
+// LSD sort below runs.
+//
+// From radixThreshold (256) keys on, and for what the hybrid leaves, keys
+// of 4 and 8 bytes are sorted by
 // an LSD radix sort of an order-preserving map of their bits to unsigned
 // integers, 11 bits per pass (3 passes for 4-byte keys, 6 for 8-byte
 // ones): one read pass counts every pass's digits, a pass whose digit is
@@ -130,6 +144,19 @@ func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, in
 	n := len(src)
 	top := uint(unsafe.Sizeof(U(0))*8 - 1)
 	digits := int(top/radixBits) + 1 // 6 for 64 bits, 3 for 32
+	inPlace := &dst[0] == &src[0]
+	if n >= msdMinKeys {
+		into := dst
+		if inPlace {
+			if work == nil {
+				work = make([]U, n)
+			}
+			into = work
+		}
+		if msdSort(dst, src, into, float, top, fm, sb, inf) {
+			return true
+		}
+	}
 	counts := make([][radixBuckets]uint32, digits)
 	if !histograms(counts, src, float, fm, sb, inf) {
 		return false
@@ -142,7 +169,6 @@ func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, in
 			passes = append(passes, d)
 		}
 	}
-	inPlace := &dst[0] == &src[0]
 	if len(passes) == 0 { // every key has the same bits
 		if !inPlace {
 			copy(dst, src)

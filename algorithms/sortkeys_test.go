@@ -166,6 +166,93 @@ func TestSortKeys(t *testing.T) {
 	}
 }
 
+// TestSortKeysHybrid sorts inputs long enough for the MSD hybrid
+// (msdMinKeys on), of every kind: keys it cuts into short buckets, keys
+// that share their high bits (deep recursion, equal keys in buckets), keys
+// that differ only in the window's bits (no recursion), and skewed keys
+// that make it fall back to the LSD sort.
+func TestSortKeysHybrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sorts of up to 300,007 keys")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{msdMinKeys, 70001, 300007} {
+		unif := make([]float64, n)
+		norm := make([]float64, n)
+		bitsF := make([]float64, n)
+		narrow := make([]int64, n)
+		small := make([]uint32, n)
+		skew := make([]float64, n)
+		low := make([]uint64, n)
+		two := make([]int64, n)
+		same := make([]float32, n)
+		f32 := make([]float32, n)
+		for i := range n {
+			unif[i] = float64(rng.Uint64()>>11) * 0x1p-53 // W5's keys
+			norm[i] = rng.NormFloat64() * 1e3
+			bitsF[i] = math.Float64frombits(rng.Uint64()&^(0x7ff<<52) | uint64(rng.IntN(2046)+1)<<52)
+			narrow[i] = -1000 + rng.Int64N(3000)
+			small[i] = rng.Uint32N(1000)
+			skew[i] = 7
+			if rng.IntN(10) == 0 {
+				skew[i] = rng.Float64()
+			}
+			low[i] = 1<<40 | rng.Uint64()&0xfffff
+			two[i] = []int64{-5, 1 << 50}[rng.IntN(2)]
+			same[i] = -1.5
+			f32[i] = float32(rng.NormFloat64())
+		}
+		checkSortKeys(t, "uniform float64", unif)
+		checkSortKeys(t, "normal float64", norm)
+		checkSortKeys(t, "float64 bits", bitsF)
+		checkSortKeys(t, "narrow int64", narrow)
+		checkSortKeys(t, "uint32 below 1000", small)
+		checkSortKeys(t, "skewed float64", skew)
+		checkSortKeys(t, "uint64 low bits", low)
+		checkSortKeys(t, "two int64 values", two)
+		checkSortKeys(t, "all equal float32", same)
+		checkSortKeys(t, "normal float32", f32)
+		checkSortKeys(t, "int64", randomKeys[int64](rng, n, math.MaxUint64))
+		checkSortKeys(t, "int32", randomKeys[int32](rng, n, math.MaxUint64))
+		checkSortKeys(t, "uint64 of 44 bits", randomKeys[uint64](rng, n, 0xfffffffffff))
+	}
+}
+
+// TestMSDSortFallback checks that the hybrid takes the keys it should and
+// leaves alone, with nothing written, those it must: skewed keys and NaNs.
+func TestMSDSortFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 3 * msdMaxBucket
+	unif := make([]float64, n)
+	for i := range unif {
+		unif[i] = rng.Float64()
+	}
+	skew := slices.Clone(unif)
+	for i := range n / 2 {
+		skew[i] = 0.25
+	}
+	nan := slices.Clone(unif)
+	nan[n/3] = math.NaN()
+	const top, inf = 63, 0x7ff0000000000000
+	for _, c := range []struct {
+		name string
+		keys []float64
+		want bool
+	}{{"uniform", unif, true}, {"half equal", skew, false}, {"a NaN", nan, false}} {
+		dst := make([]float64, n)
+		got := msdSort(bitsOf64(dst), bitsOf64(c.keys), bitsOf64(dst), true, top, math.MaxUint64, 1<<63, inf)
+		if got != c.want {
+			t.Errorf("%s: msdSort reported %t, want %t", c.name, got, c.want)
+		}
+		if !got && slices.ContainsFunc(dst, func(v float64) bool { return v != 0 }) {
+			t.Errorf("%s: msdSort wrote into dst and reported false", c.name)
+		}
+		if got && !slices.IsSorted(dst) {
+			t.Errorf("%s: msdSort's result is not sorted", c.name)
+		}
+	}
+}
+
 func TestSortKeysToPanics(t *testing.T) {
 	defer func() {
 		if r := recover(); r == nil {

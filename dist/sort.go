@@ -101,6 +101,35 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 	return r.Sorted, r.Index, err
 }
 
+// SortInto sets dst to x's elements in ascending order, as Sort orders
+// them, in dst's existing blocks, and returns the load balance of the
+// exchange. dst must have the layout Sort gives its result (the even block
+// layout of NewLayout([]int{n}, 0, p), or x's if x is replicated) and be on
+// x's communicator and device; it may be x itself, which is then sorted in
+// place. The result is not allocated, so a loop of sorts into one array
+// reuses that array's memory; the sort's scratch space is Sort's (on more
+// than one rank, a buffer of about 1.1 times the block for the sorted
+// block and the merged pieces, and one for the pieces received; on one
+// rank, that of algorithms.SortKeysTo for keys on the host: a buffer of
+// the block's length in place, usually only cache-sized ones out of
+// place). It is collective.
+//
+// It panics if x is not 1-D, or if dst does not have that layout or is on
+// another communicator or device.
+func SortInto[T backend.Element](dst, x *Array[T]) (SortStats, error) {
+	mustSortable(x)
+	want := NewLayout([]int{x.layout.Len()}, 0, x.comm.Size())
+	if x.layout.axis == Replicated {
+		want = x.layout
+	}
+	if !dst.layout.Equal(want) {
+		panic(fmt.Sprintf("dist: SortInto a result of %v: the sort of %v has %v", dst.layout, x.layout, want))
+	}
+	sameCommDevice("SortInto", dst, x)
+	r, err := sortArray(x, SortOptions{}, dst)
+	return r.Stats, err
+}
+
 // SortWithOptions sorts the 1-D array x by a distributed sample sort and
 // returns the sorted array, the permutation if asked for, and the load
 // balance of the exchange. It is collective.
@@ -113,16 +142,29 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // replicated. x may have any block sizes, empty blocks included. It panics
 // if x is not 1-D.
 func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResult[T], err error) {
+	mustSortable(x)
+	if o.Oversampling < 0 {
+		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
+	}
+	return sortArray(x, o, nil)
+}
+
+// mustSortable panics unless x is a 1-D array split on axis 0 or
+// replicated.
+func mustSortable[T backend.Element](x *Array[T]) {
 	if d := x.layout.Dims(); d != 1 {
 		panic(fmt.Sprintf("dist: Sort of a %d-dimensional array %v: only 1-D arrays are sorted", d, x.layout))
 	}
 	x.layout.mustNotBeGrid("Sort", "Redistribute it to a layout split on axis 0 first")
-	if o.Oversampling < 0 {
-		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
-	}
+}
+
+// sortArray is SortWithOptions, into the sorted array into if it is not
+// nil (then o asks for no permutation, and into has the result's layout
+// and x's device).
+func sortArray[T backend.Element](x *Array[T], o SortOptions, into *Array[T]) (_ SortResult[T], err error) {
 	b := x.local.Backend()
 	if _, ok := b.(backend.Sorter); ok {
-		return sampleSort(x, x.local, o)
+		return sampleSort(x, x.local, o, into)
 	}
 	// The backend cannot sort on its device: sort a host copy of the block
 	// and copy the results to the device (each copy recorded).
@@ -132,7 +174,7 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 			return SortResult[T]{}, err
 		}
 	}
-	res, err := sampleSort(x, h, o)
+	res, err := sampleSort(x, h, o, nil)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
@@ -144,6 +186,15 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 	}()
 	var out SortResult[T]
 	out.Stats = res.Stats
+	if into != nil {
+		out.Sorted = into
+		if n := res.Sorted.local.Len(); n > 0 {
+			if err := backend.CopyFromHostSlice(into.local, res.Sorted.local.Data()); err != nil {
+				return SortResult[T]{}, err
+			}
+		}
+		return out, nil
+	}
 	if out.Sorted, err = onBackend(res.Sorted, b); err != nil {
 		return SortResult[T]{}, err
 	}
@@ -175,7 +226,9 @@ func onBackend[T backend.Element](a *Array[T], b backend.Backend) (*Array[T], er
 // sampleSort is the sample sort of x, whose block is given as block (x's
 // own, or a host copy), on block's backend, which is a backend.Sorter. The
 // keys stay on that backend's device: package staging hands them to MPI.
-func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortOptions) (_ SortResult[T], err error) {
+// The sorted keys go into into's blocks if into is not nil (see
+// sortArray), into new arrays otherwise.
+func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortOptions, into *Array[T]) (_ SortResult[T], err error) {
 	c := x.comm
 	p, me := c.Size(), c.Rank()
 	n := x.layout.Len()
@@ -212,39 +265,38 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		if x.layout.axis == Replicated {
 			stats.Received = slices.Repeat([]int{n}, p)
 		}
-		res, err := newSortResult[T](x, b, x.layout, o.WithIndex, stats)
+		res, err := newSortResult[T](x, b, x.layout, o.WithIndex, stats, into)
 		if err != nil {
 			return SortResult[T]{}, err
 		}
-		sortBlock(s, res.Sorted.local, indexBuffer(res.Index), block, nil, int64(lo))
+		sortBlock(s, res.Sorted.local, indexBuffer(res.Index), block, int64(lo))
 		return res, nil
 	}
 
 	even := NewLayout([]int{n}, 0, p)
 	if n == 0 {
 		stats := SortStats{Received: make([]int, p), Imbalance: 1}
-		return newSortResult[T](x, b, even, o.WithIndex, stats)
+		return newSortResult[T](x, b, even, o.WithIndex, stats, into)
 	}
 
 	// Step 1: sort the local block. Equal keys keep their local order,
-	// which is their global order. On the host, the radix sort's scratch
-	// space is allocated with room to spare, so that it can hold the
-	// merged pieces of step 4 too.
-	keys, err := newKeys(block.Len())
-	if err != nil {
+	// which is their global order. Keys alone on the host are sorted into
+	// a buffer with room to spare, which holds the merged pieces of step 4
+	// too: the sorted block is sent in step 3 before the merge.
+	var keys, work *backend.Array[T]
+	if !o.WithIndex && b.Device().IsHost() && block.Len() > 0 {
+		if work, err = newKeys(block.Len() + block.Len()/8 + 1024); err != nil {
+			return SortResult[T]{}, err
+		}
+		keys = work.Slice(0, block.Len())
+	} else if keys, err = newKeys(block.Len()); err != nil {
 		return SortResult[T]{}, err
 	}
 	idx, err := newIdx(block.Len())
 	if err != nil {
 		return SortResult[T]{}, err
 	}
-	var work *backend.Array[T]
-	if !o.WithIndex && b.Device().IsHost() && block.Len() > 0 {
-		if work, err = newKeys(block.Len() + block.Len()/8 + 1024); err != nil {
-			return SortResult[T]{}, err
-		}
-	}
-	sortBlock(s, keys, arrayBuffer(idx), block, work, int64(lo))
+	sortBlock(s, keys, arrayBuffer(idx), block, int64(lo))
 
 	// Step 2: splitters from a regular sample.
 	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling)
@@ -331,12 +383,12 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	if starts[p] != n {
 		return SortResult[T]{}, fmt.Errorf("dist: Sort: rank %d: the ranks received %d elements in all, want %d", me, starts[p], n)
 	}
-	res, err := newSortResult[T](x, b, even, o.WithIndex, stats)
+	res, err := newSortResult[T](x, b, even, o.WithIndex, stats, into)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
 	defer func() {
-		if err != nil {
+		if err != nil && into == nil {
 			res.free()
 		}
 	}()
@@ -353,23 +405,21 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 }
 
 // sortBlock sorts the block src into dst, a block of its length on its
-// backend, and, if index is not nil, sets index to base plus the positions
-// in src. Keys alone on the host are sorted straight from src into dst
-// (algorithms.SortKeysTo), with work, if not nil, as the scratch space;
-// otherwise src is copied to dst and sorted there by the backend.
-func sortBlock[T backend.Element](s backend.Sorter, dst *backend.Array[T], index backend.Buffer, src, work *backend.Array[T], base int64) {
+// backend (or src itself), and, if index is not nil, sets index to base
+// plus the positions in src. Keys alone on the host are sorted straight
+// from src into dst (algorithms.SortKeysTo); otherwise src is copied to
+// dst and sorted there by the backend.
+func sortBlock[T backend.Element](s backend.Sorter, dst *backend.Array[T], index backend.Buffer, src *backend.Array[T], base int64) {
 	if src.Len() == 0 {
 		return
 	}
 	if index == nil && dst.Device().IsHost() {
-		var w []T
-		if work != nil {
-			w = work.Data()
-		}
-		algorithms.SortKeysTo(dst.Data(), src.Data(), w)
+		algorithms.SortKeysTo(dst.Data(), src.Data(), nil)
 		return
 	}
-	copyBlock(dst, src, "dist.Sort")
+	if dst != src {
+		copyBlock(dst, src, "dist.Sort")
+	}
 	s.SortByKey(dst.Buffer(), index, base)
 }
 
@@ -402,9 +452,13 @@ func copyBlock[T backend.Element](dst, src *backend.Array[T], desc string) {
 	}
 }
 
-// newSortResult returns zeroed result arrays of layout l on backend b: the
-// sorted keys and, if withIndex, the indices.
-func newSortResult[T backend.Element](x *Array[T], b backend.Backend, l Layout, withIndex bool, stats SortStats) (SortResult[T], error) {
+// newSortResult returns the result arrays of layout l on backend b: the
+// sorted keys (into, if it is not nil, or a new zeroed array) and, if
+// withIndex, the indices.
+func newSortResult[T backend.Element](x *Array[T], b backend.Backend, l Layout, withIndex bool, stats SortStats, into *Array[T]) (SortResult[T], error) {
+	if into != nil {
+		return SortResult[T]{Sorted: into, Stats: stats}, nil
+	}
 	sorted, err := newOn[T](x.comm, l, b)
 	if err != nil {
 		return SortResult[T]{}, err

@@ -33,6 +33,10 @@
 //   - where SciPy runs out of iterations its secant roots are the
 //     next-to-last iterates; here they are the last.
 //
+// NewtonInto is Newton into an existing NewtonResult, whose slices (and
+// the chunk's working space) it reuses: a loop of solves allocates
+// nothing after the first.
+//
 // NewtonDist runs Newton on each rank's block of a dist.Array with no
 // communication but one reduction of the counts at the end: the roots are
 // the same bits at every rank count.

@@ -39,6 +39,40 @@ func ExampleNewton() {
 	// E = 3.0670374966 after 3 steps (residual 0e+00)
 }
 
+func ExampleNewtonInto() {
+	// Two orbits at three times: the mean anomalies advance, and every
+	// solve writes into the same result, so the loop allocates nothing
+	// after the first solve.
+	m0 := []float64{0.5, 1.5}
+	e := []float64{0.1, 0.5}
+	m := make([]float64, len(m0))
+	f := func(idx []int, x, out []float64) {
+		for k, i := range idx {
+			out[k] = x[k] - e[i]*math.Sin(x[k]) - m[i]
+		}
+	}
+	fprime := func(idx []int, x, out []float64) {
+		for k, i := range idx {
+			out[k] = 1 - e[i]*math.Cos(x[k])
+		}
+	}
+	var res optimize.NewtonResult
+	for step := range 3 {
+		for i := range m {
+			m[i] = m0[i] + 0.25*float64(step)
+		}
+		if err := optimize.NewtonInto(&res, f, fprime, m, nil); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("step %d: E = %.10f %.10f\n", step, res.Root[0], res.Root[1])
+	}
+	// Output:
+	// step 0: E = 0.5524799869 1.9621892876
+	// step 1: E = 0.8233421852 2.1644509284
+	// step 2: E = 1.0885977524 2.3542427582
+}
+
 func ExampleNewtonDist() {
 	world := mpi.World()
 	// x^2 = c for c = 1..10, each rank solving its block.

@@ -69,6 +69,9 @@ type NewtonResult struct {
 	Calls, Evals int
 	// Method is "newton", "halley" or "secant".
 	Method string
+
+	// work is the chunk's working space, kept for NewtonInto.
+	work *batch
 }
 
 // ErrNoConvergence is wrapped by the error of Newton and NewtonDist when
@@ -138,8 +141,41 @@ func Newton(f, fprime BatchFunc, x0 []float64, opts *NewtonOptions) (*NewtonResu
 	if o.FPrime2 != nil && fprime == nil {
 		panic("optimize: Newton with FPrime2 but no fprime")
 	}
-	res := solveBatch(f, fprime, x0, &o)
+	res := new(NewtonResult)
+	solveBatch(res, f, fprime, x0, &o)
 	return res, res.err(o.MaxIter)
+}
+
+// NewtonInto is Newton with the result written into res: res's slices are
+// reused where they have room for len(x0) elements (resliced to that
+// length) and allocated where they do not, and every field is set, so
+// that nothing of a previous solve remains. A loop of solves into one
+// result allocates nothing after the first that needs as much room: the
+// chunk's working space is kept in res too. It returns Newton's error;
+// res must not be nil, and must not be in use by another solve at the same
+// time. It does not communicate.
+func NewtonInto(res *NewtonResult, f, fprime BatchFunc, x0 []float64, opts *NewtonOptions) error {
+	if res == nil {
+		panic("optimize: NewtonInto a nil result")
+	}
+	if f == nil {
+		panic("optimize: Newton without a function")
+	}
+	o := opts.defaults()
+	if o.FPrime2 != nil && fprime == nil {
+		panic("optimize: Newton with FPrime2 but no fprime")
+	}
+	solveBatch(res, f, fprime, x0, &o)
+	return res.err(o.MaxIter)
+}
+
+// resize returns s with length n: s itself if it has the capacity, a new
+// slice otherwise. The elements are not cleared.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // err is the warning of a batch: nil if all converged.
@@ -165,8 +201,9 @@ type batch struct {
 	act                []int
 	x, x1, q0, q1      []float64
 	fv, dv, d2         []float64
-	done               []bool // finished elements of the active set
-	idx                []int  // scratch
+	done               []bool    // finished elements of the active set
+	idx                []int     // scratch
+	sx1, sq0, sq1      []float64 // the secant's buffers, kept when x1, q0, q1 are nil
 	calls, evals       int
 	converged, zeroDer []bool
 	iters              []int
@@ -235,16 +272,17 @@ const newtonChunk = 1024
 // chunkSize is newtonChunk (a variable for the tests).
 var chunkSize = newtonChunk
 
-func solveBatch(f, fprime BatchFunc, x0 []float64, o *NewtonOptions) *NewtonResult {
+// solveBatch solves the equations of x0 into res, reusing its slices
+// where they have the room (see NewtonInto).
+func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonOptions) {
 	n := len(x0)
-	res := &NewtonResult{
-		Root:       make([]float64, n),
-		Converged:  make([]bool, n),
-		ZeroDer:    make([]bool, n),
-		Iterations: make([]int, n),
-		Residual:   make([]float64, n),
-		Method:     "secant",
-	}
+	res.Root = resize(res.Root, n)
+	res.Converged = resize(res.Converged, n)
+	res.ZeroDer = resize(res.ZeroDer, n)
+	res.Iterations = resize(res.Iterations, n)
+	res.Residual = resize(res.Residual, n)
+	res.NumConverged, res.NumZeroDer, res.NumFailed = 0, 0, 0
+	res.Method = "secant"
 	if fprime != nil {
 		res.Method = "newton"
 		if o.FPrime2 != nil {
@@ -252,17 +290,24 @@ func solveBatch(f, fprime BatchFunc, x0 []float64, o *NewtonOptions) *NewtonResu
 		}
 	}
 	c := min(n, chunkSize)
-	b := &batch{
-		idx: make([]int, c), act: make([]int, c), x: make([]float64, c), fv: make([]float64, c), done: make([]bool, c),
-		converged: res.Converged, zeroDer: res.ZeroDer, iters: res.Iterations, root: res.Root,
+	if res.work == nil {
+		res.work = new(batch)
 	}
+	b := res.work
+	b.idx, b.act = resize(b.idx, c), resize(b.act, c)
+	b.x, b.fv, b.done = resize(b.x, c), resize(b.fv, c), resize(b.done, c)
+	b.converged, b.zeroDer, b.iters, b.root = res.Converged, res.ZeroDer, res.Iterations, res.Root
+	b.calls, b.evals = 0, 0
+	// The secant's slices are nil for Newton's method (which tests them).
+	b.x1, b.q0, b.q1 = nil, nil, nil
 	if fprime != nil {
-		b.dv = make([]float64, c)
+		b.dv = resize(b.dv, c)
 		if o.FPrime2 != nil {
-			b.d2 = make([]float64, c)
+			b.d2 = resize(b.d2, c)
 		}
 	} else {
-		b.x1, b.q0, b.q1 = make([]float64, c), make([]float64, c), make([]float64, c)
+		b.sx1, b.sq0, b.sq1 = resize(b.sx1, c), resize(b.sq0, c), resize(b.sq1, c)
+		b.x1, b.q0, b.q1 = b.sx1, b.sq0, b.sq1
 	}
 	for lo := 0; lo < n; lo += c {
 		hi := min(lo+c, n)
@@ -297,7 +342,6 @@ func solveBatch(f, fprime BatchFunc, x0 []float64, o *NewtonOptions) *NewtonResu
 		}
 	}
 	res.Calls, res.Evals = b.calls, b.evals
-	return res
 }
 
 // newtonStep is one Newton (or Halley, when halley) step of one element:

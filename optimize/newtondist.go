@@ -47,7 +47,8 @@ func NewtonDist(f, fprime BatchFunc, x0 *dist.Array[float64], opts *NewtonOption
 	if o.FPrime2 != nil && fprime == nil {
 		panic("optimize: NewtonDist with FPrime2 but no fprime")
 	}
-	r := solveBatch(f, fprime, x0.LocalData(), &o)
+	r := new(NewtonResult)
+	solveBatch(r, f, fprime, x0.LocalData(), &o)
 	maxIt := 0
 	for _, it := range r.Iterations {
 		maxIt = max(maxIt, it)

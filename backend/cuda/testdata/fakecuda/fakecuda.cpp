@@ -123,6 +123,7 @@ struct xp_registrar {
 #include "stencil.cu"
 #include "random.cu"
 #include "fft.cu"
+#include "complex.cu"
 
 // ---- fibers: the threads of a block ----
 

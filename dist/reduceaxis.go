@@ -176,7 +176,7 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 // (backend.AxisReducer): the block itself, or, on a backend that cannot,
 // a host copy (recorded), with the CPU backend. A complex block counts as
 // one the backend cannot reduce unless the backend is also a
-// backend.ComplexArith.
+// backend.ComplexKernels.
 func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
 	if r, ok := x.local.Backend().(backend.AxisReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil

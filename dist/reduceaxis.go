@@ -59,7 +59,9 @@ func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }
 
-// NormAxis returns the 2-norms along axis.
+// NormAxis returns the 2-norms along axis: the squares summed in float64
+// as SumAxis sums, the square root rounded to T. NormAxisComplex takes
+// complex arrays. It is collective.
 func NormAxis[T backend.Float](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, true)
 }

@@ -377,7 +377,9 @@ func reduced(dt backend.DType, bits uint64) backend.Scalar {
 
 // Sum returns the sum of x: a Float64 scalar for floating-point x (summed
 // in float64, in an order fixed by the length of x only), an Int64 scalar
-// for signed and a Uint64 scalar for unsigned integers (wrapping).
+// for signed and a Uint64 scalar for unsigned integers (wrapping). A
+// complex x gives a Complex128 scalar summed in the CPU backend's order
+// (complex.cu: its bits).
 func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 	if x.DType().IsComplex() {
 		return b.complexSum(x)
@@ -390,7 +392,9 @@ func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 }
 
 // Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
-// Products of float32 elements are formed in float64, exactly.
+// Products of float32 elements are formed in float64, exactly. Complex x
+// and y give a Complex128 scalar, x not conjugated, as the CPU backend's
+// (complex.cu: its bits).
 func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
 	if x.DType().IsComplex() {
 		return b.complexDot("Dot", x, y, false)

@@ -100,9 +100,9 @@
 // CPU's summation order (its bits), math/cmplx's algorithms ported (Abs,
 // Angle, Sqrt, Conj, Real and Imag its bits; Exp, Log and Pow over the
 // device's exp, log, sin, cos and pow, within a few ulps). The backend is
-// not a backend.ComplexKernels: its other optional interfaces are
-// real-only, and dist copies complex blocks to the host for them,
-// recorded.
+// not a backend.ComplexKernels: its AxisReducer, StatsReducer and
+// Converter kernels are real-only, and dist copies complex blocks to the
+// host for them, recorded (complex GEMM runs on host copies here).
 //
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted

@@ -9,14 +9,14 @@ package backend
 // The CPU backend, the fake device and CUDA implement it (CUDA for the
 // real types); a backend that does not has the block copied to the host
 // for the reduction, recorded as the copy it is, and so has a complex
-// block on a backend that is not also a ComplexArith. ExtremeAxis and
+// block on a backend that is not also a ComplexKernels. ExtremeAxis and
 // CombineExtremes take the real (ordered) types only.
 type AxisReducer interface {
 	// SumAxis sets dst[i][j] to the sum over k of src[i][k][j], or of its
 	// square if squares. For floating-point src, dst is a Float64 buffer
 	// and the sum is taken in float64 in the order of k; for integers, dst
 	// has src's type and the sum wraps. For complex src (on a backend that
-	// is also a ComplexArith; squares is then false), dst is a Complex128
+	// is also a ComplexKernels; squares is then false), dst is a Complex128
 	// buffer and each part is summed in float64 in the order of k.
 	SumAxis(dst, src Buffer, pre, n, post int, squares bool)
 	// CastSums sets dst (floating-point) to the float64 sums of acc, or to

@@ -4,15 +4,29 @@ import "fmt"
 
 // ComplexArith is implemented by a backend whose Backend methods of
 // arithmetic (Fill, Scale, Axpy, Axpby, Binary, BinaryScalar, Sum and Dot)
-// take complex64 and complex128 buffers on its own device. The CPU backend
-// and the fake device implement it. For a backend that does not (CUDA,
-// until it has complex kernels), this package's functions (Fill, Scale,
-// Axpy, Axpby, Apply, ApplyScalar, Sum, Dot) copy complex arrays to the
-// host, compute there with the CPU backend and copy the results back, each
-// copy recorded as HostCall records it: never silently.
+// take complex64 and complex128 buffers on its own device. The CPU backend,
+// the fake device and CUDA implement it. For a backend that does not, this
+// package's functions (Fill, Scale, Axpy, Axpby, Apply, ApplyScalar, Sum,
+// Dot) copy complex arrays to the host, compute there with the CPU backend
+// and copy the results back, each copy recorded as HostCall records it:
+// never silently.
 type ComplexArith interface {
 	// ComplexArith marks the backend; it does nothing.
 	ComplexArith()
+}
+
+// ComplexKernels is implemented by a ComplexArith backend whose optional
+// kernels take complex buffers too: AxisReducer's SumAxis and CastSums,
+// StatsReducer's ScanAxis, Converter's Where, Compress and Convert, and
+// GEMM. The CPU backend and the fake device implement it. CUDA does not
+// (its complex kernels are the arithmetic of ComplexArith and the
+// functions of ComplexMath): package dist copies complex blocks of a
+// backend that is not a ComplexKernels to the host for those operations,
+// recorded as the copies they are.
+type ComplexKernels interface {
+	ComplexArith
+	// ComplexKernels marks the backend; it does nothing.
+	ComplexKernels()
 }
 
 // complexOnHost reports whether an operation on the complex array x must

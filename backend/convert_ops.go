@@ -53,12 +53,12 @@ type Converter interface {
 	CompareScalar(op CompareOp, mask, x Buffer, s Scalar)
 	// Where sets dst[i] to a[i] where mask[i] is nonzero and to b[i]
 	// elsewhere. dst may be a or b. On a backend that is also a
-	// ComplexArith it takes complex buffers too.
+	// ComplexKernels it takes complex buffers too.
 	Where(dst, mask, a, b Buffer)
 	// Compress copies the elements x[i] whose mask[i] is nonzero, in
 	// order, to the start of dst (at least as long as their count), and
 	// returns their count. It waits for the work queued before it. On a
-	// backend that is also a ComplexArith it takes complex buffers too.
+	// backend that is also a ComplexKernels it takes complex buffers too.
 	Compress(dst, x, mask Buffer) int
 	// Convert sets dst[i] to src[i] converted to dst's type by the rules
 	// of ConvertValue; dst and src have one length and may have any two

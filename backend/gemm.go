@@ -13,7 +13,7 @@ import "fmt"
 // (complex64 and complex128 included), and the CUDA backend for the real
 // types (a tiled kernel); a backend that does not has the blocks copied to
 // the host for the product, recorded as the copies they are. Complex
-// buffers are passed only to a GEMM that is also a ComplexArith: dist
+// buffers are passed only to a GEMM that is also a ComplexKernels: dist
 // multiplies complex blocks of another on host copies, recorded.
 type GEMM interface {
 	// Gemm sets the m x n matrix C to A*B, or to C + A*B if accumulate,

@@ -59,7 +59,7 @@ type StatsReducer interface {
 	// elements of src's type), last[i][j] is set to the running value at
 	// the end of the line (carry[i][j], or 0 or 1, where n is 0). dst may
 	// be nil when only last is wanted. On a backend that is also a
-	// ComplexArith it takes complex buffers too (sums and products in
+	// ComplexKernels it takes complex buffers too (sums and products in
 	// src's type, Go's complex arithmetic).
 	ScanAxis(dst, last, src, carry Buffer, pre, n, post int, prod bool)
 	// Ratio sets dst[i] (Float64) to num[i]/den (Float64), or to the square

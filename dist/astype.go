@@ -29,7 +29,7 @@ import (
 //
 // A block on a device is converted there when its backend is a
 // backend.Converter (every backend of xpmpi's), and for complex types also
-// a backend.ComplexArith (the CPU backend and the fake device); otherwise
+// a backend.ComplexKernels (the CPU backend and the fake device); otherwise
 // (complex on CUDA) the block is copied to the host and the result back,
 // recorded as the copies they are.
 func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error) {

@@ -353,7 +353,7 @@ func sameCommDevice[T backend.Numeric](op string, a, b *Array[T]) {
 // matrices (backend.GEMM): the blocks themselves, or, on a backend that
 // cannot, host copies (recorded), with the CPU backend. Complex blocks
 // count as ones the backend cannot multiply unless the backend is also a
-// backend.ComplexArith (a CUDA GEMM is real-only).
+// backend.ComplexKernels (a CUDA GEMM is real-only).
 func gemmBlocks[T backend.Numeric](a, b *backend.Array[T]) (ab, bb *backend.Array[T], g backend.GEMM, err error) {
 	if g, ok := a.Backend().(backend.GEMM); ok && complexKernels[T](a.Backend()) {
 		return a, b, g, nil

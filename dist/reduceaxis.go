@@ -59,7 +59,9 @@ func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }
 
-// NormAxis returns the 2-norms along axis.
+// NormAxis returns the 2-norms along axis: the squares summed in float64
+// as SumAxis sums, the square root rounded to T. NormAxisComplex takes
+// complex arrays. It is collective.
 func NormAxis[T backend.Float](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, true)
 }
@@ -176,7 +178,7 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 // (backend.AxisReducer): the block itself, or, on a backend that cannot,
 // a host copy (recorded), with the CPU backend. A complex block counts as
 // one the backend cannot reduce unless the backend is also a
-// backend.ComplexArith.
+// backend.ComplexKernels.
 func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
 	if r, ok := x.local.Backend().(backend.AxisReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil

@@ -26,7 +26,7 @@ import (
 // (backend.StatsReducer): the block itself, or, on a backend that cannot,
 // a host copy (recorded), with the CPU backend. A complex block counts as
 // one the backend cannot reduce unless the backend is also a
-// backend.ComplexArith (CUDA's StatsReducer kernels are real-only).
+// backend.ComplexKernels (CUDA's StatsReducer kernels are real-only).
 func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
 	if r, ok := x.local.Backend().(backend.StatsReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil
@@ -41,13 +41,14 @@ func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r back
 }
 
 // complexKernels reports whether backend b's optional kernels take T: any
-// real T, and a complex T on a backend.ComplexArith (the CPU backend and
-// the fake device; not CUDA).
+// real T, and a complex T on a backend.ComplexKernels (the CPU backend and
+// the fake device; not CUDA, whose complex kernels are its arithmetic and
+// math only).
 func complexKernels[T backend.Numeric](b backend.Backend) bool {
 	if !isComplex[T]() {
 		return true
 	}
-	_, ok := b.(backend.ComplexArith)
+	_, ok := b.(backend.ComplexKernels)
 	return ok
 }
 

@@ -270,6 +270,10 @@ func realToComplex[D backend.Complex, S backend.Element](d []D, s []S) {
 // buffers (backend.ComplexArith).
 func (*Backend) ComplexArith() {}
 
+// ComplexKernels marks the CPU backend as one whose optional kernels take
+// complex buffers too (backend.ComplexKernels).
+func (*Backend) ComplexKernels() {}
+
 // The CPU backend computes the functions of complex arrays with
 // math/cmplx, in complex128 (backend.ComplexMath).
 var _ backend.ComplexMath = (*Backend)(nil)

@@ -95,6 +95,17 @@
 // Complex GEMM, which has no CUDA kernel, runs on host copies, recorded as
 // the copies they are.
 //
+// Complex buffers (complex64 and complex128) have the arithmetic of
+// backend.Backend (backend.ComplexArith: Fill, Scale, Axpy, Axpby,
+// Binary, BinaryScalar, Sum, Dot) and the functions of backend.ComplexMath
+// on the device (complex.cu): Go's complex product and quotient and the
+// CPU's summation order (its bits), math/cmplx's algorithms ported (Abs,
+// Angle, Sqrt, Conj, Real and Imag its bits; Exp, Log and Pow over the
+// device's exp, log, sin, cos and pow, within a few ulps). The backend is
+// not a backend.ComplexKernels: its AxisReducer, StatsReducer and
+// Converter kernels are real-only, and dist copies complex blocks to the
+// host for them, recorded (complex GEMM runs on host copies here).
+//
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted
 // earlier); asynchronous errors are returned by Synchronize and the copies.

@@ -15,9 +15,10 @@ import (
 )
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
-// then math.cu, stats.cu, convert.cu, gemm.cu, stencil.cu, and rng's
-// philox.cuh with random.cu, fft.cu, sort.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource + fftSource + sortSource
+// then math.cu, stats.cu, convert.cu, gemm.cu, stencil.cu, rng's
+// philox.cuh with random.cu, fft.cu, sort.cu and complex.cu), compiled
+// with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource + fftSource + sortSource + complexSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -53,9 +54,8 @@ var (
 
 // kernelName returns the entry of operation op for element type dt, as
 // xp_axpy_f64.
-// The complex types have none: package backend's functions run their
-// arithmetic on host copies (backend.ComplexArith), and a direct call
-// panics here, naming the type.
+// The complex types have none here: their kernels are complex.cu's
+// (complexName), and a call for one panics here, naming the type.
 func kernelName(op string, dt backend.DType) string {
 	if dt < 0 || int(dt) >= len(typeSuffix) {
 		panic(fmt.Sprintf("cuda: no %s kernel for %v", op, dt))
@@ -89,7 +89,8 @@ func KernelEntries() []string {
 	out = append(out, stencilEntries()...)
 	out = append(out, randomEntries()...)
 	out = append(out, sortEntries()...)
-	return append(out, fftEntries()...)
+	out = append(out, fftEntries()...)
+	return append(out, complexEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

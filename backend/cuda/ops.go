@@ -132,6 +132,10 @@ func sameShape(op string, bufs ...*devBuffer) {
 
 // Fill sets every element of x to v.
 func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
+	if x.DType().IsComplex() {
+		b.complexFill(x, v)
+		return
+	}
 	d := b.buf("Fill", x)
 	if d.N == 0 {
 		return
@@ -179,6 +183,10 @@ func overlap(a, c uint64, n int) bool { return a < c+uint64(n) && c < a+uint64(n
 
 // Scale multiplies x by a in place.
 func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
+	if x.DType().IsComplex() {
+		b.complexScale(x, a)
+		return
+	}
 	d := b.buf("Scale", x)
 	if d.N == 0 {
 		return
@@ -189,6 +197,10 @@ func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
 
 // Axpy sets y = a*x + y (a*x rounded before the addition, as on the CPU).
 func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
+	if y.DType().IsComplex() {
+		b.complexAxpy(a, x, y)
+		return
+	}
 	dx, dy := b.buf("Axpy", x), b.buf("Axpy", y)
 	sameShape("Axpy", dy, dx)
 	if dy.N == 0 {
@@ -201,6 +213,10 @@ func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
 // Axpby sets y = a*x + b*y (each product rounded before the addition, as
 // on the CPU).
 func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+	if y.DType().IsComplex() {
+		b.complexAxpby(a, x, c, y)
+		return
+	}
 	dx, dy := b.buf("Axpby", x), b.buf("Axpby", y)
 	sameShape("Axpby", dy, dx)
 	if dy.N == 0 {
@@ -223,6 +239,10 @@ func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 	if op < backend.Add || op > backend.Div {
 		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
 	}
+	if dst.DType().IsComplex() {
+		b.complexBinary(op, dst, x, y)
+		return
+	}
 	dd, dx, dy := b.buf(op.String(), dst), b.buf(op.String(), x), b.buf(op.String(), y)
 	sameShape(op.String(), dd, dx, dy)
 	if dd.N == 0 {
@@ -240,6 +260,10 @@ func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
 	if op < backend.Add || op > backend.Div {
 		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
+	}
+	if dst.DType().IsComplex() {
+		b.complexBinaryScalar(op, dst, x, s)
+		return
 	}
 	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
 	sameShape(op.String(), dd, dx)
@@ -353,8 +377,13 @@ func reduced(dt backend.DType, bits uint64) backend.Scalar {
 
 // Sum returns the sum of x: a Float64 scalar for floating-point x (summed
 // in float64, in an order fixed by the length of x only), an Int64 scalar
-// for signed and a Uint64 scalar for unsigned integers (wrapping).
+// for signed and a Uint64 scalar for unsigned integers (wrapping). A
+// complex x gives a Complex128 scalar summed in the CPU backend's order
+// (complex.cu: its bits).
 func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
+	if x.DType().IsComplex() {
+		return b.complexSum(x)
+	}
 	d := b.buf("Sum", x)
 	if d.N == 0 {
 		return reduced(d.DT, 0)
@@ -363,8 +392,13 @@ func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 }
 
 // Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
-// Products of float32 elements are formed in float64, exactly.
+// Products of float32 elements are formed in float64, exactly. Complex x
+// and y give a Complex128 scalar, x not conjugated, as the CPU backend's
+// (complex.cu: its bits).
 func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
+	if x.DType().IsComplex() {
+		return b.complexDot("Dot", x, y, false)
+	}
 	dx, dy := b.buf("Dot", x), b.buf("Dot", y)
 	sameShape("Dot", dx, dy)
 	if dx.N == 0 {

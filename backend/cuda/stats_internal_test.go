@@ -47,5 +47,5 @@ func statsParamSizes(op string, elem int) []int {
 	if strings.HasPrefix(op, "cvt_") {
 		return []int{8, 8, 8}
 	}
-	return nil
+	return complexParamSizes(op, elem)
 }

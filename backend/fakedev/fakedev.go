@@ -556,6 +556,10 @@ func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64
 // complex kernels on its memory.
 func (b *Backend) ComplexArith() {}
 
+// ComplexKernels marks the fake device as one whose optional kernels take
+// complex buffers too (backend.ComplexKernels), as the CPU backend's.
+func (b *Backend) ComplexKernels() {}
+
 // The fake device computes the functions of complex arrays on the device
 // (backend.ComplexMath), with the CPU backend's on its memory.
 var _ backend.ComplexMath = (*Backend)(nil)

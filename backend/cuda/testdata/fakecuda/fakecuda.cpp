@@ -124,6 +124,7 @@ struct xp_registrar {
 #include "random.cu"
 #include "fft.cu"
 #include "sort.cu"
+#include "complex.cu"
 
 // ---- fibers: the threads of a block ----
 

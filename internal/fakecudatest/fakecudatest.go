@@ -244,8 +244,9 @@ func Build(t testing.TB, srcs ...Source) *Driver {
 		t.Logf("fake CUDA driver from the cache: %s", lib)
 	}
 	d.Lib, d.NVRTC = lib, lib
-	if _, path, err := kernels.NVRTC(); err == nil {
+	if v, path, err := kernels.NVRTC(); err == nil {
 		d.NVRTC = path
+		t.Logf("NVRTC %s (%s) compiles the sources for the child, and the driver checks the PTX's entries", v, path)
 	}
 	return d
 }

@@ -6,9 +6,11 @@ package backend
 // floats NaNs first, -0 equal to +0), and every method is stable: equal
 // keys keep their order. Index buffers hold Int64 elements.
 //
-// The CPU backend and the fake device implement it; a backend that does
-// not (CUDA, until a device sort exists) has its keys copied to the host
-// for those steps, recorded as the copies they are.
+// The CPU backend, the fake device and CUDA (kernels: a stable radix
+// sort, binary-search cuts and a gather) implement it; a backend that does
+// not has its keys copied to the host for those steps, recorded as the
+// copies they are. dist's slicing and Redistribute packs use Take, where
+// a backend has it, to gather many short runs in one call.
 type Sorter interface {
 	// SortByKey sorts keys in place and, if index is not nil (a buffer of
 	// keys' length), sets index[i] to base plus the position, before the

@@ -86,7 +86,9 @@
 // vector, on the arrays' device where the backend implements
 // backend.GEMM, else on recorded host copies. Package fft transforms
 // complex128 arrays: along a local axis, and over several axes of split
-// arrays by the slab and pencil methods (local FFTs and Redistribute).
+// arrays by the slab and pencil methods (local FFTs on the array's device
+// where its backend is a backend.FFTer, as the CPU backend, the fake
+// device and CUDA are, and Redistribute).
 //
 // Arrays with ghost layers (the Ghosts, Periodic and PeriodicAxes options)
 // along split axis 0, or along every axis on a process grid, fill them with

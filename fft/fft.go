@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -184,19 +185,40 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 }
 
 // transformLocal transforms y's block in place along axes, each local to
-// the block. A block on a device is copied to the host and back
-// (backend.HostCall, recorded as the copies it makes).
+// the block, with the block's backend's FFT where it is a backend.FFTer
+// (the CPU backend, the fake device, CUDA: no copy). A block on a backend
+// that is not is copied to the host and back (backend.HostCall, recorded
+// as the copies it makes) and transformed by the CPU backend.
 func transformLocal(y *dist.Array[complex128], axes []int, inverse bool) error {
 	shape := y.LocalShape()
-	return backend.HostCall(func(h []*backend.Array[complex128]) error {
-		x := h[0].Data()
+	run := func(f backend.FFTer, x backend.Buffer) error {
 		for _, ax := range axes {
-			if inverse {
-				LocalIFFT(x, shape, ax)
-			} else {
-				LocalFFT(x, shape, ax)
+			pre, n, post := splitShape(shape, ax)
+			if err := f.FFT(x, pre, n, post, inverse); err != nil {
+				return err
 			}
 		}
 		return nil
+	}
+	if f, ok := y.Local().Backend().(backend.FFTer); ok {
+		return run(f, y.Local().Buffer())
+	}
+	return backend.HostCall(func(h []*backend.Array[complex128]) error {
+		return run(cpu.Default, h[0].Buffer())
 	}, y.Local())
+}
+
+// splitShape returns the product of the extents of shape before axis, the
+// extent at axis and the product of those after it.
+func splitShape(shape []int, axis int) (pre, n, post int) {
+	pre, post = 1, 1
+	for k, s := range shape {
+		switch {
+		case k < axis:
+			pre *= s
+		case k > axis:
+			post *= s
+		}
+	}
+	return pre, shape[axis], post
 }

@@ -2,49 +2,10 @@ package fft
 
 import (
 	"fmt"
-	"sync"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
 )
-
-// colGroup is how many strided lines along a non-last axis are gathered
-// into contiguous scratch at a time: 8 complex128 values are two cache
-// lines of each row touched, and 8 lines of length n fit in the L2 cache
-// for the lengths a rank holds (n = 2048: 256 KiB).
-const colGroup = 8
-
-// grainElems is the least number of elements one goroutine transforms:
-// below it the goroutine costs more than it saves.
-const grainElems = 1 << 15
-
-// worker is one goroutine's gonum plan for one length and its scratch for
-// gathered lines. A CmplxFFT keeps work space inside it, so it is never
-// shared between goroutines.
-type worker struct {
-	plan    *fourier.CmplxFFT
-	scratch []complex128
-}
-
-// workers holds a sync.Pool of *worker per transform length, so a plan
-// (the twiddle factors) is made once per length and reused.
-var workers sync.Map // int -> *sync.Pool
-
-func getWorker(n int) *worker {
-	p, ok := workers.Load(n)
-	if !ok {
-		p, _ = workers.LoadOrStore(n, &sync.Pool{New: func() any {
-			return &worker{plan: fourier.NewCmplxFFT(n), scratch: make([]complex128, n*colGroup)}
-		}})
-	}
-	return p.(*sync.Pool).Get().(*worker)
-}
-
-func putWorker(n int, w *worker) {
-	p, _ := workers.Load(n)
-	p.(*sync.Pool).Put(w)
-}
 
 // LocalFFT computes, in place, the forward discrete Fourier transform of
 // every 1-D line along axis of x, a row-major block of the given shape,
@@ -53,6 +14,7 @@ func putWorker(n int, w *worker) {
 // axis are contiguous; lines along an earlier axis are gathered a few at
 // a time into contiguous scratch and written back. The work is spread
 // over up to backend.Threads() goroutines when the block is large. It is
+// the CPU backend's FFT (cpu.Backend.FFT, a backend.FFTer) on x. It is
 // not collective: it touches only x.
 //
 // LocalFFT panics if len(x) is not the product of shape or axis is out
@@ -98,72 +60,5 @@ func checkBlock(x []complex128, shape []int, axis int, name string) (outer, n, i
 
 func along(x []complex128, shape []int, axis int, inverse bool, name string) {
 	outer, n, inner := checkBlock(x, shape, axis, name)
-	if len(x) == 0 || n == 1 {
-		return // a transform of length 1 is the identity, forward and inverse
-	}
-	scale := 1 / float64(n)
-	if inner == 1 {
-		// Contiguous lines: transform each in place.
-		grain := max(1, grainElems/n)
-		backend.ParallelFor(outer, grain, func(lo, hi int) {
-			w := getWorker(n)
-			defer putWorker(n, w)
-			for r := lo; r < hi; r++ {
-				line := x[r*n : (r+1)*n]
-				if inverse {
-					w.plan.Sequence(line, line)
-					for i := range line {
-						v := line[i]
-						line[i] = complex(real(v)*scale, imag(v)*scale)
-					}
-				} else {
-					w.plan.Coefficients(line, line)
-				}
-			}
-		})
-		return
-	}
-	// Strided lines: units of colGroup adjacent lines, gathered into
-	// scratch (one line after another), transformed and scattered back.
-	groups := (inner + colGroup - 1) / colGroup
-	units := outer * groups
-	grain := max(1, grainElems/(n*colGroup))
-	backend.ParallelFor(units, grain, func(lo, hi int) {
-		w := getWorker(n)
-		defer putWorker(n, w)
-		s := w.scratch
-		for u := lo; u < hi; u++ {
-			o, g := u/groups, u%groups
-			c0 := g * colGroup
-			width := min(colGroup, inner-c0)
-			base := o*n*inner + c0
-			for i := 0; i < n; i++ {
-				row := x[base+i*inner : base+i*inner+width]
-				for j, v := range row {
-					s[j*n+i] = v
-				}
-			}
-			for j := 0; j < width; j++ {
-				line := s[j*n : (j+1)*n]
-				if inverse {
-					w.plan.Sequence(line, line)
-				} else {
-					w.plan.Coefficients(line, line)
-				}
-			}
-			for i := 0; i < n; i++ {
-				row := x[base+i*inner : base+i*inner+width]
-				if inverse {
-					for j := range row {
-						v := s[j*n+i]
-						row[j] = complex(real(v)*scale, imag(v)*scale)
-					}
-				} else {
-					for j := range row {
-						row[j] = s[j*n+i]
-					}
-				}
-			}
-		}
-	})
+	cpu.Default.FFT(backend.HostBufferOf(x), outer, n, inner, inverse) // the CPU's FFT returns no error
 }

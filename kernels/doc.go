@@ -92,7 +92,8 @@
 // Headers lists CUDA headers for hand-written kernels: xpmpi/reduce.cuh (a
 // deterministic block sum, BlockSum on the host), xpmpi/atomic.cuh (atomic
 // min and max of floats where a NaN wins, MinNaN and MaxNaN),
-// xpmpi/morton.cuh (algorithms.Morton2 and Morton3), xpmpi/view.cuh (2-D
+// xpmpi/morton.cuh (algorithms.Morton2 and Morton3), xpmpi/cell.cuh
+// (algorithms.CellIndex), xpmpi/view.cuh (2-D
 // and 3-D views, index-checked in debug mode) and xpmpi/philox.cuh
 // (package rng's generator). A source includes them by name; each
 // variant's source has their text in place. Their results are the Go

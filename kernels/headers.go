@@ -38,6 +38,7 @@ var headers = func() map[string]string {
 // hand-written kernels, sorted:
 //
 //	xpmpi/atomic.cuh  atomic min and max of float and double (NaN wins), as MinNaN and MaxNaN
+//	xpmpi/cell.cuh    the cell of a coordinate, as algorithms.CellIndex
 //	xpmpi/morton.cuh  2-D and 3-D Morton keys, as algorithms.Morton2 and Morton3
 //	xpmpi/philox.cuh  Philox4x32-10 and the draws of package rng (rng.CUDAHeader)
 //	xpmpi/reduce.cuh  a deterministic block sum, as BlockSum

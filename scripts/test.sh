@@ -748,28 +748,39 @@ else
 fi
 
 # ---------------------------------------------------------------- cuda-dist
-# dist's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu, stats.cu,
-# convert.cu, gemm.cu, stencil.cu and random.cu compiled as C++ and run on
-# the host; it stands in for NVRTC too): statistics, axis reductions,
-# masks, Astype, the stencils and random fills must stay on the device and
-# give the CPU's bits, and matrix products (MatMul, MatVec, SUMMA) stay on
-# the device within MatMul's bound. Only those tests: the rest of the dist
-# suite runs on the fake device above.
-if [ -n "$fakecuda" ] && [ -x build/test/dist.test ]; then
+# dist's and fft's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu,
+# stats.cu, convert.cu, gemm.cu, stencil.cu, random.cu, fft.cu and sort.cu
+# compiled as C++ and run on the host; it stands in for NVRTC too):
+# statistics, axis reductions, masks, Astype, the stencils, random fills
+# and FFTs must stay on the device and give the CPU's bits (FFTs within
+# 1e-12 of them), dist.Sort and the slicing, shape and Redistribute packs
+# stay on the device with the CPU's results, and
+# matrix products (MatMul, MatVec, SUMMA) stay on the device within
+# MatMul's bound. Only those tests: the rest of the dist and fft suites run
+# on the fake device above.
+cuda_dist_cases=(
+	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random|Sort)CUDA$"
+	"./fft|fft|^TestDeviceFFTCUDA$"
+)
+if [ -n "$fakecuda" ]; then
 	fake=$fakecuda
-	run_test_args=(-test.run '^TestDevice(Stats|MatMul|Stencils|Random)CUDA$')
-	for np in $np_list; do
-		step "mpirun -np $np ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
-			run_test "build/logs/cuda-dist-np$np.log" ./dist "$root/build/test/dist.test" \
-			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
-			"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+	for c in "${cuda_dist_cases[@]}"; do
+		IFS='|' read -r pkg name re <<<"$c"
+		[ -x "build/test/$name.test" ] || continue
+		run_test_args=(-test.run "$re")
+		for np in $np_list; do
+			step "mpirun -np $np $pkg $re (fake CUDA driver)" \
+				run_test "build/logs/cuda-$name-np$np.log" "$pkg" "$root/build/test/$name.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= \
+				"$ompi_run" "${ompi_flags[@]}" -x XPMPI_LIBCUDA -x XPMPI_NVRTC -x XPMPI_DEVICE -np "$np"
+		done
+		if [ -n "$mpich_run" ] && [ -x "build/test/mpich-$name.test" ]; then
+			step "${mpich_run##*/} -np 2 $pkg $re (fake CUDA driver)" \
+				run_test "build/logs/cuda-$name-mpich-np2.log" "$pkg" "$root/build/test/mpich-$name.test" \
+				env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
+		fi
+		run_test_args=()
 	done
-	if [ -n "$mpich_run" ] && [ -x build/test/mpich-dist.test ]; then
-		step "${mpich_run##*/} -np 2 ./dist TestDevice{Stats,MatMul,Stencils,Random}CUDA (fake CUDA driver)" \
-			run_test "build/logs/cuda-dist-mpich-np2.log" ./dist "$root/build/test/mpich-dist.test" \
-			env XPMPI_LIBCUDA="$fake" XPMPI_NVRTC="$fake" XPMPI_DEVICE= "$mpich_run" -np 2
-	fi
-	run_test_args=()
 fi
 
 # ---------------------------------------------------------------- integration

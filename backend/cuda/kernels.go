@@ -16,8 +16,8 @@ import (
 
 // KernelSource is the CUDA C source of the backend's kernels (kernels.cu,
 // then math.cu, stats.cu, convert.cu, gemm.cu, stencil.cu, and rng's
-// philox.cuh with random.cu), compiled with NVRTC at first use.
-var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource
+// philox.cuh with random.cu, fft.cu, sort.cu), compiled with NVRTC at first use.
+var KernelSource = kernelsSource + mathSource + statsSource + convertSource + gemmSource + stencilSource + randomSource + fftSource + sortSource
 
 //go:embed kernels.cu
 var kernelsSource string
@@ -87,7 +87,9 @@ func KernelEntries() []string {
 	out = append(out, convertEntries()...)
 	out = append(out, gemmEntries()...)
 	out = append(out, stencilEntries()...)
-	return append(out, randomEntries()...)
+	out = append(out, randomEntries()...)
+	out = append(out, sortEntries()...)
+	return append(out, fftEntries()...)
 }
 
 // archCandidates returns the virtual architectures to try for a device of

@@ -55,6 +55,16 @@ func paramSizes(op string, elem int) []int {
 		return []int{8, 8, 8, 8, 8, 8, 8, 4}
 	case "randi":
 		return []int{8, 8, 8, 8, 8, 8, 8, 8, 8}
+	case "fftpass": // fft.cu
+		return []int{8, 8, 8, 8, 8, 8, 8, 8, 4, 8}
+	case "fftchirp":
+		return []int{8, 8, 8, 8, 8, 8, 8, 4}
+	case "fftmul":
+		return []int{8, 8, 8, 8, 4}
+	case "fftunchirp":
+		return []int{8, 8, 8, 8, 8, 8, 8, 4, 8}
+	case "sortbits", "sortbits2", "sortcount", "sortscan", "sortscatter", "sortiota", "cut", "take": // sort.cu
+		return sortParamSizes(op)
 	}
 	return mathParamSizes(op, elem)
 }

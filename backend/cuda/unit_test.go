@@ -200,7 +200,9 @@ func TestKernelEntries(t *testing.T) {
 		10*len(convertOps) + 10*10 + len(convertPlain) +
 		10 + // gemm.cu: xp_gemm_S
 		2*3 + 1 + // stencil.cu: stencil9, stencil7, lapdot; xp_rowsums_f64
-		2 + 8 // random.cu: xp_randf_S for the floats, xp_randi_S for the integers
+		2 + 8 + // random.cu: xp_randf_S for the floats, xp_randi_S for the integers
+		2*4 // fft.cu: fftpass, fftchirp, fftmul, fftunchirp for f32 (complex64) and f64 (complex128)
+	want += 10*4 + 3 + len(takeSizes) // sort.cu: sortbits, sortcount, sortscatter, cut per type; sortbits2, sortscan, sortiota; xp_take_bE
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/xpmpi/xpmpi/algorithms/algkern"    // the algorithms' kernels in the catalog
 	_ "github.com/xpmpi/xpmpi/backend/all"           // every backend selectable
 	_ "github.com/xpmpi/xpmpi/kernels/fuse/fusecuda" // fused kernels on CUDA arrays
 	"github.com/xpmpi/xpmpi/mpi"

@@ -122,6 +122,8 @@ struct xp_registrar {
 #include "gemm.cu"
 #include "stencil.cu"
 #include "random.cu"
+#include "fft.cu"
+#include "sort.cu"
 
 // ---- fibers: the threads of a block ----
 

@@ -1,0 +1,164 @@
+package cpu_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"os"
+	"testing"
+
+	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
+)
+
+// fftFixture is one length of ../testdata/fft.bin (gen_fft.py): NumPy's
+// forward and inverse transforms of fftInput(n).
+type fftFixture struct {
+	n         int
+	fwd, back []complex128
+}
+
+// loadFFTFixtures reads ../testdata/fft.bin.
+func loadFFTFixtures(t *testing.T) []fftFixture {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/fft.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f64 := func() float64 {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(data))
+		data = data[8:]
+		return v
+	}
+	var out []fftFixture
+	for len(data) > 0 {
+		n := int(binary.LittleEndian.Uint64(data))
+		data = data[8:]
+		fx := fftFixture{n: n, fwd: make([]complex128, n), back: make([]complex128, n)}
+		for _, s := range [][]complex128{fx.fwd, fx.back} {
+			for i := range s {
+				re := f64()
+				s[i] = complex(re, f64())
+			}
+		}
+		out = append(out, fx)
+	}
+	return out
+}
+
+// fftInput is the input of the fixtures of length n, as gen_fft.py makes it.
+func fftInput(n int) []complex128 {
+	x := make([]complex128, n)
+	for j := range x {
+		x[j] = complex(float64(j*37%101)/101-0.5, float64(j*53%97)/97-0.5)
+	}
+	return x
+}
+
+// fftRelErr is max|got-want| / max|want|.
+func fftRelErr[T complex64 | complex128](got []T, want []complex128) float64 {
+	var d, m float64
+	for i := range want {
+		d = math.Max(d, cmplx.Abs(complex128(got[i])-want[i]))
+		m = math.Max(m, cmplx.Abs(want[i]))
+	}
+	if m == 0 {
+		return d
+	}
+	return d / m
+}
+
+// checkFFTer checks run, an FFTer's transform of a pre x n x post block of
+// T, against NumPy's fixtures to tol relative (in the max norm over the
+// block): a batch of lines, line (i, j) being the fixture's input times
+// complex(1+i, j/2), along the last axis (post 1), the first (pre 1) and
+// a middle one; the inverse; and the inverse after the forward transform.
+// Lengths above maxN are left out.
+func checkFFTer[T complex64 | complex128](t *testing.T, tol float64, maxN int, run func(x []T, pre, n, post int, inverse bool) []T) {
+	for _, fx := range loadFFTFixtures(t) {
+		n := fx.n
+		if n > maxN {
+			continue
+		}
+		in := fftInput(n)
+		shapes := [][2]int{{1, 1}, {3, 1}, {1, 4}, {2, 3}, {0, 2}}
+		if n >= 1000 {
+			shapes = [][2]int{{2, 1}, {1, 2}}
+		}
+		for _, sh := range shapes {
+			pre, post := sh[0], sh[1]
+			x := make([]T, pre*n*post)
+			fwd := make([]complex128, len(x))
+			back := make([]complex128, len(x))
+			orig := make([]complex128, len(x))
+			for i := 0; i < pre; i++ {
+				for j := 0; j < post; j++ {
+					a := complex(1+float64(i), float64(j)/2)
+					for k := 0; k < n; k++ {
+						at := (i*n+k)*post + j
+						x[at] = T(a * in[k])
+						orig[at] = complex128(x[at])
+						fwd[at] = a * fx.fwd[k]
+						back[at] = a * fx.back[k]
+					}
+				}
+			}
+			what := fmt.Sprintf("%v n=%d pre=%d post=%d", backend.DTypeOf[T](), n, pre, post)
+			y := run(append([]T(nil), x...), pre, n, post, false)
+			if e := fftRelErr(y, fwd); e > tol {
+				t.Errorf("%s: forward: relative error %.3g against NumPy", what, e)
+			}
+			if e := fftRelErr(run(append([]T(nil), x...), pre, n, post, true), back); e > tol {
+				t.Errorf("%s: inverse: relative error %.3g against NumPy", what, e)
+			}
+			if e := fftRelErr(run(y, pre, n, post, true), orig); e > tol {
+				t.Errorf("%s: inverse after forward: relative error %.3g", what, e)
+			}
+		}
+	}
+}
+
+// TestFFT checks the CPU backend's FFT against NumPy, at one and three
+// threads, and its argument checks. FFTPACK takes O(n^2) for the prime
+// 4099, so the lengths above 1000 run at one thread, and not with -short.
+func TestFFT(t *testing.T) {
+	for _, threads := range []int{1, 3} {
+		maxN := 1 << 30
+		if threads > 1 || testing.Short() {
+			maxN = 1000
+		}
+		prev := backend.SetThreads(threads)
+		checkFFTer(t, 1e-12, maxN, func(x []complex128, pre, n, post int, inverse bool) []complex128 {
+			if err := cpu.Default.FFT(backend.HostBufferOf(x), pre, n, post, inverse); err != nil {
+				t.Fatal(err)
+			}
+			return x
+		})
+		// complex64 goes through complex128 scratch: rounded once.
+		checkFFTer(t, 1e-6, maxN, func(x []complex64, pre, n, post int, inverse bool) []complex64 {
+			if err := cpu.Default.FFT(backend.HostBufferOf(x), pre, n, post, inverse); err != nil {
+				t.Fatal(err)
+			}
+			return x
+		})
+		backend.SetThreads(prev)
+	}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"real", func() { cpu.Default.FFT(backend.HostBufferOf(make([]float64, 4)), 1, 4, 1, false) }},
+		{"short", func() { cpu.Default.FFT(backend.HostBufferOf(make([]complex128, 5)), 2, 3, 1, false) }},
+		{"negative", func() { cpu.Default.FFT(backend.HostBufferOf(make([]complex128, 0)), -1, 0, 1, false) }},
+	} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); len(r) < 9 || r[:9] != "backend: " {
+					t.Errorf("%s: panic %q, want one from backend.CheckFFT", c.name, r)
+				}
+			}()
+			c.f()
+		}()
+	}
+}

@@ -2,19 +2,14 @@ package kernels_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/fakecudatest"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/kernels/kerneltest"
 	"github.com/xpmpi/xpmpi/profiling"
@@ -23,8 +18,8 @@ import (
 // The CUDA launch path without a GPU: backend/cuda's tests have a fake
 // CUDA driver (backend/cuda/testdata/fakecuda, a libcuda.so.1 that runs
 // kernels compiled as C++ on the host). TestEmulatedLaunch builds it with
-// the kernels' variant sources compiled in, and runs TestEmulatedChild in a
-// child process that loads it as its driver: calls then take the CUDA
+// the kernels' variant sources compiled in (internal/fakecudatest), and
+// runs TestEmulatedChild in a child process that loads it as its driver: calls then take the CUDA
 // path (variant compilation, module loading, argument packing, launch
 // dimensions, struct arguments) and their results are compared with the
 // host implementations.
@@ -43,7 +38,7 @@ func emulatedKernels(t *testing.T) []*kernels.Kernel {
 
 // syncs lists the emulated kernels that call __syncthreads (the fake
 // driver runs their threads as fibers).
-var syncs = map[string]int{"blocksum": 1}
+var syncs = map[string]bool{"blocksum": true}
 
 // blockSumKernel writes the sum of each block's elements, by
 // xpmpi/reduce.cuh on the device and kernels.BlockSum on the host.
@@ -173,73 +168,31 @@ func variantFor(k *kernels.Kernel) kernels.Variant {
 }
 
 func TestEmulatedLaunch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the fake CUDA driver is not built")
-	}
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skipf("the fake CUDA driver is for linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	if !slices.Contains(backend.Names(), "cuda") {
-		t.Skip("no CUDA backend in this build (built without cgo)")
-	}
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("no g++ to build the fake CUDA driver")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := filepath.Join(root, "backend", "cuda", "testdata", "fakecuda", "fakecuda.cpp")
-	if _, err := os.Stat(fake); err != nil {
-		t.Skipf("no fake CUDA driver source: %v", err)
-	}
-	dir := t.TempDir()
-	var tu strings.Builder
-	fmt.Fprintf(&tu, "#include %q\n", filepath.Join(root, "backend", "cuda", "kernels.cu"))
-	seen := map[string]bool{}
+	var srcs []fakecudatest.Source
+	index := map[string]int{} // by kernel source
 	for _, k := range emulatedKernels(t) {
 		v := variantFor(k)
-		if !seen[k.Source()] {
-			seen[k.Source()] = true
-			tu.WriteString(k.VariantSource(v))
-			tu.WriteString("\n#undef T\n")
+		i, ok := index[k.Source()]
+		if !ok {
+			i = len(srcs)
+			index[k.Source()] = i
+			code := k.VariantSource(v) + "\n#undef T\n"
 			for _, d := range v.Defines {
-				fmt.Fprintf(&tu, "#undef %s\n", d.Name)
+				code += "#undef " + d.Name + "\n"
 			}
+			srcs = append(srcs, fakecudatest.Source{Code: code})
 		}
-		fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", k.Name(), syncs[k.Name()])
+		srcs[i].Entries = append(srcs[i].Entries, fakecudatest.Entry{Name: k.Name(), Syncs: syncs[k.Name()]})
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), []byte(tu.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, "libcuda.so.1")
 	start := time.Now()
-	cmd := exec.Command(gxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
-		"-ffp-contract=off", "-fno-strict-aliasing", "-I", dir, "-I", filepath.Join(root, "backend", "cuda"), "-o", lib, fake)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the fake driver: %v\n%s\n%s", err, out, tu.String())
-	}
-	t.Logf("fake driver built in %v", time.Since(start).Round(time.Millisecond))
-	nvrtc := lib // the fake NVRTC, unless there is a real one
-	if _, path, err := kernels.NVRTC(); err == nil {
-		nvrtc = path
-	}
-	child := exec.Command(os.Args[0], "-test.run=^TestEmulatedChild$", "-test.v", "-test.count=1")
-	child.Env = append(os.Environ(), "XPMPI_KERNELS_EMULATION=1", "XPMPI_LIBCUDA="+lib, "XPMPI_NVRTC="+nvrtc,
-		"XPMPI_DEVICE=", "XDG_CACHE_HOME="+t.TempDir(), "XPMPI_CUDA_DEBUG=1", "XPMPI_KERNELS_STRICT=1")
-	out, err := child.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestEmulatedChild") {
-		t.Fatalf("TestEmulatedChild on the fake driver: %v\n%s", err, out)
-	}
-	t.Logf("TestEmulatedChild on the fake driver:\n%s", out)
+	d := fakecudatest.Build(t, srcs...)
+	t.Logf("fake driver ready in %v", time.Since(start).Round(time.Millisecond))
+	d.Run(t, "TestEmulatedChild", "XPMPI_CUDA_DEBUG=1")
 }
 
 // TestEmulatedChild runs in the child process of TestEmulatedLaunch.
 func TestEmulatedChild(t *testing.T) {
-	if os.Getenv("XPMPI_KERNELS_EMULATION") != "1" {
-		t.Skip("run by TestEmulatedLaunch, against the fake CUDA driver")
-	}
+	fakecudatest.SkipUnlessChild(t)
 	dev, err := backend.Lookup("cuda")
 	if err != nil {
 		t.Fatal(err)

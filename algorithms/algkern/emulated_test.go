@@ -2,19 +2,15 @@ package algkern
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/fakecudatest"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/kernels/kerneltest"
-	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
@@ -23,8 +19,9 @@ import (
 // kernels compiled as C++ on the host, with -ffp-contract=off) is built
 // with the kernels' CUDA source compiled in (the float64 variant of each
 // generic kernel under its name, and the other element types' variants
-// as renamed copies: the driver finds an entry by name), and TestEmulatedChild runs in a child process that loads it as
-// its driver. There the API functions take the CUDA path (launches of the
+// as renamed copies, each in a namespace of its own: the driver finds an
+// entry by name; internal/fakecudatest builds it), and TestEmulatedChild
+// runs in a child process that loads it as its driver. There the API functions take the CUDA path (launches of the
 // CUDA kernels, compiled from the same text as for a GPU, on the
 // backend's device arrays, strict: no host fallback) and must give the
 // algorithms package's bits, and every parity case's CUDA run must give
@@ -103,83 +100,38 @@ func variantFor(k *kernels.Kernel) kernels.Variant {
 }
 
 func TestEmulated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the fake CUDA driver is not built")
-	}
-	if mpi.Built {
-		t.Skip("the default build runs it: a child of an MPI rank would start MPI again")
-	}
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skipf("the fake CUDA driver is for linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	if !slices.Contains(backend.Names(), "cuda") {
-		t.Skip("no CUDA backend in this build (built without cgo)")
-	}
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("no g++ to build the fake CUDA driver")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := filepath.Join(root, "backend", "cuda", "testdata", "fakecuda", "fakecuda.cpp")
-	if _, err := os.Stat(fake); err != nil {
-		t.Skipf("no fake CUDA driver source: %v", err)
-	}
-	dir := t.TempDir()
-	var tu strings.Builder
-	fmt.Fprintf(&tu, "#include %q\n", filepath.Join(root, "backend", "cuda", "kernels.cu"))
+	// The headers at global scope, so that the copies of the namespaces
+	// below (guarded out) use these.
+	var headers strings.Builder
 	for _, h := range []string{"xpmpi/cell.cuh", "xpmpi/morton.cuh"} {
-		// At global scope, so that the copies of the namespaces below
-		// (guarded out) use these.
 		text, _ := kernels.Header(h)
-		tu.WriteString(text + "\n")
+		headers.WriteString(text + "\n")
 	}
-	seen := map[string]bool{}
+	srcs := []fakecudatest.Source{{Code: headers.String()}}
+	index := map[string]int{} // by kernel source
 	for _, k := range allKernels {
-		if !seen[k.Source()] {
-			seen[k.Source()] = true
-			tu.WriteString(k.VariantSource(variantFor(k)))
-			tu.WriteString("\n#undef T\n")
+		i, ok := index[k.Source()]
+		if !ok {
+			i = len(srcs)
+			index[k.Source()] = i
+			srcs = append(srcs, fakecudatest.Source{Code: k.VariantSource(variantFor(k)) + "\n#undef T\n"})
 		}
-		fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", k.Name(), syncs[k.Name()])
+		srcs[i].Entries = append(srcs[i].Entries, fakecudatest.Entry{Name: k.Name(), Syncs: syncs[k.Name()] != 0})
 	}
 	for i, set := range renamedSets() {
-		fmt.Fprintf(&tu, "namespace xpmpi_renamed_%d {\n%s\n}\n#undef T\n", i, set.source)
+		src := fakecudatest.Source{Code: set.source + "\n#undef T\n", Scope: fmt.Sprintf("xpmpi_renamed_%d", i)}
 		for _, k := range set.kernels {
-			fmt.Fprintf(&tu, "using xpmpi_renamed_%d::%s;\nXP_REGISTER(%s, %d)\n", i, k.Name(), k.Name(), syncs[k.Name()])
+			src.Entries = append(src.Entries, fakecudatest.Entry{Name: k.Name(), Syncs: syncs[k.Name()] != 0})
 		}
+		srcs = append(srcs, src)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernels.cu"), []byte(tu.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, "libcuda.so.1")
-	cmd := exec.Command(gxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
-		"-ffp-contract=off", "-fno-strict-aliasing", "-I", dir, "-I", filepath.Join(root, "backend", "cuda"), "-o", lib, fake)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the fake driver: %v\n%s", err, out)
-	}
-	nvrtc := lib // the fake NVRTC, unless there is a real one
-	if _, path, err := kernels.NVRTC(); err == nil {
-		nvrtc = path
-	}
-	child := exec.Command(os.Args[0], "-test.run=^TestEmulatedChild$", "-test.v", "-test.count=1")
-	child.Env = append(os.Environ(), "XPMPI_KERNELS_EMULATION=1", "XPMPI_LIBCUDA="+lib, "XPMPI_NVRTC="+nvrtc,
-		"XPMPI_DEVICE=", "XDG_CACHE_HOME="+t.TempDir(), "XPMPI_KERNELS_STRICT=1", "XPMPI_CUDA_DEBUG=1")
-	out, err := child.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestEmulatedChild") {
-		t.Fatalf("TestEmulatedChild on the fake driver: %v\n%s", err, out)
-	}
-	t.Logf("TestEmulatedChild on the fake driver:\n%s", out)
+	fakecudatest.Build(t, srcs...).Run(t, "TestEmulatedChild", "XPMPI_CUDA_DEBUG=1")
 }
 
 // TestEmulatedChild runs in the child process of TestEmulated, on the
 // CUDA backend of the fake driver, strict (no host fallback).
 func TestEmulatedChild(t *testing.T) {
-	if os.Getenv("XPMPI_KERNELS_EMULATION") != "1" {
-		t.Skip("run by TestEmulated, against the fake CUDA driver")
-	}
+	fakecudatest.SkipUnlessChild(t)
 	dev, err := backend.Lookup("cuda")
 	if err != nil {
 		t.Fatal(err)

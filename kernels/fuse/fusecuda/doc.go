@@ -12,5 +12,15 @@
 // fuse.CUDAProgram documents: the main kernel over the elements, then,
 // for a kernel with reductions, the final kernel over the per-block
 // partial results, whose values come back to the host as a scalar result
-// does. It needs cgo (backend/cuda); without it the package is empty.
+// does. The device memory of the partial results is kept per device and
+// program for later launches (grown to the largest grid launched, one
+// piece per concurrent launch), so that a loop of launches allocates
+// nothing. It needs cgo (backend/cuda); without it the package is empty.
+//
+// The tests run generated programs without a GPU: TestEmulated compiles
+// them into backend/cuda's fake CUDA driver (internal/fakecudatest) and
+// compares the launcher's results with the CPU evaluator's, elementwise
+// bit for bit, reductions bit for bit with the order that
+// fuse.CUDAProgram documents (which is not the CPU evaluator's: float
+// sums agree with the CPU's to rounding).
 package fusecuda

@@ -5,6 +5,7 @@ package fusecuda
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -75,9 +76,81 @@ func deviceOf(arrays []backend.Buffer) (*cuda.Backend, error) {
 	return cuda.Open(dev.ID)
 }
 
+// scratch is the device memory of a launch's reductions: the per-block
+// partial results (part, room for cap words) and the results (out, one
+// word per reduction), with a host slice that the results are copied to.
+// A scratch serves one launch at a time; scratches are kept per device and
+// program for the next launch (scratches), and part grows to the largest
+// grid launched.
+type scratch struct {
+	part  backend.Buffer
+	cap   int
+	out   backend.Buffer
+	words []uint64
+}
+
+// scratches holds the scratches not in use, by device and program. Their
+// memory is kept for the life of the process (at most CUDAMaxGrid+1 words
+// per reduction for each program and concurrent launch), as the modules
+// are.
+var scratches struct {
+	mu   sync.Mutex
+	free map[moduleKey][]*scratch
+}
+
+// scratchAllocs counts the device allocations made for scratches (tests).
+var scratchAllocs atomic.Int64
+
+// takeScratch returns a scratch of key's program, with room for nres
+// results and words partial results, for the caller's use alone until it
+// gives it back with giveScratch.
+func takeScratch(b *cuda.Backend, key moduleKey, words, nres int) (*scratch, error) {
+	scratches.mu.Lock()
+	var s *scratch
+	if free := scratches.free[key]; len(free) > 0 {
+		s = free[len(free)-1]
+		scratches.free[key] = free[:len(free)-1]
+	}
+	scratches.mu.Unlock()
+	if s == nil {
+		out, err := b.Alloc(backend.Uint64, nres)
+		if err != nil {
+			return nil, err
+		}
+		scratchAllocs.Add(1)
+		s = &scratch{out: out, words: make([]uint64, nres)}
+	}
+	if s.cap < words {
+		if s.part != nil {
+			b.Free(s.part)
+			s.part, s.cap = nil, 0
+		}
+		part, err := b.Alloc(backend.Uint64, words)
+		if err != nil {
+			b.Free(s.out)
+			return nil, err
+		}
+		scratchAllocs.Add(1)
+		s.part, s.cap = part, words
+	}
+	return s, nil
+}
+
+// giveScratch makes s available to the next launch of key's program.
+func giveScratch(key moduleKey, s *scratch) {
+	scratches.mu.Lock()
+	defer scratches.mu.Unlock()
+	if scratches.free == nil {
+		scratches.free = map[moduleKey][]*scratch{}
+	}
+	scratches.free[key] = append(scratches.free[key], s)
+}
+
 // LaunchFused runs p over n elements of arrays with params on the arrays'
 // CUDA device, and returns one result per reduction of p. It is not
-// collective: it runs on the calling process's device only.
+// collective: it runs on the calling process's device only. Launches may
+// run concurrently: each takes memory for its reductions' partial results
+// of its own, kept for later launches of the program on the device.
 func (Launcher) LaunchFused(p *fuse.CUDAProgram, n int, arrays []backend.Buffer, params []backend.Scalar) ([]backend.Scalar, error) {
 	b, err := deviceOf(arrays)
 	if err != nil {
@@ -100,39 +173,37 @@ func (Launcher) LaunchFused(p *fuse.CUDAProgram, n int, arrays []backend.Buffer,
 	}
 	grid := p.Grid(n)
 	nres := len(p.Results)
-	var part, out backend.Buffer
-	if nres > 0 {
-		if part, err = b.Alloc(backend.Uint64, grid*nres); err != nil {
-			return nil, err
-		}
-		defer b.Free(part)
-		if out, err = b.Alloc(backend.Uint64, nres); err != nil {
-			return nil, err
-		}
-		defer b.Free(out)
-		args.Buffer(part)
-	}
-	if err := main.Launch(cuda.Dim3{X: grid}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, args); err != nil {
-		return nil, err
-	}
 	if nres == 0 {
-		return nil, nil
+		return nil, main.Launch(cuda.Dim3{X: grid}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, args)
 	}
 	final, err := m.Function(p.Final)
 	if err != nil {
 		return nil, err
 	}
-	fargs := (&cuda.Args{}).Int32(int32(grid)).Buffer(part).Buffer(out)
+	key := moduleKey{b.Device().ID, p.Main}
+	s, err := takeScratch(b, key, grid*nres, nres)
+	if err != nil {
+		return nil, err
+	}
+	args.Buffer(s.part)
+	if err := main.Launch(cuda.Dim3{X: grid}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, args); err != nil {
+		giveScratch(key, s)
+		return nil, err
+	}
+	fargs := (&cuda.Args{}).Int32(int32(grid)).Buffer(s.part).Buffer(s.out)
 	if err := final.Launch(cuda.Dim3{X: 1}, cuda.Dim3{X: fuse.CUDABlock}, 0, nil, fargs); err != nil {
+		giveScratch(key, s)
 		return nil, err
 	}
-	words := make([]uint64, nres)
-	if err := b.CopyToHost(unsafe.Pointer(&words[0]), out); err != nil {
-		return nil, err
-	}
+	// CopyToHost waits for the launches: s is free again after it.
+	err = b.CopyToHost(unsafe.Pointer(&s.words[0]), s.out)
 	res := make([]backend.Scalar, nres)
-	for i, w := range words {
+	for i, w := range s.words {
 		res[i] = fuse.ScalarOfBits(p.ResultTypes[i], w)
+	}
+	giveScratch(key, s)
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

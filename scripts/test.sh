@@ -296,6 +296,10 @@ if command -v g++ >/dev/null 2>&1; then
 	step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver)" build_fakecuda
 	[ -f build/fakecuda/libcuda.so.1 ] && fakecuda=$root/build/fakecuda/libcuda.so.1
 fi
+# The emulated tests of kernels, integrate, algorithms/algkern and fusecuda
+# build fake drivers with their own kernels in (internal/fakecudatest),
+# cached in the build tree rather than the user's cache directory.
+export XPMPI_FAKECUDA_CACHE=$root/build/fakecuda-cache
 step "go test ./... (default build)" env ${fakecuda:+XPMPI_FAKECUDA=$fakecuda} go test -timeout 10m "${short[@]}" ./...
 # The race detector on the default build (goroutine-parallel loops, the
 # stand-in's queues, the profiling counters), with -short to bound its time,

@@ -453,13 +453,31 @@ static double *merge_runs(double *a, double *tmp, int64_t *off, int runs) {
 	return a;
 }
 
+/* sort_buffer returns the scratch buffer *buf of at least n doubles, kept
+ * across calls as a C programmer who sorts repeatedly keeps it (xpmpi's W5
+ * sorts in place with dist.SortInto, and Go's heap reuses its scratch):
+ * grown and written once, so that no later call takes the page faults of
+ * fresh memory (glibc maps blocks over 32 MiB anew on every malloc). */
+static double *sort_buffer(double **buf, int64_t *cap, int64_t n) {
+	if (n > *cap) {
+		free(*buf);
+		*buf = alloc_doubles(n);
+		*cap = *buf ? n : 0;
+		if (*buf) memset(*buf, 0, (size_t)n * sizeof(double));
+	}
+	return *buf;
+}
+
+static double *sort_tmp, *sort_recv, *sort_rtmp;
+static int64_t sort_tmp_cap, sort_recv_cap, sort_rtmp_cap;
+
 int xpref_sort(const xpref_params *p, xpref_result *r) {
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	int64_t lo, m;
 	block(p->n, size, rank, &lo, &m);
-	double *keys = alloc_doubles(m), *tmp = alloc_doubles(m);
+	double *keys = alloc_doubles(m), *tmp = sort_buffer(&sort_tmp, &sort_tmp_cap, m);
 	int *scount = calloc(size, sizeof(int)), *sdispl = calloc(size, sizeof(int));
 	int *rcount = calloc(size, sizeof(int)), *rdispl = calloc(size, sizeof(int));
 	int *samplecount = calloc(size, sizeof(int)), *sampledispl = calloc(size, sizeof(int));
@@ -511,8 +529,8 @@ int xpref_sort(const xpref_params *p, xpref_result *r) {
 			total += rcount[i];
 		}
 		off[size] = total;
-		recv = alloc_doubles(total);
-		rtmp = alloc_doubles(total);
+		recv = sort_buffer(&sort_recv, &sort_recv_cap, total);
+		rtmp = sort_buffer(&sort_rtmp, &sort_rtmp_cap, total);
 		if (!recv || !rtmp) {
 			rc = -1;
 			goto out;
@@ -557,7 +575,6 @@ int xpref_sort(const xpref_params *p, xpref_result *r) {
 	rc = MPI_SUCCESS;
 out:
 	free(keys);
-	free(tmp);
 	free(scount);
 	free(sdispl);
 	free(rcount);
@@ -565,8 +582,6 @@ out:
 	free(samplecount);
 	free(sampledispl);
 	free(off);
-	free(recv);
-	free(rtmp);
 	free(samples);
 	free(allsamples);
 	return rc;

@@ -35,8 +35,9 @@
 // conjugation), Vdot, Norm, ProdComplex, MeanComplex, Conj, Real, Imag,
 // AbsComplex and Angle (real results), and Exp, Log, Sqrt, Pow and
 // PowScalar (math/cmplx, with NumPy's special values where they differ),
-// Where and Compact, Cumsum and Cumprod, SumAxis, DotAxis, ProdAxis and
-// MeanAxisComplex, and MatMul, MatMulInto and MatVec (complex GEMM);
+// Where and Compact, Cumsum and Cumprod, SumAxis, DotAxis, ProdAxis,
+// MeanAxisComplex and NormAxisComplex, and MatMul, MatMulInto and MatVec
+// (complex GEMM);
 // ordered operations (comparisons, Min, Max, their axis forms, Sort) take
 // the real types only, as NumPy's lexicographic order of complex numbers
 // is not followed, and Astype from complex to real needs DiscardImag. Masks are uint8 arrays holding 0 and 1. The
@@ -110,7 +111,9 @@
 // backend.RandomFiller (the fake device, CUDA) the blocks are filled on the
 // device, with no copy; normal deviates on CUDA agree with the host's to
 // about 1e-14. Sort, SortWithIndex and SortWithOptions sort 1-D
-// arrays with a sample sort and return the even block layout.
+// arrays with a sample sort and return the even block layout; SortInto
+// writes that result into an existing array, or sorts an array in place
+// (SortInto(x, x)).
 //
 // Save and Load write and read NumPy .npy files, each rank its own block
 // (pread and pwrite on one node, MPI-IO across nodes under -tags mpi), and

@@ -753,8 +753,9 @@ fi
 
 # ---------------------------------------------------------------- cuda-dist
 # dist's and fft's CUDA arrays on the fake CUDA driver (kernels.cu, math.cu,
-# stats.cu, convert.cu, gemm.cu, stencil.cu, random.cu, fft.cu and sort.cu
-# compiled as C++ and run on the host; it stands in for NVRTC too):
+# stats.cu, convert.cu, gemm.cu, stencil.cu, random.cu, fft.cu, sort.cu and
+# complex.cu compiled as C++ and run on the host; it stands in for NVRTC
+# too): complex arithmetic and math,
 # statistics, axis reductions, masks, Astype, the stencils, random fills
 # and FFTs must stay on the device and give the CPU's bits (FFTs within
 # 1e-12 of them), dist.Sort and the slicing, shape and Redistribute packs
@@ -763,7 +764,7 @@ fi
 # MatMul's bound. Only those tests: the rest of the dist and fft suites run
 # on the fake device above.
 cuda_dist_cases=(
-	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random|Sort)CUDA$"
+	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random|Sort|Complex)CUDA$"
 	"./fft|fft|^TestDeviceFFTCUDA$"
 )
 if [ -n "$fakecuda" ]; then

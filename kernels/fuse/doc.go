@@ -143,7 +143,10 @@
 // with NVRTC (XPMPI_NVRTC; skipped without it), check Run's CUDA path with
 // a stand-in device and a host launcher, and hold a launcher over
 // backend/cuda (gpu_test.go) whose test, TestGPU, compares launched
-// kernels with the CPU evaluator; it is skipped without a GPU, so no
-// generated kernel has been launched yet. The package itself ships no
-// launcher.
+// kernels with the CPU evaluator; it is skipped without a GPU. Package
+// kernels/fuse/fusecuda's TestEmulated launches generated programs on the
+// fake CUDA driver (internal/fakecudatest): elementwise results are the
+// CPU's bits, reductions the bits of the order CUDAProgram documents,
+// float sums within rounding of the CPU's. No generated kernel has run on
+// a GPU yet. The package itself ships no launcher.
 package fuse

@@ -38,8 +38,11 @@ const DefaultBlock = 256
 
 // MaxSharedMem is the most dynamic shared memory per block that a launch
 // gets without the opt-in attribute
-// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). backend/cuda does not
-// bind cuFuncSetAttribute, so a launch that asks for more is refused.
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). A CUDA launch that
+// asks for more opts its function in first (backend/cuda's
+// Function.Launch), up to the device's maximum (cuda.DeviceInfo's
+// SharedMemOptin: 227 KiB on an H100 or H200); past that it is an error
+// naming the kernel.
 const MaxSharedMem = 48 << 10
 
 // maxGridX is the largest x dimension of a CUDA grid.
@@ -320,9 +323,6 @@ func overlap(a, b backend.Buffer) bool {
 // launchCUDA compiles (on first use) and launches the kernel on a CUDA
 // device.
 func (k *Kernel) launchCUDA(cfg Config, b *binding, d cudaDevice) error {
-	if cfg.SharedMem > MaxSharedMem {
-		return fmt.Errorf("kernels: %s: %d bytes of dynamic shared memory: more than %d needs the opt-in attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (cuFuncSetAttribute), which backend/cuda does not bind yet", k.spec.Name, cfg.SharedMem, MaxSharedMem)
-	}
 	packed := make([]packedArg, len(b.args))
 	for i, ba := range b.args {
 		switch ba.param.Kind() {

@@ -29,10 +29,11 @@
 // implementation; all on one CUDA device, the CUDA kernel, queued on the
 // device's stream. Launch size: Config.N, or the first array's length, in
 // blocks of DefaultBlock threads, or the Config's Grid and Block. A launch
-// of size 0 does nothing. Dynamic shared memory above 48 KiB needs
-// cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES), which backend/cuda
-// does not bind: such a launch is refused with an error saying so. Launch
-// errors name the kernel and the variant.
+// of size 0 does nothing. Dynamic shared memory above 48 KiB
+// (MaxSharedMem) opts the function in with
+// cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES), up to the device's
+// maximum (227 KiB on an H100 or H200); more is an error naming the
+// kernel. Launch errors name the kernel and the variant.
 //
 // Host implementations read arrays with In and write them with Out; Out
 // refuses a const parameter (a panic naming the kernel and argument), and
@@ -130,8 +131,7 @@
 // it is left out.
 //
 // Not done: C++ template kernels are parsed but refused at New (see
-// Variants); the 48 KiB shared-memory opt-in attribute (refused instead);
-// struct arguments over 64 bytes on CUDA; pointers to structs and arrays of
+// Variants); struct arguments over 64 bytes on CUDA; pointers to structs and arrays of
 // structs; NVRTC include files other than the shipped headers.
 //
 // Tested without a GPU: every kernel compiles to PTX with NVRTC (Debian's

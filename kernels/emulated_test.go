@@ -231,10 +231,21 @@ func TestEmulatedChild(t *testing.T) {
 			t.Errorf("affine: y[%d] = %v, want %v", i, got[i], want)
 		}
 	}
-	// Shared memory above 48 KiB is refused, naming the kernel.
-	err = aff.Launch(kernels.Config{SharedMem: 64 << 10}, kernels.StructValue(Affine{}), kernels.Array(x), kernels.Array(y))
-	if err == nil || !strings.Contains(err.Error(), "kernels: affine: 65536 bytes of dynamic shared memory") {
-		t.Errorf("64 KiB of shared memory: %v", err)
+	// Dynamic shared memory above 48 KiB opts the function in (the fake
+	// driver, as the real one, refuses such a launch otherwise), up to the
+	// device's maximum (the fake device's: 227 KiB); more is refused,
+	// naming the kernel.
+	for _, n := range []int{64 << 10, 227 << 10, 100 << 10} {
+		if err := aff.Launch(kernels.Config{SharedMem: n}, kernels.StructValue(Affine{A: 1, Count: 4}), kernels.Array(x), kernels.Array(y)); err != nil {
+			t.Errorf("%d bytes of shared memory: %v", n, err)
+		}
+	}
+	if got := toHost(t, y); got[0] != 1 || got[3] != 4 {
+		t.Errorf("affine with 64-227 KiB of shared memory: y = %v", got)
+	}
+	err = aff.Launch(kernels.Config{SharedMem: 228 << 10}, kernels.StructValue(Affine{}), kernels.Array(x), kernels.Array(y))
+	if err == nil || !strings.Contains(err.Error(), "kernels: affine") || !strings.Contains(err.Error(), "233472 bytes of dynamic shared memory, more than the 232448") {
+		t.Errorf("228 KiB of shared memory: %v", err)
 	}
 	// Host and device arrays together are refused.
 	err = aff.Call(kernels.StructValue(Affine{}), kernels.Array(backend.Wrap([]float32{1})), kernels.Array(y))

@@ -58,6 +58,9 @@ const (
 	attrPCIDomain       = 50
 	attrCCMajor         = 75
 	attrCCMinor         = 76
+	// attrSharedOptin is the most dynamic shared memory per block a
+	// kernel may have once it opts in (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).
+	attrSharedOptin = 97
 )
 
 // DeviceInfo describes one CUDA device.
@@ -69,6 +72,11 @@ type DeviceInfo struct {
 	Multiprocessors int    `json:"multiprocessors"`
 	TotalMemory     uint64 `json:"total_memory"` // bytes
 	PCIBusID        string `json:"pci_bus_id"`   // domain:bus:device, as nvidia-smi shows it
+	// SharedMemOptin is the most shared memory per block in bytes, static
+	// and dynamic, that a kernel may use after opting in (Launch does so
+	// for dynamic shared memory over DefaultSharedMem); 0 where the
+	// driver does not say.
+	SharedMemOptin int `json:"shared_mem_optin"`
 }
 
 // Arch returns the virtual architecture NVRTC compiles for on the device,
@@ -130,6 +138,7 @@ func deviceInfo(ordinal int) (DeviceInfo, error) {
 	if info.Multiprocessors, err = attr(attrMultiprocessors); err != nil {
 		return info, err
 	}
+	info.SharedMemOptin, _ = attr(attrSharedOptin)
 	bus, _ := attr(attrPCIBus)
 	pdev, _ := attr(attrPCIDevice)
 	dom, _ := attr(attrPCIDomain)

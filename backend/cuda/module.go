@@ -30,7 +30,19 @@ type Function struct {
 	m    *Module
 	name string
 	fn   C.CUfunction
+
+	mu     sync.Mutex
+	dynOpt int // the dynamic shared memory this function has opted in to
 }
+
+// DefaultSharedMem is the most dynamic shared memory per block, in bytes,
+// that a launch gets without opting in. Launch opts a function in
+// (cuFuncSetAttribute with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+// for more, up to the device's DeviceInfo.SharedMemOptin.
+const DefaultSharedMem = 48 << 10
+
+// funcAttrMaxDynamicShared is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+const funcAttrMaxDynamicShared = 8
 
 // LoadModule loads a PTX text or a cubin image on the backend's device.
 func (b *Backend) LoadModule(image []byte) (*Module, error) {
@@ -113,11 +125,21 @@ func (d Dim3) dims() (x, y, z C.uint) {
 
 // Launch launches the kernel on stream s (nil: the backend's stream) with
 // the given grid, block, dynamic shared memory in bytes, and arguments.
-// It returns when the launch is queued; errors of the kernel itself show
-// at the next synchronization.
+// Dynamic shared memory over DefaultSharedMem opts the function in first,
+// once per size (an error past the device's SharedMemOptin, naming the
+// kernel). It returns when the launch is queued; errors of the kernel
+// itself show at the next synchronization.
 func (f *Function) Launch(grid, block Dim3, sharedMem int, s *Stream, args *Args) error {
 	if args == nil {
 		args = &Args{}
+	}
+	if sharedMem < 0 {
+		return fmt.Errorf("cuda: %s: %d bytes of dynamic shared memory", f.name, sharedMem)
+	}
+	if sharedMem > DefaultSharedMem {
+		if err := f.optIn(sharedMem); err != nil {
+			return err
+		}
 	}
 	if len(args.sizes) > MaxArgs {
 		return fmt.Errorf("cuda: %s: %d arguments, at most %d", f.name, len(args.sizes), MaxArgs)
@@ -229,3 +251,24 @@ func (a *Args) Sizes() []int {
 
 // Packed returns the arguments' bytes, back to back.
 func (a *Args) Packed() []byte { return append([]byte(nil), a.data...) }
+
+// optIn lets the function use n bytes of dynamic shared memory per block,
+// more than DefaultSharedMem, if the device allows it.
+func (f *Function) optIn(n int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n <= f.dynOpt {
+		return nil
+	}
+	if max := f.m.b.info.SharedMemOptin; n > max {
+		return fmt.Errorf("cuda: %s: %d bytes of dynamic shared memory, more than the %d a block of %s may opt in to", f.name, n, max, f.m.b.info.Name)
+	}
+	err := f.m.b.withContext(func() error {
+		return check("cuFuncSetAttribute("+f.name+", MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+			C.xpcu_cuFuncSetAttribute(f.fn, funcAttrMaxDynamicShared, C.int(n)))
+	})
+	if err == nil {
+		f.dynOpt = n
+	}
+	return err
+}

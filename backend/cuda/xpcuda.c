@@ -62,6 +62,7 @@ static CUresult (*p_cuEventElapsedTime)(float *, CUevent, CUevent);
 static CUresult (*p_cuModuleLoadData)(CUmodule *, const void *);
 static CUresult (*p_cuModuleUnload)(CUmodule);
 static CUresult (*p_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+static CUresult (*p_cuFuncSetAttribute)(CUfunction, int, int);
 static CUresult (*p_cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
 				    unsigned int, unsigned int, unsigned int, unsigned int,
 				    CUstream, void **, void **);
@@ -116,6 +117,7 @@ static const struct binding cuda_bindings[] = {
 	B(cuModuleLoadData),
 	B(cuModuleUnload),
 	B(cuModuleGetFunction),
+	B(cuFuncSetAttribute),
 	B(cuLaunchKernel),
 	B(cuGetErrorName),
 	B(cuGetErrorString),
@@ -223,6 +225,7 @@ CUresult xpcu_cuEventSynchronize(CUevent e) { return CALL(cuEventSynchronize, e)
 CUresult xpcu_cuEventElapsedTime(float *ms, CUevent start, CUevent end) { return CALL(cuEventElapsedTime, ms, start, end); }
 CUresult xpcu_cuModuleUnload(CUmodule m) { return CALL(cuModuleUnload, m); }
 CUresult xpcu_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) { return CALL(cuModuleGetFunction, f, m, name); }
+CUresult xpcu_cuFuncSetAttribute(CUfunction f, int attrib, int value) { return CALL(cuFuncSetAttribute, f, attrib, value); }
 
 const char *xpcu_error_name(CUresult r)
 {

@@ -92,6 +92,7 @@ CUresult xpcu_cuEventSynchronize(CUevent e);
 CUresult xpcu_cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 CUresult xpcu_cuModuleUnload(CUmodule m);
 CUresult xpcu_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name);
+CUresult xpcu_cuFuncSetAttribute(CUfunction f, int attrib, int value);
 /* xpcu_error_name and xpcu_error_string never return NULL. */
 const char *xpcu_error_name(CUresult r);
 const char *xpcu_error_string(CUresult r);

@@ -302,7 +302,12 @@ struct xpCUmodule {
 struct xpCUfunction {
 	const Entry *entry;
 	std::string name;
+	int max_dynamic_shared = 48 << 10; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 };
+
+// The device's shared memory per block after opting in, an H100's and
+// H200's (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).
+static const int shared_optin = 232448;
 
 static int env_int(const char *name, int def)
 {
@@ -399,6 +404,9 @@ API CUresult cuDeviceGetAttribute(int *v, int attrib, CUdevice d)
 		break;
 	case 33: // PCI bus
 		*v = 0x10 + d;
+		break;
+	case 97: // shared memory per block, opted in
+		*v = shared_optin;
 		break;
 	default:
 		*v = 0;
@@ -696,6 +704,22 @@ API CUresult cuModuleGetFunction(xpCUfunction **f, xpCUmodule *m, const char *na
 	return OK;
 }
 
+// cuFuncSetAttribute knows the one attribute the backend sets, the dynamic
+// shared memory a function may launch with, and refuses more than the
+// device's opt-in maximum, as the driver does.
+API CUresult cuFuncSetAttribute(xpCUfunction *f, int attrib, int value)
+{
+	NEED_CTX();
+	if (f == nullptr) {
+		return ERR_INVALID_HANDLE;
+	}
+	if (attrib != 8 || value < 0 || value > shared_optin) {
+		return ERR_INVALID_VALUE;
+	}
+	f->max_dynamic_shared = value;
+	return OK;
+}
+
 API CUresult cuLaunchKernel(xpCUfunction *f, unsigned int gx, unsigned int gy, unsigned int gz,
 			    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
 			    xpCUstream *, void **params, void **extra)
@@ -708,6 +732,11 @@ API CUresult cuLaunchKernel(xpCUfunction *f, unsigned int gx, unsigned int gy, u
 	    (unsigned long long)bx * by * bz > 1024 || bz > 64) {
 		fprintf(stderr, "fakecuda: %s: invalid launch configuration (%u,%u,%u) x (%u,%u,%u)\n",
 			f->name.c_str(), gx, gy, gz, bx, by, bz);
+		return ERR_INVALID_VALUE;
+	}
+	if (shmem > (unsigned)f->max_dynamic_shared) {
+		fprintf(stderr, "fakecuda: %s: %u bytes of dynamic shared memory, the function allows %d\n",
+			f->name.c_str(), shmem, f->max_dynamic_shared);
 		return ERR_INVALID_VALUE;
 	}
 	std::lock_guard<std::mutex> g(mu);

@@ -20,9 +20,12 @@
 // jobs and read what they print call t.Parallel and run together (at most
 // go test's -parallel, which scripts/test.sh sets to 4) after the others.
 // A test stays sequential if it bounds a job's time (the fault, timeout and
-// refusal tests), sets the environment (t.Setenv is the process's), looks
-// for processes by binary (the hosts tests), or leaves state behind for
-// other jobs on purpose (the stale MPI-IO semaphore).
+// refusal tests), sets the environment (t.Setenv is the process's), or
+// leaves state behind for other jobs on purpose (the stale MPI-IO
+// semaphore). The hosts tests run in parallel with the others, one at a
+// time among themselves (hostsMu): they find their ranks by network
+// namespace, where no other test's run, and their bounds are TCP's and
+// the launchers' timers, seconds long, not the processors'.
 //
 //	go build -tags mpi -o bin/xpmpi ./cmd/xpmpi
 //	XPMPI_BIN=$PWD/bin/xpmpi go test -tags mpi ./tests/

@@ -52,6 +52,13 @@ func (b *lockedBuffer) String() string {
 // run runs name with args, stopping it after timeout.
 func run(t *testing.T, timeout time.Duration, name string, args ...string) result {
 	t.Helper()
+	return runEnv(t, timeout, nil, name, args...)
+}
+
+// runEnv is run with extra environment variables (NAME=value) for the
+// command, which a parallel test cannot set with t.Setenv.
+func runEnv(t *testing.T, timeout time.Duration, env []string, name string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -59,6 +66,7 @@ func run(t *testing.T, timeout time.Duration, name string, args ...string) resul
 		"OMPI_MCA_rmaps_base_oversubscribe=1",
 		"OMPI_MCA_btl_vader_single_copy_mechanism=none",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	// mpirun ends its ranks on SIGTERM (they are not in its process group);
 	// if it has not exited 5 s later, it is killed.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

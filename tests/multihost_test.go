@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,9 +79,29 @@ var hostsLibs = []hostsLib{
 // is timeout less 10 s, so that hosts.sh's own limit fires first.
 func hostsRun(t *testing.T, script string, timeout time.Duration, flags []string, np int, bin string, args ...string) result {
 	t.Helper()
+	return hostsRunEnv(t, script, timeout, nil, flags, np, bin, args...)
+}
+
+// hostsRunEnv is hostsRun with extra environment variables for hosts.sh.
+func hostsRunEnv(t *testing.T, script string, timeout time.Duration, env, flags []string, np int, bin string, args ...string) result {
+	t.Helper()
 	all := append([]string{"run"}, flags...)
 	all = append(all, "--timeout", strconv.Itoa(int((timeout-10*time.Second)/time.Second)), "-np", strconv.Itoa(np), bin)
-	return run(t, timeout, script, append(all, args...)...)
+	return runEnv(t, timeout, env, script, append(all, args...)...)
+}
+
+// hostsMu lets one hosts test at a time use the simulated hosts (they take
+// links down, and bring the hosts down and up). The hosts tests run in
+// parallel with the tests that do not use them: processes are found by
+// network namespace (ranksIn), so other tests' ranks are not seen.
+var hostsMu sync.Mutex
+
+// hostsTest marks a hosts test parallel and holds hostsMu until its last
+// cleanup has run (the hosts brought down where the test brought them up).
+func hostsTest(t *testing.T) {
+	t.Parallel() // see doc.go
+	hostsMu.Lock()
+	t.Cleanup(hostsMu.Unlock) // registered first, so run last
 }
 
 // ranksIn returns the processes of the simulated host ns that run bin.
@@ -155,6 +176,7 @@ func realBinary(t *testing.T, env string) string {
 // job that would run for hours: the job must end on every rank within 10
 // s, exit non-zero, and the launcher's message must name the host.
 func TestHostsRankKilled(t *testing.T) {
+	hostsTest(t)
 	for _, lib := range hostsLibs {
 		t.Run(lib.name, func(t *testing.T) {
 			bin := realBinary(t, lib.env)
@@ -212,6 +234,7 @@ func TestHostsRankKilled(t *testing.T) {
 //     with xpmpi's watchdog (xpmpi run --timeout): each rank ends itself
 //     with exit code 3 when its limit passes.
 func TestHostsLinkDown(t *testing.T) {
+	hostsTest(t)
 	cases := []struct {
 		name      string
 		lib       hostsLib
@@ -229,8 +252,9 @@ func TestHostsLinkDown(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			bin := realBinary(t, c.lib.env)
+			var env []string
 			if !c.keepalive {
-				t.Setenv("XPMPI_HOSTS_KEEPALIVE", "0")
+				env = []string{"XPMPI_HOSTS_KEEPALIVE=0"}
 			}
 			script, wereUp := hostsUp(t)
 			// A link taken down and up again leaves failed neighbour
@@ -259,7 +283,7 @@ func TestHostsLinkDown(t *testing.T) {
 			args = append(args, "heat2d", "--n", "512", "--iters", "100000000", "--quiet")
 			done := make(chan result, 1)
 			start := time.Now()
-			go func() { done <- hostsRun(t, script, 100*time.Second, c.lib.flags, 4, bin, args...) }()
+			go func() { done <- hostsRunEnv(t, script, 100*time.Second, env, c.lib.flags, 4, bin, args...) }()
 			if pids := waitRanks(t, "h2", bin, 2, 30*time.Second); len(pids) < 2 {
 				r := <-done
 				r.fail(t, "no 2 ranks of %s on h2 within 30 s", bin)
@@ -306,6 +330,7 @@ var trafficLine = regexp.MustCompile(`rank (\d+): (\d+) nodes: on-node (\d+) mes
 // the other rank of its host as on-node and those with the two ranks of
 // the other host as off-node.
 func TestHostsTrafficByNode(t *testing.T) {
+	hostsTest(t)
 	binary(t, "XPMPI_BIN") // the integration phase: the tests' binaries are built
 	script := hostsScript(t)
 	testBin := filepath.Join(t.TempDir(), "mpi.test")

@@ -8,7 +8,7 @@
 #   scripts/bench.sh --small --reps 1
 #
 # It installs what is missing through scripts/setup.sh, builds bin/xpmpi
-# (-tags mpi) and build/libxpref.so (bench/ref/xpref.c), then runs
+# (-tags mpi, or mpi,petsc where PETSc is installed) and build/libxpref.so (bench/ref/xpref.c), then runs
 #
 #   mpirun -np N bin/xpmpi bench --json build/bench-npN.json --plot build/bench-npN.png "$@"
 #
@@ -40,8 +40,12 @@ say() { printf 'bench: %s\n' "$*"; }
 scripts/setup.sh || exit 1
 
 mkdir -p bin build
-say "go build -tags mpi -o bin/xpmpi ./cmd/xpmpi"
-go build -tags mpi -o bin/xpmpi ./cmd/xpmpi || exit 1
+# With PETSc (Debian's petsc-dev), W4 gains its PETSc rows (KSP CG over
+# the Go shell operator): the binary is built with -tags mpi,petsc.
+tags=mpi
+pkg-config --exists PETSc 2>/dev/null && tags=mpi,petsc
+say "go build -tags $tags -o bin/xpmpi ./cmd/xpmpi"
+go build -tags $tags -o bin/xpmpi ./cmd/xpmpi || exit 1
 ref_cmd=(mpicc -O3 -march=native -fopenmp -shared -fPIC -o build/libxpref.so bench/ref/xpref.c -lopenblas)
 say "${ref_cmd[*]}"
 "${ref_cmd[@]}" || exit 1
@@ -51,7 +55,7 @@ say "${ref_cmd[*]}"
 mpi_lib() { ldd "$1" 2>/dev/null | awk '/libmpi(ch)?\.so/ {print $1; exit}'; }
 if [ "$(mpi_lib bin/xpmpi)" != "$(mpi_lib build/libxpref.so)" ]; then
 	say "bin/xpmpi links $(mpi_lib bin/xpmpi), the reference $(mpi_lib build/libxpref.so): rebuilding bin/xpmpi with -a"
-	go build -a -tags mpi -o bin/xpmpi ./cmd/xpmpi || exit 1
+	go build -a -tags $tags -o bin/xpmpi ./cmd/xpmpi || exit 1
 	if [ "$(mpi_lib bin/xpmpi)" != "$(mpi_lib build/libxpref.so)" ]; then
 		say "bin/xpmpi still links $(mpi_lib bin/xpmpi): check pkg-config ompi-c and mpicc"
 		exit 1

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
@@ -62,33 +61,6 @@ func complexInputs[T backend.Complex](n int, special, moderate bool, seed uint64
 		for _, im := range parts {
 			x[(k*7919+3)%n] = T(complex(re, im))
 			k++
-		}
-	}
-	return x
-}
-
-// cupload copies x to a new device buffer.
-func cupload[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) backend.Buffer {
-	t.Helper()
-	buf, err := b.Alloc(backend.DTypeOf[T](), len(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(x) > 0 {
-		if err := b.CopyFromHost(buf, unsafe.Pointer(&x[0])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf
-}
-
-// cdownload copies a device buffer to the host.
-func cdownload[T backend.Numeric](t *testing.T, b *cuda.Backend, buf backend.Buffer) []T {
-	t.Helper()
-	x := make([]T, buf.Len())
-	if len(x) > 0 {
-		if err := b.CopyToHost(unsafe.Pointer(&x[0]), buf); err != nil {
-			t.Fatal(err)
 		}
 	}
 	return x
@@ -149,15 +121,15 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 			if n > 1 {
 				y = append(y[n/3:], y[:n/3]...)
 			}
-			dx, dy := cupload(t, b, x), cupload(t, b, y)
+			dx, dy := upload(t, b, x), upload(t, b, y)
 			run := func(op string, dev func(d backend.Buffer), host func(hb backend.Buffer), start []T) {
 				t.Helper()
-				d := cupload(t, b, start)
+				d := upload(t, b, start)
 				defer b.Free(d)
 				hs := append([]T(nil), start...)
 				dev(d)
 				host(backend.HostBufferOf(hs))
-				checkC(t, name+" "+op, cdownload[T](t, b, d), hs, 0)
+				checkC(t, name+" "+op, download[T](t, b, d), hs, 0)
 			}
 			hx, hy := backend.HostBufferOf(x), backend.HostBufferOf(y)
 			for _, op := range []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div} {
@@ -204,7 +176,7 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 					px[i] = v / T(complex(m*(0.9+0.2*float64(i%5)/4), 0))
 				}
 			}
-			dp := cupload(t, b, px)
+			dp := upload(t, b, px)
 			if g, w := b.ComplexProd(dp).Complex128(), cpu.Default.ComplexProd(backend.HostBufferOf(px)).Complex128(); !sameC(g, w) {
 				t.Errorf("%s Prod: %v on the GPU, %v on the CPU", name, g, w)
 			}
@@ -218,7 +190,7 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 	if !testing.Short() && dt == backend.Complex64 {
 		n := 513*4096 + 17
 		x := complexInputs[T](n, false, false, 99)
-		dx := cupload(t, b, x)
+		dx := upload(t, b, x)
 		if g, w := b.Sum(dx).Complex128(), h.Sum(backend.HostBufferOf(x)).Complex128(); !sameC(g, w) {
 			t.Errorf("%v Sum of %d: %v on the GPU, %v on the CPU", dt, n, g, w)
 		}
@@ -255,7 +227,7 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 					x[i] = wide[i]
 				}
 			}
-			dx := cupload(t, b, x)
+			dx := upload(t, b, x)
 			hx := backend.HostBufferOf(x)
 			for op := backend.CExp; op <= backend.CImag; op++ {
 				if op.RealResult() {
@@ -276,18 +248,18 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 					b.Free(dd)
 					continue
 				}
-				dd := cupload(t, b, make([]T, n))
+				dd := upload(t, b, make([]T, n))
 				want := make([]T, n)
 				b.ComplexUnary(op, dd, dx)
 				m.ComplexUnary(op, backend.HostBufferOf(want), hx)
 				if op == backend.CLog {
 					logSubnormal(x, want)
 				}
-				checkC(t, name+" "+op.String(), cdownload[T](t, b, dd), want, tols[op])
+				checkC(t, name+" "+op.String(), download[T](t, b, dd), want, tols[op])
 				// In place.
-				dd2 := cupload(t, b, x)
+				dd2 := upload(t, b, x)
 				b.ComplexUnary(op, dd2, dd2)
-				checkC(t, name+" "+op.String()+" in place", cdownload[T](t, b, dd2), want, tols[op])
+				checkC(t, name+" "+op.String()+" in place", download[T](t, b, dd2), want, tols[op])
 				b.Free(dd)
 				b.Free(dd2)
 			}
@@ -312,22 +284,22 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 					}
 				}
 				b.Free(dx)
-				dx, hx = cupload(t, b, x), backend.HostBufferOf(x)
+				dx, hx = upload(t, b, x), backend.HostBufferOf(x)
 			}
 			if n > 1 {
 				y[1] = 0
 			}
-			dy := cupload(t, b, y)
-			dd := cupload(t, b, make([]T, n))
+			dy := upload(t, b, y)
+			dd := upload(t, b, make([]T, n))
 			want := make([]T, n)
 			b.ComplexPow(dd, dx, dy)
 			m.ComplexPow(backend.HostBufferOf(want), hx, backend.HostBufferOf(y))
-			checkC(t, name+" Pow", cdownload[T](t, b, dd), want, powTol)
+			checkC(t, name+" Pow", download[T](t, b, dd), want, powTol)
 			for _, s := range []complex128{0, 2, 0.5, complex(1.5, -0.75), complex(-2, 0), complex(math.NaN(), 0)} {
 				sc := backend.ScalarOf(T(s))
 				b.ComplexPowScalar(dd, dx, sc)
 				m.ComplexPowScalar(backend.HostBufferOf(want), hx, sc)
-				checkC(t, fmt.Sprintf("%s PowScalar %v", name, s), cdownload[T](t, b, dd), want, powTol)
+				checkC(t, fmt.Sprintf("%s PowScalar %v", name, s), download[T](t, b, dd), want, powTol)
 			}
 			b.Free(dd)
 			b.Free(dy)
@@ -342,11 +314,11 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 			xs, ys = append(xs, T(xv)), append(ys, T(yv))
 		}
 	}
-	dx, dy, dd := cupload(t, b, xs), cupload(t, b, ys), cupload(t, b, make([]T, len(xs)))
+	dx, dy, dd := upload(t, b, xs), upload(t, b, ys), upload(t, b, make([]T, len(xs)))
 	want := make([]T, len(xs))
 	b.ComplexPow(dd, dx, dy)
 	m.ComplexPow(backend.HostBufferOf(want), backend.HostBufferOf(xs), backend.HostBufferOf(ys))
-	got := cdownload[T](t, b, dd)
+	got := download[T](t, b, dd)
 	for i := range want {
 		if !closeC(complex128(got[i]), complex128(want[i]), powTol) {
 			t.Errorf("%v Pow(%v, %v): %v on the GPU, %v on the CPU", dt, xs[i], ys[i], got[i], want[i])
@@ -374,9 +346,9 @@ func logSubnormal[T backend.Complex](x, want []T) {
 // gpuComplexPanics checks the argument checks of the complex methods, and
 // that the arithmetic records no copy.
 func gpuComplexPanics(t *testing.T, b *cuda.Backend) {
-	x := cupload(t, b, []complex128{1, 2, 3})
-	y := cupload(t, b, []complex128{1, 2})
-	f := cupload(t, b, []float32{1, 2, 3})
+	x := upload(t, b, []complex128{1, 2, 3})
+	y := upload(t, b, []complex128{1, 2})
+	f := upload(t, b, []float32{1, 2, 3})
 	defer func() {
 		for _, d := range []backend.Buffer{x, y, f} {
 			b.Free(d)

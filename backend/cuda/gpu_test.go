@@ -114,7 +114,8 @@ func mustPanic(t *testing.T, prefix string, f func()) {
 	f()
 }
 
-func upload[T backend.Element](t *testing.T, b *cuda.Backend, x []T) backend.Buffer {
+// upload copies x to a new device buffer.
+func upload[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) backend.Buffer {
 	t.Helper()
 	buf, err := b.Alloc(backend.DTypeOf[T](), len(x))
 	if err != nil {
@@ -128,7 +129,8 @@ func upload[T backend.Element](t *testing.T, b *cuda.Backend, x []T) backend.Buf
 	return buf
 }
 
-func download[T backend.Element](t *testing.T, b *cuda.Backend, buf backend.Buffer) []T {
+// download copies a device buffer to a new slice.
+func download[T backend.Numeric](t *testing.T, b *cuda.Backend, buf backend.Buffer) []T {
 	t.Helper()
 	x := make([]T, buf.Len())
 	if len(x) > 0 {

@@ -71,33 +71,6 @@ func sameSlices[T backend.Numeric](a, b []T) int {
 	return -1
 }
 
-// toDevice copies x to a new device buffer.
-func toDevice[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) backend.Buffer {
-	t.Helper()
-	buf, err := b.Alloc(backend.DTypeOf[T](), len(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(x) > 0 {
-		if err := b.CopyFromHost(buf, unsafe.Pointer(&x[0])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf
-}
-
-// fromDevice copies a device buffer to a new slice.
-func fromDevice[T backend.Numeric](t *testing.T, b *cuda.Backend, buf backend.Buffer) []T {
-	t.Helper()
-	x := make([]T, buf.Len())
-	if len(x) > 0 {
-		if err := b.CopyToHost(unsafe.Pointer(&x[0]), buf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return x
-}
-
 // sortPatterns returns the named inputs of n keys of type T.
 func sortPatterns[T backend.Element](n int, seed uint64) map[string][]T {
 	dt := backend.DTypeOf[T]()
@@ -187,22 +160,22 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 			// SortByKey without and with the index.
 			want := slices.Clone(in)
 			host.SortByKey(backend.HostBufferOf(want), nil, 0)
-			d := toDevice(t, b, in)
+			d := upload(t, b, in)
 			dev.SortByKey(d, nil, 0)
-			if i := sameSlices(fromDevice[T](t, b, d), want); i >= 0 {
-				t.Errorf("%s: SortByKey: element %d: %v on the GPU, %v on the CPU", what, i, fromDevice[T](t, b, d)[i], want[i])
+			if i := sameSlices(download[T](t, b, d), want); i >= 0 {
+				t.Errorf("%s: SortByKey: element %d: %v on the GPU, %v on the CPU", what, i, download[T](t, b, d)[i], want[i])
 			}
 			b.Free(d)
 			const base = -3
 			wantIdx := make([]int64, n)
 			want = slices.Clone(in)
 			host.SortByKey(backend.HostBufferOf(want), backend.HostBufferOf(wantIdx), base)
-			d, di := toDevice(t, b, in), toDevice(t, b, make([]int64, n))
+			d, di := upload(t, b, in), upload(t, b, make([]int64, n))
 			dev.SortByKey(d, di, base)
-			if i := sameSlices(fromDevice[T](t, b, d), want); i >= 0 {
-				t.Errorf("%s: SortByKey with index: element %d: %v on the GPU, %v on the CPU", what, i, fromDevice[T](t, b, d)[i], want[i])
+			if i := sameSlices(download[T](t, b, d), want); i >= 0 {
+				t.Errorf("%s: SortByKey with index: element %d: %v on the GPU, %v on the CPU", what, i, download[T](t, b, d)[i], want[i])
 			}
-			if got := fromDevice[int64](t, b, di); !slices.Equal(got, wantIdx) {
+			if got := download[int64](t, b, di); !slices.Equal(got, wantIdx) {
 				t.Errorf("%s: SortByKey: index %v on the GPU, %v on the CPU", what, head(got), head(wantIdx))
 			}
 
@@ -266,8 +239,8 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 			for _, withIndex := range []bool{false, true} {
 				hk, hi := slices.Clone(runs), slices.Clone(idx)
 				hd, hdi := make([]T, n), make([]int64, n)
-				dk, dix := toDevice(t, b, runs), toDevice(t, b, idx)
-				dd, ddi := toDevice(t, b, make([]T, n)), toDevice(t, b, make([]int64, n))
+				dk, dix := upload(t, b, runs), upload(t, b, idx)
+				dd, ddi := upload(t, b, make([]T, n)), upload(t, b, make([]int64, n))
 				if withIndex {
 					host.MergeRuns(backend.HostBufferOf(hd), backend.HostBufferOf(hdi), backend.HostBufferOf(hk), backend.HostBufferOf(hi), bounds)
 					dev.MergeRuns(dd, ddi, dk, dix, bounds)
@@ -275,11 +248,11 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 					host.MergeRuns(backend.HostBufferOf(hd), nil, backend.HostBufferOf(hk), nil, bounds)
 					dev.MergeRuns(dd, nil, dk, nil, bounds)
 				}
-				got := fromDevice[T](t, b, dd)
+				got := download[T](t, b, dd)
 				if i := sameSlices(got, hd); i >= 0 {
 					t.Errorf("%s: MergeRuns (index %v) of runs %v: element %d: %v on the GPU, %v on the CPU", what, withIndex, bounds, i, got[i], hd[i])
 				}
-				if gi := fromDevice[int64](t, b, ddi); withIndex && !slices.Equal(gi, hdi) {
+				if gi := download[int64](t, b, ddi); withIndex && !slices.Equal(gi, hdi) {
 					t.Errorf("%s: MergeRuns of runs %v: index %v on the GPU, %v on the CPU", what, bounds, head(gi), head(hdi))
 				}
 				for _, x := range []backend.Buffer{dk, dix, dd, ddi} {
@@ -353,9 +326,9 @@ func gpuTake[T backend.Numeric](t *testing.T, b *cuda.Backend) {
 			}
 			copy(want, dstInit)
 			cpu.Default.Take(backend.HostBufferOf(want), backend.HostBufferOf(src), pos)
-			ds, dd := toDevice(t, b, src), toDevice(t, b, dstInit)
+			ds, dd := upload(t, b, src), upload(t, b, dstInit)
 			b.Take(dd, ds, pos)
-			got := fromDevice[T](t, b, dd)
+			got := download[T](t, b, dd)
 			if i := sameSlices(got, want); i >= 0 {
 				t.Errorf("%v: Take of %d from %d: element %d: %v on the GPU, %v on the CPU", dt, m, n, i, got[i], want[i])
 			}
@@ -367,11 +340,11 @@ func gpuTake[T backend.Numeric](t *testing.T, b *cuda.Backend) {
 
 // gpuSortPanics checks the Sorter's argument panics.
 func gpuSortPanics(t *testing.T, b *cuda.Backend) {
-	f := toDevice(t, b, []float64{3, 1, 2})
-	c := toDevice(t, b, []complex128{1, 2})
-	i32 := toDevice(t, b, []int32{1, 2, 3})
-	i64 := toDevice(t, b, []int64{0, 0})
-	dst := toDevice(t, b, []float64{0, 0, 0})
+	f := upload(t, b, []float64{3, 1, 2})
+	c := upload(t, b, []complex128{1, 2})
+	i32 := upload(t, b, []int32{1, 2, 3})
+	i64 := upload(t, b, []int64{0, 0})
+	dst := upload(t, b, []float64{0, 0, 0})
 	defer func() {
 		for _, x := range []backend.Buffer{f, c, i32, i64, dst} {
 			b.Free(x)

@@ -475,14 +475,43 @@ func (e *benchEnv) say(format string, args ...any) {
 }
 
 // run runs the workloads ids and returns their rows.
-func (e *benchEnv) run(ids []string) ([]Row, error) {
-	var rows []Row
-	for _, id := range ids {
+// In a -tags petsc build, PETSc is finalized after the last workload
+// that uses it (petscWorkloads), or on an error.
+func (e *benchEnv) run(ids []string) (rows []Row, err error) {
+	last := -1 // the index in ids of the last workload through PETSc
+	if petscHooks != nil {
+		for i, id := range ids {
+			if slices.Contains(petscWorkloads, id) {
+				last = i
+			}
+		}
+	}
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		return petscHooks.stop()
+	}
+	if last >= 0 {
+		defer func() {
+			if serr := stop(); serr != nil && err == nil {
+				rows, err = nil, serr
+			}
+		}()
+	}
+	for i, id := range ids {
 		r, err := e.runWorkload(id)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, r...)
+		if i == last {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rows, nil
 }

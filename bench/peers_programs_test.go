@@ -37,7 +37,7 @@ func smallChecks(t *testing.T, ranks int) []Check {
 	check := func(w, what string, v, tol float64) Check {
 		return Check{Workload: w, What: what, XPMPI: v, Ref: v, OK: true, Tol: tol}
 	}
-	dot, err := e.dot(s.DotN, s.Dots)
+	dot, err := e.dot(s.DotN, s.Dots, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

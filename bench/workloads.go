@@ -214,22 +214,51 @@ func (e *benchEnv) benchDot() ([]Row, error) {
 	e.say("W2 dot, %d elements, %d dots", n, dots)
 	perDot := func(s Sample) float64 { return s.Seconds / float64(dots) * 1e6 }
 	xp := func() (Sample, error) {
-		return withThreads(e.threads, func() (Sample, error) { return e.dot(n, dots) })
+		return withThreads(e.threads, func() (Sample, error) { return e.dot(n, dots, nil) })
 	}
 	ref := func() (Sample, error) {
 		return e.ref.Call("xpref_dot", Params{N: int64(n), Iters: int64(dots), Threads: 1})
 	}
-	xs, rs, err := e.interleave(xp, ref)
+	// In a -tags petsc build, PETSc's VecDot over the same arrays runs in
+	// every repetition, right after ours.
+	var ps []Sample
+	run := xp
+	if petscHooks != nil {
+		if err := petscHooks.start(e.world); err != nil {
+			return nil, err
+		}
+		run = func() (Sample, error) {
+			return withThreads(e.threads, func() (Sample, error) {
+				s, err := e.dot(n, dots, func(x, y *dist.Array[float64]) error {
+					runtime.GC()
+					p, err := petscHooks.dot(x, y, dots, e.timed)
+					ps = append(ps, p)
+					return err
+				})
+				return s, err
+			})
+		}
+	}
+	xs, rs, err := e.interleave(run, ref)
 	if err != nil {
 		return nil, err
 	}
 	c := compareChecksums("W2", "dot", xs, rs, 0, nil)
 	e.checks = append(e.checks, c)
-	return []Row{newRow("W2", e.world.Size(), e.be, "dot + allreduce", "us/dot", KindTime, targetDot, figures(xs, perDot), figures(rs, perDot), c.OK)}, nil
+	p := e.world.Size()
+	rows := []Row{newRow("W2", p, e.be, "dot + allreduce", "us/dot", KindTime, targetDot, figures(xs, perDot), figures(rs, perDot), c.OK)}
+	if ps != nil {
+		pc := compareChecksums("W2 PETSc", "dot", ps, rs, 0, nil)
+		e.checks = append(e.checks, pc)
+		rows = append(rows, newRow("W2", p, e.be, "dot + allreduce, PETSc VecDot", "us/dot", KindTime, 0, figures(ps, perDot), figures(rs, perDot), pc.OK))
+	}
+	return rows, nil
 }
 
-// dot is xpmpi's side of W2: dist.Dot of two distributed arrays.
-func (e *benchEnv) dot(n, dots int) (Sample, error) {
+// dot is xpmpi's side of W2: dist.Dot of two distributed arrays. then,
+// if not nil, is called with the arrays after the timed dots (PETSc's
+// VecDot of the same arrays).
+func (e *benchEnv) dot(n, dots int, then func(x, y *dist.Array[float64]) error) (Sample, error) {
 	x, err := dist.Zeros[float64](e.world, []int{n})
 	if err != nil {
 		return Sample{}, err
@@ -255,6 +284,9 @@ func (e *benchEnv) dot(n, dots int) (Sample, error) {
 		}
 		return nil
 	})
+	if err == nil && then != nil {
+		err = then(x, y)
+	}
 	return Sample{Seconds: secs, Checksum: d, OK: true}, err
 }
 
@@ -302,18 +334,17 @@ func (e *benchEnv) benchCG() ([]Row, error) {
 	// the same problem in every repetition, right after our CG.
 	var ps []Sample
 	run := xp
-	if petscCG != nil {
-		if err := petscCG.start(e.world); err != nil {
+	if petscHooks != nil {
+		if err := petscHooks.start(e.world); err != nil {
 			return nil, err
 		}
-		defer petscCG.stop()
 		run = func() (Sample, error) {
 			s, err := xp()
 			if err != nil {
 				return s, err
 			}
 			runtime.GC()
-			p, err := withThreads(e.threads, func() (Sample, error) { return petscCG.solve(e.world, n, tol) })
+			p, err := withThreads(e.threads, func() (Sample, error) { return petscHooks.solve(e.world, n, tol) })
 			ps = append(ps, p)
 			return s, err
 		}
@@ -351,13 +382,22 @@ func (e *benchEnv) benchCG() ([]Row, error) {
 	return rows, nil
 }
 
-// petscCG is set in a -tags petsc build (petsc.go): W4 through PETSc.
-var petscCG *petscHook
+// petscHooks is set in a -tags petsc build (petsc.go): W2 and W4 through
+// PETSc.
+var petscHooks *petscHook
 
-// petscHook starts PETSc, solves W4 with it, and finalizes it (once per
-// process: PETSc cannot be started again).
+// petscWorkloads are the workloads that run through PETSc too, where
+// petscHooks is set; benchEnv.run finalizes PETSc after the last of them.
+var petscWorkloads = []string{"W2", "W4"}
+
+// petscHook starts PETSc, times W2's dots and solves W4 with it, and
+// finalizes it (once per process: PETSc cannot be started again). start
+// may be called more than once; it starts PETSc once.
 type petscHook struct {
 	start func(mpi.Comm) error
+	// dot times dots VecDots of Vecs over x and y with timed, as W2's
+	// xpmpi side times dist.Dot.
+	dot   func(x, y *dist.Array[float64], dots int, timed func(func() error) (float64, error)) (Sample, error)
 	solve func(c mpi.Comm, n int, tol float64) (Sample, error)
 	stop  func() error
 }

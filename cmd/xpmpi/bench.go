@@ -51,7 +51,10 @@ count it was launched with:
       SUMMA on a 1 x p grid) against OpenBLAS's cblas_dgemm
   W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
       batched RK45 (integrate.SolveIVPIndexed) on 10^5 Van der Pol systems
-  W4 also runs through PETSc's KSP in a binary built with -tags mpi,petsc.
+  In a binary built with -tags mpi,petsc, W2 also runs as PETSc's VecDot
+  over the same arrays (no copy) and W4 through PETSc's KSP; W3 and W5
+  have no PETSc row (PETSc has neither a stencil sweep nor a distributed
+  sort of its own: both would be this project's code called from PETSc).
 
 It prints a table on rank 0: the median of each side over the repetitions,
 the ratio (xpmpi's time over the reference's, so lower is better; for a

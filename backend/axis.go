@@ -6,10 +6,11 @@ package backend
 // row-major order, reduced over the middle index k; results have pre*post
 // elements, [i][j] at i*post+j.
 //
-// The CPU backend, the fake device and CUDA implement it (CUDA for the
-// real types); a backend that does not has the block copied to the host
-// for the reduction, recorded as the copy it is, and so has a complex
-// block on a backend that is not also a ComplexKernels. ExtremeAxis and
+// The CPU backend, the fake device and CUDA implement it (and
+// ComplexKernels, so SumAxis and CastSums take complex buffers too); a
+// backend that does not has the block copied to the host for the
+// reduction, recorded as the copy it is, and so has a complex block on a
+// backend that is not also a ComplexKernels. ExtremeAxis and
 // CombineExtremes take the real (ordered) types only.
 type AxisReducer interface {
 	// SumAxis sets dst[i][j] to the sum over k of src[i][k][j], or of its

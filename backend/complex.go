@@ -18,11 +18,10 @@ type ComplexArith interface {
 // ComplexKernels is implemented by a ComplexArith backend whose optional
 // kernels take complex buffers too: AxisReducer's SumAxis and CastSums,
 // StatsReducer's ScanAxis, Converter's Where, Compress and Convert, and
-// GEMM. The CPU backend and the fake device implement it. CUDA does not
-// (its complex kernels are the arithmetic of ComplexArith and the
-// functions of ComplexMath): package dist copies complex blocks of a
-// backend that is not a ComplexKernels to the host for those operations,
-// recorded as the copies they are.
+// GEMM. The CPU backend, the fake device and CUDA implement it. Package
+// dist copies complex blocks of a backend that is not a ComplexKernels
+// (one a user registers) to the host for those operations, recorded as
+// the copies they are.
 type ComplexKernels interface {
 	ComplexArith
 	// ComplexKernels marks the backend; it does nothing.

@@ -40,10 +40,12 @@ func (o CompareOp) String() string {
 // and 1 (NumPy's bool storage); where a mask is read, any nonzero byte
 // counts as true.
 //
-// The CPU backend, the fake device and CUDA implement it (CUDA for the
-// real types); a backend that does not has the blocks copied to the host
-// for these operations and the results copied back, recorded as the
-// copies they are.
+// The CPU backend, the fake device and CUDA implement it (and
+// ComplexKernels, so Where, Compress and Convert take complex buffers
+// too); a backend that does not has the blocks copied to the host for
+// these operations and the results copied back, recorded as the copies
+// they are, and so has complex blocks on a backend that is not also a
+// ComplexKernels.
 type Converter interface {
 	// Compare sets mask[i] to 1 where x[i] op y[i] holds and to 0
 	// elsewhere. x and y have one type; all three have one length.

@@ -9,12 +9,12 @@ import "fmt"
 // so that a block of columns of a larger matrix is a matrix too: the
 // buffer starts at its first element.
 //
-// The CPU backend and the fake device implement it, for every element type
-// (complex64 and complex128 included), and the CUDA backend for the real
-// types (a tiled kernel); a backend that does not has the blocks copied to
-// the host for the product, recorded as the copies they are. Complex
-// buffers are passed only to a GEMM that is also a ComplexKernels: dist
-// multiplies complex blocks of another on host copies, recorded.
+// The CPU backend, the fake device and the CUDA backend (a tiled kernel)
+// implement it, for every element type (complex64 and complex128
+// included); a backend that does not has the blocks copied to the host for
+// the product, recorded as the copies they are. Complex buffers are passed
+// only to a GEMM that is also a ComplexKernels: dist multiplies complex
+// blocks of another on host copies, recorded.
 type GEMM interface {
 	// Gemm sets the m x n matrix C to A*B, or to C + A*B if accumulate,
 	// where A is m x k and B is k x n, with leading dimensions lda, ldb and

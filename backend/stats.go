@@ -7,10 +7,12 @@ package backend
 // elements in row-major order, reduced or scanned over the middle index k;
 // per-line results have pre*post elements, [i][j] at i*post+j.
 //
-// The CPU backend, the fake device and CUDA implement it (CUDA for the
-// real types); a backend that does not has the block copied to the host
-// for these operations and the results copied back, recorded as the copies
-// they are.
+// The CPU backend, the fake device and CUDA implement it (and
+// ComplexKernels, so ScanAxis takes complex buffers too); a backend that
+// does not has the block copied to the host for these operations and the
+// results copied back, recorded as the copies they are, and so has a
+// complex block for ScanAxis on a backend that is not also a
+// ComplexKernels.
 type StatsReducer interface {
 	// Moments returns the moments of x's elements, each converted to
 	// float64, computed in two passes in float64: sum, their sum; dev, the

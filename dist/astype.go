@@ -29,9 +29,9 @@ import (
 //
 // A block on a device is converted there when its backend is a
 // backend.Converter (every backend of xpmpi's), and for complex types also
-// a backend.ComplexKernels (the CPU backend and the fake device); otherwise
-// (complex on CUDA) the block is copied to the host and the result back,
-// recorded as the copies they are.
+// a backend.ComplexKernels (the CPU backend, the fake device and CUDA);
+// otherwise (a backend a user registers) the block is copied to the host
+// and the result back, recorded as the copies they are.
 func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error) {
 	to, from := backend.DTypeOf[D](), backend.DTypeOf[S]()
 	if from.IsComplex() && !to.IsComplex() && !discardImag(opts) {

@@ -11,9 +11,10 @@ import (
 
 // The functions of complex arrays. They need no communication, except
 // Vdot and Norm, which are collective. A block on a device is computed
-// there when its backend is a backend.ComplexMath (the CPU backend and the
-// fake device); on another (CUDA) the operands are copied to the host and
-// the result back, recorded as the copies they are.
+// there when its backend is a backend.ComplexMath (the CPU backend, the
+// fake device and CUDA); on another (one a user registers) the operands
+// are copied to the host and the result back, recorded as the copies they
+// are.
 //
 // Special values: the functions are Go's math/cmplx, computed in
 // complex128 (and rounded to complex64 for complex64 arrays). For finite

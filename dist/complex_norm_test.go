@@ -63,7 +63,7 @@ func normLayouts(shape []int, p int) [][]dist.Option {
 // 2-D and 3-D shapes, empty axes, one element, infinite and NaN parts,
 // every layout (replicated, split on each axis, every element on the last
 // rank, a process grid), on the CPU, the fake device (where no copy
-// between host and device may be recorded) and the CUDA stand-in (real
+// between host and device may be recorded) and realKernels (real
 // axis kernels only). Results must be NumPy's to 4 ulps of the result's
 // type (NumPy adds re²+im² per element, pairwise; we sum the parts'
 // squares in float64 in order).

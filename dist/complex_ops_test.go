@@ -4,9 +4,10 @@ package dist_test
 // matrix products of complex arrays against NumPy's results in the "ops"
 // part of testdata/complex.json (testdata/complex_gen.py), at every rank
 // count, for layouts with uneven and empty blocks, on the CPU, on the fake
-// device (where no element leaves the device), and on a stand-in for CUDA
-// (cudaLike: the fake device's real-only kernels), where complex blocks go
-// through host copies, recorded.
+// device (where no element leaves the device), and on a backend whose
+// optional kernels are real-only (realKernels: the fake device's kernels
+// refusing complex buffers, not a backend.ComplexKernels), where complex
+// blocks go through host copies, recorded.
 
 import (
 	"encoding/json"
@@ -71,108 +72,110 @@ func cxOf[T complex64 | complex128](m64, m128 map[string]json.RawMessage) map[st
 	return m128
 }
 
-// cudaLike is a stand-in for the CUDA backend: the fake device with the
-// optional interfaces CUDA implements (Converter, StatsReducer,
-// AxisReducer, GEMM) for the real types only, and no ComplexArith, so that
-// dist must copy complex blocks to the host. Its kernels panic on a
-// complex buffer.
-type cudaLike struct{ backend.Backend }
+// realKernels is a backend whose optional kernels are real-only, as a
+// backend a user registers may be (and as CUDA's were before complex.cu
+// had them): the fake device with the optional interfaces (Converter,
+// StatsReducer, AxisReducer, GEMM) for the real types only, and no
+// ComplexArith or ComplexKernels, so that dist must copy complex blocks to
+// the host. Its kernels panic on a complex buffer. The CUDA backend's own
+// complex kernels are checked by TestDeviceComplexCUDA.
+type realKernels struct{ backend.Backend }
 
-var cudaDev = cudaLike{fakedev.Default}
+var realDev = realKernels{fakedev.Default}
 
 func realOnly(op string, bufs ...backend.Buffer) {
 	for _, b := range bufs {
 		if b != nil && b.DType().IsComplex() {
-			panic(fmt.Sprintf("cudaLike: %s of a %v buffer: the real-only kernels were given a complex one", op, b.DType()))
+			panic(fmt.Sprintf("realKernels: %s of a %v buffer: the real-only kernels were given a complex one", op, b.DType()))
 		}
 	}
 }
 
-func (c cudaLike) fd() *fakedev.Backend { return c.Backend.(*fakedev.Backend) }
+func (c realKernels) fd() *fakedev.Backend { return c.Backend.(*fakedev.Backend) }
 
-func (cudaLike) Name() string { return "cudalike" }
+func (realKernels) Name() string { return "realkernels" }
 
-func (c cudaLike) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
+func (c realKernels) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
 	realOnly("Compare", x, y)
 	c.fd().Compare(op, mask, x, y)
 }
-func (c cudaLike) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar) {
+func (c realKernels) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar) {
 	realOnly("CompareScalar", x)
 	c.fd().CompareScalar(op, mask, x, s)
 }
-func (c cudaLike) Where(dst, mask, a, b backend.Buffer) {
+func (c realKernels) Where(dst, mask, a, b backend.Buffer) {
 	realOnly("Where", dst, a, b)
 	c.fd().Where(dst, mask, a, b)
 }
-func (c cudaLike) Compress(dst, x, mask backend.Buffer) int {
+func (c realKernels) Compress(dst, x, mask backend.Buffer) int {
 	realOnly("Compress", dst, x)
 	return c.fd().Compress(dst, x, mask)
 }
-func (c cudaLike) Convert(dst, src backend.Buffer) {
+func (c realKernels) Convert(dst, src backend.Buffer) {
 	realOnly("Convert", dst, src)
 	c.fd().Convert(dst, src)
 }
-func (c cudaLike) Moments(x backend.Buffer) (float64, float64, float64) {
+func (c realKernels) Moments(x backend.Buffer) (float64, float64, float64) {
 	realOnly("Moments", x)
 	return c.fd().Moments(x)
 }
-func (c cudaLike) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
+func (c realKernels) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
 	realOnly("MomentsAxis", src)
 	c.fd().MomentsAxis(mom, src, pre, n, post)
 }
-func (c cudaLike) CombineMoments(mom, all backend.Buffer, counts []int) {
+func (c realKernels) CombineMoments(mom, all backend.Buffer, counts []int) {
 	c.fd().CombineMoments(mom, all, counts)
 }
-func (c cudaLike) Prod(x backend.Buffer) backend.Scalar {
+func (c realKernels) Prod(x backend.Buffer) backend.Scalar {
 	realOnly("Prod", x)
 	return c.fd().Prod(x)
 }
-func (c cudaLike) CountNonzero(x backend.Buffer) int {
+func (c realKernels) CountNonzero(x backend.Buffer) int {
 	realOnly("CountNonzero", x)
 	return c.fd().CountNonzero(x)
 }
-func (c cudaLike) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
+func (c realKernels) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
 	realOnly("Histogram", x)
 	c.fd().Histogram(counts, x, lo, hi)
 }
-func (c cudaLike) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
+func (c realKernels) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
 	realOnly("ScanAxis", dst, last, src, carry)
 	c.fd().ScanAxis(dst, last, src, carry, pre, n, post, prod)
 }
-func (c cudaLike) Ratio(dst, num backend.Buffer, den float64, sqrt bool) {
+func (c realKernels) Ratio(dst, num backend.Buffer, den float64, sqrt bool) {
 	c.fd().Ratio(dst, num, den, sqrt)
 }
-func (c cudaLike) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+func (c realKernels) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
 	realOnly("SumAxis", dst, src)
 	c.fd().SumAxis(dst, src, pre, n, post, squares)
 }
-func (c cudaLike) CastSums(dst, acc backend.Buffer, sqrt bool) {
+func (c realKernels) CastSums(dst, acc backend.Buffer, sqrt bool) {
 	realOnly("CastSums", dst, acc)
 	c.fd().CastSums(dst, acc, sqrt)
 }
-func (c cudaLike) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+func (c realKernels) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
 	realOnly("ExtremeAxis", src)
 	c.fd().ExtremeAxis(vals, idx, src, pre, n, post, offset, max)
 }
-func (c cudaLike) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+func (c realKernels) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
 	realOnly("CombineExtremes", vals)
 	c.fd().CombineExtremes(vals, idx, allVals, allIdx, p, max)
 }
-func (c cudaLike) Gemm(cb, a, b backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
+func (c realKernels) Gemm(cb, a, b backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
 	realOnly("Gemm", cb, a, b)
 	c.fd().Gemm(cb, a, b, m, n, k, lda, ldb, ldc, accumulate)
 }
 
 var (
-	_ backend.Converter    = cudaDev
-	_ backend.StatsReducer = cudaDev
-	_ backend.AxisReducer  = cudaDev
-	_ backend.GEMM         = cudaDev
+	_ backend.Converter    = realDev
+	_ backend.StatsReducer = realDev
+	_ backend.AxisReducer  = realDev
+	_ backend.GEMM         = realDev
 )
 
 // cxBackends are the backends of the complex operations' tests.
 func cxBackends() []backend.Backend {
-	return []backend.Backend{backend.Current(), fakedev.Default, cudaDev}
+	return []backend.Backend{backend.Current(), fakedev.Default, realDev}
 }
 
 // cx2Layouts are the layouts of an r x c fixture array at p ranks: split
@@ -239,7 +242,7 @@ func cxCompare[T complex64 | complex128](e *errs, what string, a *dist.Array[T],
 // exactly (the fixture's values are multiples of 1/8, so every order of
 // summation is exact), the means to cxTol, the products to 2n·cxTol for n
 // factors. On the fake device with a CUDA-aware MPI nothing moves between
-// host and device; on cudaLike the copies are those recorded.
+// host and device; on realKernels the copies are those recorded.
 func TestComplexMaskScanAxis(t *testing.T) {
 	t.Run("complex64", func(t *testing.T) { testComplexMaskScanAxis[complex64](t) })
 	t.Run("complex128", func(t *testing.T) { testComplexMaskScanAxis[complex128](t) })
@@ -278,7 +281,7 @@ func testComplexMaskScanAxis[T complex64 | complex128](t *testing.T) {
 					dev := bk.Device()
 					// run runs op, checking the copies it makes: none on
 					// the fake device, those recorded (copiesOf) on
-					// cudaLike.
+					// realKernels.
 					run := func(what string, op func()) {
 						tr := copiesOf(&e, what, op)
 						if bk == backend.Backend(fakedev.Default) && tr != (transfers{}) {
@@ -324,13 +327,13 @@ func testComplexMaskScanAxis[T complex64 | complex128](t *testing.T) {
 }
 
 // TestComplexWhereCopies checks the copies of Where of complex arrays on
-// cudaLike, whose Converter is real-only: the mask and both operands go to
+// realKernels, whose Converter is real-only: the mask and both operands go to
 // the host and the result comes back, each recorded, and none on the fake
 // device.
 func TestComplexWhereCopies(t *testing.T) {
 	c := mpitest.World(t)
 	me := c.Rank()
-	for _, bk := range []backend.Backend{fakedev.Default, cudaDev} {
+	for _, bk := range []backend.Backend{fakedev.Default, realDev} {
 		x, err := dist.FromFunc(c, []int{9}, func(idx []int) complex128 { return complex(float64(idx[0]), 1) }, dist.OnBackend(bk))
 		if err != nil {
 			t.Fatal(err)
@@ -356,7 +359,7 @@ func TestComplexWhereCopies(t *testing.T) {
 // and MatVec of complex matrices against NumPy's a @ b: each part of each
 // element within 4k·ε·(|a||b|)ij, ε the unit roundoff of the part type,
 // on the CPU, the fake device (no copies with a CUDA-aware MPI) and
-// cudaLike (recorded host copies).
+// realKernels (recorded host copies).
 func TestComplexMatMul(t *testing.T) {
 	t.Run("complex64", func(t *testing.T) { testComplexMatMul[complex64](t) })
 	t.Run("complex128", func(t *testing.T) { testComplexMatMul[complex128](t) })

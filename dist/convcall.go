@@ -17,8 +17,9 @@ type convCall struct {
 
 // newConvCall returns the convCall of backend b. complex says whether a
 // complex element type takes part: a Converter that is not also a
-// backend.ComplexKernels has kernels for the real types only (CUDA), so
-// the operation then runs on host copies.
+// backend.ComplexKernels has kernels for the real types only (every
+// backend of xpmpi's is one: the CPU backend, the fake device and CUDA),
+// so the operation then runs on host copies.
 func newConvCall(b backend.Backend, complex bool) *convCall {
 	if c, ok := b.(backend.Converter); ok {
 		if _, ck := b.(backend.ComplexKernels); !complex || ck {

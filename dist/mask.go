@@ -145,8 +145,8 @@ func newMask[T backend.Element](x *Array[T], f func(cc *convCall, m backend.Buff
 // type, complex included. The arrays and the mask must have one layout and
 // their blocks one device. It needs no communication and is not
 // collective: an error (of a host copy, on a backend that cannot select on
-// its device, or of complex arrays on CUDA, whose Converter kernels are
-// real-only) is this rank's.
+// its device, or of complex arrays on a backend whose Converter kernels
+// are real-only, one that is not a backend.ComplexKernels) is this rank's.
 func Where[T backend.Numeric](dst *Array[T], mask *Array[uint8], a, b *Array[T]) error {
 	sameLayout("Where", dst, a, b)
 	sameMaskLayout("Where", dst, mask)
@@ -181,7 +181,8 @@ func Where[T backend.Numeric](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 // all-gather, from which every rank knows its offset, the total, and what
 // it sends to and receives from every other rank), and one all-to-all
 // moves the elements to their owners, through package staging for device
-// blocks (complex blocks on CUDA are compacted on host copies, recorded).
+// blocks (complex blocks on a backend that is not a
+// backend.ComplexKernels are compacted on host copies, recorded).
 // An array whose row-major order is not its blocks' order (split
 // along another axis than 0, or replicated) is first redistributed to a
 // split along axis 0.

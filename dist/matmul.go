@@ -125,9 +125,12 @@ func (o MatMulOptions) panelWidth() int {
 // CPU backend's complex GEMM (OpenBLAS's cblas_cgemm and cblas_zgemm, or
 // gonum's Cgemm and Zgemm) or the fake device's; the tests hold each part
 // of each element to within 4k·ε·(|a||b|)ij of NumPy's a @ b, ε the unit
-// roundoff of the part type. Complex blocks on a backend whose GEMM is
-// real-only (CUDA) are multiplied on host copies, recorded. MatVec and
-// MatMulInto take complex arrays too.
+// roundoff of the part type. On CUDA complex blocks are multiplied by
+// its GEMM kernel, which sums over k in order (see backend/cuda's
+// Backend.Gemm for its bound against the CPU's BLAS). Complex blocks on a
+// backend whose GEMM is real-only (one that is not a
+// backend.ComplexKernels) are multiplied on host copies, recorded. MatVec
+// and MatMulInto take complex arrays too.
 func MatMul[T backend.Numeric](a, b *Array[T]) (*Array[T], error) {
 	return MatMulWithOptions(a, b, MatMulOptions{})
 }
@@ -353,7 +356,7 @@ func sameCommDevice[T backend.Numeric](op string, a, b *Array[T]) {
 // matrices (backend.GEMM): the blocks themselves, or, on a backend that
 // cannot, host copies (recorded), with the CPU backend. Complex blocks
 // count as ones the backend cannot multiply unless the backend is also a
-// backend.ComplexKernels (a CUDA GEMM is real-only).
+// backend.ComplexKernels (the CPU backend, the fake device and CUDA are).
 func gemmBlocks[T backend.Numeric](a, b *backend.Array[T]) (ab, bb *backend.Array[T], g backend.GEMM, err error) {
 	if g, ok := a.Backend().(backend.GEMM); ok && complexKernels[T](a.Backend()) {
 		return a, b, g, nil

@@ -51,10 +51,11 @@ func combined(l Layout, axis int) bool { return l.axis == axis }
 // to T; integer sums wrap in T. It takes complex arrays too: each part
 // summed in float64 as a float's, rounded to T (NumPy sums complex64 in
 // complex64, pairwise, so its results can differ in the last bits). A
-// complex block on CUDA, whose kernels are real-only, is reduced on a
-// host copy and the result copied back (recorded). MinAxis, MaxAxis,
-// ArgminAxis and ArgmaxAxis take the real (ordered) types only. It is
-// collective.
+// complex block on a backend that is not a backend.ComplexKernels (one a
+// user registers; the CPU backend, the fake device and CUDA are) is
+// reduced on a host copy and the result copied back (recorded). MinAxis,
+// MaxAxis, ArgminAxis and ArgmaxAxis take the real (ordered) types only.
+// It is collective.
 func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return sumAxis(x, axis, false)
 }
@@ -212,10 +213,10 @@ func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error
 // NumPy's single running product, and from the last slice of Cumprod's,
 // from the second rank on. Integers wrap (NumPy's prod of int32 and uint32 gives int64 and uint64
 // instead); the product along an empty axis is 1. It takes complex arrays
-// too, with Cumprod's complex multiplication; a complex block on CUDA is
-// reduced on a host copy and the result copied back (recorded). An array
-// on a process grid is first redistributed as for SumAxis. It is
-// collective.
+// too, with Cumprod's complex multiplication; a complex block on a backend
+// that is not a backend.ComplexKernels is reduced on a host copy and the
+// result copied back (recorded). An array on a process grid is first
+// redistributed as for SumAxis. It is collective.
 func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error) {
 	if err := check("ProdAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err

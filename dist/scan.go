@@ -22,9 +22,10 @@ import (
 //
 // It takes every element type, complex included: complex sums are taken
 // in x's type, part by part, as NumPy's are (the real and imaginary parts
-// each a running float32 or float64 sum). A complex block on CUDA, whose
-// kernels are real-only, is scanned on a host copy and the result copied
-// back (recorded). It is collective.
+// each a running float32 or float64 sum). A complex block on a backend
+// that is not a backend.ComplexKernels (one a user registers; the CPU
+// backend, the fake device and CUDA are) is scanned on a host copy and
+// the result copied back (recorded). It is collective.
 func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return scan(x, "Cumsum", axis, false)
 }
@@ -34,8 +35,9 @@ func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // rules: products in x's type, integers wrapping, the carry of a rank the
 // product of the earlier ranks' block totals. Complex products are Go's
 // complex multiplication in x's type, (a+bi)(c+di) = (ac-bd) + (ad+bc)i,
-// without NumPy's handling of infinite parts; a complex block on CUDA is
-// scanned on a host copy, as Cumsum's. It is collective.
+// without NumPy's handling of infinite parts; a complex block on a
+// backend that is not a backend.ComplexKernels is scanned on a host copy,
+// as Cumsum's. It is collective.
 func Cumprod[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return scan(x, "Cumprod", axis, true)
 }

@@ -26,7 +26,7 @@ import (
 // (backend.StatsReducer): the block itself, or, on a backend that cannot,
 // a host copy (recorded), with the CPU backend. A complex block counts as
 // one the backend cannot reduce unless the backend is also a
-// backend.ComplexKernels (CUDA's StatsReducer kernels are real-only).
+// backend.ComplexKernels (the CPU backend, the fake device and CUDA are).
 func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
 	if r, ok := x.local.Backend().(backend.StatsReducer); ok && complexKernels[T](x.local.Backend()) {
 		return x.local, r, nil
@@ -41,9 +41,8 @@ func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r back
 }
 
 // complexKernels reports whether backend b's optional kernels take T: any
-// real T, and a complex T on a backend.ComplexKernels (the CPU backend and
-// the fake device; not CUDA, whose complex kernels are its arithmetic and
-// math only).
+// real T, and a complex T on a backend.ComplexKernels (the CPU backend,
+// the fake device and CUDA).
 func complexKernels[T backend.Numeric](b backend.Backend) bool {
 	if !isComplex[T]() {
 		return true

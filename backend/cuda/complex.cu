@@ -1,9 +1,10 @@
-// complex.cu: the complex arithmetic and math of xpmpi's CUDA backend
-// (backend.ComplexArith and backend.ComplexMath of package backend/cuda,
-// complex.go), appended after random.cu to make the module's source
-// (KernelSource): it uses kernels.cu's types, XP_GRID_STRIDE and
-// XP_REGISTER and stats.cu's xp_pairwise and XP_MOM_CHUNK, and includes no
-// header.
+// complex.cu: the complex arithmetic, math and optional kernels of xpmpi's
+// CUDA backend (backend.ComplexArith, backend.ComplexMath and
+// backend.ComplexKernels of package backend/cuda, complex.go), appended
+// after sort.cu to make the module's source (KernelSource): it uses
+// kernels.cu's types, XP_GRID_STRIDE and XP_REGISTER, stats.cu's
+// xp_pairwise and XP_MOM_CHUNK, convert.cu's xp_where, xp_cpscatter and
+// xp_convert and gemm.cu's xp_gemm, and includes no header.
 //
 // Every operation ports the CPU backend's own (backend/cpu/complex.go: Go's
 // complex arithmetic and math/cmplx), compiled with --fmad=false:
@@ -29,6 +30,18 @@
 //     where Go uses its own: their results are within the device
 //     functions' documented errors (CUDA C Programming Guide: 1 to 2 ulps
 //     in double) of the CPU's, not its bits.
+//   - The optional kernels take the CPU's order, so its bits: SumAxis sums
+//     each part of a line in double in the order of k, one thread per line;
+//     CastSums rounds each part; ScanAxis runs each line in order in the
+//     element type (sums part by part in the part type, Go's products);
+//     Where, Compress (convert.cu's, over the complex type) and the
+//     conversions are exact moves and roundings: a real value becomes the
+//     real part rounded once to the part type with +0 imaginary part, a
+//     complex one converts its real part as a float of its part type
+//     would convert (backend.ConvertValue), complex to complex part by
+//     part. Gemm is gemm.cu's tiled kernel over the complex type: each
+//     element of C summed over l in order, each product Go's rounded to
+//     the element type, from +0 (or C).
 //
 // Entries (S is c64 for complex64 with part type T = float, c128 for
 // complex128 with T = double; C is the complex type, two T; D is double):
@@ -46,7 +59,18 @@
 //   xp_cpow_S(n, C *d, const C *x, const C *y)
 //   xp_cpows_S(n, C *d, const C *x, D re, D im)
 // and, once, xp_cfin_f64(nc, const D *part, D *res): res[0], res[1] the
-// pairwise sums of the nc real and the nc imaginary partial sums.
+// pairwise sums of the nc real and the nc imaginary partial sums. The
+// optional kernels, with the parameters of the real types' entries of the
+// same name (Z is complex128, two D):
+//   xp_sumaxis_S(pre, n, post, Z *dst, const C *src, int squares)   squares: 0
+//   xp_castsums_S(m, C *dst, const Z *acc, int sqrt)                 sqrt: 0
+//   xp_scanaxis_S(pre, n, post, C *dst, C *last, const C *src, const C *carry, int prod)
+//   xp_where_S(n, C *dst, const u8 *mask, const C *a, const C *b)
+//   xp_cpscatter_S(n, C *dst, const C *x, const u8 *mask, const u64 *offsets)
+//   xp_gemm_S(m, n, k, lda, ldb, ldc, C *c, const C *a, const C *b, int accumulate)
+//   xp_cvt_S_R(n, C *dst, const R *src) and xp_cvt_R_S(n, R *dst, const C *src)
+//       for every real type R (suffix f32, f64, i32, ..., u16)
+// and xp_cvt_c64_c128 and xp_cvt_c128_c64.
 
 // xp_cx is a complex number of part type T, laid out as Go's.
 template <typename T> struct xp_cx {
@@ -628,3 +652,168 @@ XP_COMPLEX(c128, double)
 
 extern "C" __global__ void xp_cfin_f64(xp_i64 nc, const double *part, double *res) { xp_cfin(nc, part, res); }
 XP_REGISTER(xp_cfin_f64, 0)
+
+// ---- the optional kernels (backend.ComplexKernels) ----
+//
+// The axis sums, casts, scans, selection, compaction, conversions and
+// matrix product of complex buffers, each the CPU backend's order
+// (backend/cpu/axis.go, stats.go, convert_ops.go, complex.go) and so its
+// bits, but for Gemm, whose CPU result is BLAS's (see gemm.go).
+
+// xp_csumaxis: dst[i][j] (complex128) = the sum over k of src[i][k][j],
+// each part in double in the order of k, one thread per line (the CPU's
+// sumAxisComplex). squares is not defined for complex src: the Go side
+// refuses it.
+template <typename T>
+__device__ void xp_csumaxis(xp_i64 pre, xp_i64 n, xp_i64 post, xp_cx<double> *dst, const xp_cx<T> *src, int squares)
+{
+	(void)squares;
+	XP_GRID_STRIDE(L, pre * post)
+	{
+		xp_i64 i = L / post, j = L % post;
+		const xp_cx<T> *x = src + i * n * post + j;
+		double re = 0, im = 0;
+		for (xp_i64 k = 0; k < n; k++) {
+			re += (double)x[k * post].re;
+			im += (double)x[k * post].im;
+		}
+		dst[L] = xp_cmk<double>(re, im);
+	}
+}
+
+// xp_ccastsums: dst[i] = the complex128 acc[i] rounded to dst's type, part
+// by part (Go's conversion). sqrt is not defined: the Go side refuses it.
+template <typename T> __device__ void xp_ccastsums(xp_i64 m, xp_cx<T> *dst, const xp_cx<double> *acc, int sq)
+{
+	(void)sq;
+	XP_GRID_STRIDE(i, m) dst[i] = xp_cmk<T>((T)acc[i].re, (T)acc[i].im);
+}
+
+// xp_cscanaxis: the running sums (products, if prod) of each line in src's
+// type, from carry[L] (or 0, or 1 for products), one thread per line, in
+// the order of k: sums part by part in the part type, products Go's
+// (xp_cmul), as the CPU's scanSlice computes run[j] += v and run[j] *= v.
+template <typename T>
+__device__ void xp_cscanaxis(xp_i64 pre, xp_i64 n, xp_i64 post, xp_cx<T> *dst, xp_cx<T> *last, const xp_cx<T> *src,
+			     const xp_cx<T> *carry, int prod)
+{
+	XP_GRID_STRIDE(L, pre * post)
+	{
+		xp_i64 i = L / post, j = L % post;
+		xp_i64 base = i * n * post + j;
+		xp_cx<T> run = carry ? carry[L] : xp_cmk<T>(prod ? (T)1 : (T)0, (T)0);
+		for (xp_i64 k = 0; k < n; k++) {
+			xp_cx<T> v = src[base + k * post];
+			run = prod ? xp_cmul<T>(run, v) : xp_cadd<T>(run, v);
+			if (dst) {
+				dst[base + k * post] = run;
+			}
+		}
+		if (last) {
+			last[L] = run;
+		}
+	}
+}
+
+// xp_gemm_ops of a complex type: Go's product (xp_cmul, rounded to the part
+// type) added part by part, as the naive loop's s += a[i][l]*b[l][j].
+template <typename P> struct xp_gemm_ops<xp_cx<P> > {
+	static __device__ __forceinline__ xp_cx<P> zero() { return xp_cmk<P>((P)0, (P)0); }
+	static __device__ __forceinline__ xp_cx<P> madd(xp_cx<P> acc, xp_cx<P> a, xp_cx<P> b)
+	{
+		return xp_cadd<P>(acc, xp_cmul<P>(a, b));
+	}
+};
+
+// xp_cvtrc: a real S to the complex type of part P: the value converted to
+// P as backend.ConvertValue converts it (rounded once), imaginary part +0.
+template <typename P, typename S> __device__ void xp_cvtrc(xp_i64 n, xp_cx<P> *dst, const S *src)
+{
+	XP_GRID_STRIDE(i, n) dst[i] = xp_cmk<P>(xp_convert<P, S>(src[i]), (P)0);
+}
+
+// xp_cvtcr: a complex of part P to the real D: its real part, converted as a
+// P is (floats round, integers by backend.FloatToInt's rules).
+template <typename D, typename P> __device__ void xp_cvtcr(xp_i64 n, D *dst, const xp_cx<P> *src)
+{
+	XP_GRID_STRIDE(i, n) dst[i] = xp_convert<D, P>(src[i].re);
+}
+
+// xp_cvtcc: complex to complex, part by part.
+template <typename D, typename S> __device__ void xp_cvtcc(xp_i64 n, xp_cx<D> *dst, const xp_cx<S> *src)
+{
+	XP_GRID_STRIDE(i, n) dst[i] = xp_cmk<D>((D)src[i].re, (D)src[i].im);
+}
+
+// XP_CKERNELS(S, T) instantiates the optional kernels of the complex type of
+// part T, named with suffix S; xp_where and xp_cpscatter are convert.cu's,
+// xp_gemm gemm.cu's, over the complex type.
+#define XP_CKERNELS(S, T)                                                                                     \
+	extern "C" __global__ void xp_sumaxis_##S(xp_i64 pre, xp_i64 n, xp_i64 post, xp_cx<double> *d,         \
+						  const xp_cx<T> *x, int sq)                                   \
+	{                                                                                                     \
+		xp_csumaxis<T>(pre, n, post, d, x, sq);                                                       \
+	}                                                                                                     \
+	XP_REGISTER(xp_sumaxis_##S, 0)                                                                        \
+	extern "C" __global__ void xp_castsums_##S(xp_i64 m, xp_cx<T> *d, const xp_cx<double> *acc, int sq)   \
+	{                                                                                                     \
+		xp_ccastsums<T>(m, d, acc, sq);                                                               \
+	}                                                                                                     \
+	XP_REGISTER(xp_castsums_##S, 0)                                                                       \
+	extern "C" __global__ void xp_scanaxis_##S(xp_i64 pre, xp_i64 n, xp_i64 post, xp_cx<T> *d,             \
+						   xp_cx<T> *last, const xp_cx<T> *x, const xp_cx<T> *carry,   \
+						   int prod)                                                   \
+	{                                                                                                     \
+		xp_cscanaxis<T>(pre, n, post, d, last, x, carry, prod);                                       \
+	}                                                                                                     \
+	XP_REGISTER(xp_scanaxis_##S, 0)                                                                       \
+	extern "C" __global__ void xp_where_##S(xp_i64 n, xp_cx<T> *d, const unsigned char *m,                 \
+						const xp_cx<T> *a, const xp_cx<T> *b)                          \
+	{                                                                                                     \
+		xp_where<xp_cx<T> >(n, d, m, a, b);                                                           \
+	}                                                                                                     \
+	XP_REGISTER(xp_where_##S, 0)                                                                          \
+	extern "C" __global__ void xp_cpscatter_##S(xp_i64 n, xp_cx<T> *d, const xp_cx<T> *x,                  \
+						    const unsigned char *m, const xp_u64 *off)                 \
+	{                                                                                                     \
+		xp_cpscatter<xp_cx<T> >(n, d, x, m, off);                                                     \
+	}                                                                                                     \
+	XP_REGISTER(xp_cpscatter_##S, 1)                                                                      \
+	extern "C" __global__ void xp_gemm_##S(xp_i64 m, xp_i64 n, xp_i64 k, xp_i64 lda, xp_i64 ldb,          \
+					       xp_i64 ldc, xp_cx<T> *c, const xp_cx<T> *a, const xp_cx<T> *b, \
+					       int accumulate)                                                 \
+	{                                                                                                     \
+		xp_gemm<xp_cx<T> >(m, n, k, lda, ldb, ldc, c, a, b, accumulate);                              \
+	}                                                                                                     \
+	XP_REGISTER(xp_gemm_##S, 1)
+
+XP_CKERNELS(c64, float)
+XP_CKERNELS(c128, double)
+
+// XP_CCVT(CS, P, RS, R) is the conversions between the complex type of
+// part P (suffix CS) and the real type R (suffix RS), both ways.
+#define XP_CCVT(CS, P, RS, R)                                                                                 \
+	extern "C" __global__ void xp_cvt_##CS##_##RS(xp_i64 n, xp_cx<P> *d, const R *s) { xp_cvtrc<P, R>(n, d, s); } \
+	XP_REGISTER(xp_cvt_##CS##_##RS, 0)                                                                    \
+	extern "C" __global__ void xp_cvt_##RS##_##CS(xp_i64 n, R *d, const xp_cx<P> *s) { xp_cvtcr<R, P>(n, d, s); } \
+	XP_REGISTER(xp_cvt_##RS##_##CS, 0)
+
+#define XP_CCVT_ALL(CS, P)                         \
+	XP_CCVT(CS, P, f32, float)                 \
+	XP_CCVT(CS, P, f64, double)                \
+	XP_CCVT(CS, P, i32, int)                   \
+	XP_CCVT(CS, P, i64, long long)             \
+	XP_CCVT(CS, P, u32, unsigned int)          \
+	XP_CCVT(CS, P, u64, unsigned long long)    \
+	XP_CCVT(CS, P, i8, signed char)            \
+	XP_CCVT(CS, P, i16, short)                 \
+	XP_CCVT(CS, P, u8, unsigned char)          \
+	XP_CCVT(CS, P, u16, unsigned short)
+
+XP_CCVT_ALL(c64, float)
+XP_CCVT_ALL(c128, double)
+
+extern "C" __global__ void xp_cvt_c64_c128(xp_i64 n, xp_cx<float> *d, const xp_cx<double> *s) { xp_cvtcc<float, double>(n, d, s); }
+XP_REGISTER(xp_cvt_c64_c128, 0)
+extern "C" __global__ void xp_cvt_c128_c64(xp_i64 n, xp_cx<double> *d, const xp_cx<float> *s) { xp_cvtcc<double, float>(n, d, s); }
+XP_REGISTER(xp_cvt_c128_c64, 0)

@@ -23,25 +23,39 @@ import (
 // the result's modulus (the device functions' errors, 1 to 2 ulps in
 // double, against Go's), not bit for bit.
 //
-// The backend is not a backend.ComplexKernels: its AxisReducer,
-// StatsReducer, Converter and GEMM kernels are real-only, so dist copies
-// complex blocks to the host for those (recorded).
+// The backend is a backend.ComplexKernels too: its AxisReducer's SumAxis
+// and CastSums, its StatsReducer's ScanAxis, its Converter's Where,
+// Compress and Convert and its GEMM take complex buffers, with complex.cu's
+// kernels, so that dist's axis sums and means, Cumsum, Cumprod, ProdAxis,
+// Where, Compact, Astype and MatMul of complex CUDA arrays stay on the
+// device. All but Gemm are the CPU backend's bits (its order of
+// operations; conversions as backend.ConvertValue, a complex value's real
+// part converted to a real type). Gemm sums over l in order, each product
+// Go's complex product rounded to the element type, from +0 or C: the
+// naive loop's bits; the CPU backend's complex products are BLAS's
+// (OpenBLAS's or gonum's cgemm and zgemm), whose order is their own, so the
+// two agree to within the bound Backend.Gemm states, not bit for bit.
 var (
-	_ backend.ComplexArith = (*Backend)(nil)
-	_ backend.ComplexMath  = (*Backend)(nil)
+	_ backend.ComplexArith   = (*Backend)(nil)
+	_ backend.ComplexMath    = (*Backend)(nil)
+	_ backend.ComplexKernels = (*Backend)(nil)
 )
 
-// complexSource is complex.cu, which KernelSource appends after random.cu.
+// complexSource is complex.cu, which KernelSource appends after sort.cu.
 //
 //go:embed complex.cu
 var complexSource string
 
 // complexOps are the operations of complex.cu, each with an entry per
-// complex type (xp_cfill_c64, xp_cfill_c128, ...), and complexPlain those
-// with one entry.
+// complex type (xp_cfill_c64, xp_cfill_c128, ...); complexKernelOps those
+// of its optional kernels (backend.ComplexKernels), named as the real
+// types' entries of the operation (xp_sumaxis_c64, ...); and complexPlain
+// those with one entry. Besides them, complex.cu has the conversions
+// between each complex type and every other type (cvtName).
 var (
-	complexOps   = []string{"cfill", "cscale", "caxpy", "caxpby", "cbin", "cbins", "csum", "cdot", "cprod", "cunary", "cunaryr", "cpow", "cpows"}
-	complexPlain = []string{"xp_cfin_f64"}
+	complexOps       = []string{"cfill", "cscale", "caxpy", "caxpby", "cbin", "cbins", "csum", "cdot", "cprod", "cunary", "cunaryr", "cpow", "cpows"}
+	complexKernelOps = []string{"sumaxis", "castsums", "scanaxis", "where", "cpscatter", "gemm"}
+	complexPlain     = []string{"xp_cfin_f64"}
 )
 
 // complexName returns the entry of complex.cu's operation op for the
@@ -56,20 +70,42 @@ func complexName(op string, dt backend.DType) string {
 	panic(fmt.Sprintf("cuda: no complex %s kernel for %v", op, dt))
 }
 
+// entryName returns the entry of operation op for element type dt:
+// kernelName's for a real type, complexName's for a complex one.
+func entryName(op string, dt backend.DType) string {
+	if dt.IsComplex() {
+		return complexName(op, dt)
+	}
+	return kernelName(op, dt)
+}
+
 // complexEntries returns the names of the entries of complex.cu.
 func complexEntries() []string {
 	var out []string
-	for _, dt := range []backend.DType{backend.Complex64, backend.Complex128} {
+	cplx := []backend.DType{backend.Complex64, backend.Complex128}
+	for _, dt := range cplx {
 		for _, op := range complexOps {
 			out = append(out, complexName(op, dt))
 		}
+		for _, op := range complexKernelOps {
+			out = append(out, complexName(op, dt))
+		}
+		for rt := backend.DType(0); int(rt) < len(typeSuffix); rt++ {
+			out = append(out, cvtName(dt, rt), cvtName(rt, dt))
+		}
 	}
+	out = append(out, cvtName(backend.Complex64, backend.Complex128), cvtName(backend.Complex128, backend.Complex64))
 	return append(out, complexPlain...)
 }
 
 // ComplexArith marks the CUDA backend as one whose arithmetic takes
 // complex buffers on the device (backend.ComplexArith).
 func (*Backend) ComplexArith() {}
+
+// ComplexKernels marks the CUDA backend as one whose optional kernels
+// (SumAxis, CastSums, ScanAxis, Where, Compress, Convert and Gemm) take
+// complex buffers on the device too (backend.ComplexKernels).
+func (*Backend) ComplexKernels() {}
 
 // cscalar appends s, converted to the complex type dt, as its two parts
 // (float32 for complex64, float64 for complex128).

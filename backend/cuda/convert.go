@@ -8,8 +8,10 @@ import (
 )
 
 // The CUDA backend compares, selects, compacts and converts elements on
-// its device, as a backend.Converter, with the kernels of convert.cu. The
-// results are exact: the CPU backend's, bit for bit.
+// its device, as a backend.Converter, with the kernels of convert.cu (and
+// complex.cu's for complex buffers, which Where, Compress and Convert
+// take: backend.ComplexKernels). The results are exact: the CPU backend's,
+// bit for bit.
 var _ backend.Converter = (*Backend)(nil)
 
 // convertSource is convert.cu, which KernelSource appends after stats.cu.
@@ -41,13 +43,27 @@ func convertEntries() []string {
 	return append(out, convertPlain...)
 }
 
-// cvtName returns the entry that converts src elements to dst's type. It
-// panics, naming them, for types without kernels.
+// cvtName returns the entry that converts src elements to dst's type:
+// convert.cu's between real types, complex.cu's where one is complex. It
+// panics, naming them, for types without kernels (and for a complex type
+// to itself, which Convert copies).
 func cvtName(dst, src backend.DType) string {
-	if dst < 0 || int(dst) >= len(typeSuffix) || src < 0 || int(src) >= len(typeSuffix) {
+	suffix := func(dt backend.DType) string {
+		switch {
+		case dt == backend.Complex64:
+			return "c64"
+		case dt == backend.Complex128:
+			return "c128"
+		case dt >= 0 && int(dt) < len(typeSuffix):
+			return typeSuffix[dt]
+		}
+		return ""
+	}
+	ds, ss := suffix(dst), suffix(src)
+	if ds == "" || ss == "" || (dst == src && dst.IsComplex()) {
 		panic(fmt.Sprintf("cuda: no Convert kernel from %v to %v", src, dst))
 	}
-	return "xp_cvt_" + typeSuffix[dst] + "_" + typeSuffix[src]
+	return "xp_cvt_" + ds + "_" + ss
 }
 
 // checkMask panics unless mask is a Uint8 buffer of n elements.
@@ -92,7 +108,8 @@ func (b *Backend) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s 
 }
 
 // Where sets dst[i] to a[i] where mask[i] is nonzero and to b[i]
-// elsewhere; dst may be a or b.
+// elsewhere; dst may be a or b. It takes every element type, complex
+// included.
 func (b *Backend) Where(dst, mask, a, c backend.Buffer) {
 	dd, dm, da, dc := b.buf("Where", dst), b.buf("Where", mask), b.buf("Where", a), b.buf("Where", c)
 	sameShape("Where", dd, da, dc)
@@ -100,7 +117,7 @@ func (b *Backend) Where(dst, mask, a, c backend.Buffer) {
 	if dd.N == 0 {
 		return
 	}
-	b.launch("Where", kernelName("where", dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
+	b.launch("Where", entryName("where", dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
 		(&Args{}).Int64(int64(dd.N)).Buffer(dd).Buffer(dm).Buffer(da).Buffer(dc))
 }
 
@@ -108,7 +125,8 @@ func (b *Backend) Where(dst, mask, a, c backend.Buffer) {
 // the start of dst and returns their count: a count per tile of 1024
 // elements, their exclusive scan, and an ordered scatter per tile, all on
 // the device; the count comes back to the host (it waits for the work
-// queued before it). It panics if dst is too short for the count.
+// queued before it). It panics if dst is too short for the count. It
+// takes every element type, complex included.
 func (b *Backend) Compress(dst, x, mask backend.Buffer) int {
 	dd, dx, dm := b.buf("Compress", dst), b.buf("Compress", x), b.buf("Compress", mask)
 	checkMask("Compress", dm, dx.N)
@@ -130,7 +148,7 @@ func (b *Backend) Compress(dst, x, mask backend.Buffer) int {
 		panic(fmt.Sprintf("cuda: Compress of %d selected elements into a buffer of %d", total[0], dd.N))
 	}
 	if total[0] > 0 {
-		b.launch("Compress", kernelName("cpscatter", dx.DT), Dim3{X: nb}, Dim3{X: reduceBlock},
+		b.launch("Compress", entryName("cpscatter", dx.DT), Dim3{X: nb}, Dim3{X: reduceBlock},
 			(&Args{}).Int64(int64(dx.N)).Buffer(dd).Buffer(dx).Buffer(dm).Buffer(t))
 	}
 	return int(total[0])
@@ -139,7 +157,11 @@ func (b *Backend) Compress(dst, x, mask backend.Buffer) int {
 // Convert sets dst[i] to src[i] converted to dst's type by the rules of
 // backend.ConvertValue (x86-64's results where C leaves a float-to-integer
 // conversion undefined); dst and src have one length and any two element
-// types, and do not overlap unless they are the same buffer.
+// types, and do not overlap unless they are the same buffer. A real value
+// becomes a complex one's real part (rounded once to its part type, the
+// imaginary part +0), complex converts to complex part by part, and
+// complex to real converts the real part as a float of its part type
+// converts: the CPU backend's rules and bits.
 func (b *Backend) Convert(dst, src backend.Buffer) {
 	dd, ds := b.buf("Convert", dst), b.buf("Convert", src)
 	if dd.N != ds.N {

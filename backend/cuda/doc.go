@@ -92,8 +92,8 @@
 // gonum skips where A is zero), not as OpenBLAS does: Backend.Gemm states
 // the bound. The Sorter (sort.cu) sorts by a stable radix sort whose
 // digit counts and ranks are integers, so its results are the CPU's bits.
-// Complex GEMM, which has no CUDA kernel, runs on host copies, recorded as
-// the copies they are.
+// Complex GEMM is the same tiled kernel over complex elements (the naive
+// loop's bits; within the bound Backend.Gemm states of the CPU's BLAS).
 //
 // Complex buffers (complex64 and complex128) have the arithmetic of
 // backend.Backend (backend.ComplexArith: Fill, Scale, Axpy, Axpby,
@@ -102,9 +102,10 @@
 // CPU's summation order (its bits), math/cmplx's algorithms ported (Abs,
 // Angle, Sqrt, Conj, Real and Imag its bits; Exp, Log and Pow over the
 // device's exp, log, sin, cos and pow, within a few ulps). The backend is
-// not a backend.ComplexKernels: its AxisReducer, StatsReducer and
-// Converter kernels are real-only, and dist copies complex blocks to the
-// host for them, recorded (complex GEMM runs on host copies here).
+// a backend.ComplexKernels too: SumAxis, CastSums, ScanAxis, Where,
+// Compress, Convert (to and from every type) and Gemm take complex buffers
+// on the device (complex.cu), all but Gemm with the CPU's bits, so that
+// dist's operations on complex CUDA arrays make no host copy.
 //
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted

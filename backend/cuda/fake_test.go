@@ -115,7 +115,7 @@ func TestFakeDriver(t *testing.T) {
 		t.Fatalf("the TestGPU tests failed on the fake driver:\n%s", out)
 	}
 	for _, name := range []string{"TestGPUConformance", "TestGPURegistered", "TestGPUPanics", "TestGPUAsync",
-		"TestGPUArrays", "TestGPUConcurrent", "TestGPUDeterminism", "TestGPUCopyOverlap", "TestGPUParity", "TestGPUMath", "TestGPUStats", "TestGPUConvert", "TestGPUGemm", "TestGPUStencils", "TestGPUFFT", "TestGPUSort", "TestGPUComplex"} {
+		"TestGPUArrays", "TestGPUConcurrent", "TestGPUDeterminism", "TestGPUCopyOverlap", "TestGPUParity", "TestGPUMath", "TestGPUStats", "TestGPUConvert", "TestGPUGemm", "TestGPUStencils", "TestGPUFFT", "TestGPUSort", "TestGPUComplex", "TestGPUComplexKernels"} {
 		if !strings.Contains(out, "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass on the fake driver", name)
 		}

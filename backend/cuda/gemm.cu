@@ -23,6 +23,18 @@
 // Entries: xp_gemm_S(m, n, k, lda, ldb, ldc, T *c, const T *a, const T *b,
 // int accumulate), launched with 16 x 16 threads; k == 0 sets C to +0
 // (the Go side does not launch it for k == 0 with accumulate).
+//
+// The kernel takes its zero, and its step acc + a*b, from xp_gemm_ops<T>:
+// complex.cu specializes it for its complex types (Go's complex product,
+// the parts added in the part type) and instantiates xp_gemm for them
+// (xp_gemm_c64, xp_gemm_c128), with the same tiles and order.
+
+// xp_gemm_ops is the arithmetic of xp_gemm for element type T: zero() and
+// madd(acc, a, b) = acc + a*b, the product rounded before it is added.
+template <typename T> struct xp_gemm_ops {
+	static __device__ __forceinline__ T zero() { return (T)0; }
+	static __device__ __forceinline__ T madd(T acc, T a, T b) { return xp_ops<T>::add(acc, xp_ops<T>::mul(a, b)); }
+};
 
 // XP_GEMM_TILE is the side of a block's tile of C, XP_GEMM_PANEL the depth
 // of a panel along k, XP_GEMM_SIDE the threads of a block along each side
@@ -51,7 +63,7 @@ __device__ void xp_gemm(xp_i64 m, xp_i64 n, xp_i64 k, xp_i64 lda, xp_i64 ldb, xp
 			for (int r = 0; r < XP_GEMM_REG; r++) {
 				for (int s = 0; s < XP_GEMM_REG; s++) {
 					xp_i64 i = i0 + ty + XP_GEMM_SIDE * r, j = j0 + tx + XP_GEMM_SIDE * s;
-					acc[r][s] = (accumulate != 0 && i < m && j < n) ? c[i * ldc + j] : (T)0;
+					acc[r][s] = (accumulate != 0 && i < m && j < n) ? c[i * ldc + j] : xp_gemm_ops<T>::zero();
 				}
 			}
 			for (xp_i64 k0 = 0; k0 < k; k0 += XP_GEMM_PANEL) {
@@ -61,11 +73,11 @@ __device__ void xp_gemm(xp_i64 m, xp_i64 n, xp_i64 k, xp_i64 lda, xp_i64 ldb, xp
 					// (16 threads read 16 neighbouring elements of a row).
 					int row = e / XP_GEMM_PANEL, kk = e % XP_GEMM_PANEL;
 					xp_i64 gi = i0 + row;
-					as[kk][row] = (gi < m && kk < kn) ? a[gi * lda + k0 + kk] : (T)0;
+					as[kk][row] = (gi < m && kk < kn) ? a[gi * lda + k0 + kk] : xp_gemm_ops<T>::zero();
 					// B: row e/64 of the panel, column e%64 of the tile.
 					int kb = e / XP_GEMM_TILE, col = e % XP_GEMM_TILE;
 					xp_i64 gj = j0 + col;
-					bs[kb][col] = (kb < kn && gj < n) ? b[(k0 + kb) * ldb + gj] : (T)0;
+					bs[kb][col] = (kb < kn && gj < n) ? b[(k0 + kb) * ldb + gj] : xp_gemm_ops<T>::zero();
 				}
 				__syncthreads();
 				for (int kk = 0; kk < kn; kk++) {
@@ -78,7 +90,7 @@ __device__ void xp_gemm(xp_i64 m, xp_i64 n, xp_i64 k, xp_i64 lda, xp_i64 ldb, xp
 					}
 					for (int r = 0; r < XP_GEMM_REG; r++) {
 						for (int s = 0; s < XP_GEMM_REG; s++) {
-							acc[r][s] = xp_ops<T>::add(acc[r][s], xp_ops<T>::mul(av[r], bv[s]));
+							acc[r][s] = xp_gemm_ops<T>::madd(acc[r][s], av[r], bv[s]);
 						}
 					}
 				}

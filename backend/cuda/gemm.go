@@ -2,15 +2,14 @@ package cuda
 
 import (
 	_ "embed"
-	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/profiling"
 )
 
 // The CUDA backend multiplies matrices on its device, as a backend.GEMM,
-// with the tiled kernel of gemm.cu (see Backend.Gemm), so that dist.MatMul
-// and dist.MatVec of CUDA arrays stay on the device.
+// with the tiled kernel of gemm.cu (see Backend.Gemm), for every element
+// type (complex ones included), so that dist.MatMul and dist.MatVec of
+// CUDA arrays stay on the device.
 var _ backend.GEMM = (*Backend)(nil)
 
 // gemmSource is gemm.cu, which KernelSource appends after convert.cu.
@@ -67,59 +66,32 @@ func gemmEntries() []string {
 // (dlopen of libcublas, as the driver is loaded) could replace this kernel
 // for float32 and float64 where it is present, behind the same interface.
 //
-// Complex matrices have no kernel: their product runs on host copies of
-// the three buffers, in the naive loop's order, recorded with package
-// profiling as the copies they are, and C is copied back.
+// Complex matrices (complex64 and complex128; the backend is a
+// backend.ComplexKernels) go through the same tiled kernel, over
+// complex.cu's complex type: each element of C is summed over l in order
+// from +0 (or C), each product Go's complex product (the parts' products
+// rounded, complex64's computed in float64 and rounded to float32) added
+// part by part in the part type. That is the naive Go loop's result, bit
+// for bit (s += a[i][l]*b[l][j]). The CPU backend multiplies complex
+// matrices with OpenBLAS's cgemm and zgemm (or gonum's), in orders of
+// their own, so the two are not the same bits. Each part of a complex
+// product is a sum of two real products, whose moduli add up to at most
+// |a|·|b| (the moduli's product), so each part of an element of C is a
+// sum of 2k terms (2k+1 with C) of total modulus at most
+// (|C| + |A|·|B|)ij, with |A| and |B| the elements' moduli: the kernel's
+// result is within γ(k+2)·(|C| + |A|·|B|)ij of the exact one, any order's
+// within γ(2k+1)·(|C| + |A|·|B|)ij, γ(j) = ju/(1-ju) with u the unit
+// roundoff of the part type; so the two agree to within their sum,
+// which the tests take as 4(k+1)·u·(|C| + |A|·|B|)ij.
 func (b *Backend) Gemm(c, a, bm backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
 	backend.CheckGemm(c, a, bm, m, n, k, lda, ldb, ldc)
 	cd, ad, bd := b.buf("Gemm", c), b.buf("Gemm", a), b.buf("Gemm", bm)
 	if m == 0 || n == 0 || (k == 0 && accumulate) {
 		return
 	}
-	switch cd.DT {
-	case backend.Complex64:
-		gemmHost[complex64](b, cd, ad, bd, m, n, k, lda, ldb, ldc, accumulate)
-		return
-	case backend.Complex128:
-		gemmHost[complex128](b, cd, ad, bd, m, n, k, lda, ldb, ldc, accumulate)
-		return
-	}
 	tiles := func(x int) int { return min((x+gemmTile-1)/gemmTile, maxGemmGrid) }
-	b.launch("Gemm", kernelName("gemm", cd.DT), Dim3{X: tiles(n), Y: tiles(m)}, Dim3{X: gemmSide, Y: gemmSide},
+	b.launch("Gemm", entryName("gemm", cd.DT), Dim3{X: tiles(n), Y: tiles(m)}, Dim3{X: gemmSide, Y: gemmSide},
 		(&Args{}).Int64(int64(m)).Int64(int64(n)).Int64(int64(k)).
 			Int64(int64(lda)).Int64(int64(ldb)).Int64(int64(ldc)).
 			Buffer(cd).Buffer(ad).Buffer(bd).Int32(flag(accumulate)))
-}
-
-// gemmHost is Gemm of complex matrices, which have no kernel: the buffers
-// are copied to the host (recorded), multiplied there in the naive loop's
-// order (from 0 or C, over l in order), and C is copied back (recorded).
-func gemmHost[T complex64 | complex128](b *Backend, c, a, bm *devBuffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
-	get := func(x *devBuffer) []T {
-		h := make([]T, x.N)
-		if x.N > 0 {
-			if err := b.CopyToHost(unsafe.Pointer(&h[0]), x); err != nil {
-				fail("Gemm", err)
-			}
-			profiling.RecordTransfer(profiling.ToHost, "cuda.Gemm (complex: no kernel)", int64(x.Bytes()), true, true)
-		}
-		return h
-	}
-	hc, ha, hb := get(c), get(a), get(bm)
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			var s T
-			if accumulate {
-				s = hc[i*ldc+j]
-			}
-			for l := 0; l < k; l++ {
-				s += ha[i*lda+l] * hb[l*ldb+j]
-			}
-			hc[i*ldc+j] = s
-		}
-	}
-	if err := b.CopyFromHost(c, unsafe.Pointer(&hc[0])); err != nil {
-		fail("Gemm", err)
-	}
-	profiling.RecordTransfer(profiling.ToDevice, "cuda.Gemm (complex: no kernel)", int64(c.Bytes()), true, true)
 }

@@ -3,9 +3,9 @@ package cuda_test
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
@@ -59,8 +59,9 @@ var gemmCases = []struct {
 // +0 or C), NaN and ±Inf among the float inputs; integers bit for bit
 // against the CPU backend (their products wrap); floats within the bound
 // the package documents of the CPU backend's (OpenBLAS or gonum), and bit
-// for bit against gonum's where A has no zero. The padding of the leading
-// dimensions holds markers that must be neither read nor written.
+// for bit against gonum's where A has no zero; complex64 and complex128 as
+// gpuGemmComplex says. The padding of the leading dimensions holds markers
+// that must be neither read nor written.
 func TestGPUGemm(t *testing.T) {
 	b := gpu(t)
 	t.Run("float32", func(t *testing.T) { gpuGemm[float32](t, b) })
@@ -271,58 +272,108 @@ func gpuGemmGonum[T backend.Element](t *testing.T, b *cuda.Backend) {
 	}
 }
 
-// gpuGemmComplex checks that complex products, which have no kernel, run
-// on host copies recorded as such (three to the host, one back) and give
-// the naive loop's result.
+// gpuGemmComplex checks complex products (gemm.cu's kernel over
+// complex.cu's complex type) on gemmCases: bit for bit against the naive loop in Go
+// (each product Go's complex product, rounded to T, added in the order of
+// l from +0 or C), NaN and ±Inf parts among the inputs too; without them,
+// each part of each element within the bound Backend.Gemm states of the
+// CPU backend's (OpenBLAS's or gonum's cgemm and zgemm): 4(k+1)·u·(|C| +
+// |A|·|B|)ij with the elements' moduli. No copy to or from the host is
+// recorded, and C's padding is neither read nor written.
 func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
-	m, n, k, ld := 3, 4, 5, 6
-	mk := func(rows, cols, ld int, seed float64) []T {
-		x := make([]T, (rows-1)*ld+cols)
+	u := 0x1p-53
+	if dt == backend.Complex64 {
+		u = 0x1p-24
+	}
+	marker := T(complex(math.NaN(), math.NaN()))
+	matrix := func(rows, cols, pad, off int, special bool, seed uint64) []T {
+		ld := cols + pad
+		n := off
+		if rows > 0 && cols > 0 {
+			n += (rows-1)*ld + cols
+		}
+		x := make([]T, n)
 		for i := range x {
-			x[i] = T(complex(seed+float64(i), float64(i%3)-1))
+			x[i] = marker
+		}
+		v := complexInputs[T](rows*cols, special, true, seed)
+		for i := 0; i < rows; i++ {
+			copy(x[off+i*ld:off+i*ld+cols], v[i*cols:(i+1)*cols])
 		}
 		return x
 	}
-	a, bm, c := mk(m, k, ld, 1), mk(k, n, ld, 2), mk(m, n, ld, 3)
-	up := func(x []T) backend.Buffer {
-		d, err := b.Alloc(dt, len(x))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.CopyFromHost(d, unsafe.Pointer(&x[0])); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	da, db, dc := up(a), up(bm), up(c)
-	defer func() {
-		for _, x := range []backend.Buffer{da, db, dc} {
-			b.Free(x)
-		}
-	}()
-	cnt := profiling.Counting(func() { b.Gemm(dc, da, db, m, n, k, ld, ld, ld, true) })
-	if h, d := cnt.Count(profiling.ToHost), cnt.Count(profiling.ToDevice); h != 3 || d != 1 {
-		t.Errorf("%v Gemm recorded %d copies to the host and %d to the device, want 3 and 1", dt, h, d)
-	}
-	got := make([]T, len(c))
-	if err := b.CopyToHost(unsafe.Pointer(&got[0]), dc); err != nil {
-		t.Fatal(err)
-	}
-	want := append([]T(nil), c...)
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			s := want[i*ld+j]
-			for l := 0; l < k; l++ {
-				s += a[i*ld+l] * bm[l*ld+j]
+	for ci, tc := range gemmCases {
+		cs := tc.gemmCase
+		lda, ldb, ldc := max(cs.k+cs.padA, 1), max(cs.n+cs.padB, 1), max(cs.n+cs.padC, 1)
+		for _, special := range []bool{false, true} {
+			name := fmt.Sprintf("%v %v special %v", dt, cs, special)
+			seed := uint64(100*ci + 50)
+			a, bm, c0 := matrix(cs.m, cs.k, cs.padA, cs.off, special, seed), matrix(cs.k, cs.n, cs.padB, cs.off, special, seed+1),
+				matrix(cs.m, cs.n, cs.padC, cs.off, special, seed+2)
+			view := func(x []T) backend.Buffer {
+				return b.Slice(upload(t, b, x), min(cs.off, len(x)), len(x))
 			}
-			want[i*ld+j] = s
-		}
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%v Gemm: element %d: %v, want %v", dt, i, got[i], want[i])
-			break
+			da, db, dc := view(a), view(bm), view(c0)
+			cnt := profiling.Counting(func() { b.Gemm(dc, da, db, cs.m, cs.n, cs.k, lda, ldb, ldc, cs.accumulate) })
+			if h, d := cnt.Count(profiling.ToHost), cnt.Count(profiling.ToDevice); h != 0 || d != 0 {
+				t.Errorf("%s: recorded %d copies to the host and %d to the device, want none", name, h, d)
+			}
+			dev := download[T](t, b, dc)
+			for _, x := range []backend.Buffer{da, db, dc} {
+				b.Free(x)
+			}
+			// The naive loop; T(...) rounds each product (and keeps Go
+			// from fusing a multiply and an add).
+			ref := append([]T(nil), c0[min(cs.off, len(c0)):]...)
+			ao, bo := a[min(cs.off, len(a)):], bm[min(cs.off, len(bm)):]
+			if !(cs.k == 0 && cs.accumulate) {
+				for i := 0; i < cs.m; i++ {
+					for j := 0; j < cs.n; j++ {
+						var s T
+						if cs.accumulate {
+							s = ref[i*ldc+j]
+						}
+						for l := 0; l < cs.k; l++ {
+							s += T(ao[i*lda+l] * bo[l*ldb+j])
+						}
+						ref[i*ldc+j] = s
+					}
+				}
+			}
+			for i := range ref {
+				if !sameC(complex128(dev[i]), complex128(ref[i])) {
+					t.Errorf("%s: element %d: %v on the GPU, %v from the naive loop", name, i, dev[i], ref[i])
+					break
+				}
+			}
+			if special {
+				continue // BLAS's NaNs and infinities are its own
+			}
+			hc := backend.HostBufferOf(append([]T(nil), c0[min(cs.off, len(c0)):]...))
+			cpu.Default.Gemm(hc, backend.HostBufferOf(append([]T(nil), ao...)), backend.HostBufferOf(append([]T(nil), bo...)),
+				cs.m, cs.n, cs.k, lda, ldb, ldc, cs.accumulate)
+			host := backend.HostSlice[T](hc)
+			gamma := 4 * float64(cs.k+1) * u
+		elements:
+			for i := 0; i < cs.m; i++ {
+				for j := 0; j < cs.n; j++ {
+					p := i*ldc + j
+					bound := 0.0
+					if cs.accumulate {
+						bound = cmplx.Abs(complex128(c0[cs.off+p]))
+					}
+					for l := 0; l < cs.k; l++ {
+						bound += cmplx.Abs(complex128(ao[i*lda+l])) * cmplx.Abs(complex128(bo[l*ldb+j]))
+					}
+					bound *= gamma
+					d := complex128(dev[p]) - complex128(host[p])
+					if !(math.Abs(real(d)) <= bound && math.Abs(imag(d)) <= bound) {
+						t.Errorf("%s: C[%d][%d]: %v on the GPU, %v on the CPU (%s): bound %g", name, i, j, dev[p], host[p], cpu.GEMMLibrary(), bound)
+						break elements
+					}
+				}
+			}
 		}
 	}
 }

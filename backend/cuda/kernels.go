@@ -67,7 +67,7 @@ func kernelName(op string, dt backend.DType) string {
 // appear in its PTX (.entry xp_axpy_f64).
 func KernelEntries() []string {
 	var out []string
-	for dt := backend.DType(0); int(dt) < len(typeSuffix); dt++ { // the complex types have no kernels
+	for dt := backend.DType(0); int(dt) < len(typeSuffix); dt++ { // the complex types' entries are complexEntries'
 		for _, op := range opsAll {
 			out = append(out, kernelName(op, dt))
 		}

@@ -16,7 +16,9 @@ import (
 // (one thread per line along the axis, in the order of k; Moments by the
 // CPU's chunks of 4096 elements, added pairwise; Prod of floats in order
 // by one thread), and count and multiply integers exactly. No float is
-// added with an atomic operation.
+// added with an atomic operation. SumAxis, CastSums and ScanAxis take
+// complex buffers too (complex.cu's kernels, in the same order: the CPU's
+// bits), as the backend is a backend.ComplexKernels.
 var (
 	_ backend.AxisReducer  = (*Backend)(nil)
 	_ backend.StatsReducer = (*Backend)(nil)
@@ -126,33 +128,45 @@ func (b *Backend) lines(op string, src backend.Buffer, pre, n, post int, outs ..
 // SumAxis sets dst[i][j] to the sum over k of src[i][k][j] (of its square
 // if squares), one thread per line in the order of k: in float64 into a
 // Float64 dst for floating-point src (the CPU backend's bits), wrapping in
-// src's type for integers.
+// src's type for integers, and for complex src into a Complex128 dst, each
+// part in float64 (the CPU's bits; squares must be false).
 func (b *Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
 	dt := src.DType()
 	acc := dt
-	if dt.IsFloat() {
+	switch {
+	case dt.IsComplex():
+		if squares {
+			panic(fmt.Sprintf("cuda: SumAxis of the squares of %v", dt))
+		}
+		acc = backend.Complex128
+	case dt.IsFloat():
 		acc = backend.Float64
 	}
 	s := b.lines("SumAxis", src, pre, n, post, lineBuf{dst, acc})
 	if pre*post == 0 {
 		return
 	}
-	b.launch("SumAxis", kernelName("sumaxis", dt), elemGrid(pre*post), Dim3{X: blockSize},
+	b.launch("SumAxis", entryName("sumaxis", dt), elemGrid(pre*post), Dim3{X: blockSize},
 		(&Args{}).Int64(int64(pre)).Int64(int64(n)).Int64(int64(post)).Buffer(dst).Buffer(s).Int32(flag(squares)))
 }
 
 // CastSums sets dst (float32 or float64) to the float64 sums of acc,
 // rounded to dst's type, or to their square roots (correctly rounded) if
-// sqrt. It panics for an integer dst.
+// sqrt; a complex dst to the Complex128 sums of acc rounded part by part
+// (sqrt false). It panics for an integer dst.
 func (b *Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
 	d, a := b.buf("CastSums", dst), b.buf("CastSums", acc)
-	if !d.DT.IsFloat() || a.DT != backend.Float64 || a.N < d.N {
-		panic(fmt.Sprintf("cuda: CastSums of %d %v into %d %v", a.N, a.DT, d.N, d.DT))
+	want := backend.Float64
+	if d.DT.IsComplex() {
+		want = backend.Complex128
+	}
+	if !(d.DT.IsFloat() || (d.DT.IsComplex() && !sqrt)) || a.DT != want || a.N < d.N {
+		panic(fmt.Sprintf("cuda: CastSums of %d %v into %d %v (sqrt %v)", a.N, a.DT, d.N, d.DT, sqrt))
 	}
 	if d.N == 0 {
 		return
 	}
-	b.launch("CastSums", kernelName("castsums", d.DT), elemGrid(d.N), Dim3{X: blockSize},
+	b.launch("CastSums", entryName("castsums", d.DT), elemGrid(d.N), Dim3{X: blockSize},
 		(&Args{}).Int64(int64(d.N)).Buffer(d).Buffer(a).Int32(flag(sqrt)))
 }
 
@@ -334,9 +348,10 @@ func (b *Backend) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
 
 // ScanAxis sets dst[i][k][j] (src's type) to the running sum (product, if
 // prod) of src[i][0..k][j], from carry[i][j] (nil: 0, or 1 for products),
-// in src's type in the order of k (integers wrap), one thread per line:
-// the CPU backend's bits. last (if not nil) gets the value at the end of
-// each line; dst may be nil.
+// in src's type in the order of k (integers wrap; complex sums part by
+// part, complex products Go's), one thread per line: the CPU backend's
+// bits. last (if not nil) gets the value at the end of each line; dst may
+// be nil.
 func (b *Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
 	dt := src.DType()
 	s := b.lines("ScanAxis", src, pre, n, post, lineBuf{last, dt}, lineBuf{carry, dt})
@@ -349,7 +364,7 @@ func (b *Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post in
 	if pre*post == 0 {
 		return
 	}
-	b.launch("ScanAxis", kernelName("scanaxis", dt), elemGrid(pre*post), Dim3{X: blockSize},
+	b.launch("ScanAxis", entryName("scanaxis", dt), elemGrid(pre*post), Dim3{X: blockSize},
 		(&Args{}).Int64(int64(pre)).Int64(int64(n)).Int64(int64(post)).
 			DevicePtr(b.ptrOrNil("ScanAxis", dst)).DevicePtr(b.ptrOrNil("ScanAxis", last)).Buffer(s).
 			DevicePtr(b.ptrOrNil("ScanAxis", carry)).Int32(flag(prod)))

@@ -202,7 +202,8 @@ func TestKernelEntries(t *testing.T) {
 		2*3 + 1 + // stencil.cu: stencil9, stencil7, lapdot; xp_rowsums_f64
 		2 + 8 + // random.cu: xp_randf_S for the floats, xp_randi_S for the integers
 		2*4 + // fft.cu: fftpass, fftchirp, fftmul, fftunchirp for f32 (complex64) and f64 (complex128)
-		2*len(complexOps) + len(complexPlain) // complex.cu: xp_<op>_c64, xp_<op>_c128
+		2*len(complexOps) + len(complexPlain) + // complex.cu: xp_<op>_c64, xp_<op>_c128
+		2*len(complexKernelOps) + 2*2*10 + 2 // complex.cu's optional kernels; xp_cvt_ to and from each real type; c64 <-> c128
 	want += 10*4 + 3 + len(takeSizes) // sort.cu: sortbits, sortcount, sortscatter, cut per type; sortbits2, sortscan, sortiota; xp_take_bE
 	if len(e) != want {
 		t.Errorf("%d entries, want %d", len(e), want)
@@ -227,7 +228,14 @@ func TestKernelEntries(t *testing.T) {
 			t.Errorf("no entry %s", n)
 		}
 	}
-	if seen["xp_jacobi5_i32"] || seen["xp_zeroidx_f64"] || seen["xp_prodi_f32"] || seen["xp_prodf_i64"] || seen["xp_castsums_i32"] {
+	for _, n := range []string{"xp_sumaxis_c64", "xp_castsums_c128", "xp_scanaxis_c64", "xp_where_c128", "xp_cpscatter_c64",
+		"xp_gemm_c128", "xp_cvt_c64_c128", "xp_cvt_c128_c64", "xp_cvt_c64_u16", "xp_cvt_i8_c128", "xp_cvt_f32_c64"} {
+		if !seen[n] {
+			t.Errorf("no entry %s", n)
+		}
+	}
+	if seen["xp_jacobi5_i32"] || seen["xp_zeroidx_f64"] || seen["xp_prodi_f32"] || seen["xp_prodf_i64"] || seen["xp_castsums_i32"] ||
+		seen["xp_cvt_c64_c64"] || seen["xp_cvt_c128_c128"] {
 		t.Error("entries for the wrong types")
 	}
 }

@@ -252,12 +252,11 @@ func cxSameArrays[T backend.Complex](e *errs, what string, r, hr *dist.Array[T],
 // normLayouts (the process grid for the axis reductions only), empty
 // arrays and axes, fewer elements than ranks, and NaN and infinite parts.
 // The fake device is a backend.ComplexKernels whose kernels are the CPU
-// backend's, so dist takes the same path for its arrays as for CUDA's;
-// CPU arrays take another for Cumprod along the split axis: their ranks'
-// carries are multiplied by MPI's Exscan, whose complex product is the MPI
-// library's (C's), not Go's, and differs in the last bit at 3 ranks and
-// more, where a device's carries are gathered and multiplied by its
-// ScanAxis.
+// backend's, so dist takes the same path for its arrays as for CUDA's.
+// Cumprod of CPU arrays is checked against the fake device's too: their
+// ranks' carries are gathered and multiplied by ScanAxis, as a device's
+// are, not by MPI's Exscan, whose complex product is the MPI library's
+// (C's, differing in the last bit at 3 ranks and more).
 func deviceComplexKernelsCUDA[T backend.Complex, R backend.Float](t *testing.T, c mpi.Comm, b backend.Backend) {
 	dt := backend.DTypeOf[T]()
 	p := c.Size()
@@ -336,6 +335,20 @@ func deviceComplexKernelsCUDA[T backend.Complex, R backend.Float](t *testing.T, 
 					onDevice(fmt.Sprintf("Cumprod(%d)", axis), func() (err error) { r, err = dist.Cumprod(x, axis); return err })
 					hr, herr = dist.Cumprod(hx, axis)
 					same(fmt.Sprintf("Cumprod(%d)", axis), r, hr, herr)
+					// The CPU's arrays multiply their ranks' carries as a
+					// device's are (Go's complex product, not MPI's): the
+					// same bits.
+					cx := mk(0, cpu.Default)
+					cr, cerr := dist.Cumprod(cx, axis)
+					hr, herr = dist.Cumprod(hx, axis)
+					if cerr != nil || herr != nil {
+						e.add("%s CPU Cumprod(%d): %v, %v", name, axis, cerr, herr)
+					} else {
+						cxSameArrays(&e, fmt.Sprintf("%s CPU Cumprod(%d)", name, axis), hr, cr, 0, ref.Device())
+						cr.Free()
+						hr.Free()
+					}
+					cx.Free()
 				}
 				// Astype to and from complex.
 				var rr *dist.Array[R]

@@ -35,6 +35,9 @@ func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // rules: products in x's type, integers wrapping, the carry of a rank the
 // product of the earlier ranks' block totals. Complex products are Go's
 // complex multiplication in x's type, (a+bi)(c+di) = (ac-bd) + (ad+bc)i,
+// the carries' too (they are gathered and multiplied in rank order, not
+// taken from MPI's complex product), so host and device arrays agree bit
+// for bit,
 // without NumPy's handling of infinite parts; a complex block on a
 // backend that is not a backend.ComplexKernels is scanned on a host copy,
 // as Cumsum's. It is collective.
@@ -100,7 +103,9 @@ func scan[T backend.Numeric](x *Array[T], op string, axis int, prod bool) (_ *Ar
 // exclusively in rank order; nil on rank 0, which starts from 0 (1).
 // A host block's totals go through one mpi.Exscan; a device block's are
 // gathered on the device (staging.Allgatherv, which hands a CUDA-aware
-// MPI the device memory) and scanned there, since staging has no Exscan.
+// MPI the device memory) and scanned there, since staging has no Exscan;
+// so are a host block's complex products, since MPI's complex product is
+// the C library's (in float32 for complex64) and not Go's.
 func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backend.StatsReducer, pre, n, post int, prod bool) (*backend.Array[T], error) {
 	b := block.Backend()
 	m := pre * post
@@ -121,7 +126,7 @@ func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backen
 	if prod {
 		op = mpi.Prod
 	}
-	if b.Device().IsHost() {
+	if b.Device().IsHost() && !(prod && backend.DTypeOf[T]().IsComplex()) {
 		err = mpi.Exscan(x.comm, last.Data(), carry.Data(), op)
 	} else {
 		var all *backend.Array[T]

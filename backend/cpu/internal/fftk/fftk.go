@@ -27,7 +27,8 @@ import (
 
 // stage is a pass that is not the last: radix r on sub-transforms of
 // length n with stride s (n*s is the plan's length), twiddle factors from
-// offset tw in the plan's tables, r-1 of them per index p < n/r.
+// offset tw in the plan's tables: (r-1)*n/r of them, w^(p*k) at
+// (k-1)*n/r + p.
 type stage struct {
 	r, n, s, tw int
 }
@@ -92,8 +93,8 @@ func NewPlan(n int) *Plan {
 	m, s := n, 1
 	for _, r := range rs[:len(rs)-1] {
 		p.stages = append(p.stages, stage{r: r, n: m, s: s, tw: len(p.fw)})
-		for q := 0; q < m/r; q++ {
-			for k := 1; k < r; k++ {
+		for k := 1; k < r; k++ {
+			for q := 0; q < m/r; q++ {
 				p.fw = append(p.fw, twiddle(q*k, m))
 			}
 		}

@@ -10,7 +10,8 @@ import "math"
 //
 // with w = exp(-2 pi i/n) and W_r = exp(-2 pi i/r); the next pass has
 // length n/r and stride r*s. The twiddle factors w^(p*k), k = 1..r-1, are
-// tw[(r-1)*p + k-1]. The inverse transform conjugates both w and W_r: the
+// tw[(k-1)*n/r + p]: one run of n/r per k. At p = 0 they are 1, and the
+// radix-4 passes do not multiply. The inverse transform conjugates both w and W_r: the
 // passes take conjugated twiddle factors and, for W_r, reverse the inputs
 // x_j -> x_(r-j) (a DFT of reversed input is the conjugate-exponent DFT).
 // The last pass has n = r: no twiddle factors, and for each q it reads the
@@ -27,51 +28,71 @@ func pass4s1(x, y, tw []complex128, inverse bool) {
 		x1, x3 = x3, x1
 	}
 	x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
-	tw = tw[:3*m]
+	w1, w2, w3 := tw[:m], tw[m:2*m], tw[2*m:3*m]
+	w1, w2, w3 = w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
 	y = y[:4*m]
 	for p, a := range x0 {
 		b, c, d := x1[p], x2[p], x3[p]
-		t := tw[3*p : 3*p+3 : 3*p+3]
-		o := y[4*p : 4*p+4 : 4*p+4]
+		o := (*[4]complex128)(y[4*p : 4*p+4])
 		apc, amc := a+c, a-c
 		bpd, jbmd := b+d, mulNegI(b-d)
 		o[0] = apc + bpd
-		o[1] = t[0] * (amc + jbmd)
-		o[2] = t[1] * (apc - bpd)
-		o[3] = t[2] * (amc - jbmd)
+		o[1] = w1[p] * (amc + jbmd)
+		o[2] = w2[p] * (apc - bpd)
+		o[3] = w3[p] * (amc - jbmd)
 	}
 }
 
 // pass4 is a radix-4 pass with stride s > 1.
 func pass4(x, y, tw []complex128, s int, inverse bool) {
 	m := len(x) / (4 * s)
+	sm := s * m
+	tw = tw[:3*m]
 	for p := 0; p < m; p++ {
-		t := tw[3*p : 3*p+3 : 3*p+3]
-		w1, w2, w3 := t[0], t[1], t[2]
 		i := s * p
 		a := x[i : i+s]
-		b := x[i+s*m : i+s*m+s]
-		c := x[i+2*s*m : i+2*s*m+s]
-		d := x[i+3*s*m : i+3*s*m+s]
+		b := x[i+sm : i+sm+s]
+		c := x[i+2*sm : i+2*sm+s]
+		d := x[i+3*sm : i+3*sm+s]
 		if inverse {
 			b, d = d, b
 		}
+		o := y[4*i : 4*i+4*s]
+		y0, y1, y2, y3 := o[:s], o[s:2*s], o[2*s:3*s], o[3*s:4*s]
+		if p == 0 {
+			butterflies4(a, b, c, d, y0, y1, y2, y3)
+			continue
+		}
 		b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
-		o := 4 * s * p
-		y0 := y[o : o+s]
-		y1 := y[o+s : o+2*s]
-		y2 := y[o+2*s : o+3*s]
-		y3 := y[o+3*s : o+4*s]
 		y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
+		// The twiddle factors are read in the loop, not kept in
+		// registers: with 6 more live floats the loop spills.
+		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
 		for q, av := range a {
 			bv, cv, dv := b[q], c[q], d[q]
 			apc, amc := av+cv, av-cv
 			bpd, jbmd := bv+dv, mulNegI(bv-dv)
 			y0[q] = apc + bpd
-			y1[q] = w1 * (amc + jbmd)
-			y2[q] = w2 * (apc - bpd)
-			y3[q] = w3 * (amc - jbmd)
+			y1[q] = *w1 * (amc + jbmd)
+			y2[q] = *w2 * (apc - bpd)
+			y3[q] = *w3 * (amc - jbmd)
 		}
+	}
+}
+
+// butterflies4 does the radix-4 butterflies of inputs a, b, c, d (already
+// reversed for the inverse) into y0..y3, without twiddle factors.
+func butterflies4(a, b, c, d, y0, y1, y2, y3 []complex128) {
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
+	for q, av := range a {
+		bv, cv, dv := b[q], c[q], d[q]
+		apc, amc := av+cv, av-cv
+		bpd, jbmd := bv+dv, mulNegI(bv-dv)
+		y0[q] = apc + bpd
+		y1[q] = amc + jbmd
+		y2[q] = apc - bpd
+		y3[q] = amc - jbmd
 	}
 }
 
@@ -82,21 +103,13 @@ func last4(x, y []complex128, s int, inverse bool, scale float64) {
 	if inverse {
 		b, d = d, b
 	}
-	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
 	y0, y1, y2, y3 := y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s]
-	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
 	if scale == 1 {
-		for q, av := range a {
-			bv, cv, dv := b[q], c[q], d[q]
-			apc, amc := av+cv, av-cv
-			bpd, jbmd := bv+dv, mulNegI(bv-dv)
-			y0[q] = apc + bpd
-			y1[q] = amc + jbmd
-			y2[q] = apc - bpd
-			y3[q] = amc - jbmd
-		}
+		butterflies4(a, b, c, d, y0, y1, y2, y3)
 		return
 	}
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
 	for q, av := range a {
 		bv, cv, dv := b[q], c[q], d[q]
 		apc, amc := av+cv, av-cv
@@ -174,7 +187,7 @@ func butterfly3(a, b, c complex128) (complex128, complex128, complex128) {
 func pass3(x, y, tw []complex128, s int, inverse bool) {
 	m := len(x) / (3 * s)
 	for p := 0; p < m; p++ {
-		w1, w2 := tw[2*p], tw[2*p+1]
+		w1, w2 := tw[p], tw[m+p]
 		i := s * p
 		a := x[i : i+s]
 		b := x[i+s*m : i+s*m+s]
@@ -238,7 +251,7 @@ func butterfly5(a, b, c, d, e complex128) (z0, z1, z2, z3, z4 complex128) {
 func pass5(x, y, tw []complex128, s int, inverse bool) {
 	m := len(x) / (5 * s)
 	for p := 0; p < m; p++ {
-		t := tw[4*p : 4*p+4 : 4*p+4]
+		t := [4]complex128{tw[p], tw[m+p], tw[2*m+p], tw[3*m+p]}
 		i := s * p
 		a := x[i : i+s]
 		b := x[i+s*m : i+s*m+s]

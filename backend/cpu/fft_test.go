@@ -143,19 +143,23 @@ func naiveDFT(x []complex128, sign float64) []complex128 {
 // fixtures lack (each radix of the Stockham kernel as its last pass, and
 // gonum's lengths) against an O(n^2) DFT: forward and inverse, complex128
 // and complex64, along the last axis and gathered along others (post 9
-// is a full group of lines and a group of one), at one and three threads.
+// and 33: a full group of lines and a group of one, with gonum's groups
+// of 8 and fftk's of up to 32), at one and three threads.
 func TestFFTLengths(t *testing.T) {
 	ns := []int{4, 16, 64, 256, 6, 10, 20, 40, 45, 75, 11, 77}
 	if !testing.Short() {
 		ns = append(ns, 1024, 1000, 1001)
 	}
-	shapes := [][2]int{{3, 1}, {1, 5}, {2, 9}}
+	shapes := [][2]int{{3, 1}, {1, 5}, {2, 9}, {1, 33}}
 	for _, threads := range []int{1, 3} {
 		prev := backend.SetThreads(threads)
 		for _, n := range ns {
 			in := fftInput(n)
 			for _, sh := range shapes {
 				pre, post := sh[0], sh[1]
+				if post > 9 && n > 256 {
+					continue // the O(n^2) reference of 33 long lines is slow
+				}
 				x := make([]complex128, pre*n*post)
 				fwd := make([]complex128, len(x))
 				back := make([]complex128, len(x))

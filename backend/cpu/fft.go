@@ -47,7 +47,8 @@ func fftLines(n int) int {
 const fftGrain = 1 << 15
 
 // fftWorker is one goroutine's plan for one length and its scratch for
-// gathered lines: an fftk plan where the length is 2^a * 3^b * 5^c, else a
+// gathered lines (made on first use: contiguous lines need none): an fftk
+// plan where the length is 2^a * 3^b * 5^c, else a
 // gonum plan. Both keep work space inside them, so a worker is never
 // shared between goroutines.
 type fftWorker struct {
@@ -85,7 +86,7 @@ func getFFTWorker(n int) (*fftWorker, *sync.Pool) {
 	p, ok := fftWorkers.Load(n)
 	if !ok {
 		p, _ = fftWorkers.LoadOrStore(n, &sync.Pool{New: func() any {
-			w := &fftWorker{scratch: make([]complex128, n*fftLines(n))}
+			w := new(fftWorker)
 			if fftk.Supported(n) {
 				w.k = fftk.NewPlan(n)
 			} else {
@@ -152,6 +153,9 @@ func fftGathered[T complex64 | complex128](x []T, pre, n, post int, inverse bool
 	backend.ParallelFor(units, grain, func(lo, hi int) {
 		w, pool := getFFTWorker(n)
 		defer pool.Put(w)
+		if len(w.scratch) < n*lines {
+			w.scratch = make([]complex128, n*lines)
+		}
 		s := w.scratch
 		for u := lo; u < hi; u++ {
 			o, g := u/groups, u%groups

@@ -25,8 +25,9 @@ const fftGroup = 8
 // length fftk handles, and fftBatchElems the most elements those lines
 // may hold (1 MiB of complex128; the batch transform's scratch is as
 // much again). W8's columns (2048 long, 2048 of them, one thread) took
-// 30 us per line in groups of 8, 26 in groups of 16, 18 in groups of 32
-// (as the rows do) and 41 in groups of 64.
+// 30 us of CPU per line in groups of 8, 26 in groups of 16, 18 in groups
+// of 32 (as the rows do) and 41 in groups of 64 (a loaded machine, one
+// run each).
 const (
 	fftBatch      = 32
 	fftBatchElems = 1 << 16
@@ -48,9 +49,8 @@ const fftGrain = 1 << 15
 
 // fftWorker is one goroutine's plan for one length and its scratch for
 // gathered lines (made on first use: contiguous lines need none): an fftk
-// plan where the length is 2^a * 3^b * 5^c, else a
-// gonum plan. Both keep work space inside them, so a worker is never
-// shared between goroutines.
+// plan where the length is 2^a * 3^b * 5^c, else a gonum plan. Both keep
+// work space inside them, so a worker is never shared between goroutines.
 type fftWorker struct {
 	k       *fftk.Plan        // nil where fftk does not take the length
 	plan    *fourier.CmplxFFT // nil where k is not

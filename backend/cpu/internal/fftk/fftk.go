@@ -4,8 +4,9 @@
 // passes, with twiddle factors computed once per plan.
 //
 // A Plan transforms one contiguous line of complex128 at a time, or a
-// batch of lines stored interleaved, in place, with scratch it owns: a Plan is not safe for concurrent use, so each
-// goroutine uses its own. The forward transform is unnormalized,
+// batch of lines stored interleaved (ForwardBatch), in place, with scratch
+// it owns: a Plan is not safe for concurrent use, so each goroutine uses
+// its own. The forward transform is unnormalized,
 //
 //	X[k] = sum_j x[j] exp(-2 pi i j k / n),
 //

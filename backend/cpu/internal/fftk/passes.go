@@ -11,9 +11,10 @@ import "math"
 // with w = exp(-2 pi i/n) and W_r = exp(-2 pi i/r); the next pass has
 // length n/r and stride r*s. The twiddle factors w^(p*k), k = 1..r-1, are
 // tw[(k-1)*n/r + p]: one run of n/r per k. At p = 0 they are 1, and the
-// radix-4 passes do not multiply. The inverse transform conjugates both w and W_r: the
-// passes take conjugated twiddle factors and, for W_r, reverse the inputs
-// x_j -> x_(r-j) (a DFT of reversed input is the conjugate-exponent DFT).
+// radix-4 passes do not multiply. The inverse transform conjugates both w
+// and W_r: the passes take conjugated twiddle factors and, for W_r,
+// reverse the inputs x_j -> x_(r-j) (a DFT of reversed input is the
+// conjugate-exponent DFT).
 // The last pass has n = r: no twiddle factors, and for each q it reads the
 // r values it writes, so it may run in place.
 

@@ -200,9 +200,12 @@ func (p *Plan) transform(x []complex128, b int, inverse bool, scale float64) {
 		s := st.s * b
 		switch st.r {
 		case 4:
-			if s == 1 {
+			switch s {
+			case 1:
 				pass4s1(src, dst, t, inverse)
-			} else {
+			case 4:
+				pass4s4(src, dst, t, inverse)
+			default:
 				pass4(src, dst, t, s, inverse)
 			}
 		case 2:

@@ -32,8 +32,9 @@ func pass4s1(x, y, tw []complex128, inverse bool) {
 	w1, w2, w3 := tw[:m], tw[m:2*m], tw[2*m:3*m]
 	w1, w2, w3 = w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
 	y = y[:4*m]
-	for p, a := range x0 {
-		b, c, d := x1[p], x2[p], x3[p]
+	butterflies4(x0[:1], x1[:1], x2[:1], x3[:1], y[0:1], y[1:2], y[2:3], y[3:4])
+	for p := 1; p < len(x0); p++ {
+		a, b, c, d := x0[p], x1[p], x2[p], x3[p]
 		o := (*[4]complex128)(y[4*p : 4*p+4])
 		apc, amc := a+c, a-c
 		bpd, jbmd := b+d, mulNegI(b-d)
@@ -297,5 +298,41 @@ func last5(x, y []complex128, s int, inverse bool, scale float64) {
 			z3, z4 = scaled(z3, scale), scaled(z4, scale)
 		}
 		y0[q], y1[q], y2[q], y3[q], y4[q] = z0, z1, z2, z3, z4
+	}
+}
+
+// pass4s4 is pass4 with stride 4 (the second pass on one line), its runs
+// arrays: with runs of 4 the general pass spends nearly as much on each
+// p's slicing as on the butterflies (3.2 us against 2.2 at n = 2048).
+func pass4s4(x, y, tw []complex128, inverse bool) {
+	const s = 4
+	m := len(x) / (4 * s)
+	sm := s * m
+	tw = tw[:3*m]
+	b, d := x[sm:sm+s], x[3*sm:3*sm+s]
+	if inverse {
+		b, d = d, b
+	}
+	butterflies4(x[:s], b, x[2*sm:2*sm+s], d, y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s])
+	for p := 1; p < m; p++ {
+		i := s * p
+		a := (*[s]complex128)(x[i : i+s])
+		b := (*[s]complex128)(x[i+sm : i+sm+s])
+		c := (*[s]complex128)(x[i+2*sm : i+2*sm+s])
+		d := (*[s]complex128)(x[i+3*sm : i+3*sm+s])
+		if inverse {
+			b, d = d, b
+		}
+		o := (*[4 * s]complex128)(y[4*i : 4*i+4*s])
+		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
+		for q := range s {
+			av, bv, cv, dv := a[q], b[q], c[q], d[q]
+			apc, amc := av+cv, av-cv
+			bpd, jbmd := bv+dv, mulNegI(bv-dv)
+			o[q] = apc + bpd
+			o[s+q] = *w1 * (amc + jbmd)
+			o[2*s+q] = *w2 * (apc - bpd)
+			o[3*s+q] = *w3 * (amc - jbmd)
+		}
 	}
 }

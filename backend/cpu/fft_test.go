@@ -119,6 +119,96 @@ func checkFFTer[T complex64 | complex128](t *testing.T, tol float64, maxN int, r
 	}
 }
 
+// naiveDFT returns the unnormalized DFT of x (exponent sign -1 forward,
+// +1 inverse), the O(n^2) sum with twiddle factors of the reduced index.
+func naiveDFT(x []complex128, sign float64) []complex128 {
+	n := len(x)
+	w := make([]complex128, n)
+	for k := range w {
+		s, c := math.Sincos(2 * math.Pi * float64(k) / float64(n))
+		w[k] = complex(c, sign*s)
+	}
+	out := make([]complex128, n)
+	for k := range out {
+		var sum complex128
+		for j, v := range x {
+			sum += v * w[j*k%n]
+		}
+		out[k] = sum
+	}
+	return out
+}
+
+// TestFFTLengths checks the CPU backend's FFT at lengths the NumPy
+// fixtures lack (each radix of the Stockham kernel as its last pass, and
+// gonum's lengths) against an O(n^2) DFT: forward and inverse, complex128
+// and complex64, along the last axis and gathered along others (post 9
+// and 33: a full group of lines and a group of one, with gonum's groups
+// of 8 and fftk's of up to 32), at one and three threads.
+func TestFFTLengths(t *testing.T) {
+	ns := []int{4, 16, 64, 256, 6, 10, 20, 40, 45, 75, 11, 77}
+	if !testing.Short() {
+		ns = append(ns, 1024, 1000, 1001)
+	}
+	shapes := [][2]int{{3, 1}, {1, 5}, {2, 9}, {1, 33}}
+	for _, threads := range []int{1, 3} {
+		prev := backend.SetThreads(threads)
+		for _, n := range ns {
+			in := fftInput(n)
+			for _, sh := range shapes {
+				pre, post := sh[0], sh[1]
+				if post > 9 && n > 256 {
+					continue // the O(n^2) reference of 33 long lines is slow
+				}
+				x := make([]complex128, pre*n*post)
+				fwd := make([]complex128, len(x))
+				back := make([]complex128, len(x))
+				for i := 0; i < pre; i++ {
+					for j := 0; j < post; j++ {
+						line := make([]complex128, n)
+						for k := range line {
+							line[k] = in[(k+3*i+j)%n] * complex(1, float64(j))
+						}
+						f, b := naiveDFT(line, -1), naiveDFT(line, 1)
+						for k := range line {
+							at := (i*n+k)*post + j
+							x[at] = line[k]
+							fwd[at] = f[k]
+							back[at] = b[k] / complex(float64(n), 0)
+						}
+					}
+				}
+				x64 := make([]complex64, len(x))
+				for i, v := range x {
+					x64[i] = complex64(v)
+				}
+				for _, inverse := range []bool{false, true} {
+					want := fwd
+					if inverse {
+						want = back
+					}
+					what := fmt.Sprintf("threads=%d n=%d pre=%d post=%d inverse=%v", threads, n, pre, post, inverse)
+					y := append([]complex128(nil), x...)
+					if err := cpu.Default.FFT(backend.HostBufferOf(y), pre, n, post, inverse); err != nil {
+						t.Fatal(err)
+					}
+					if e := fftRelErr(y, want); e > 1e-12 {
+						t.Errorf("%s: complex128: relative error %.3g", what, e)
+					}
+					y64 := append([]complex64(nil), x64...)
+					if err := cpu.Default.FFT(backend.HostBufferOf(y64), pre, n, post, inverse); err != nil {
+						t.Fatal(err)
+					}
+					if e := fftRelErr(y64, want); e > 1e-6 {
+						t.Errorf("%s: complex64: relative error %.3g", what, e)
+					}
+				}
+			}
+		}
+		backend.SetThreads(prev)
+	}
+}
+
 // TestFFT checks the CPU backend's FFT against NumPy, at one and three
 // threads, and its argument checks. FFTPACK takes O(n^2) for the prime
 // 4099, so the lengths above 1000 run at one thread, and not with -short.

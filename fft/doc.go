@@ -2,8 +2,9 @@
 // of local blocks (LocalFFT, LocalIFFT), and of distributed arrays
 // (FFT, IFFT along one axis; FFT2, IFFT2, FFTN, IFFTN over several axes).
 // The 1-D transforms are those of the block's backend (backend.FFTer): on
-// the CPU gonum's fourier.CmplxFFT (FFTPACK's mixed-radix algorithm, any
-// length), on CUDA the kernels of backend/cuda's fft.cu (Stockham passes
+// the CPU a Stockham kernel of its own for lengths 2^a 3^b 5^c (radix 4,
+// 2, 3 and 5 passes) and gonum's fourier.CmplxFFT (FFTPACK's mixed-radix
+// algorithm) for any other length, on CUDA the kernels of backend/cuda's fft.cu (Stockham passes
 // of radix 2, 3, 4 and 5, Bluestein's chirp-z for other lengths).
 //
 // # Normalization

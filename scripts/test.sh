@@ -801,6 +801,9 @@ integration() {
 	local env=(XPMPI_MPIRUN="$ompi_run")
 	[ -x bin/xpmpi ] && env+=(XPMPI_BIN="$root/bin/xpmpi")
 	[ -x build/xpmpi-nompi ] && env+=(XPMPI_NOMPI_BIN="$root/build/xpmpi-nompi")
+	# The mpi package's tests, as the mpi phase built them, for TestHosts
+	# (which builds them itself otherwise).
+	[ -x build/test/mpi.test ] && env+=(XPMPI_MPI_TEST="$root/build/test/mpi.test")
 	# The launcher/library mismatch tests: MPICH's launcher, and the CLI the
 	# MPICH step built (only if that step ran).
 	if [ -n "$mpich_run" ]; then

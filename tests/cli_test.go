@@ -55,11 +55,10 @@ func TestCLIBadBackendEnv(t *testing.T) {
 		for name, bin := range cliBinaries(t) {
 			for _, args := range commands {
 				t.Run(fmt.Sprintf("%s/%s/%s", strings.Join(env, ","), name, strings.Join(args, "_")), func(t *testing.T) {
-					for _, e := range env {
-						k, v, _ := strings.Cut(e, "=")
-						t.Setenv(k, v)
-					}
-					r := run(t, time.Minute, bin, args...)
+					// Each refuses before any work, one process each: they
+					// bound no time, so they run together.
+					t.Parallel()
+					r := runEnv(t, time.Minute, env, bin, args...)
 					if r.code != 1 {
 						r.fail(t, "exit code %d, want 1", r.code)
 					}
@@ -109,6 +108,7 @@ func TestCLIBadBackendEnv(t *testing.T) {
 // TestCLIUnknownCommand: a misspelt command is an error with a suggestion,
 // not the help and exit 0.
 func TestCLIUnknownCommand(t *testing.T) {
+	t.Parallel() // see doc.go
 	for name, bin := range cliBinaries(t) {
 		for _, c := range []struct {
 			args []string
@@ -243,6 +243,7 @@ func TestCLIJSON(t *testing.T) {
 // TestCLIVersion: the module version, revision and MPI library, the same
 // from `version` and `--version`.
 func TestCLIVersion(t *testing.T) {
+	t.Parallel() // see doc.go
 	libs := map[string]string{"mpi": "mpi Open MPI: ", "nompi": "mpi serial stand-in: "}
 	for name, bin := range cliBinaries(t) {
 		a := run(t, 30*time.Second, bin, "version")

@@ -11,6 +11,8 @@
 //	XPMPI_MPIRUN     Open MPI's launcher (default: mpirun.openmpi, mpirun)
 //	XPMPI_MPICH_BIN  the CLI built with -tags mpi,mpich (build/xpmpi-mpich)
 //	XPMPI_MPICH_RUN  MPICH's launcher (default: mpiexec.mpich, mpirun.mpich)
+//	XPMPI_MPI_TEST   the mpi package's tests built with -tags mpi
+//	                 (build/test/mpi.test; default: built by the test)
 //
 // A test whose binary or launcher is missing skips with a message, so that
 // go test ./... passes without them.
@@ -20,12 +22,17 @@
 // jobs and read what they print call t.Parallel and run together (at most
 // go test's -parallel, which scripts/test.sh sets to 4) after the others.
 // A test stays sequential if it bounds a job's time (the fault, timeout and
-// refusal tests), sets the environment (t.Setenv is the process's), or
-// leaves state behind for other jobs on purpose (the stale MPI-IO
-// semaphore). The hosts tests run in parallel with the others, one at a
-// time among themselves (hostsMu): they find their ranks by network
-// namespace, where no other test's run, and their bounds are TCP's and
-// the launchers' timers, seconds long, not the processors'.
+// refusal tests) or leaves state behind for other jobs on purpose (the
+// stale MPI-IO semaphore); a test sets a job's environment in the job's
+// command (runEnv, launchEnv), never with t.Setenv, which is the
+// process's. Where such a test's cases are independent jobs (the faults,
+// two at a time, and the bad inputs), they run together as parallel
+// subtests: go test runs them before any parallel test, so their time is
+// bounded against one another's jobs only, at most -parallel of them. The
+// hosts tests (TestHosts) run in parallel with the others, one at a time
+// among themselves: they find their ranks by network namespace, where no
+// other test's run, and their bounds are TCP's and the launchers' timers,
+// seconds long, not the processors'.
 //
 //	go build -tags mpi -o bin/xpmpi ./cmd/xpmpi
 //	XPMPI_BIN=$PWD/bin/xpmpi go test -tags mpi ./tests/

@@ -16,6 +16,7 @@ import (
 // launcher in order, and exit 0. --json says the same; a bad environment
 // is a problem (exit 1); a bad flag is "could not run" (exit 2).
 func TestDoctor(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	launcher, _ := mpirun(t)
 	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
@@ -49,12 +50,10 @@ func TestDoctor(t *testing.T) {
 	if statuses["driver"] != "note" || statuses["mpi job"] != "ok" || statuses["launcher"] != "ok" {
 		j.fail(t, "doctor --json: statuses %v", statuses)
 	}
-	t.Setenv("XPMPI_THREADS", "many")
-	e := run(t, 2*time.Minute, bin, "doctor", "--mpirun", launcher)
+	e := runEnv(t, 2*time.Minute, []string{"XPMPI_THREADS=many"}, bin, "doctor", "--mpirun", launcher)
 	if e.code != 1 || !strings.Contains(e.stdout, "PROBLEM") || !strings.Contains(e.stdout, `XPMPI_THREADS="many"`) {
 		e.fail(t, "doctor with XPMPI_THREADS=many: want exit 1 and the problem named")
 	}
-	os.Unsetenv("XPMPI_THREADS")
 	if f := run(t, 30*time.Second, bin, "doctor", "--np", "x"); f.code != 2 {
 		f.fail(t, "doctor --np x: exit %d, want 2 (could not run)", f.code)
 	}

@@ -13,7 +13,8 @@ import (
 // that once crashed the runtime, overflowed, or were silently ignored, at
 // 2 ranks (and some at 3 and 4): the job must refuse with a message naming
 // the flag or variable, promptly, without a Go crash or stack trace, and
-// exit 1.
+// exit 1. The cases run together, apart from the other tests' jobs (as
+// TestFaults).
 func TestBadInputRefused(t *testing.T) {
 	bin := binary(t, "XPMPI_BIN")
 	cases := []struct {
@@ -59,6 +60,7 @@ func TestBadInputRefused(t *testing.T) {
 				c.args = []string{"--n", "16"}
 			}
 			t.Run(fmt.Sprintf("%s/np%d", c.name, np), func(t *testing.T) {
+				t.Parallel()
 				args := []string{"run", "heat2d", "--iters", "3", "--quiet"}
 				for _, a := range c.args {
 					if a == "CKPT" {

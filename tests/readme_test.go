@@ -110,6 +110,7 @@ func buildReadmeExample(t *testing.T, tags string) (prog, sum string) {
 // TestReadmeExample builds the README's example in the default build and
 // runs it on one rank: it prints the sum its comment promises, alone.
 func TestReadmeExample(t *testing.T) {
+	t.Parallel() // see doc.go
 	prog, sum := buildReadmeExample(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -49,7 +49,21 @@ func TestGPUSort(t *testing.T) {
 
 // sortSizes are the sizes of the sort tests: empty, one and two keys,
 // around a block of 256 threads, a tile of 1024 keys, and several tiles.
+// On the fake driver, which runs each thread of a block as a fiber on the
+// host, the last is 4 tiles and a part (4099), not 9 and a part (10007):
+// the same paths (several tiles, their counts' scan and scatter), and
+// TestGPUSort there takes 10% less processor time (17.5 s, not 19.3 s).
 var sortSizes = []int{0, 1, 2, 255, 256, 257, 1024, 10007}
+
+// sortSizesOn returns sortSizes, with 4099 for 10007 on the fake driver.
+func sortSizesOn(b *cuda.Backend) []int {
+	if !emulated(b) {
+		return sortSizes
+	}
+	s := slices.Clone(sortSizes)
+	s[len(s)-1] = 4*1024 + 3
+	return s
+}
 
 // bitsOf returns the bits of v (both words of a complex128).
 func bitsOf[T backend.Numeric](v T) [2]uint64 {
@@ -137,7 +151,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
 	var host backend.Sorter = cpu.Default
 	dev := backend.Backend(b).(backend.Sorter)
-	for si, n := range sortSizes {
+	for si, n := range sortSizesOn(b) {
 		if n > 2*1024 && emulated(b) && dt.Size() < 8 && dt != backend.Float32 {
 			// The emulation's time: several tiles are sorted for the
 			// 64-bit types and float32 (the most digit passes); the

@@ -1,0 +1,6 @@
+//go:build race
+
+package backendtest
+
+// raceEnabled reports whether the race detector is on (go test -race).
+const raceEnabled = true

@@ -16,10 +16,13 @@ import "math/bits"
 // makes worthwhile, at most 11 bits) down to buckets short enough for
 // insertion: random keys are told apart by about log2(n) bits, not by all
 // of them, so it needs fewer passes than the LSD sort, and none over main
-// memory. Out of place, the scratch space is the largest bucket, not n
-// keys: a fresh buffer of n keys costs as much as the sort itself where
-// the system maps its pages on first touch. In place, the scatter goes to
-// a buffer of n keys (work) and the buckets are sorted back into dst.
+// memory. Out of place, the scratch space is the caller's work if it gave
+// one, else the largest bucket's length, not n keys: a fresh buffer of n
+// keys costs as much as the sort itself where the system maps its pages
+// on first touch (several times as much in a virtual machine whose page
+// faults cost tens of microseconds). In place, the scatter goes to a
+// buffer of n keys (work) and the buckets are sorted back into dst, whose
+// keys are all in work by then, so that dst is the buckets' scratch.
 //
 // The window cannot always cut the keys into short buckets: keys that
 // share their high bits and differ in many low ones (most of them in one
@@ -41,11 +44,16 @@ const (
 // msdSort sorts the keys of src, given as their bits, into dst by the
 // hybrid described above, scattering them into into first: into is dst,
 // which then must not overlap src, or, for an in-place sort (dst is src),
-// scratch space of len(src) keys. top, fm and sb map a key to its image,
-// float and inf tell NaNs and negative zeros, as in radixSortBits. It
-// reports false, having written nothing, if a key is a NaN or a negative
-// zero (float only), or if a bucket would be longer than msdMaxBucket.
-func msdSort[U uint32 | uint64](dst, src, into []U, float bool, top uint, fm, sb, inf U) bool {
+// scratch space of len(src) keys. scratch is nil, or len(src) keys that
+// overlap neither into nor src unless they are dst and into is not (in
+// place, dst's keys are all in into once scattered): each bucket is
+// sorted with the same range of scratch as its scratch space; a nil
+// scratch makes msdSort allocate the longest bucket's length. top, fm and
+// sb map a key to its image, float and inf tell NaNs and negative zeros,
+// as in radixSortBits. It reports false, having written nothing, if a key
+// is a NaN or a negative zero (float only), or if a bucket would be
+// longer than msdMaxBucket.
+func msdSort[U uint32 | uint64](dst, src, into, scratch []U, float bool, top uint, fm, sb, inf U) bool {
 	or, and, ok := spread(src, float, top, fm, sb, inf)
 	if !ok {
 		return false
@@ -72,14 +80,23 @@ func msdSort[U uint32 | uint64](dst, src, into []U, float bool, top uint, fm, sb
 	}
 	start[radixBuckets] = sum
 	scatterMap(into, src, &off, shift, top, fm, sb)
-	scratch := make([]U, longest)
-	t := new(lowTables)
+	var t lowTables
+	var own []U // scratch made here, if scratch is nil
 	for b := range radixBuckets {
 		lo, hi := start[b], start[b+1]
 		if lo == hi {
 			continue
 		}
-		sortLow(into[lo:hi], scratch[:hi-lo], shift, dst[lo:hi], 0, t)
+		var other []U
+		if scratch != nil {
+			other = scratch[lo:hi]
+		} else {
+			if own == nil {
+				own = make([]U, longest)
+			}
+			other = own[:hi-lo]
+		}
+		sortLow(into[lo:hi], other, shift, dst[lo:hi], 0, &t)
 		unmap(dst[lo:hi], top, fm, sb)
 	}
 	return true
@@ -125,10 +142,26 @@ func windowHistogram[U uint32 | uint64](off *[radixBuckets]uint32, src []U, shif
 // by at least 4 bits of at most 64.
 const lowLevels = 16
 
-// lowTables holds sortLow's bucket offsets, one table per level of its
-// recursion, so that a short piece clears only the entries its digit uses.
+// lowTables holds sortLow's bucket offsets, one pair of tables per level
+// of its recursion, so that a short piece clears only the entries its
+// digit uses. A level's tables are made when it is first reached: most
+// sorts use two or three levels of the sixteen.
 type lowTables struct {
-	off, start [lowLevels][radixBuckets + 1]uint32
+	levels [lowLevels]*lowLevel
+}
+
+// lowLevel is the pair of tables of one level of sortLow: the bucket
+// offsets as the scatter advances them, and where the buckets start.
+type lowLevel struct {
+	off, start [radixBuckets + 1]uint32
+}
+
+// at returns the tables of level.
+func (t *lowTables) at(level int) *lowLevel {
+	if t.levels[level] == nil {
+		t.levels[level] = new(lowLevel)
+	}
+	return t.levels[level]
 }
 
 // sortLow sorts the images of data, whose bits from shift on are the same
@@ -155,7 +188,8 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 		width := min(uint(radixBits), shift, uint(max(4, bits.Len(uint(n))-1)))
 		next := shift - width
 		mask := U(1)<<width - 1
-		off := t.off[level][:mask+2]
+		tab := t.at(level)
+		off := tab.off[:mask+2]
 		clear(off)
 		digitCount(off, data, next, mask)
 		if off[(data[0]>>next)&mask] == uint32(n) {
@@ -166,7 +200,7 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 		for b, c := range off {
 			off[b], sum = sum, sum+c
 		}
-		start := t.start[level][:mask+2]
+		start := tab.start[:mask+2]
 		copy(start, off)
 		scatterDigit(other, data, off, next, mask)
 		for b := range int(mask) + 1 {

@@ -13,7 +13,7 @@ import "math/bits"
 // scatters the keys once, from src into dst, by those 11 bits. The buckets
 // it makes are short enough to sort in a cache-sized scratch buffer, each
 // by MSD passes on the bits below (digits as wide as the bucket's length
-// makes worthwhile, at most 11 bits) down to buckets short enough for
+// makes worthwhile, at most 13 bits) down to buckets short enough for
 // insertion: random keys are told apart by about log2(n) bits, not by all
 // of them, so it needs fewer passes than the LSD sort, and none over main
 // memory. Out of place, the scratch space is the caller's work if it gave
@@ -142,35 +142,40 @@ func windowHistogram[U uint32 | uint64](off *[radixBuckets]uint32, src []U, shif
 // by at least 4 bits of at most 64.
 const lowLevels = 16
 
-// lowTables holds sortLow's bucket offsets, one pair of tables per level
-// of its recursion, so that a short piece clears only the entries its
-// digit uses. A level's tables are made when it is first reached: most
-// sorts use two or three levels of the sixteen.
+// lowMaxBits is the widest digit of sortLow. Its table of 2^13 offsets
+// (32 KiB) stays in L1 cache, and it cuts the buckets of 2^15 to 2^16
+// keys that W5's uniform keys give at one and two ranks into pieces of 4
+// to 8 keys for insertion, where 11 bits left 16 to 32: the insertion
+// sorts took 30% of the sort at two ranks. Wider digits (14, 16) were no
+// faster at 2^23 keys, whose bucket, scratch and table then outgrow L2.
+const lowMaxBits = 13
+
+// lowTables holds sortLow's bucket offsets, one table per level of its
+// recursion, so that a short piece clears only the entries its digit uses.
+// A level's table is made when it is first reached, as long as its widest
+// digit needs: most sorts use two or three levels of the sixteen.
 type lowTables struct {
-	levels [lowLevels]*lowLevel
+	levels [lowLevels][]uint32
 }
 
-// lowLevel is the pair of tables of one level of sortLow: the bucket
-// offsets as the scatter advances them, and where the buckets start.
-type lowLevel struct {
-	off, start [radixBuckets + 1]uint32
-}
-
-// at returns the tables of level.
-func (t *lowTables) at(level int) *lowLevel {
-	if t.levels[level] == nil {
-		t.levels[level] = new(lowLevel)
+// at returns the table of level, cleared, with room for the offsets of a
+// digit of mask+1 values.
+func (t *lowTables) at(level int, buckets int) []uint32 {
+	if len(t.levels[level]) < buckets {
+		t.levels[level] = make([]uint32, buckets)
 	}
-	return t.levels[level]
+	off := t.levels[level][:buckets]
+	clear(off)
+	return off
 }
 
 // sortLow sorts the images of data, whose bits from shift on are the same
 // for all of them, into final, which is data, other, or a third slice of
 // data's length that overlaps neither: other has data's length and is
-// scratch space, and data's contents are lost. It scatters data into other by the next
-// digit down and sorts each piece the same way, with the roles of the two
-// buffers swapped, down to pieces of at most insertionMax keys. level is
-// the depth of the recursion, the index of its tables in t.
+// scratch space, and data's contents are lost. It scatters data into other
+// by the next digit down and sorts each piece the same way, with the roles
+// of the two buffers swapped, down to pieces of at most insertionMax keys.
+// level is the depth of the recursion, the index of its table in t.
 func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level int, t *lowTables) {
 	for {
 		n := len(data)
@@ -183,14 +188,12 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 			}
 			return
 		}
-		// A digit of about log2(n) bits: buckets of one or two keys on
+		// A digit of about log2(n) bits: pieces of one or two keys on
 		// average.
-		width := min(uint(radixBits), shift, uint(max(4, bits.Len(uint(n))-1)))
+		width := min(uint(lowMaxBits), shift, uint(max(4, bits.Len(uint(n))-1)))
 		next := shift - width
 		mask := U(1)<<width - 1
-		tab := t.at(level)
-		off := tab.off[:mask+2]
-		clear(off)
+		off := t.at(level, int(mask)+1)
 		digitCount(off, data, next, mask)
 		if off[(data[0]>>next)&mask] == uint32(n) {
 			shift = next // every key has this digit
@@ -200,11 +203,11 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 		for b, c := range off {
 			off[b], sum = sum, sum+c
 		}
-		start := tab.start[:mask+2]
-		copy(start, off)
+		// The scatter leaves in off[b] the end of piece b, the start of
+		// piece b+1.
 		scatterDigit(other, data, off, next, mask)
-		for b := range int(mask) + 1 {
-			lo, hi := start[b], start[b+1]
+		lo := uint32(0)
+		for _, hi := range off {
 			switch hi - lo {
 			case 0:
 			case 1:
@@ -212,6 +215,7 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 			default:
 				sortLow(other[lo:hi], data[lo:hi], next, final[lo:hi], level+1, t)
 			}
+			lo = hi
 		}
 		return
 	}

@@ -24,7 +24,9 @@ func SortKeys[K Key](keys []K) {
 // must not overlap dst or src); otherwise (nil, say) the sort allocates
 // len(src) keys where it needs them: always for an in-place sort, and,
 // from 2^16 keys on, only for keys that the hybrid below cannot cut into
-// short buckets. It panics if the lengths of dst and src differ.
+// short buckets. A caller that sorts repeatedly and passes the same work
+// each time therefore touches no fresh memory of the input's size. It
+// panics if the lengths of dst and src differ.
 //
 // From 2^16 keys on, keys of 4 and 8 bytes are first tried with a hybrid
 // (see sortkeys_msd.go): one scatter out of src by the 11 highest bits in
@@ -33,9 +35,11 @@ func SortKeys[K Key](keys []K) {
 // insertion. It reads src three times (the spread of the bits, the
 // window's histogram, the scatter) and writes dst about twice, and needs no
 // scratch of len(src) keys unless the sort is in place (the scatter then
-// goes to work). If a bucket would be longer than 2^17 keys (keys that
-// share their high bits), it gives up before writing anything, and the
-// LSD sort below runs.
+// goes to work, and the buckets are sorted back into dst with dst as
+// their scratch); out of place, the buckets' scratch is work if given,
+// else one buffer of the longest bucket's length. If a bucket would be
+// longer than 2^17 keys (keys that share their high bits), it gives up
+// before writing anything, and the LSD sort below runs.
 //
 // From radixThreshold (256) keys on, and for what the hybrid leaves, keys
 // of 4 and 8 bytes are sorted by
@@ -146,14 +150,18 @@ func radixSortBits[U uint32 | uint64](dst, src, work []U, float bool, fm, sb, in
 	digits := int(top/radixBits) + 1 // 6 for 64 bits, 3 for 32
 	inPlace := &dst[0] == &src[0]
 	if n >= msdMinKeys {
-		into := dst
+		// Out of place, the keys are scattered into dst and work (if
+		// given) holds the buckets' scratch; in place, they are scattered
+		// into work and sorted back into dst, which is then free to be
+		// the scratch.
+		into, scratch := dst, work
 		if inPlace {
 			if work == nil {
 				work = make([]U, n)
 			}
-			into = work
+			into, scratch = work, dst
 		}
-		if msdSort(dst, src, into, float, top, fm, sb, inf) {
+		if msdSort(dst, src, into, scratch, float, top, fm, sb, inf) {
 			return true
 		}
 	}

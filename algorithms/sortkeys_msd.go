@@ -13,13 +13,16 @@ import "math/bits"
 // scatters the keys once, from src into dst, by those 11 bits. The buckets
 // it makes are short enough to sort in a cache-sized scratch buffer, each
 // by MSD passes on the bits below (digits as wide as the bucket's length
-// makes worthwhile, at most 11 bits) down to buckets short enough for
+// makes worthwhile, at most 13 bits) down to buckets short enough for
 // insertion: random keys are told apart by about log2(n) bits, not by all
 // of them, so it needs fewer passes than the LSD sort, and none over main
-// memory. Out of place, the scratch space is the largest bucket, not n
-// keys: a fresh buffer of n keys costs as much as the sort itself where
-// the system maps its pages on first touch. In place, the scatter goes to
-// a buffer of n keys (work) and the buckets are sorted back into dst.
+// memory. Out of place, the scratch space is the caller's work if it gave
+// one, else the largest bucket's length, not n keys: a fresh buffer of n
+// keys costs as much as the sort itself where the system maps its pages
+// on first touch (several times as much in a virtual machine whose page
+// faults cost tens of microseconds). In place, the scatter goes to a
+// buffer of n keys (work) and the buckets are sorted back into dst, whose
+// keys are all in work by then, so that dst is the buckets' scratch.
 //
 // The window cannot always cut the keys into short buckets: keys that
 // share their high bits and differ in many low ones (most of them in one
@@ -41,11 +44,16 @@ const (
 // msdSort sorts the keys of src, given as their bits, into dst by the
 // hybrid described above, scattering them into into first: into is dst,
 // which then must not overlap src, or, for an in-place sort (dst is src),
-// scratch space of len(src) keys. top, fm and sb map a key to its image,
-// float and inf tell NaNs and negative zeros, as in radixSortBits. It
-// reports false, having written nothing, if a key is a NaN or a negative
-// zero (float only), or if a bucket would be longer than msdMaxBucket.
-func msdSort[U uint32 | uint64](dst, src, into []U, float bool, top uint, fm, sb, inf U) bool {
+// scratch space of len(src) keys. scratch is nil, or len(src) keys that
+// overlap neither into nor src unless they are dst and into is not (in
+// place, dst's keys are all in into once scattered): each bucket is
+// sorted with the same range of scratch as its scratch space; a nil
+// scratch makes msdSort allocate the longest bucket's length. top, fm and
+// sb map a key to its image, float and inf tell NaNs and negative zeros,
+// as in radixSortBits. It reports false, having written nothing, if a key
+// is a NaN or a negative zero (float only), or if a bucket would be
+// longer than msdMaxBucket.
+func msdSort[U uint32 | uint64](dst, src, into, scratch []U, float bool, top uint, fm, sb, inf U) bool {
 	or, and, ok := spread(src, float, top, fm, sb, inf)
 	if !ok {
 		return false
@@ -72,14 +80,23 @@ func msdSort[U uint32 | uint64](dst, src, into []U, float bool, top uint, fm, sb
 	}
 	start[radixBuckets] = sum
 	scatterMap(into, src, &off, shift, top, fm, sb)
-	scratch := make([]U, longest)
-	t := new(lowTables)
+	var t lowTables
+	var own []U // scratch made here, if scratch is nil
 	for b := range radixBuckets {
 		lo, hi := start[b], start[b+1]
 		if lo == hi {
 			continue
 		}
-		sortLow(into[lo:hi], scratch[:hi-lo], shift, dst[lo:hi], 0, t)
+		var other []U
+		if scratch != nil {
+			other = scratch[lo:hi]
+		} else {
+			if own == nil {
+				own = make([]U, longest)
+			}
+			other = own[:hi-lo]
+		}
+		sortLow(into[lo:hi], other, shift, dst[lo:hi], 0, &t)
 		unmap(dst[lo:hi], top, fm, sb)
 	}
 	return true
@@ -125,19 +142,40 @@ func windowHistogram[U uint32 | uint64](off *[radixBuckets]uint32, src []U, shif
 // by at least 4 bits of at most 64.
 const lowLevels = 16
 
+// lowMaxBits is the widest digit of sortLow. Its table of 2^13 offsets
+// (32 KiB) stays in L1 cache, and it cuts the buckets of 2^15 to 2^16
+// keys that W5's uniform keys give at one and two ranks into pieces of 4
+// to 8 keys for insertion, where 11 bits left 16 to 32: the insertion
+// sorts took 30% of the sort at two ranks. Wider digits (14, 16) were no
+// faster at 2^23 keys, whose bucket, scratch and table then outgrow L2.
+const lowMaxBits = 13
+
 // lowTables holds sortLow's bucket offsets, one table per level of its
 // recursion, so that a short piece clears only the entries its digit uses.
+// A level's table is made when it is first reached, as long as its widest
+// digit needs: most sorts use two or three levels of the sixteen.
 type lowTables struct {
-	off, start [lowLevels][radixBuckets + 1]uint32
+	levels [lowLevels][]uint32
+}
+
+// at returns the table of level, cleared, with room for the offsets of a
+// digit of mask+1 values.
+func (t *lowTables) at(level int, buckets int) []uint32 {
+	if len(t.levels[level]) < buckets {
+		t.levels[level] = make([]uint32, buckets)
+	}
+	off := t.levels[level][:buckets]
+	clear(off)
+	return off
 }
 
 // sortLow sorts the images of data, whose bits from shift on are the same
 // for all of them, into final, which is data, other, or a third slice of
 // data's length that overlaps neither: other has data's length and is
-// scratch space, and data's contents are lost. It scatters data into other by the next
-// digit down and sorts each piece the same way, with the roles of the two
-// buffers swapped, down to pieces of at most insertionMax keys. level is
-// the depth of the recursion, the index of its tables in t.
+// scratch space, and data's contents are lost. It scatters data into other
+// by the next digit down and sorts each piece the same way, with the roles
+// of the two buffers swapped, down to pieces of at most insertionMax keys.
+// level is the depth of the recursion, the index of its table in t.
 func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level int, t *lowTables) {
 	for {
 		n := len(data)
@@ -150,13 +188,12 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 			}
 			return
 		}
-		// A digit of about log2(n) bits: buckets of one or two keys on
+		// A digit of about log2(n) bits: pieces of one or two keys on
 		// average.
-		width := min(uint(radixBits), shift, uint(max(4, bits.Len(uint(n))-1)))
+		width := min(uint(lowMaxBits), shift, uint(max(4, bits.Len(uint(n))-1)))
 		next := shift - width
 		mask := U(1)<<width - 1
-		off := t.off[level][:mask+2]
-		clear(off)
+		off := t.at(level, int(mask)+1)
 		digitCount(off, data, next, mask)
 		if off[(data[0]>>next)&mask] == uint32(n) {
 			shift = next // every key has this digit
@@ -166,11 +203,11 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 		for b, c := range off {
 			off[b], sum = sum, sum+c
 		}
-		start := t.start[level][:mask+2]
-		copy(start, off)
+		// The scatter leaves in off[b] the end of piece b, the start of
+		// piece b+1.
 		scatterDigit(other, data, off, next, mask)
-		for b := range int(mask) + 1 {
-			lo, hi := start[b], start[b+1]
+		lo := uint32(0)
+		for _, hi := range off {
 			switch hi - lo {
 			case 0:
 			case 1:
@@ -178,6 +215,7 @@ func sortLow[U uint32 | uint64](data, other []U, shift uint, final []U, level in
 			default:
 				sortLow(other[lo:hi], data[lo:hi], next, final[lo:hi], level+1, t)
 			}
+			lo = hi
 		}
 		return
 	}

@@ -107,12 +107,17 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // layout of NewLayout([]int{n}, 0, p), or x's if x is replicated) and be on
 // x's communicator and device; it may be x itself, which is then sorted in
 // place. The result is not allocated, so a loop of sorts into one array
-// reuses that array's memory; the sort's scratch space is Sort's (on more
+// reuses that array's memory. The sort's scratch space is Sort's (on more
 // than one rank, a buffer of about 1.1 times the block for the sorted
 // block and the merged pieces, and one for the pieces received; on one
 // rank, that of algorithms.SortKeysTo for keys on the host: a buffer of
 // the block's length in place, usually only cache-sized ones out of
-// place). It is collective.
+// place), but on the host SortInto keeps it with dst for the next
+// SortInto into dst, which then allocates no scratch of the block's size
+// and touches no fresh memory for it: the space kept is what one sort
+// needed (about a block at one rank in place, up to two and a quarter
+// blocks on more ranks), released when dst becomes unreachable. It is
+// collective.
 //
 // It panics if x is not 1-D, or if dst does not have that layout or is on
 // another communicator or device.
@@ -248,6 +253,15 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		}
 		return a, err
 	}
+	// A host sort of keys alone into an existing array uses the scratch
+	// space kept with that array (sort_scratch.go).
+	var kept *sortScratch[T]
+	if into != nil && !o.WithIndex && b.Device().IsHost() {
+		if kept = lockSortScratch(into); kept != nil {
+			defer kept.unlock()
+		}
+	}
+	hostKeys := func(k []T) *backend.Array[T] { return backend.FromBuffer[T](b, backend.HostBufferOf(k)) }
 	newIdx := func(m int) (*backend.Array[int64], error) {
 		if !o.WithIndex {
 			return nil, nil
@@ -269,7 +283,13 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		if err != nil {
 			return SortResult[T]{}, err
 		}
-		sortBlock(s, res.Sorted.local, indexBuffer(res.Index), block, int64(lo))
+		// In place, the sort needs a buffer of the block's length: the
+		// one kept with into, if any (out of place it needs none).
+		var work []T
+		if kept != nil && n > 0 && res.Sorted.local.Buffer().Ptr() == block.Buffer().Ptr() {
+			work = kept.bufA(n, n)
+		}
+		sortBlock(s, res.Sorted.local, indexBuffer(res.Index), block, int64(lo), work)
 		return res, nil
 	}
 
@@ -282,21 +302,32 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	// Step 1: sort the local block. Equal keys keep their local order,
 	// which is their global order. Keys alone on the host are sorted into
 	// a buffer with room to spare, which holds the merged pieces of step 4
-	// too: the sorted block is sent in step 3 before the merge.
+	// too: the sorted block is sent in step 3 before the merge. With
+	// scratch space kept with into, that buffer is its buffer a, and its
+	// buffer b is the sort's scratch and then receives the pieces.
 	var keys, work *backend.Array[T]
-	if !o.WithIndex && b.Device().IsHost() && block.Len() > 0 {
-		if work, err = newKeys(block.Len() + block.Len()/8 + 1024); err != nil {
+	var blockWork []T
+	bl := block.Len()
+	room := bl + bl/8 + 1024
+	switch {
+	case kept != nil && bl > 0:
+		keys = hostKeys(kept.bufA(bl, room))
+		blockWork = kept.bufB(bl, room)
+	case !o.WithIndex && b.Device().IsHost() && bl > 0:
+		if work, err = newKeys(room); err != nil {
 			return SortResult[T]{}, err
 		}
-		keys = work.Slice(0, block.Len())
-	} else if keys, err = newKeys(block.Len()); err != nil {
-		return SortResult[T]{}, err
+		keys = work.Slice(0, bl)
+	default:
+		if keys, err = newKeys(bl); err != nil {
+			return SortResult[T]{}, err
+		}
 	}
-	idx, err := newIdx(block.Len())
+	idx, err := newIdx(bl)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
-	sortBlock(s, keys, arrayBuffer(idx), block, int64(lo))
+	sortBlock(s, keys, arrayBuffer(idx), block, int64(lo), blockWork)
 
 	// Step 2: splitters from a regular sample.
 	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling)
@@ -334,8 +365,10 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 		rcounts[r], rdispls[r] = int(rc[r]), m
 		m += rcounts[r]
 	}
-	recvKeys, err := newKeys(m)
-	if err != nil {
+	var recvKeys *backend.Array[T]
+	if kept != nil {
+		recvKeys = hostKeys(kept.bufB(m, m+m/8+1024))
+	} else if recvKeys, err = newKeys(m); err != nil {
 		return SortResult[T]{}, err
 	}
 	if err := staging.Alltoallv(c, keys, scounts, sdispls, recvKeys, rcounts, rdispls); err != nil {
@@ -355,7 +388,9 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	// of rank s+1, so a merge that prefers the lower rank on equal keys
 	// orders ties by global index.
 	var merged *backend.Array[T]
-	if work != nil && work.Len() >= m {
+	if kept != nil {
+		merged = hostKeys(kept.bufA(m, m+m/8+1024))
+	} else if work != nil && work.Len() >= m {
 		merged = work.Slice(0, m)
 	} else if merged, err = newKeys(m); err != nil {
 		return SortResult[T]{}, err
@@ -407,14 +442,15 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 // sortBlock sorts the block src into dst, a block of its length on its
 // backend (or src itself), and, if index is not nil, sets index to base
 // plus the positions in src. Keys alone on the host are sorted straight
-// from src into dst (algorithms.SortKeysTo); otherwise src is copied to
-// dst and sorted there by the backend.
-func sortBlock[T backend.Element](s backend.Sorter, dst *backend.Array[T], index backend.Buffer, src *backend.Array[T], base int64) {
+// from src into dst (algorithms.SortKeysTo, with work, nil or of src's
+// length, as its scratch space); otherwise src is copied to dst and
+// sorted there by the backend.
+func sortBlock[T backend.Element](s backend.Sorter, dst *backend.Array[T], index backend.Buffer, src *backend.Array[T], base int64, work []T) {
 	if src.Len() == 0 {
 		return
 	}
 	if index == nil && dst.Device().IsHost() {
-		algorithms.SortKeysTo(dst.Data(), src.Data(), nil)
+		algorithms.SortKeysTo(dst.Data(), src.Data(), work)
 		return
 	}
 	if dst != src {

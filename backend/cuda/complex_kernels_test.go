@@ -34,20 +34,6 @@ func TestGPUComplexKernels(t *testing.T) {
 	t.Run("panics", func(t *testing.T) { gpuComplexKernelPanics(t, b) })
 }
 
-// cpair is a buffer on the host and its copy on the device.
-func cpair[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) pair {
-	return pair{backend.HostBufferOf(append([]T(nil), x...)), upload(t, b, x)}
-}
-
-// cfilled returns a pair of n elements of T, all v.
-func cfilled[T backend.Numeric](t *testing.T, b *cuda.Backend, n int, v T) pair {
-	x := make([]T, n)
-	for i := range x {
-		x[i] = v
-	}
-	return cpair(t, b, x)
-}
-
 // compareC checks that the device buffer d holds the host buffer h's
 // complex elements, bit for bit (two NaN parts match).
 func compareC[T backend.Complex](t *testing.T, b *cuda.Backend, what string, d, h backend.Buffer) {
@@ -93,22 +79,22 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 		m := pre * post
 		for _, special := range []bool{false, true} {
 			name := fmt.Sprintf("%v %dx%dx%d special %v", dt, pre, n, post, special)
-			src := cpair(t, b, complexInputs[T](pre*n*post, special, false, uint64(si)))
+			src := newPair(t, b, complexInputs[T](pre*n*post, special, false, uint64(si)))
 
 			// SumAxis into Complex128 sums, then CastSums to T.
-			acc := cfilled(t, b, m, complex128(complex(42, -42)))
+			acc := filled(t, b, m, complex128(complex(42, -42)))
 			noCopies(t, name+" SumAxis", func() { devAR.SumAxis(acc.d, src.d, pre, n, post, false) })
 			hostAR.SumAxis(acc.h, src.h, pre, n, post, false)
 			compareC[complex128](t, b, name+" SumAxis", acc.d, acc.h)
-			res := cfilled(t, b, m, T(complex(7, 7)))
+			res := filled(t, b, m, T(complex(7, 7)))
 			noCopies(t, name+" CastSums", func() { devAR.CastSums(res.d, acc.d, false) })
 			hostAR.CastSums(res.h, acc.h, false)
 			compareC[T](t, b, name+" CastSums", res.d, res.h)
 
 			// ScanAxis: sums and products, from 0 (1) or from a carry,
 			// with dst and last, and with last alone.
-			xs := cpair(t, b, complexScanInputs[T](pre*n*post, special, uint64(si)+500))
-			carry := cpair(t, b, complexScanInputs[T](m, special, uint64(si)+900))
+			xs := newPair(t, b, complexScanInputs[T](pre*n*post, special, uint64(si)+500))
+			carry := newPair(t, b, complexScanInputs[T](m, special, uint64(si)+900))
 			for _, prod := range []bool{false, true} {
 				for _, withCarry := range []bool{false, true} {
 					what := fmt.Sprintf("%s ScanAxis prod %v carry %v", name, prod, withCarry)
@@ -116,13 +102,13 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 					if withCarry {
 						hc, dc = carry.h, carry.d
 					}
-					dst := cfilled(t, b, pre*n*post, T(complex(3, 3)))
-					last := cfilled(t, b, m, T(complex(5, 5)))
+					dst := filled(t, b, pre*n*post, T(complex(3, 3)))
+					last := filled(t, b, m, T(complex(5, 5)))
 					noCopies(t, what, func() { devSR.ScanAxis(dst.d, last.d, xs.d, dc, pre, n, post, prod) })
 					hostSR.ScanAxis(dst.h, last.h, xs.h, hc, pre, n, post, prod)
 					compareC[T](t, b, what+" dst", dst.d, dst.h)
 					compareC[T](t, b, what+" last", last.d, last.h)
-					only := cfilled(t, b, m, T(complex(5, 5)))
+					only := filled(t, b, m, T(complex(5, 5)))
 					devSR.ScanAxis(nil, only.d, xs.d, dc, pre, n, post, prod)
 					compareC[T](t, b, what+" last alone", only.d, last.h)
 					for _, p := range []pair{dst, last, only} {
@@ -148,20 +134,20 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 					mk[i] = uint8(1 + r.IntN(255)) // any nonzero byte is true
 				}
 			}
-			mask := cpair(t, b, mk)
-			x := cpair(t, b, complexInputs[T](n, true, false, uint64(n)+1))
-			y := cpair(t, b, complexInputs[T](n, true, false, uint64(n)+2))
-			dst := cfilled(t, b, n, T(complex(9, 9)))
+			mask := newPair(t, b, mk)
+			x := newPair(t, b, complexInputs[T](n, true, false, uint64(n)+1))
+			y := newPair(t, b, complexInputs[T](n, true, false, uint64(n)+2))
+			dst := filled(t, b, n, T(complex(9, 9)))
 			noCopies(t, name+" Where", func() { devCv.Where(dst.d, mask.d, x.d, y.d) })
 			hostCv.Where(dst.h, mask.h, x.h, y.h)
 			compareC[T](t, b, name+" Where", dst.d, dst.h)
 			// In place: dst is b.
-			yy := cpair(t, b, backend.HostSlice[T](y.h))
+			yy := newPair(t, b, backend.HostSlice[T](y.h))
 			devCv.Where(yy.d, mask.d, x.d, yy.d)
 			hostCv.Where(yy.h, mask.h, x.h, yy.h)
 			compareC[T](t, b, name+" Where in place", yy.d, yy.h)
 
-			out := cfilled(t, b, n+3, T(complex(9, 9)))
+			out := filled(t, b, n+3, T(complex(9, 9)))
 			var dk int
 			noCopies(t, name+" Compress", func() { dk = devCv.Compress(out.d, x.d, mask.d) })
 			hk := hostCv.Compress(out.h, x.h, mask.h)
@@ -223,7 +209,7 @@ func gpuComplexConvert(t *testing.T, b *cuda.Backend) {
 
 // convertFromComplex converts n values of S to every type.
 func convertFromComplex[S backend.Complex](t *testing.T, b *cuda.Backend, n int) {
-	x := cpair(t, b, convertComplexInputs[S](n, uint64(n)+11))
+	x := newPair(t, b, convertComplexInputs[S](n, uint64(n)+11))
 	defer b.Free(x.d)
 	name := fmt.Sprintf("%v n=%d", backend.DTypeOf[S](), n)
 	fromComplexTo[float32](t, b, x, name)
@@ -244,7 +230,7 @@ func convertFromComplex[S backend.Complex](t *testing.T, b *cuda.Backend, n int)
 func fromComplexTo[D backend.Element](t *testing.T, b *cuda.Backend, x pair, name string) {
 	t.Helper()
 	n := x.h.Len()
-	d := cfilled(t, b, n, D(7))
+	d := filled(t, b, n, D(7))
 	defer b.Free(d.d)
 	what := fmt.Sprintf("%s to %v", name, backend.DTypeOf[D]())
 	noCopies(t, what, func() { b.Convert(d.d, x.d) })
@@ -256,7 +242,7 @@ func fromComplexTo[D backend.Element](t *testing.T, b *cuda.Backend, x pair, nam
 func complexTo[D backend.Complex](t *testing.T, b *cuda.Backend, x pair, name string) {
 	t.Helper()
 	n := x.h.Len()
-	d := cfilled(t, b, n, D(complex(7, 7)))
+	d := filled(t, b, n, D(complex(7, 7)))
 	defer b.Free(d.d)
 	what := fmt.Sprintf("%s to %v", name, backend.DTypeOf[D]())
 	noCopies(t, what, func() { b.Convert(d.d, x.d) })
@@ -279,7 +265,7 @@ func convertToComplex[D backend.Complex](t *testing.T, b *cuda.Backend, n int) {
 }
 
 func realToComplexCase[S backend.Element, D backend.Complex](t *testing.T, b *cuda.Backend, n int) {
-	x := cpair(t, b, convertRealInputs[S](n, uint64(n)+23))
+	x := newPair(t, b, convertRealInputs[S](n, uint64(n)+23))
 	defer b.Free(x.d)
 	complexTo[D](t, b, x, fmt.Sprintf("%v n=%d", backend.DTypeOf[S](), n))
 }

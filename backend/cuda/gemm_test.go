@@ -105,6 +105,13 @@ func gemmMarker[T backend.Element]() T {
 // cols+pad at offset off of its buffer, the rest of the buffer markers:
 // the values of statsInputs (with NaN and ±Inf if special).
 func gemmMatrix[T backend.Element](rows, cols, pad, off int, special bool, seed uint64) []T {
+	return gemmLayout(rows, cols, pad, off, gemmMarker[T](), statsInputs[T](rows*cols, special, seed))
+}
+
+// gemmLayout returns the rows x cols matrix v (row-major, packed) with
+// leading dimension cols+pad at offset off of a buffer whose other
+// elements are marker.
+func gemmLayout[T backend.Numeric](rows, cols, pad, off int, marker T, v []T) []T {
 	ld := cols + pad
 	n := off
 	if rows > 0 && cols > 0 {
@@ -112,13 +119,10 @@ func gemmMatrix[T backend.Element](rows, cols, pad, off int, special bool, seed 
 	}
 	x := make([]T, n)
 	for i := range x {
-		x[i] = gemmMarker[T]()
+		x[i] = marker
 	}
-	v := statsInputs[T](rows*cols, special, seed)
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			x[off+i*ld+j] = v[i*cols+j]
-		}
+	for i := 0; i < rows && cols > 0; i++ {
+		copy(x[off+i*ld:off+i*ld+cols], v[i*cols:(i+1)*cols])
 	}
 	return x
 }
@@ -288,20 +292,7 @@ func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 	}
 	marker := T(complex(math.NaN(), math.NaN()))
 	matrix := func(rows, cols, pad, off int, special bool, seed uint64) []T {
-		ld := cols + pad
-		n := off
-		if rows > 0 && cols > 0 {
-			n += (rows-1)*ld + cols
-		}
-		x := make([]T, n)
-		for i := range x {
-			x[i] = marker
-		}
-		v := complexInputs[T](rows*cols, special, true, seed)
-		for i := 0; i < rows; i++ {
-			copy(x[off+i*ld:off+i*ld+cols], v[i*cols:(i+1)*cols])
-		}
-		return x
+		return gemmLayout(rows, cols, pad, off, marker, complexInputs[T](rows*cols, special, true, seed))
 	}
 	for ci, tc := range gemmCases {
 		cs := tc.gemmCase

@@ -85,13 +85,13 @@ func compareBuf[T backend.Element](t *testing.T, b *cuda.Backend, what string, d
 // pair is a buffer on the host and its copy on the device.
 type pair struct{ h, d backend.Buffer }
 
-func newPair[T backend.Element](t *testing.T, b *cuda.Backend, x []T) pair {
+func newPair[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) pair {
 	return pair{backend.HostBufferOf(append([]T(nil), x...)), upload(t, b, x)}
 }
 
 // filled returns a pair of n elements of T, all v (the CPU backend writes
 // every element of its results, so prior contents must not matter).
-func filled[T backend.Element](t *testing.T, b *cuda.Backend, n int, v T) pair {
+func filled[T backend.Numeric](t *testing.T, b *cuda.Backend, n int, v T) pair {
 	x := make([]T, n)
 	for i := range x {
 		x[i] = v

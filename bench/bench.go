@@ -486,17 +486,12 @@ func (e *benchEnv) run(ids []string) (rows []Row, err error) {
 			}
 		}
 	}
-	stopped := false
-	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		return petscHooks.stop()
-	}
 	if last >= 0 {
+		// stop does nothing once PETSc is finalized (or if the program,
+		// not the bench, started it), so this only acts on an error
+		// before the last workload through PETSc.
 		defer func() {
-			if serr := stop(); serr != nil && err == nil {
+			if serr := petscHooks.stop(); serr != nil && err == nil {
 				rows, err = nil, serr
 			}
 		}()
@@ -508,7 +503,7 @@ func (e *benchEnv) run(ids []string) (rows []Row, err error) {
 		}
 		rows = append(rows, r...)
 		if i == last {
-			if err := stop(); err != nil {
+			if err := petscHooks.stop(); err != nil {
 				return nil, err
 			}
 		}

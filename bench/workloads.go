@@ -394,7 +394,9 @@ var petscWorkloads = []string{"W2", "W4"}
 
 // petscHook starts PETSc, times W2's dots and solves W4 with it, and
 // finalizes it (once per process: PETSc cannot be started again). start
-// may be called more than once; it starts PETSc once.
+// may be called more than once; it starts PETSc once. stop finalizes
+// PETSc if start started it and it is not finalized yet, and else does
+// nothing.
 type petscHook struct {
 	start func(mpi.Comm) error
 	// dot times dots VecDots of Vecs over x and y with timed, as W2's

@@ -97,6 +97,26 @@ func script(c mpi.Comm) []string {
 	nr := []int32{8}
 	nst, err = mpi.Sendrecv(c, []int32{1}, mpi.ProcNull, 4, nr, mpi.ProcNull, 4)
 	log("Sendrecv ProcNull: %v %+v %v", err == nil, nst, nr)
+	nst, err = mpi.Recv(c, nr, mpi.ProcNull, 4)
+	log("Recv ProcNull: %v %+v %v", err == nil, nst, nr)
+	// MPICH 4.0.2's MPI_Wait and MPI_Test give a receive from
+	// MPI_PROC_NULL a status of zeros; the binding gives the standard's.
+	if nq, qerr := mpi.Irecv(c, nr, mpi.ProcNull, 4); qerr == nil {
+		nst, err = nq.Wait()
+	} else {
+		err = qerr
+	}
+	log("Irecv ProcNull, Wait: %v %+v %v", err == nil, nst, nr)
+	if nq, qerr := mpi.Irecv(c, nr, mpi.ProcNull, 4); qerr == nil {
+		var done bool
+		for !done && qerr == nil {
+			done, nst, qerr = nq.Test()
+		}
+		err = qerr
+	} else {
+		err = qerr
+	}
+	log("Irecv ProcNull, Test: %v %+v %v", err == nil, nst, nr)
 	g1, err := mpi.CartCreate(c, []int{1, 1}, []bool{true, false}, false)
 	if err == nil {
 		s0, d0 := g1.Shift(0, 1)

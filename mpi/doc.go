@@ -45,6 +45,38 @@
 // duration. AllreduceValue and ReduceValue of a value of at most 8 bytes
 // hand MPI the value itself, with nothing allocated.
 //
+// # Waiting
+//
+// MPI libraries wait by polling: a rank blocked in a collective spins on
+// its CPU until the others arrive. Where a node runs more ranks than it has
+// CPUs, the rank being waited for may be the one that is not running, and
+// each step of a collective can cost a scheduler time slice. Open MPI
+// yields the CPU then; MPICH 4.0 over UCX does not, and dist's TestMatMul
+// took 77 s at 3 ranks on 2 CPUs, against 0.4 s at 2.
+//
+// So the binding waits in one of two modes, chosen by Init and the same on
+// every rank. In "block" mode it calls MPI's blocking functions. In
+// "sleep" mode every blocking call of the binding (the collectives, Send,
+// Recv, Sendrecv, Probe and a request's Wait) is MPI's nonblocking form
+// and a loop of MPI_Test: 32 tests, then 100 with a sched_yield between
+// them, then naps between tests from 20 us, doubling up to 200 us. A
+// waiting rank so gives its CPU to the ranks it waits for: TestMatMul
+// above takes 6.5 s. A message can wait a nap longer to be seen, so sleep
+// mode is for oversubscribed nodes, not for speed.
+//
+// XPMPI_MPI_WAIT chooses: "auto" (the default) sleeps where a node has more
+// ranks than CPUs (the union of its ranks' affinity masks), unless MPI is
+// Open MPI, which yields there by itself (sleep mode measured slower:
+// dist's tests at 4 ranks on 2 CPUs took 49-56 s against 46 s), or is
+// CUDA-aware (libraries differ on device memory in nonblocking
+// collectives); "sleep" and "block" force a mode. Any other value makes
+// Init fail with an error that names the variable. If any rank chooses
+// sleep, every rank sleeps: MPI does not let a blocking collective match a
+// nonblocking one. LibraryInfo().WaitMode says which mode is in use.
+//
+// MPI's own collectives inside MPI-IO and communicator creation (Split,
+// CartCreate) still wait in MPI.
+//
 // # Entry points
 //
 // Every main function should start with Main (or, in tests, mpitest.Main),

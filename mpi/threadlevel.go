@@ -32,3 +32,23 @@ func requestedThreadLevel() (multiple bool, err error) {
 	}
 	return false, fmt.Errorf("mpi: %s=%q: want multiple or serialized (the binding lets any goroutine call MPI, so it needs at least MPI_THREAD_SERIALIZED)", ThreadLevelEnv, os.Getenv(ThreadLevelEnv))
 }
+
+// WaitModeEnv names the environment variable that chooses how the binding
+// waits for MPI (see the package documentation, Waiting): "auto", "sleep" or
+// "block". Unset or empty means "auto"; any other value makes Init fail with
+// an error that names the variable.
+const WaitModeEnv = "XPMPI_MPI_WAIT"
+
+// requestedWaitMode returns what XPMPI_MPI_WAIT asks for: -1 for auto, 1
+// for sleep, 0 for block (the codes of xp_wait_mode).
+func requestedWaitMode() (int, error) {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(WaitModeEnv))) {
+	case "", "auto":
+		return -1, nil
+	case "sleep":
+		return 1, nil
+	case "block":
+		return 0, nil
+	}
+	return 0, fmt.Errorf("mpi: %s=%q: want auto, sleep or block", WaitModeEnv, os.Getenv(WaitModeEnv))
+}

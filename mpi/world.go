@@ -128,12 +128,17 @@ type Info struct {
 	Version        string // the library's version string
 	ThreadLevel    string // the thread level granted
 	CUDAAware      CUDAAwareness
+	// WaitMode is how the binding waits for MPI, from Init: "block" (in
+	// MPI's blocking calls) or "sleep" (testing, with naps between
+	// tests); see the package documentation, Waiting. "n/a" in the
+	// default build.
+	WaitMode string
 }
 
 // LibraryInfo describes the MPI library this binary was built with.
 func LibraryInfo() Info {
 	impl, version, level := libraryInfo()
-	return Info{Implementation: impl, Version: version, ThreadLevel: level, CUDAAware: CUDAAware()}
+	return Info{Implementation: impl, Version: version, ThreadLevel: level, CUDAAware: CUDAAware(), WaitMode: libraryWaitMode()}
 }
 
 // AbortOnPanic, deferred at the top of a rank's main goroutine, turns a

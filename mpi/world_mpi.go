@@ -81,6 +81,20 @@ func (l *libLock) Unlock() {
 
 var threadLevel = "not initialized"
 
+// sleepWaits reports whether the binding waits for MPI by testing and
+// sleeping (see the package documentation, Waiting), set once by Init.
+var sleepWaits bool
+
+func libraryWaitMode() string {
+	if threadLevel == "not initialized" {
+		return "not initialized"
+	}
+	if sleepWaits {
+		return "sleep"
+	}
+	return "block"
+}
+
 func check(call string, rc C.int) error {
 	if rc == 0 {
 		return nil
@@ -92,6 +106,10 @@ func check(call string, rc C.int) error {
 
 func initWorld() (Comm, error) {
 	multiple, err := requestedThreadLevel()
+	if err != nil {
+		return nil, err
+	}
+	waitWant, err := requestedWaitMode()
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +137,10 @@ func initWorld() (Comm, error) {
 	default:
 		threadLevel = "single"
 	}
+	lib.Lock()
+	sleeping := C.xp_wait_mode(C.int(waitWant))
+	lib.Unlock()
+	sleepWaits = sleeping != 0
 	return newComm(C.xp_comm_world(), true)
 }
 
@@ -449,8 +471,11 @@ type request struct {
 	// waiting: a Wait is in a blocking MPI_Wait on req (at
 	// MPI_THREAD_MULTIPLE); Test answers "not done" without calling MPI.
 	waiting bool
-	st      Status
-	err     error
+	// procNull: a receive from ProcNull, whose status the standard sets
+	// (MPICH 4.0.2's MPI_Wait and MPI_Test give zeros).
+	procNull bool
+	st       Status
+	err      error
 }
 
 // newRequest returns a request for call, with its MPI_Request in C memory.
@@ -467,6 +492,7 @@ func (m *comm) start(call string, buf unsafe.Pointer, count int, dt Datatype, p,
 		return nil, err
 	}
 	r := newRequest(call, dt)
+	r.procNull = !send && p == ProcNull
 	r.pin.Pin(buf)
 	var rc C.int
 	lib.Lock()
@@ -484,6 +510,9 @@ func (m *comm) start(call string, buf unsafe.Pointer, count int, dt Datatype, p,
 }
 
 func (r *request) finish(st Status, err error) {
+	if r.procNull && err == nil {
+		st = Status{Source: ProcNull, Tag: AnyTag}
+	}
 	r.done, r.st, r.err = true, st, err
 	r.pin.Unpin()
 	C.free(unsafe.Pointer(r.req))
@@ -740,12 +769,16 @@ func (r *request) Wait() (Status, error) {
 		}
 		r.mu.Unlock()
 	}
+	var nap C.long
 	for spins := 0; ; spins++ {
 		done, st, err := r.Test()
 		if done {
 			return st, err
 		}
-		if spins > 64 {
+		switch {
+		case sleepWaits:
+			nap = C.xp_backoff(C.int(spins), nap)
+		case spins > 64:
 			runtime.Gosched()
 		}
 	}

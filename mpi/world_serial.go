@@ -22,6 +22,8 @@ func libraryInfo() (impl, version, level string) {
 
 func libraryCUDAAware() (aware, known bool) { return false, false }
 
+func libraryWaitMode() string { return "n/a" }
+
 // Self returns a communicator of the calling rank alone.
 func Self() Comm { return NewSerial() }
 

@@ -1,7 +1,11 @@
 //go:build mpi || petsc
 
+#define _GNU_SOURCE
 #include <string.h>
 #include <stdio.h>
+#include <sched.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include "xpmpi_mpi.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -137,6 +141,113 @@ int xp_init(int multiple, int *provided) {
 }
 
 int xp_finalize(void) { return MPI_Finalize(); }
+
+/* ---- Waiting in sleep mode (mpi.Info.WaitMode; doc.go, Waiting) ----
+
+   MPI libraries wait by polling: a rank blocked in MPI_Allreduce spins on
+   its CPU. With more ranks on a node than CPUs, the rank a spinning rank
+   waits for may not be running, and each step of a collective can cost a
+   scheduler time slice. MPICH 4.0.2 over UCX never yields. In sleep mode
+   every blocking call of the binding is its nonblocking form and a test
+   loop that yields, then sleeps, between tests once a few found nothing,
+   so that a waiting rank gives its CPU to the ranks it waits for. The mode
+   is decided once, at Init, and is the same on every rank (MPI does not
+   let a blocking collective match a nonblocking one). */
+
+static int idle_mode = 0;
+
+enum { IDLE_POLLS = 32, IDLE_YIELDS = 100, IDLE_NAP_MIN = 20000, IDLE_NAP_MAX = 200000 };
+
+/* nap sleeps about ns nanoseconds. The thread's timer slack (50 us by
+   default) would round every nap up, so it is set to 1 us, once per
+   thread. */
+static void nap(long ns) {
+	static __thread int slack;
+	if (!slack) {
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+		slack = 1;
+	}
+	struct timespec ts = {0, ns};
+	nanosleep(&ts, NULL);
+}
+
+/* idle_backoff is the wait after test i of a test loop that found
+   nothing: none for the first IDLE_POLLS tests, a sched_yield for the next
+   IDLE_YIELDS, then naps of *ns, doubling from IDLE_NAP_MIN to
+   IDLE_NAP_MAX ns. Measured on 2 CPUs with dist's tests at 3 ranks under
+   MPICH: shorter naps, or more of them, cost more in context switches than
+   they save in latency; longer ones leave the CPUs idle. */
+static void idle_backoff(int i, long *ns) {
+	if (i < IDLE_POLLS) return;
+	if (i < IDLE_POLLS + IDLE_YIELDS) {
+		sched_yield();
+		return;
+	}
+	if (*ns < IDLE_NAP_MIN) *ns = IDLE_NAP_MIN;
+	nap(*ns);
+	*ns *= 2;
+	if (*ns > IDLE_NAP_MAX) *ns = IDLE_NAP_MAX;
+}
+
+long xp_backoff(int i, long ns) {
+	idle_backoff(i, &ns);
+	return ns;
+}
+
+static int idle_wait(MPI_Request *r, MPI_Status *st) {
+	long ns = 0;
+	for (int i = 0;; i++) {
+		int flag = 0;
+		int rc = MPI_Test(r, &flag, st ? st : MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || flag) return rc;
+		idle_backoff(i, &ns);
+	}
+}
+
+/* IDLE(call) runs the nonblocking call, which sets MPI_Request q, and
+   waits for it by test and sleep. */
+#define IDLE(call) do { \
+	MPI_Request q; \
+	int rc_ = (call); \
+	if (rc_ != MPI_SUCCESS) return rc_; \
+	return idle_wait(&q, NULL); \
+} while (0)
+
+/* oversubscribed reports whether this node runs more of the world's ranks
+   than the CPUs they may run on: the union of the node's ranks' affinity
+   masks. */
+static int oversubscribed(void) {
+	MPI_Comm node;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return 0;
+	int size = 1, over = 0;
+	MPI_Comm_size(node, &size);
+	cpu_set_t mine, all;
+	CPU_ZERO(&mine);
+	CPU_ZERO(&all);
+	if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+	if (MPI_Allreduce(&mine, &all, (int)sizeof all, MPI_BYTE, MPI_BOR, node) == MPI_SUCCESS) {
+		int cpus = CPU_COUNT(&all);
+		over = cpus > 0 && size > cpus;
+	}
+	MPI_Comm_free(&node);
+	return over;
+}
+
+int xp_wait_mode(int want) {
+	int mine = want;
+#if defined(OPEN_MPI) && OPEN_MPI
+	/* Open MPI yields the CPU on an oversubscribed node by itself
+	   (mpi_yield_when_idle), and sleep mode was slower there: dist's
+	   tests at 4 ranks on 2 CPUs took 49-56 s, against 46 s blocking. */
+	if (want < 0) mine = 0;
+#endif
+	if (mine < 0) mine = xp_cuda_aware() == 1 ? 0 : oversubscribed();
+	int mode = mine;
+	if (MPI_Allreduce(&mine, &mode, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) mode = 0;
+	idle_mode = mode;
+	return mode;
+}
 MPI_Comm xp_comm_world(void) { return MPI_COMM_WORLD; }
 MPI_Comm xp_comm_self(void) { return MPI_COMM_SELF; }
 MPI_Comm xp_comm_null(void) { return MPI_COMM_NULL; }
@@ -192,61 +303,75 @@ int xp_cuda_aware(void) {
 #endif
 }
 
-int xp_barrier(MPI_Comm c) { return MPI_Barrier(c); }
+int xp_barrier(MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Ibarrier(c, &q));
+	return MPI_Barrier(c);
+}
 
 int xp_bcast(void *buf, int count, int dt, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Ibcast(buf, count, types(dt), root, c, &q));
 	return MPI_Bcast(buf, count, types(dt), root, c);
 }
 
 int xp_reduce(const void *s, void *r, int inplace, int count, int dt, int op, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Ireduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), root, c, &q));
 	return MPI_Reduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), root, c);
 }
 
 int xp_allreduce(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iallreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c, &q));
 	return MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
 xp_value xp_allreduce_value(uint64_t v, int dt, int op, MPI_Comm c) {
 	xp_value r = {0, 0};
-	r.rc = MPI_Allreduce(&v, &r.v, 1, types(dt), opsfor(op, dt), c);
+	r.rc = xp_allreduce(&v, &r.v, 0, 1, dt, op, c);
 	return r;
 }
 
 xp_value xp_reduce_value(uint64_t v, int dt, int op, int root, MPI_Comm c) {
 	xp_value r = {0, 0};
-	r.rc = MPI_Reduce(&v, &r.v, 1, types(dt), opsfor(op, dt), root, c);
+	r.rc = xp_reduce(&v, &r.v, 0, 1, dt, op, root, c);
 	return r;
 }
 
 int xp_gather(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Igather(s, count, types(dt), r, count, types(dt), root, c, &q));
 	return MPI_Gather(s, count, types(dt), r, count, types(dt), root, c);
 }
 
 int xp_gatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Igatherv(s, scount, types(dt), r, counts, displs, types(dt), root, c, &q));
 	return MPI_Gatherv(s, scount, types(dt), r, counts, displs, types(dt), root, c);
 }
 
 int xp_allgather(const void *s, int count, void *r, int dt, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iallgather(s, count, types(dt), r, count, types(dt), c, &q));
 	return MPI_Allgather(s, count, types(dt), r, count, types(dt), c);
 }
 
 int xp_allgatherv(const void *s, int scount, void *r, const int *counts, const int *displs, int dt, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iallgatherv(s, scount, types(dt), r, counts, displs, types(dt), c, &q));
 	return MPI_Allgatherv(s, scount, types(dt), r, counts, displs, types(dt), c);
 }
 
 int xp_scatter(const void *s, int count, void *r, int dt, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iscatter(s, count, types(dt), r, count, types(dt), root, c, &q));
 	return MPI_Scatter(s, count, types(dt), r, count, types(dt), root, c);
 }
 
 int xp_scatterv(const void *s, const int *counts, const int *displs, void *r, int rcount, int dt, int root, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iscatterv(s, counts, displs, types(dt), r, rcount, types(dt), root, c, &q));
 	return MPI_Scatterv(s, counts, displs, types(dt), r, rcount, types(dt), root, c);
 }
 
 int xp_alltoall(const void *s, int count, void *r, int dt, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Ialltoall(s, count, types(dt), r, count, types(dt), c, &q));
 	return MPI_Alltoall(s, count, types(dt), r, count, types(dt), c);
 }
 
 int xp_alltoallv(const void *s, const int *scounts, const int *sdispls, void *r, const int *rcounts, const int *rdispls, int dt, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Ialltoallv(s, scounts, sdispls, types(dt), r, rcounts, rdispls, types(dt), c, &q));
 	return MPI_Alltoallv(s, scounts, sdispls, types(dt), r, rcounts, rdispls, types(dt), c);
 }
 
@@ -263,6 +388,14 @@ static void status_out(MPI_Status *s, int dt, int *st) {
 	}
 }
 
+/* null_status sets the status the standard gives a receive from
+   MPI_PROC_NULL: MPICH 4.0.2's MPI_Wait and MPI_Test give zeros. */
+static void null_status(MPI_Status *s) {
+	memset(s, 0, sizeof *s);
+	s->MPI_SOURCE = MPI_PROC_NULL;
+	s->MPI_TAG = MPI_ANY_TAG;
+}
+
 // peer maps the binding's ProcNull and AnySource to MPI's, tagof its
 // AnyTag: the values differ between libraries.
 static int peer(int p) {
@@ -274,19 +407,47 @@ static int peer(int p) {
 static int tagof(int t) { return t == XP_ANY_TAG ? MPI_ANY_TAG : t; }
 
 int xp_send(const void *buf, int count, int dt, int dest, int tag, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Isend(buf, count, types(dt), peer(dest), tag, c, &q));
 	return MPI_Send(buf, count, types(dt), peer(dest), tag, c);
 }
 
 int xp_recv(void *buf, int count, int dt, int src, int tag, MPI_Comm c, int *st) {
 	MPI_Status s;
-	int rc = MPI_Recv(buf, count, types(dt), peer(src), tagof(tag), c, &s);
+	int rc;
+	if (idle_mode) {
+		MPI_Request q;
+		rc = MPI_Irecv(buf, count, types(dt), peer(src), tagof(tag), c, &q);
+		if (rc == MPI_SUCCESS) rc = idle_wait(&q, &s);
+		if (peer(src) == MPI_PROC_NULL) null_status(&s);
+	} else {
+		rc = MPI_Recv(buf, count, types(dt), peer(src), tagof(tag), c, &s);
+	}
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }
 
 int xp_sendrecv(const void *sb, int scount, int dest, int stag, void *rb, int rcount, int src, int rtag, int dt, MPI_Comm c, int *st) {
 	MPI_Status s;
-	int rc = MPI_Sendrecv(sb, scount, types(dt), peer(dest), stag, rb, rcount, types(dt), peer(src), tagof(rtag), c, &s);
+	int rc;
+	if (idle_mode) {
+		MPI_Request q[2];
+		rc = MPI_Irecv(rb, rcount, types(dt), peer(src), tagof(rtag), c, &q[0]);
+		if (rc != MPI_SUCCESS) return rc;
+		rc = MPI_Isend(sb, scount, types(dt), peer(dest), stag, c, &q[1]);
+		if (rc != MPI_SUCCESS) {
+			MPI_Cancel(&q[0]);
+			MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+			return rc;
+		}
+		/* One request at a time: MPICH 4.0.2's MPI_Testall leaves the
+		   status of a receive from MPI_PROC_NULL as zeros. */
+		rc = idle_wait(&q[0], &s);
+		int rc2 = idle_wait(&q[1], NULL);
+		if (rc == MPI_SUCCESS) rc = rc2;
+		if (peer(src) == MPI_PROC_NULL) null_status(&s);
+	} else {
+		rc = MPI_Sendrecv(sb, scount, types(dt), peer(dest), stag, rb, rcount, types(dt), peer(src), tagof(rtag), c, &s);
+	}
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }
@@ -308,7 +469,7 @@ static int xp_test(MPI_Request *req, int dt, int *flag, int *st) {
 
 static int xp_wait(MPI_Request *req, int dt, int *st) {
 	MPI_Status s;
-	int rc = MPI_Wait(req, &s);
+	int rc = idle_mode ? idle_wait(req, &s) : MPI_Wait(req, &s);
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }
@@ -329,10 +490,12 @@ xp_done xp_wait_v(MPI_Request *req, int dt) {
 }
 
 int xp_scan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c, &q));
 	return MPI_Scan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
 int xp_exscan(const void *s, void *r, int inplace, int count, int dt, int op, MPI_Comm c) {
+	if (idle_mode) IDLE(MPI_Iexscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c, &q));
 	return MPI_Exscan(inplace ? MPI_IN_PLACE : s, r, count, types(dt), opsfor(op, dt), c);
 }
 
@@ -346,7 +509,18 @@ int xp_ialltoallv(const void *s, const int *scounts, const int *sdispls, void *r
 
 int xp_probe(int src, int tag, int dt, MPI_Comm c, int *st) {
 	MPI_Status s;
-	int rc = MPI_Probe(peer(src), tagof(tag), c, &s);
+	int rc;
+	if (idle_mode) {
+		long ns = 0;
+		for (int i = 0;; i++) {
+			int flag = 0;
+			rc = MPI_Iprobe(peer(src), tagof(tag), c, &flag, &s);
+			if (rc != MPI_SUCCESS || flag) break;
+			idle_backoff(i, &ns);
+		}
+	} else {
+		rc = MPI_Probe(peer(src), tagof(tag), c, &s);
+	}
 	if (rc == MPI_SUCCESS) status_out(&s, dt, st);
 	return rc;
 }

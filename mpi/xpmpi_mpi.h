@@ -18,6 +18,16 @@ enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
 // MPI_THREAD_SERIALIZED, and makes the binding's own operations.
 int xp_init(int multiple, int *provided);
 int xp_finalize(void);
+// xp_wait_mode sets how the binding waits, collectively over the world:
+// want 1 sleeps between tests, 0 blocks in MPI, -1 sleeps where a node runs
+// more ranks than CPUs, MPI is not Open MPI (which yields there itself) and
+// not CUDA-aware. Every rank gets the
+// largest of the ranks' choices, which it returns.
+int xp_wait_mode(int want);
+// xp_backoff waits as the binding's test loops do in sleep mode after
+// test i found nothing, with ns the last nap (0 at first), and returns the
+// next.
+long xp_backoff(int i, long ns);
 MPI_Comm xp_comm_world(void);
 MPI_Comm xp_comm_self(void);
 MPI_Comm xp_comm_null(void);

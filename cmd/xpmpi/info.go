@@ -37,6 +37,7 @@ type jobInfo struct {
 	MPI             string         `json:"mpi"`
 	MPIVersion      string         `json:"mpi_version"`
 	ThreadLevel     string         `json:"thread_level"`
+	WaitMode        string         `json:"wait_mode"` // how MPI calls wait: block or sleep (mpi.Info.WaitMode)
 	CUDAAware       bool           `json:"cuda_aware"`
 	CUDAAwareKnown  bool           `json:"cuda_aware_known"`
 	CUDAAwareSource string         `json:"cuda_aware_source"`
@@ -110,7 +111,7 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 	}
 	doc := jobInfo{
 		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
-		CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
+		WaitMode: lib.WaitMode, CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
 		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
 		Backend: beInfo, PETSc: petscVersion(),
 	}
@@ -144,7 +145,7 @@ func printInfo(w io.Writer, doc jobInfo, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
-	fmt.Fprintf(w, "MPI:        %s, %s (thread level %s)\n", doc.MPI, doc.MPIVersion, doc.ThreadLevel)
+	fmt.Fprintf(w, "MPI:        %s, %s (thread level %s, waits: %s)\n", doc.MPI, doc.MPIVersion, doc.ThreadLevel, doc.WaitMode)
 	aware := "no"
 	switch {
 	case !doc.CUDAAwareKnown:

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if fake.dir != "" {
 		os.RemoveAll(fake.dir)
 	}
+	if cuda.PTXCacheForTests != "" {
+		os.RemoveAll(cuda.PTXCacheForTests)
+	}
 	os.Exit(code)
 }
 
@@ -110,7 +113,13 @@ func TestFakeDriver(t *testing.T) {
 	} else {
 		t.Logf("no NVRTC (%v): the fake one stands in", err)
 	}
-	out, ok := runChild(t, "^TestGPU", "XPMPI_LIBCUDA="+lib, "XPMPI_NVRTC="+nvrtc, "XPMPI_DEVICE=")
+	env := []string{"XPMPI_LIBCUDA=" + lib, "XPMPI_NVRTC=" + nvrtc, "XPMPI_DEVICE="}
+	if cuda.PTXCacheForTests != "" && nvrtc != lib {
+		// kernels.cu's PTX, as TestCompileKernels compiled it with the
+		// same NVRTC (runChild's later XDG_CACHE_HOME wins).
+		env = append(env, "XDG_CACHE_HOME="+cuda.PTXCacheForTests)
+	}
+	out, ok := runChild(t, "^TestGPU", env...)
 	if !ok {
 		t.Fatalf("the TestGPU tests failed on the fake driver:\n%s", out)
 	}

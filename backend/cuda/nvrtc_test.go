@@ -3,12 +3,21 @@ package cuda
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// PTXCacheForTests is a folder for XDG_CACHE_HOME that TestCompileKernels
+// puts its compute_90 PTX of kernels.cu in, in the disk cache's layout,
+// and TestFakeDriver's child process (a compute 9.0 device) reads: with the
+// real NVRTC the source, which takes it about 12 s, is compiled once per
+// test run rather than twice. Empty until TestCompileKernels has compiled;
+// the package's TestMain removes it.
+var PTXCacheForTests string
 
 // requireNVRTC skips the test where no NVRTC library can be loaded.
 func requireNVRTC(t *testing.T) {
@@ -138,6 +147,13 @@ func TestCompileKernels(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d entries, %d bytes of PTX", arch, len(entries), len(ptx))
+			if arch == "compute_90" && !t.Failed() {
+				if dir, err := os.MkdirTemp("", "xpmpi-ptx-"); err == nil {
+					// What compileCached would have written.
+					writeCacheFile(filepath.Join(dir, "xpmpi", "ptx", cacheKey(KernelSource, arch, kernelOptions)+".ptx"), ptx)
+					PTXCacheForTests = dir
+				}
+			}
 		})
 	}
 	if compiled == 0 {

@@ -439,8 +439,7 @@ int xp_sendrecv(const void *sb, int scount, int dest, int stag, void *rb, int rc
 			MPI_Wait(&q[0], MPI_STATUS_IGNORE);
 			return rc;
 		}
-		/* One request at a time: MPICH 4.0.2's MPI_Testall leaves the
-		   status of a receive from MPI_PROC_NULL as zeros. */
+		/* The receive first, for its status; then the send. */
 		rc = idle_wait(&q[0], &s);
 		int rc2 = idle_wait(&q[1], NULL);
 		if (rc == MPI_SUCCESS) rc = rc2;

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -281,3 +282,9 @@ func Map[T Numeric](x *Array[T], f func(T) T) error {
 }
 
 const mapGrain = 1 << 14
+
+// ErrFreed is (wrapped in) the error of an operation on an array whose
+// memory was released by Free. Operations that return an error return it;
+// those that return none panic with an error that wraps it, so that
+// errors.Is(recover().(error), ErrFreed) holds.
+var ErrFreed = errors.New("array used after Free")

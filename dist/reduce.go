@@ -145,6 +145,12 @@ func (a *Array[T]) globalFlat(i int) int {
 // an empty array: Min, Max, Argmin, Argmax.
 var ErrEmpty = errors.New("empty array")
 
+// ErrFreed is (wrapped in) the error of an operation on an array after
+// its Free: backend.ErrFreed, so errors.Is matches either name. Operations
+// that return an error return it on every rank that calls them with the
+// freed array; those that return none panic with an error that wraps it.
+var ErrFreed = backend.ErrFreed
+
 func emptyErr(op string, x interface{ Shape() []int }) error {
 	return fmt.Errorf("dist: %s of an array of shape %v: %w", op, x.Shape(), ErrEmpty)
 }

@@ -94,6 +94,13 @@ func newRadau(v vecOps, fun Func, jac JacFunc, t0, tBound float64, y0 []float64,
 	if err := v.eval(t0, s.y, s.f); err != nil {
 		return nil, err
 	}
+	// A state or derivative that is not finite would make every step
+	// size NaN, which no test of the step loop refuses.
+	for i := range s.y {
+		if !isFinite(s.y[i]) || !isFinite(s.f[i]) {
+			return nil, ErrNonFiniteState
+		}
+	}
 	if firstStep > 0 {
 		s.hAbs = firstStep
 	} else {
@@ -304,6 +311,9 @@ func (s *radau) step() error {
 		nIter                        int
 	)
 	for {
+		if math.IsNaN(hAbs) {
+			return ErrNonFiniteState
+		}
 		if hAbs < minStep {
 			return ErrStepTooSmall
 		}

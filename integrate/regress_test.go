@@ -1,6 +1,7 @@
 package integrate
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -28,6 +29,40 @@ func TestQuadLogOverSqrtMatchesSciPy(t *testing.T) {
 		if r.Value != c.value || r.AbsErr != c.abserr || r.Evals != c.evals || r.Intervals != c.last {
 			t.Errorf("limit %d: %.17g ± %.17g in %d evaluations on %d subintervals; SciPy 1.10.1 %.17g ± %.17g in %d on %d",
 				c.limit, r.Value, r.AbsErr, r.Evals, r.Intervals, c.value, c.abserr, c.evals, c.last)
+		}
+	}
+}
+
+// TestRadauNaNStateStops: Radau from a NaN state called f more than 4e8
+// times in 30 s (every step size NaN, which neither the step floor nor
+// MaxSteps refused); it must stop at once with ErrNonFiniteState, as RK45
+// and Auto do.
+func TestRadauNaNStateStops(t *testing.T) {
+	for _, m := range []Method{Radau, RK45, Auto} {
+		calls := 0
+		f := func(_ float64, y, dy []float64) {
+			calls++
+			if calls > 10000 {
+				panic("runaway")
+			}
+			dy[0], dy[1] = y[1], -y[0]
+		}
+		res, err := SolveIVP(f, 0, 10, []float64{math.NaN(), 0}, &IVPOptions{Method: m})
+		if !errors.Is(err, ErrNonFiniteState) || res.Status != -1 || calls > 10 {
+			t.Errorf("%v: %v, status %d after %d calls; want ErrNonFiniteState at once", m, err, res.Status, calls)
+		}
+	}
+}
+
+// TestSolveIVPMaxFev: the evaluation budget stops an integration, counting
+// rejected steps and difference Jacobians too.
+func TestSolveIVPMaxFev(t *testing.T) {
+	for _, m := range []Method{Radau, RK45, Auto} {
+		calls := 0
+		f := func(_ float64, y, dy []float64) { calls++; dy[0] = -1000 * (y[0] - math.Cos(float64(calls))) }
+		res, err := SolveIVP(f, 0, 100, []float64{1}, &IVPOptions{Method: m, MaxFev: 50, IgnoreStiffness: true})
+		if !errors.Is(err, ErrMaxFev) || res.Status != -1 || calls != 50 || res.NFev != 50 {
+			t.Errorf("%v: %v, status %d, %d calls, NFev %d; want ErrMaxFev after 50", m, err, res.Status, calls, res.NFev)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func TestRootJacWrongShape(t *testing.T) {
 }
 
 // TestNewtonEvalsCountF: NewtonResult.Evals, documented as the element
-// evaluations of f, counted f + f' + f''; DerivEvals counts the
+// evaluations of f, counted f + f' + f”; DerivEvals counts the
 // derivatives.
 func TestNewtonEvalsCountF(t *testing.T) {
 	serialOnly(t)

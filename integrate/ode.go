@@ -104,7 +104,9 @@ type IVPOptions struct {
 	// Events are located on the dense output of every step.
 	Events []Event
 	// Jac is the Jacobian of f for Radau; without it, Radau uses forward
-	// differences.
+	// differences. jac is filled with NaN before each call: an element
+	// that Jac does not write, like one that is not finite, stops the
+	// integration with ErrNonFiniteState.
 	Jac JacFunc
 	// MaxSteps stops the integration with ErrMaxSteps after that many
 	// accepted steps (0: no limit).
@@ -112,9 +114,10 @@ type IVPOptions struct {
 	// MaxFev stops the integration with ErrMaxFev when that many
 	// evaluations of f were made, in accepted and rejected steps, initial
 	// step selection and difference Jacobians alike (SciPy's solve_ivp has
-	// none); 0 means DefaultMaxFev. SolveIVPBatch's lockstep RK45,
-	// SolveIVPIndexed and the device batches do not count evaluations:
-	// their rejected steps are bounded by the step-size floor.
+	// none); 0 means DefaultMaxFev. The batches stop each system where
+	// SolveIVP stops it; SolveIVPBatchArray and SolveIVPBatchDist do
+	// not count evaluations (their rejected steps are bounded by the
+	// step-size floor, a NaN stops a system at once).
 	MaxFev int
 	// IgnoreStiffness lets RK45 go on after its stiffness test fires (the
 	// result still reports it).
@@ -290,7 +293,12 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		panic(fmt.Sprintf("integrate: unknown method %v", opts.Method))
 	}
 	if err != nil {
-		res.Status, res.Err, res.tEnd = -1, err, t0
+		// It stopped where it started: the output is the initial point,
+		// as when the first step fails.
+		res.Status, res.Err, res.tEnd, res.NFev = -1, err, t0, v.nfev
+		if opts.TEval == nil {
+			res.T, res.Y = []float64{t0}, [][]float64{slices.Clone(y0)}
+		}
 		return res, err
 	}
 	d := newDriver(opts, t0, tf, y0)

@@ -66,3 +66,45 @@ func TestSolveIVPMaxFev(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchMaxFevAsSolveIVP: the batches stop each system where SolveIVP
+// stops it on MaxFev (the lockstep RK45 counts SolveIVP's evaluations
+// per system), with the same state, steps and error.
+func TestBatchMaxFevAsSolveIVP(t *testing.T) {
+	const nsys, dim = 4, 2
+	y0 := make([]float64, nsys*dim)
+	for i := range y0 {
+		y0[i] = float64(i%5) + 0.5
+	}
+	rhs := func(s int, tt float64, y, dy []float64) {
+		k := float64(s + 1)
+		dy[0], dy[1] = y[1], -k*k*y[0]+math.Sin(tt)
+	}
+	for _, maxFev := range []int{1, 2, 7, 20, 45, 200} {
+		for _, first := range []float64{0, 0.01} {
+			o := &IVPOptions{Method: RK45, MaxFev: maxFev, RelTol: 1e-8, FirstStep: first}
+			batch, _ := SolveIVPBatch(func(tv, y, dy []float64) {
+				for s := range tv {
+					rhs(s, tv[s], y[s*dim:(s+1)*dim], dy[s*dim:(s+1)*dim])
+				}
+			}, nsys, dim, 0, 10, y0, o)
+			idx, _ := SolveIVPIndexed(func(ix []int, tv, y, dy []float64) {
+				for k := range tv {
+					rhs(ix[k], tv[k], y[k*dim:(k+1)*dim], dy[k*dim:(k+1)*dim])
+				}
+			}, nsys, dim, 0, 10, y0, o)
+			for s := 0; s < nsys; s++ {
+				one, err := SolveIVP(func(tt float64, y, dy []float64) { rhs(s, tt, y, dy) }, 0, 10, y0[s*dim:(s+1)*dim], o)
+				last := one.Y[len(one.Y)-1]
+				for name, b := range map[string]*BatchResult{"SolveIVPBatch": batch, "SolveIVPIndexed": idx} {
+					got := b.Y[1][s*dim : (s+1)*dim]
+					if b.Steps[s] != one.Steps || b.Rejected[s] != one.Rejected || b.Status[s] != one.Status ||
+						errors.Is(b.Err[s], ErrMaxFev) != errors.Is(err, ErrMaxFev) || got[0] != last[0] || got[1] != last[1] {
+						t.Errorf("MaxFev %d, FirstStep %g, system %d: %s %d steps, %d rejected, status %d, %v, %v; SolveIVP %d, %d, %d, %v, %v",
+							maxFev, first, s, name, b.Steps[s], b.Rejected[s], b.Status[s], b.Err[s], got, one.Steps, one.Rejected, one.Status, err, last)
+					}
+				}
+			}
+		}
+	}
+}

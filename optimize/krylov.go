@@ -252,8 +252,8 @@ func (s *newtonKrylov) run(x0 []float64) (*KrylovResult, []float64, error) {
 			res.Converged = true
 			break
 		}
-		if math.IsNaN(fmax) {
-			stopErr = fmt.Errorf("%w: F is NaN", ErrNaN)
+		if !isFiniteF(fmax) {
+			stopErr = fmt.Errorf("%w: F is not finite (max|F| = %g)", ErrNaN, fmax)
 			break
 		}
 		if res.NIt >= o.MaxIter {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
@@ -361,6 +362,68 @@ func odeCases() []contractCase {
 	return cases
 }
 
+// batchDistCases are SolveIVPBatchDist's (the device batch over a dist
+// array, here on the CPU backend): three systems of two equations (five
+// where f panics, so that every rank calls it), the second the bad one.
+// It counts no evaluations: no evaluation limit.
+func batchDistCases() []contractCase {
+	var cases []contractCase
+	for _, input := range contractInputs {
+		input := input
+		if strings.HasPrefix(input, "derivative") || input == "evaluation limit" {
+			continue
+		}
+		cases = append(cases, contractCase{"SolveIVPBatchDist (RK45, CPU)", input, func(c *counter) (bool, string, error) {
+			_, o, _, _ := odeInput(input, RK45)
+			nsys, v := 3, 1.5
+			switch input {
+			case "x0 NaN", "x0 +Inf":
+				v = badValue(input)
+			case "n = 0":
+				nsys = 0
+			case "callback panics":
+				nsys = 5
+			}
+			y0, err := dist.FromFunc(mpi.World(), []int{nsys, 2}, func(idx []int) float64 {
+				if idx[0] == 1 && idx[1] == 1 {
+					return v
+				}
+				return 1.5
+			})
+			if err != nil {
+				return false, "", err
+			}
+			defer y0.Free()
+			start, _ := y0.Layout().Block(mpi.World().Rank())
+			lo := start[0]
+			t0 := 0.0
+			if input == "bad bounds" {
+				t0 = math.NaN()
+			}
+			res, err := SolveIVPBatchDist(func(tv, y, dy *backend.Array[float64]) error {
+				ts, ys, ds := tv.Data(), y.Data(), dy.Data()
+				c.tick(len(ts))
+				if input == "callback panics" {
+					panic(errCallback)
+				}
+				for k := range ts {
+					ds[2*k], ds[2*k+1] = -ys[2*k], -ys[2*k+1]
+					if lo+k == 1 && strings.HasPrefix(input, "f ") {
+						ds[2*k+1] = badValue(input)
+					}
+				}
+				return nil
+			}, t0, 1, y0, o)
+			if res == nil {
+				return false, "", err
+			}
+			res.Free()
+			return err == nil && res.NumFailed == 0, fmt.Sprintf("%d failed", res.NumFailed), err
+		}})
+	}
+	return cases
+}
+
 // TestContractMatrix runs the matrix (at every rank count: SolveIVPDist's
 // cases are collective) and checks docs/SCIPY.md's table against it.
 func TestContractMatrix(t *testing.T) {
@@ -368,6 +431,7 @@ func TestContractMatrix(t *testing.T) {
 	var all []contractCase
 	all = append(all, quadCases()...)
 	all = append(all, odeCases()...)
+	all = append(all, batchDistCases()...)
 	cells := map[[2]string]string{}
 	var solvers []string
 	for _, cc := range all {

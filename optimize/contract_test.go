@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
@@ -251,6 +252,60 @@ func newtonDistCases() []contractCase {
 	return cases
 }
 
+// newtonArrayDistCases are NewtonArrayDist's (the device form, here on
+// the CPU backend), as NewtonDist's.
+func newtonArrayDistCases() []contractCase {
+	var cases []contractCase
+	for _, input := range contractInputs {
+		input := input
+		switch input {
+		case "derivative wrong shape", "bad bounds", "evaluation limit":
+			continue
+		}
+		cases = append(cases, contractCase{"NewtonArrayDist (CPU)", input, func(c *counter) (bool, string, error) {
+			n, v := 3, 1.5
+			o := &ArrayNewtonOptions{}
+			switch input {
+			case "x0 NaN", "x0 +Inf":
+				v = badValue(input)
+			case "n = 0":
+				n = 0
+			case "callback panics":
+				n = 5
+			case "iteration limit":
+				o.MaxIter = 1
+			}
+			x0 := distVector(n, v)
+			defer x0.Free()
+			lo, _ := x0.Range()
+			elem := func(g func(x float64) float64, bad string) ArrayFunc {
+				return func(x, out *backend.Array[float64]) error {
+					xs, os := x.Data(), out.Data()
+					c.tick(len(xs))
+					if input == "callback panics" && bad == "f" {
+						panic(errCallback)
+					}
+					for k := range xs {
+						os[k] = g(xs[k])
+						if lo+k == 1 && (bad == "f" && strings.HasPrefix(input, "f ") || bad == "fp" && input == "derivative NaN") {
+							os[k] = badValue(input)
+						}
+					}
+					return nil
+				}
+			}
+			res, err := NewtonArrayDist(elem(func(x float64) float64 { return x*x - 2 }, "f"),
+				elem(func(x float64) float64 { return 2 * x }, "fp"), x0, o)
+			if res == nil {
+				return false, "", err
+			}
+			res.Free()
+			return err == nil && res.NumConverged == n, fmt.Sprintf("%d failed", res.NumFailed), err
+		}})
+	}
+	return cases
+}
+
 // rootCases are Root's (hybrd, and hybrj with Jac) on x0^2 = 2, x1 = 1.
 func rootCases() []contractCase {
 	var cases []contractCase
@@ -477,6 +532,7 @@ func TestContractMatrix(t *testing.T) {
 	var all []contractCase
 	all = append(all, newtonCases()...)
 	all = append(all, newtonDistCases()...)
+	all = append(all, newtonArrayDistCases()...)
 	all = append(all, rootCases()...)
 	all = append(all, minimizeCases()...)
 	all = append(all, minimizeDistCases()...)

@@ -435,8 +435,23 @@ func (b *batch) begin() int {
 				}
 				b.fresh[s], b.rejected[s] = false, false
 			}
-			if b.hAbs[s] < minStep {
-				b.stop(s, ErrStepTooSmall)
+			// SolveIVP's evaluations so far: f0 (and Hairer's second
+			// for the initial step), six per attempted step. An attempt
+			// that would pass MaxFev stops where SolveIVP's does.
+			i := b.sys[s]
+			init := 2
+			if b.opts.FirstStep > 0 {
+				init = 1
+			}
+			nfev := init + 6*(b.res.Steps[i]+b.res.Rejected[i])
+			var stopErr error
+			if maxFev := b.opts.maxFev(); nfev+6 > maxFev {
+				stopErr = fmt.Errorf("%w (%d)", ErrMaxFev, maxFev)
+			} else if b.hAbs[s] < minStep {
+				stopErr = ErrStepTooSmall
+			}
+			if stopErr != nil {
+				b.stop(s, stopErr)
 				change--
 				if b.refill {
 					if b.replace(s) {

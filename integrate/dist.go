@@ -42,6 +42,7 @@ type distVec struct {
 	arrays map[*float64]*dist.Array[float64]
 	n      int
 	nfev   int
+	maxFev int
 }
 
 // alloc makes a new array with y0's layout and returns its local block,
@@ -69,6 +70,10 @@ func (v *distVec) array(s []float64) *dist.Array[float64] {
 }
 
 func (v *distVec) eval(t float64, y, dy []float64) error {
+	// nfev is the same on every rank: every rank stops here together.
+	if v.nfev >= v.maxFev {
+		return fmt.Errorf("%w (%d)", ErrMaxFev, v.maxFev)
+	}
 	v.nfev++
 	err := v.f(t, v.array(y), v.array(dy))
 	return mpi.Agree(v.comm, err)
@@ -127,7 +132,7 @@ func SolveIVPDist(f DistFunc, t0, tf float64, y0 *dist.Array[float64], opts *IVP
 	}
 	local := y0.LocalData()
 	tol := opts.tolerances(len(local))
-	v := &distVec{f: f, comm: y0.Comm(), like: y0, arrays: map[*float64]*dist.Array[float64]{}, n: y0.Len()}
+	v := &distVec{f: f, comm: y0.Comm(), like: y0, arrays: map[*float64]*dist.Array[float64]{}, n: y0.Len(), maxFev: opts.maxFev()}
 	defer v.free()
 	res := &DistResult{StiffAt: math.NaN()}
 	var allocErr error

@@ -71,7 +71,12 @@
 // with SciPy's tolerances) are as in SciPy. odeint(f, y0, t) is SolveIVP(f,
 // t[0], t[len(t)-1], y0, &IVPOptions{TEval: t, RelTol: 1.49012e-8, AbsTol:
 // 1.49012e-8}) with the default Auto method. NFev counts every call of f: SciPy counts a vectorized finite-difference
-// Jacobian as one, so Radau without Jac reports more here.
+// Jacobian as one, so Radau without Jac reports more here. IVPOptions.MaxFev
+// (default DefaultMaxFev, 10^7; SciPy has none) bounds those calls,
+// rejected steps included, with ErrMaxFev; a state, derivative or Jacobian
+// that is not finite stops every method with ErrNonFiniteState. What each
+// solver returns on each kind of bad input is the table in docs/SCIPY.md,
+// which TestContractMatrix checks.
 //
 // SolveIVPBatch integrates many independent small systems of one size,
 // state as one flat slice, one call of f per evaluation for all of them,

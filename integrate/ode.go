@@ -60,7 +60,17 @@ var (
 	// ErrNonFiniteState: the error estimate became NaN (the right-hand side
 	// returned NaN or the solution overflowed).
 	ErrNonFiniteState = errors.New("integrate: the solution or its derivative is not finite")
+	// ErrMaxFev: IVPOptions.MaxFev evaluations of the right-hand side were
+	// made (accepted and rejected steps, Jacobian differences included).
+	ErrMaxFev = errors.New("integrate: the maximum number of right-hand side evaluations was reached")
 )
+
+// DefaultMaxFev is the evaluation budget of SolveIVP, SolveIVPDist and
+// each system of SolveIVPBatch's general path when IVPOptions.MaxFev is 0:
+// it bounds the work of any integration (a second or so of a cheap scalar
+// right-hand side), whatever its steps and rejections; a long integration
+// raises it.
+const DefaultMaxFev = 10_000_000
 
 // Event is a function of the solution whose zeros SolveIVP locates, as
 // solve_ivp's events.
@@ -94,11 +104,21 @@ type IVPOptions struct {
 	// Events are located on the dense output of every step.
 	Events []Event
 	// Jac is the Jacobian of f for Radau; without it, Radau uses forward
-	// differences.
+	// differences. jac is filled with NaN before each call: an element
+	// that Jac does not write, like one that is not finite, stops the
+	// integration with ErrNonFiniteState.
 	Jac JacFunc
 	// MaxSteps stops the integration with ErrMaxSteps after that many
 	// accepted steps (0: no limit).
 	MaxSteps int
+	// MaxFev stops the integration with ErrMaxFev when that many
+	// evaluations of f were made, in accepted and rejected steps, initial
+	// step selection and difference Jacobians alike (SciPy's solve_ivp has
+	// none); 0 means DefaultMaxFev. The batches stop each system where
+	// SolveIVP stops it; SolveIVPBatchArray and SolveIVPBatchDist do
+	// not count evaluations (their rejected steps are bounded by the
+	// step-size floor, a NaN stops a system at once).
+	MaxFev int
 	// IgnoreStiffness lets RK45 go on after its stiffness test fires (the
 	// result still reports it).
 	IgnoreStiffness bool
@@ -148,15 +168,30 @@ type Switch struct {
 
 // serialVec is vecOps on a plain slice.
 type serialVec struct {
-	f    Func
-	n    int
-	nfev int
+	f      Func
+	n      int
+	nfev   int
+	maxFev int
 }
 
 func (v *serialVec) eval(t float64, y, dy []float64) error {
+	if v.nfev >= v.maxFev {
+		return fmt.Errorf("%w (%d)", ErrMaxFev, v.maxFev)
+	}
 	v.nfev++
 	v.f(t, y, dy)
 	return nil
+}
+
+// maxFev is the evaluation budget of opts.
+func (o *IVPOptions) maxFev() int {
+	if o.MaxFev < 0 {
+		panic(fmt.Sprintf("integrate: MaxFev %d", o.MaxFev))
+	}
+	if o.MaxFev == 0 {
+		return DefaultMaxFev
+	}
+	return o.MaxFev
 }
 
 func (v *serialVec) sumSq(x []float64) (float64, error) {
@@ -242,7 +277,7 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 	if maxStep < 0 || opts.FirstStep < 0 || opts.MaxSteps < 0 {
 		panic(fmt.Sprintf("integrate: MaxStep %g, FirstStep %g, MaxSteps %d", opts.MaxStep, opts.FirstStep, opts.MaxSteps))
 	}
-	v := &serialVec{f: f, n: n}
+	v := &serialVec{f: f, n: n, maxFev: opts.maxFev()}
 	res := &IVPResult{Method: opts.Method, StiffAt: math.NaN()}
 	var st stepper
 	var err error
@@ -258,7 +293,12 @@ func SolveIVP(f Func, t0, tf float64, y0 []float64, opts *IVPOptions) (*IVPResul
 		panic(fmt.Sprintf("integrate: unknown method %v", opts.Method))
 	}
 	if err != nil {
-		res.Status, res.Err, res.tEnd = -1, err, t0
+		// It stopped where it started: the output is the initial point,
+		// as when the first step fails.
+		res.Status, res.Err, res.tEnd, res.NFev = -1, err, t0, v.nfev
+		if opts.TEval == nil {
+			res.T, res.Y = []float64{t0}, [][]float64{slices.Clone(y0)}
+		}
 		return res, err
 	}
 	d := newDriver(opts, t0, tf, y0)

@@ -94,6 +94,13 @@ func newRadau(v vecOps, fun Func, jac JacFunc, t0, tBound float64, y0 []float64,
 	if err := v.eval(t0, s.y, s.f); err != nil {
 		return nil, err
 	}
+	// A state or derivative that is not finite would make every step
+	// size NaN, which no test of the step loop refuses.
+	for i := range s.y {
+		if !isFinite(s.y[i]) || !isFinite(s.f[i]) {
+			return nil, ErrNonFiniteState
+		}
+	}
 	if firstStep > 0 {
 		s.hAbs = firstStep
 	} else {
@@ -127,8 +134,13 @@ func (s *radau) jacobian(t float64, y, f []float64) error {
 	s.njev++
 	defer s.updateNormJ()
 	if s.jac != nil {
+		// NaN first: an element that Jac does not write stops the
+		// integration instead of a stale or zero Jacobian's use.
+		for i := range s.J {
+			s.J[i] = math.NaN()
+		}
 		s.jac(t, y, s.J)
-		return nil
+		return s.finiteJ()
 	}
 	n := s.n
 	yp, fp := s.tmp, s.tmp2
@@ -152,6 +164,16 @@ func (s *radau) jacobian(t float64, y, f []float64) error {
 		yp[j] = y[j]
 		for i := 0; i < n; i++ {
 			s.J[i*n+j] = (fp[i] - f[i]) / h
+		}
+	}
+	return s.finiteJ()
+}
+
+// finiteJ is ErrNonFiniteState where an element of J is not finite.
+func (s *radau) finiteJ() error {
+	for _, v := range s.J {
+		if !isFinite(v) {
+			return ErrNonFiniteState
 		}
 	}
 	return nil
@@ -304,6 +326,9 @@ func (s *radau) step() error {
 		nIter                        int
 	)
 	for {
+		if math.IsNaN(hAbs) {
+			return ErrNonFiniteState
+		}
 		if hAbs < minStep {
 			return ErrStepTooSmall
 		}

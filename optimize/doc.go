@@ -80,6 +80,13 @@
 // steps: on the tests' systems it makes the same number of calls. MINPACK's
 // info codes 2 to 5 are ErrMaxFev, ErrXTolTooSmall, ErrNoProgressJacobian
 // and ErrNoProgress (errors.Is); RootResult.Info and Message are SciPy's.
+// A starting point, f there or a Jacobian that is not finite stops it with
+// ErrNaN (info 6, this package's: MINPACK does not check), and a Jac that
+// leaves the matrix with other dimensions panics.
+//
+// What every solver returns on each kind of bad input (NaN and infinite
+// values, panicking callbacks, empty problems, bad bounds, the limits) is
+// the table in docs/SCIPY.md, which TestContractMatrix checks.
 //
 // NewtonKrylov is newton_krylov for a DistSystem, a function of a
 // dist.Array: inexact Newton with restarted matrix-free GMRES,
@@ -97,7 +104,10 @@
 // minimum to gtol, other counts); L-BFGS is MinimizeDist's iteration on a
 // slice. Without MinimizeOptions.Grad the gradient is SciPy's forward
 // difference. Results carry SciPy's status and message; limits are
-// ErrMaxIter and ErrMaxFun, a failed line search ErrLineSearch.
+// ErrMaxIter and ErrMaxFun, a failed line search ErrLineSearch, and a
+// starting point, f or gradient that is not finite ErrNaN (SciPy's "NaN
+// result encountered"): no method reports success on a result that is not
+// finite.
 //
 // MinimizeDist is L-BFGS for a DistObjective over a dist.Array: the
 // two-loop recursion with exact collective dot products and a strong-Wolfe

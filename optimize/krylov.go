@@ -40,6 +40,12 @@ type KrylovOptions struct {
 	// MaxBacktrack is the most halvings of the step in the line search;
 	// default 20.
 	MaxBacktrack int
+	// MaxFev stops it with ErrMaxFun at the first Newton iteration that
+	// begins with at least MaxFev evaluations of F made (so one
+	// iteration's InnerMaxIter+MaxBacktrack+2 may pass it). Default 0:
+	// none beyond MaxIter's bound of MaxIter*(InnerMaxIter+MaxBacktrack+2)+1
+	// (SciPy's newton_krylov has none).
+	MaxFev int
 }
 
 // KrylovResult is the outcome of NewtonKrylov, the same on every rank.
@@ -74,14 +80,15 @@ type KrylovResult struct {
 // count.
 //
 // It is collective. x0 (on the host) is not modified. The error is nil
-// when it converged, and otherwise wraps ErrMaxIter or ErrLineSearch
-// (with the result), or is F's or a reduction's error.
+// when it converged, and otherwise wraps ErrMaxIter, ErrMaxFun,
+// ErrLineSearch or ErrNaN (F not finite) with the result, or is F's or a
+// reduction's error.
 func NewtonKrylov(f DistSystem, x0 *dist.Array[float64], opts *KrylovOptions) (*KrylovResult, error) {
 	var o KrylovOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.FTol < 0 || o.FRTol < 0 || o.MaxIter < 0 || o.Restart < 0 || o.InnerMaxIter < 0 || o.EtaMax < 0 || o.EtaMax >= 1 || o.RDiff < 0 || o.MaxBacktrack < 0 {
+	if o.FTol < 0 || o.FRTol < 0 || o.MaxIter < 0 || o.Restart < 0 || o.InnerMaxIter < 0 || o.EtaMax < 0 || o.EtaMax >= 1 || o.RDiff < 0 || o.MaxBacktrack < 0 || o.MaxFev < 0 {
 		panic(fmt.Sprintf("optimize: NewtonKrylov with options %+v", o))
 	}
 	if o.FTol == 0 {
@@ -252,12 +259,16 @@ func (s *newtonKrylov) run(x0 []float64) (*KrylovResult, []float64, error) {
 			res.Converged = true
 			break
 		}
-		if math.IsNaN(fmax) {
-			stopErr = fmt.Errorf("%w: F is NaN", ErrNaN)
+		if !isFiniteF(fmax) {
+			stopErr = fmt.Errorf("%w: F is not finite (max|F| = %g)", ErrNaN, fmax)
 			break
 		}
 		if res.NIt >= o.MaxIter {
 			stopErr = fmt.Errorf("%w: %d Newton iterations, max|F| = %g", ErrMaxIter, res.NIt, fmax)
+			break
+		}
+		if o.MaxFev > 0 && s.nfev >= o.MaxFev {
+			stopErr = fmt.Errorf("%w: %d evaluations of F, max|F| = %g", ErrMaxFun, s.nfev, fmax)
 			break
 		}
 		// The forcing term.

@@ -78,8 +78,11 @@ type DistMinimizeResult struct {
 // L-BFGS-B's generalized Cauchy point, and may take more iterations.
 //
 // It is collective. x0 (on the host) is not modified; it is projected onto
-// the bounds first. The error is nil on success, ErrMaxIter, ErrMaxFun or
-// ErrLineSearch with the result, or f's or a reduction's error.
+// the bounds first. The error is nil on success, ErrMaxIter, ErrMaxFun,
+// ErrLineSearch or ErrNaN (f or the projected gradient not finite) with
+// the result, or f's or a reduction's error. Bounds that make an empty
+// box (a lower bound above its upper bound, a NaN, a lower bound of +Inf
+// or an upper bound of -Inf) panic on every rank, as SciPy raises.
 func MinimizeDist(f DistObjective, x0 *dist.Array[float64], opts *DistMinimizeOptions) (*DistMinimizeResult, error) {
 	var o DistMinimizeOptions
 	if opts != nil {
@@ -135,6 +138,9 @@ func MinimizeDist(f DistObjective, x0 *dist.Array[float64], opts *DistMinimizeOp
 	}
 	if o.Upper != nil {
 		s.hi = o.Upper.LocalData()
+	}
+	if err := s.checkBounds(o.Lower != nil || o.Upper != nil); err != nil {
+		return nil, err
 	}
 	r, x, err := s.run(x0.LocalData())
 	if r == nil {
@@ -215,6 +221,40 @@ func (s *lbfgs) maxReduce(m float64) (float64, error) {
 
 func (s *lbfgs) bounded() bool { return s.lo != nil || s.hi != nil }
 
+// checkBounds panics on every rank, with SciPy's message, where a lower
+// bound is above its upper bound on any rank (2 in the reduction), and
+// where a bound is NaN, a lower bound +Inf or an upper bound -Inf (1):
+// an empty box. It is collective (one reduction) when distributed.
+// bounded is whether the options have bounds (the same on every rank,
+// where a rank's block may be empty).
+func (s *lbfgs) checkBounds(bounded bool) error {
+	if !bounded {
+		return nil
+	}
+	bad := 0.0
+	n := max(len(s.lo), len(s.hi))
+	for i := 0; i < n; i++ {
+		lo, hi := s.lower(i), s.upper(i)
+		switch {
+		case lo > hi:
+			bad = 2
+		case math.IsNaN(lo) || math.IsNaN(hi) || lo == math.Inf(1) || hi == math.Inf(-1):
+			bad = max(bad, 1)
+		}
+	}
+	bad, err := s.maxReduce(bad)
+	if err != nil {
+		return err
+	}
+	switch bad {
+	case 2:
+		panic("optimize: MinimizeDist: one of the lower bounds is greater than an upper bound")
+	case 1:
+		panic("optimize: MinimizeDist: a bound is NaN, a lower bound +Inf or an upper bound -Inf")
+	}
+	return nil
+}
+
 func (s *lbfgs) lower(i int) float64 {
 	if s.lo == nil {
 		return math.Inf(-1)
@@ -291,7 +331,7 @@ func (s *lbfgs) run(x0 []float64) (*lbfgsResult, []float64, error) {
 	}
 	var stopErr error
 	for {
-		if math.IsNaN(fx) || math.IsNaN(pg) {
+		if !isFiniteF(fx) || !isFiniteF(pg) {
 			res.Status, res.Message, stopErr = 2, "ABNORMAL_TERMINATION_IN_LNSRCH", ErrNaN
 			break
 		}

@@ -42,7 +42,9 @@ var (
 	// "Desired error not necessarily achieved due to precision loss" and
 	// L-BFGS-B's ABNORMAL_TERMINATION_IN_LNSRCH).
 	ErrLineSearch = errors.New("optimize: the line search failed: desired error not necessarily achieved due to precision loss")
-	// ErrNaN: the function or its gradient gave NaN (SciPy's status 3).
+	// ErrNaN: the function, its gradient or Root's Jacobian gave NaN or
+	// an infinity (SciPy's status 3, "NaN result encountered"): the result
+	// is not finite, and Success is false.
 	ErrNaN = errors.New("optimize: NaN result encountered")
 )
 
@@ -65,7 +67,11 @@ type MinimizeOptions struct {
 	// Nelder-Mead, 15000 for L-BFGS (SciPy's).
 	MaxIter int
 	// MaxFev is the most function evaluations: default 200*n for
-	// Nelder-Mead, 15000 for L-BFGS, none for BFGS.
+	// Nelder-Mead, 15000 for L-BFGS (SciPy's); for BFGS (SciPy has none)
+	// 0 means MaxIter*(20+1) line-search evaluations and the first, the
+	// most the iteration limit allows. Without Grad, a difference gradient
+	// counts n evaluations more, and BFGS and L-BFGS may pass MaxFev by
+	// the n of the last one.
 	MaxFev int
 	// M is L-BFGS's number of correction pairs (maxcor); default 10.
 	M int
@@ -85,9 +91,12 @@ type MinimizeResult struct {
 	// differences included), NJev those of the gradient.
 	NIt, NFev, NJev int
 	// Success, Status and Message are SciPy's for the method: for BFGS
-	// Status 1 is the iteration limit, 2 a line search failure, 3 NaN;
-	// for Nelder-Mead 1 the evaluation limit, 2 the iteration limit; for
-	// L-BFGS 1 either limit, 2 a line search failure.
+	// Status 1 is a limit, 2 a line search failure, 3 NaN; for Nelder-Mead
+	// 1 the evaluation limit, 2 the iteration limit, 3 a best value that
+	// is not finite; for L-BFGS 1 either limit, 2 a line search failure or
+	// NaN (L-BFGS-B's ABNORMAL_TERMINATION_IN_LNSRCH). A starting point
+	// that is not finite is Status 3 for every method, with no evaluation.
+	// Success is never true where Fun or Jac is not finite.
 	Success bool
 	Status  int
 	Message string
@@ -121,6 +130,11 @@ func Minimize(f func(x []float64) float64, x0 []float64, opts *MinimizeOptions) 
 	if o.GTol == 0 {
 		o.GTol = 1e-5
 	}
+	for _, v := range x0 {
+		if !isFiniteF(v) {
+			return &MinimizeResult{X: append([]float64(nil), x0...), Fun: math.NaN(), Status: 3, Message: "NaN result encountered."}, ErrNaN
+		}
+	}
 	nfev := 0
 	fc := func(x []float64) float64 { nfev++; return f(x) }
 	njev := 0
@@ -139,7 +153,13 @@ func Minimize(f func(x []float64) float64, x0 []float64, opts *MinimizeOptions) 
 		if o.MaxIter == 0 {
 			o.MaxIter = 200 * n
 		}
-		res, err = bfgs(fc, grad, x0, &o)
+		if o.MaxFev == 0 {
+			o.MaxFev = 1 + 21*o.MaxIter
+			if o.Grad == nil {
+				o.MaxFev *= n + 1
+			}
+		}
+		res, err = bfgs(fc, grad, x0, &o, func() int { return nfev })
 	case LBFGS:
 		s := &lbfgs{
 			o:     &DistMinimizeOptions{M: o.M, GTol: o.GTol, FTol: o.FTol, MaxIter: o.MaxIter, MaxFun: o.MaxFev},
@@ -169,12 +189,27 @@ func Minimize(f func(x []float64) float64, x0 []float64, opts *MinimizeOptions) 
 }
 
 // bfgs is SciPy's _minimize_bfgs with the strong-Wolfe line search.
-func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o *MinimizeOptions) (*MinimizeResult, error) {
+// nfev reports the evaluations of f so far, for MaxFev.
+func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o *MinimizeOptions, nfev func() int) (*MinimizeResult, error) {
 	n := len(x0)
 	x := append([]float64(nil), x0...)
 	g := make([]float64, n)
 	fx := f(x)
 	grad(g, x)
+	// finite reports whether f and the gradient are finite: SciPy's
+	// status 3 where not (its test is for NaN; an infinite f makes its
+	// difference gradient NaN, and an infinite value is no minimum).
+	finite := func(fx float64, g []float64) bool {
+		if !isFiniteF(fx) {
+			return false
+		}
+		for _, v := range g {
+			if !isFiniteF(v) {
+				return false
+			}
+		}
+		return true
+	}
 	h := make([]float64, n*n) // the inverse Hessian, row-major
 	for i := 0; i < n; i++ {
 		h[i*n+i] = 1
@@ -183,6 +218,9 @@ func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o 
 		o:     &DistMinimizeOptions{},
 		alloc: func() ([]float64, error) { return make([]float64, n), nil },
 		eval: func(x, g []float64) (float64, error) {
+			if nfev() >= o.MaxFev {
+				return 0, ErrMaxFun
+			}
 			v := f(x)
 			grad(g, x)
 			return v, nil
@@ -196,7 +234,10 @@ func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o 
 	res := &MinimizeResult{Message: "Optimization terminated successfully."}
 	var err error
 	k := 0
-	for infNorm(g) > o.GTol {
+	if !finite(fx, g) {
+		res.Status, res.Message, err = 3, "NaN result encountered.", ErrNaN
+	}
+	for err == nil && infNorm(g) > o.GTol {
 		if k >= o.MaxIter {
 			res.Status, res.Message, err = 1, "Maximum number of iterations has been exceeded.", ErrMaxIter
 			break
@@ -216,7 +257,11 @@ func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o 
 				a = 1
 			}
 		}
-		fn, ok, _ := ls.wolfeSearch(xn, gn, x, d, fx, gd, a)
+		fn, ok, lsErr := ls.wolfeSearch(xn, gn, x, d, fx, gd, a)
+		if lsErr != nil {
+			res.Status, res.Message, err = 1, "Maximum number of function evaluations has been exceeded.", ErrMaxFun
+			break
+		}
 		if !ok || !(gd < 0) {
 			res.Status, res.Message, err = 2, "Desired error not necessarily achieved due to precision loss.", ErrLineSearch
 			break
@@ -227,7 +272,7 @@ func bfgs(f func([]float64) float64, grad func(g, x []float64), x0 []float64, o 
 		x, xn, g, gn = xn, x, gn, g
 		oldOld, fx = fx, fn
 		k++
-		if math.IsNaN(fx) {
+		if !finite(fx, g) {
 			res.Status, res.Message, err = 3, "NaN result encountered.", ErrNaN
 			break
 		}
@@ -431,6 +476,9 @@ func nelderMead(f func([]float64) float64, x0 []float64, o *MinimizeOptions) (*M
 	default:
 		res.Message = "Optimization terminated successfully."
 	}
+	if !isFiniteF(res.Fun) {
+		res.Status, res.Message, err = 3, "NaN result encountered.", ErrNaN
+	}
 	res.Success = res.Status == 0
 	return res, err
 }
@@ -454,6 +502,8 @@ func forwardGrad(f func([]float64) float64, x, g, xp []float64) {
 		xp[i] = xi
 	}
 }
+
+func isFiniteF(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // infNorm is the largest |x_i|.
 func infNorm(x []float64) float64 {

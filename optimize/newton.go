@@ -64,9 +64,13 @@ type NewtonResult struct {
 	// converged, that stopped on a zero derivative, and that did neither.
 	NumConverged, NumZeroDer, NumFailed int
 	// Calls counts the calls of f, fprime and fprime2 (each call
-	// evaluates a batch); Evals counts the element evaluations of f, the
-	// work that compaction saves.
-	Calls, Evals int
+	// evaluates a batch); Evals counts the element evaluations of f (the
+	// residuals' included) and DerivEvals those of fprime and fprime2
+	// together: the work that compaction saves. Each element has at most
+	// MaxIter+2 evaluations of f and MaxIter of each derivative, whatever
+	// its values (NaN and infinite ones included): MaxIter is the
+	// evaluation budget.
+	Calls, Evals, DerivEvals int
 	// Method is "newton", "halley" or "secant".
 	Method string
 
@@ -205,6 +209,7 @@ type batch struct {
 	idx                []int     // scratch
 	sx1, sq0, sq1      []float64 // the secant's buffers, kept when x1, q0, q1 are nil
 	calls, evals       int
+	derivEvals         int
 	converged, zeroDer []bool
 	iters              []int
 	root               []float64
@@ -249,9 +254,14 @@ func shouldCompact(m, left int, o *NewtonOptions) bool {
 	return !o.Lockstep && left < m && (m-left)*compactFraction >= m
 }
 
-func (b *batch) call(g BatchFunc, idx []int, x, out []float64) {
+// call calls f (deriv false) or a derivative.
+func (b *batch) call(g BatchFunc, idx []int, x, out []float64, deriv bool) {
 	b.calls++
-	b.evals += len(idx)
+	if deriv {
+		b.derivEvals += len(idx)
+	} else {
+		b.evals += len(idx)
+	}
 	g(idx, x, out[:len(idx)])
 }
 
@@ -297,7 +307,7 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 	b.idx, b.act = resize(b.idx, c), resize(b.act, c)
 	b.x, b.fv, b.done = resize(b.x, c), resize(b.fv, c), resize(b.done, c)
 	b.converged, b.zeroDer, b.iters, b.root = res.Converged, res.ZeroDer, res.Iterations, res.Root
-	b.calls, b.evals = 0, 0
+	b.calls, b.evals, b.derivEvals = 0, 0, 0
 	// The secant's slices are nil for Newton's method (which tests them).
 	b.x1, b.q0, b.q1 = nil, nil, nil
 	if fprime != nil {
@@ -329,7 +339,7 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 		for k := range idx {
 			idx[k] = lo + k
 		}
-		b.call(f, idx, res.Root[lo:hi], res.Residual[lo:hi])
+		b.call(f, idx, res.Root[lo:hi], res.Residual[lo:hi], false)
 	}
 	for i := range res.Converged {
 		switch {
@@ -341,7 +351,7 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 			res.NumFailed++
 		}
 	}
-	res.Calls, res.Evals = b.calls, b.evals
+	res.Calls, res.Evals, res.DerivEvals = b.calls, b.evals, b.derivEvals
 }
 
 // newtonStep is one Newton (or Halley, when halley) step of one element:
@@ -376,10 +386,10 @@ func (b *batch) newton(f, fprime BatchFunc, o *NewtonOptions) {
 	left := n
 	for it := 0; it < o.MaxIter && left > 0; it++ {
 		m := len(b.act)
-		b.call(f, b.act, b.x, b.fv)
-		b.call(fprime, b.act, b.x, b.dv)
+		b.call(f, b.act, b.x, b.fv, false)
+		b.call(fprime, b.act, b.x, b.dv, true)
 		if halley {
-			b.call(o.FPrime2, b.act, b.x, b.d2)
+			b.call(o.FPrime2, b.act, b.x, b.d2, true)
 		}
 		for k := 0; k < m; k++ {
 			if done[k] {
@@ -438,8 +448,8 @@ func (b *batch) secant(f BatchFunc, o *NewtonOptions) {
 	if n == 0 {
 		return
 	}
-	b.call(f, b.act, b.x, b.q0)
-	b.call(f, b.act, b.x1, b.q1)
+	b.call(f, b.act, b.x, b.q0, false)
+	b.call(f, b.act, b.x1, b.q1, false)
 	done := b.done[:n]
 	left := n
 	for it := 0; it < o.MaxIter && left > 0; it++ {
@@ -469,7 +479,7 @@ func (b *batch) secant(f BatchFunc, o *NewtonOptions) {
 			b.compact(done[:m])
 		}
 		if left > 0 && it+1 < o.MaxIter {
-			b.call(f, b.act, b.x1, b.q1)
+			b.call(f, b.act, b.x1, b.q1, false)
 		}
 	}
 	b.unfinished(b.x1, done, o.MaxIter)

@@ -21,8 +21,9 @@ type DistNewtonResult struct {
 	// MaxIterations is the most steps any element took.
 	NumConverged, NumZeroDer, NumFailed int
 	MaxIterations                       int
-	// Calls and Evals count this rank's calls and element evaluations.
-	Calls, Evals int
+	// Calls, Evals and DerivEvals count this rank's calls, element
+	// evaluations of f, and of the derivatives (as NewtonResult's).
+	Calls, Evals, DerivEvals int
 	// Method is "newton", "halley" or "secant".
 	Method string
 }
@@ -71,7 +72,7 @@ func NewtonDist(f, fprime BatchFunc, x0 *dist.Array[float64], opts *NewtonOption
 	res := &DistNewtonResult{
 		Converged: r.Converged, ZeroDer: r.ZeroDer, Iterations: r.Iterations,
 		NumConverged: int(counts[0]), NumZeroDer: int(counts[1]), NumFailed: int(counts[2]),
-		MaxIterations: maxIt, Calls: r.Calls, Evals: r.Evals, Method: r.Method,
+		MaxIterations: maxIt, Calls: r.Calls, Evals: r.Evals, DerivEvals: r.DerivEvals, Method: r.Method,
 	}
 	if res.Root, err = arrayFrom(x0, r.Root); err != nil {
 		return nil, err

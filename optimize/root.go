@@ -32,7 +32,10 @@ var (
 type RootOptions struct {
 	// Jac writes the Jacobian at x into jac (n by n, jac[i][j] the
 	// derivative of f_i by x_j: SciPy's fprime without col_deriv); Root
-	// then runs hybrj. Without it, hybrd's forward differences.
+	// then runs hybrj. Without it, hybrd's forward differences. jac is
+	// filled with NaN before each call, so that an element Jac does not
+	// write stops Root with ErrNaN; a jac of other dimensions than n by n
+	// after the call panics.
 	Jac func(x []float64, jac *mat.Dense)
 	// XTol: stop when the relative error between two consecutive
 	// iterates is at most XTol. Default 1.49012e-8.
@@ -63,7 +66,9 @@ type RootResult struct {
 	NFev, NJev int
 	// Info is MINPACK's code (SciPy's ier and status): 1 converged, 2 to
 	// 5 as ErrMaxFev, ErrXTolTooSmall, ErrNoProgressJacobian and
-	// ErrNoProgress. Success is Info == 1; Message is SciPy's.
+	// ErrNoProgress; and 6 (not MINPACK's: it does not check) ErrNaN, f
+	// at x0, x0 or a Jacobian not finite. Success is Info == 1; Message
+	// is SciPy's.
 	Info    int
 	Success bool
 	Message string
@@ -83,8 +88,12 @@ type RootResult struct {
 // It does not communicate. x0 is not modified. The error is nil when it
 // converged (Info 1), and
 // otherwise one of ErrMaxFev, ErrXTolTooSmall, ErrNoProgressJacobian and
-// ErrNoProgress, with the result; SciPy warns in these cases. Improper
-// options (negative tolerances, a non-positive Diag) panic.
+// ErrNoProgress, with the result; SciPy warns in these cases. A value of f
+// at a trial point that is not finite is a failed step (the step bound
+// shrinks); x0, f(x0) or a Jacobian that is not finite stops it at once
+// with ErrNaN (Info 6). Improper options (negative tolerances, a
+// non-positive Diag) and a Jac that writes a matrix of the wrong
+// dimensions panic.
 func Root(f func(x, fx []float64), x0 []float64, opts *RootOptions) (*RootResult, error) {
 	n := len(x0)
 	if f == nil || n == 0 {
@@ -136,21 +145,33 @@ type hybr struct {
 }
 
 // jacobian fills fjac (column-major) at x: the user's Jac, or fdjac1's
-// dense forward differences from fvec = f(x).
-func (h *hybr) jacobian(x, fvec, fjac, wa1 []float64) {
+// dense forward differences from fvec = f(x). It reports whether every
+// element is finite.
+func (h *hybr) jacobian(x, fvec, fjac, wa1 []float64) bool {
 	n := h.n
 	h.njev++
 	if h.o.Jac != nil {
-		if h.jac == nil {
+		if h.jac == nil || h.jac.IsEmpty() {
+			h.jac = mat.NewDense(n, n, nil)
+		} else if r, c := h.jac.Dims(); r != n || c != n {
 			h.jac = mat.NewDense(n, n, nil)
 		}
+		nan := math.NaN()
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				h.jac.Set(i, j, nan)
+			}
+		}
 		h.o.Jac(x, h.jac)
+		if r, c := h.jac.Dims(); r != n || c != n {
+			panic(fmt.Sprintf("optimize: Root: Jac wrote a %dx%d matrix for %d variables", r, c, n))
+		}
 		for j := 0; j < n; j++ {
 			for i := 0; i < n; i++ {
 				fjac[i+j*n] = h.jac.At(i, j)
 			}
 		}
-		return
+		return allFinite(fjac)
 	}
 	eps := math.Sqrt(math.Max(h.o.EpsFcn, dpmpar1))
 	for j := 0; j < n; j++ {
@@ -167,6 +188,16 @@ func (h *hybr) jacobian(x, fvec, fjac, wa1 []float64) {
 		}
 	}
 	h.nfev += n
+	return allFinite(fjac)
+}
+
+func allFinite(v []float64) bool {
+	for _, e := range v {
+		if !isFiniteF(e) {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *hybr) run(x0 []float64) (*RootResult, error) {
@@ -186,6 +217,9 @@ func (h *hybr) run(x0 []float64) (*RootResult, error) {
 
 	h.f(x, fvec)
 	h.nfev = 1
+	if !allFinite(x) || !allFinite(fvec) {
+		return h.nanResult(x, fvec, r, qtf)
+	}
 	fnorm := enorm(fvec)
 	iter := 1
 	ncsuc, ncfail, nslow1, nslow2 := 0, 0, 0, 0
@@ -194,7 +228,9 @@ func (h *hybr) run(x0 []float64) (*RootResult, error) {
 outer:
 	for {
 		jeval := true
-		h.jacobian(x, fvec, fjac, wa1)
+		if !h.jacobian(x, fvec, fjac, wa1) {
+			return h.nanResult(x, fvec, r, qtf)
+		}
 		qrfac(n, fjac, wa1, wa2)
 		// On the first iteration, scale by the column norms (mode 1)
 		// and set the step bound.
@@ -363,6 +399,9 @@ outer:
 		}
 	}
 	res := &RootResult{X: x, Fun: fvec, NFev: h.nfev, NJev: h.njev, Info: info, Success: info == 1, R: r, QTF: qtf}
+	if info == 1 && !allFinite(fvec) {
+		return h.nanResult(x, fvec, r, qtf)
+	}
 	var err error
 	switch info {
 	case 1:
@@ -381,4 +420,10 @@ outer:
 		res.Message = "The iteration is not making good progress, as measured by the \n  improvement from the last ten iterations."
 	}
 	return res, err
+}
+
+// nanResult is the result where x0, f or a Jacobian is not finite.
+func (h *hybr) nanResult(x, fvec, r, qtf []float64) (*RootResult, error) {
+	return &RootResult{X: x, Fun: fvec, NFev: h.nfev, NJev: h.njev, Info: 6, R: r, QTF: qtf,
+		Message: "NaN result encountered."}, ErrNaN
 }

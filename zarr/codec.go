@@ -56,6 +56,7 @@ var errCorrupt = errors.New("corrupted chunk")
 // and gzip, the stream's checksum).
 func decode(comp string, data, out []byte) error {
 	var r io.Reader
+	br := bytes.NewReader(data)
 	switch comp {
 	case "":
 		if len(data) != len(out) {
@@ -64,13 +65,13 @@ func decode(comp string, data, out []byte) error {
 		copy(out, data)
 		return nil
 	case "zlib":
-		zr, err := zlib.NewReader(bytes.NewReader(data))
+		zr, err := zlib.NewReader(br)
 		if err != nil {
 			return fmt.Errorf("%w: zlib: %v", errCorrupt, err)
 		}
 		r = zr
 	case "gzip":
-		gr, err := gzip.NewReader(bytes.NewReader(data))
+		gr, err := gzip.NewReader(br)
 		if err != nil {
 			return fmt.Errorf("%w: gzip: %v", errCorrupt, err)
 		}
@@ -88,7 +89,7 @@ func decode(comp string, data, out []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errCorrupt, comp, err)
 	}
-	if len(rest) > 0 {
+	if len(rest) > 0 || br.Len() > 0 {
 		return fmt.Errorf("%w: %s stream holds more than the %d bytes of a chunk", errCorrupt, comp, len(out))
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -377,37 +376,35 @@ func encodeMeta(m Metadata) []byte {
 	if m.Compressor != "" {
 		z.Compressor = mustJSON(map[string]any{"id": m.Compressor, "level": m.Level})
 	}
-	b, err := json.MarshalIndent(z, "", "    ")
-	if err != nil {
+	return marshal(z)
+}
+
+// marshal returns v as JSON with a four-space indent and a final newline,
+// '<' and '>' as they are (NumPy's type strings hold them).
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	e.SetIndent("", "    ")
+	if err := e.Encode(v); err != nil {
 		panic("zarr: " + err.Error())
 	}
-	return append(b, '\n')
+	return buf.Bytes()
 }
 
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("zarr: " + err.Error())
-	}
-	return b
+	return bytes.TrimSpace(marshal(v))
 }
 
 // encodeAttrs returns the .zattrs of attrs, checking that every value is a
 // string, a bool, a finite number or a slice of them.
 func encodeAttrs(op string, attrs map[string]any) []byte {
-	keys := make([]string, 0, len(attrs))
 	for k, v := range attrs {
 		if err := checkAttr(v); err != nil {
 			panic(fmt.Sprintf("zarr: %s: attribute %q: %v", op, k, err))
 		}
-		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	b, err := json.MarshalIndent(attrs, "", "    ") // encoding/json sorts map keys
-	if err != nil {
-		panic(fmt.Sprintf("zarr: %s: attributes: %v", op, err))
-	}
-	return append(b, '\n')
+	return marshal(attrs) // encoding/json sorts map keys
 }
 
 func checkAttr(v any) error {

@@ -259,18 +259,42 @@ func TestPythonReads(t *testing.T) {
 	}
 	big := [][]int{{7, 5}, {2, 3, 5}, {11}, {3, 1}}
 	small := [][]int{{5, 3}, {6}}
-	add(big, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[float64](t, c, path, n, s, l, st) })
-	add(big, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[complex128](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[float32](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[complex64](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[int8](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[int16](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[int32](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[int64](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[uint8](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[uint16](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[uint32](t, c, path, n, s, l, st) })
-	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry { return saveFor[uint64](t, c, path, n, s, l, st) })
+	add(big, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[float64](t, c, path, n, s, l, st)
+	})
+	add(big, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[complex128](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[float32](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[complex64](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[int8](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[int16](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[int32](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[int64](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[uint8](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[uint16](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[uint32](t, c, path, n, s, l, st)
+	})
+	add(small, func(n string, s []int, l []dist.Option, st int) manifestEntry {
+		return saveFor[uint64](t, c, path, n, s, l, st)
+	})
 	// A dataset in groups, with attributes; an empty one.
 	x := refArray[float64](t, c, []int{6, 4}, dist.ProcessGrid(0, 0))
 	defer x.Free()

@@ -439,7 +439,59 @@ func writeDataset[T backend.Numeric](f *file, x *dist.Array[T], name string, o o
 	if err := io(f, name, l.Shape(), true, start, count, ms, mst, host); err != nil {
 		return err
 	}
+	// A write that MPI-IO reported as done may not have reached the file
+	// (Open MPI 4.1 returns success after a failed pwrite, see package
+	// dist): the file is synced, and every rank reads back what it wrote
+	// and compares it with memory.
+	if _, err := lib(func() C.int { return C.xp_h5_flush(f.id) }); mpi.Agree(f.c, err) != nil {
+		return mpi.Agree(f.c, err)
+	}
+	n := 1
+	for _, k := range count {
+		n *= k
+	}
+	back := make([]T, n)
+	if err := io(f, name, l.Shape(), false, start, count, count, make([]int, len(count)), back); err != nil {
+		return err
+	}
+	if err := mpi.Agree(f.c, compareBox(host, ms, mst, back, count, start)); err != nil {
+		return err
+	}
 	return f.writeAttrs(name, o.attrs)
+}
+
+// compareBox compares the box of extent count at memstart in host (an
+// array of memshape) with back (that box in C order), byte for byte.
+func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T, count, start []int) error {
+	if len(back) == 0 {
+		return nil
+	}
+	size := int(unsafe.Sizeof(back[0]))
+	nd := len(count)
+	idx := make([]int, nd)
+	for i := range back {
+		off := 0
+		for a := 0; a < nd; a++ {
+			off = off*memshape[a] + memstart[a] + idx[a]
+		}
+		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size)
+		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size)
+		if string(x) != string(y) {
+			at := make([]int, nd)
+			for a := range at {
+				at[a] = start[a] + idx[a]
+			}
+			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i], host[off])
+		}
+		for a := nd - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < count[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	return nil
 }
 
 func pathArg(path, name string) mpi.Arg {

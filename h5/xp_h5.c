@@ -89,6 +89,14 @@ out:
 	return f;
 }
 
+int xp_h5_flush(hid_t f) {
+	if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) {
+		capture("H5Fflush");
+		return -1;
+	}
+	return 0;
+}
+
 int xp_h5_close(hid_t f) {
 	int rc = -1;
 	CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");

@@ -13,6 +13,7 @@ int xp_h5_init(void);
 size_t xp_h5_error(char *buf, size_t n);
 hid_t xp_h5_open(const char *path, int mode, uintptr_t comm);
 int xp_h5_close(hid_t f);
+int xp_h5_flush(hid_t f);
 int xp_h5_exists(hid_t f, const char *path);
 int xp_h5_is_dataset(hid_t f, const char *path);
 int xp_h5_mkgroup(hid_t f, const char *path);

@@ -13,7 +13,7 @@ import (
 // compare by their bits.
 func TestCompareBox(t *testing.T) {
 	host := []float64{0, 1, 2, 3, 4, 5, math.NaN(), 7, 8, 9, 10, 11} // 3 x 4
-	back := []float64{5, math.NaN(), 9, 10}                            // the box [1:3, 1:3]
+	back := []float64{5, math.NaN(), 9, 10}                          // the box [1:3, 1:3]
 	if err := compareBox(host, []int{3, 4}, []int{1, 1}, back, []int{2, 2}, []int{1, 1}); err != nil {
 		t.Fatal(err)
 	}

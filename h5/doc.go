@@ -31,7 +31,10 @@
 // operations), each selects its block of the dataset as a hyperslab (for a
 // replicated array, its share of the rows) and all write in one collective
 // transfer (H5FD_MPIO_COLLECTIVE); ranks with empty blocks select nothing and
-// still take part. Load and LoadInto read the same way into any layout at
+// still take part. Save then syncs the file (H5Fflush) and every rank reads
+// back its hyperslab and compares it with memory, as package dist's writers
+// do: a write that MPI-IO reported as done but that did not reach the file
+// is an error, not a file that looks complete. Load and LoadInto read the same way into any layout at
 // any rank count, whatever chunking or compression wrote the file (h5py's,
 // serial or parallel, or Save's for another layout). A dataset already at
 // the path with the array's shape and type is written in place, keeping its

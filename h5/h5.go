@@ -255,8 +255,10 @@ func where(path, name string) string { return path + ":" + name }
 // its share of the rows. A dataset already at name with x's shape and type
 // is written in place, keeping its storage (chunks, compression); one of
 // another shape or type is deleted and made anew (HDF5 does not reuse the
-// space: h5repack reclaims it). An error, HDF5's error stack among them, is
-// the same on every rank.
+// space: h5repack reclaims it). The file is then synced and every rank
+// reads back what it wrote and compares it with memory: a write that MPI-IO
+// reported as done but that did not reach the file is an error. An error,
+// HDF5's error stack among them, is the same on every rank.
 //
 // HDF5 writes in place: a crash during Save can leave the file damaged.
 // Write to a new file and rename it where that matters.

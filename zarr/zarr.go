@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -443,36 +444,65 @@ func writeChunks[T backend.Numeric](dir string, m Metadata, l dist.Layout, rank,
 	for _, k := range chunks {
 		n *= k
 	}
-	buf := make([]T, n)
-	cs, bs := strides(chunks, false), strides(bshape, false)
-	zero := make([]int, len(chunks))
-	ext, at := make([]int, len(chunks)), make([]int, len(chunks))
+	var list [][]int
 	replicated := l.Axis() == dist.Replicated
 	k := -1
-	return eachIndex(lo, hi, func(idx []int) error {
+	eachIndex(lo, hi, func(idx []int) error {
 		k++
-		if replicated && k%p != rank {
-			return nil
+		if !replicated || k%p == rank {
+			list = append(list, append([]int(nil), idx...))
 		}
-		edge := false
-		for a := range idx {
-			s := idx[a] * chunks[a]
-			ext[a] = min(chunks[a], shape[a]-s)
-			at[a] = s - bstart[a]
-			edge = edge || ext[a] < chunks[a]
+		return nil
+	})
+	cs, bs := strides(chunks, false), strides(bshape, false)
+	return parallel(len(list), func() func(i int) error {
+		buf := make([]T, n)
+		zero := make([]int, len(chunks))
+		ext, at := make([]int, len(chunks)), make([]int, len(chunks))
+		return func(i int) error {
+			idx := list[i]
+			edge := false
+			for a := range idx {
+				s := idx[a] * chunks[a]
+				ext[a] = min(chunks[a], shape[a]-s)
+				at[a] = s - bstart[a]
+				edge = edge || ext[a] < chunks[a]
+			}
+			if edge {
+				for i := range buf {
+					buf[i] = fill
+				}
+			}
+			copyBox(buf, cs, zero, host, bs, at, ext)
+			data, err := encode(m.Compressor, m.Level, asBytes(buf))
+			if err != nil {
+				return err
+			}
+			return writeChunk(dir, chunkKey(idx, m.Separator), data, rank)
 		}
-		if edge {
-			for i := range buf {
-				buf[i] = fill
+	})
+}
+
+// parallel runs the n tasks that each worker made by newWorker does (a
+// worker holds its own buffers), on up to backend.Threads() goroutines, and
+// returns the first error.
+func parallel(n int, newWorker func() func(i int) error) error {
+	var mu sync.Mutex
+	var first error
+	backend.ParallelFor(n, 1, func(lo, hi int) {
+		work := newWorker()
+		for i := lo; i < hi; i++ {
+			if err := work(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				return
 			}
 		}
-		copyBox(buf, cs, zero, host, bs, at, ext)
-		data, err := encode(m.Compressor, m.Level, asBytes(buf))
-		if err != nil {
-			return err
-		}
-		return writeChunk(dir, chunkKey(idx, m.Separator), data, rank)
 	})
+	return first
 }
 
 // writeChunk writes one chunk's file through a temporary file, which it
@@ -787,41 +817,51 @@ func readBlock[T backend.Numeric](dir string, m arrayMeta, bstart, bshape []int,
 	for _, k := range m.Chunks {
 		n *= k
 	}
-	buf := make([]T, n)
-	raw := asBytes(buf)
+	var list [][]int
+	eachIndex(lo, hi, func(idx []int) error {
+		list = append(list, append([]int(nil), idx...))
+		return nil
+	})
 	cs, bs := strides(m.Chunks, m.fortran), strides(bshape, false)
 	nd := len(bshape)
-	ext, src, dst := make([]int, nd), make([]int, nd), make([]int, nd)
-	filled := false
-	return eachIndex(lo, hi, func(idx []int) error {
-		for a := range idx {
-			cstart := idx[a] * m.Chunks[a]
-			s := max(cstart, bstart[a])
-			e := min(cstart+m.Chunks[a], bstart[a]+bshape[a])
-			ext[a], src[a], dst[a] = e-s, s-cstart, s-bstart[a]
-		}
-		key := chunkKey(idx, m.Separator)
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if !filled {
-				for i := range buf {
-					buf[i] = fill
+	// The chunks' parts of the block are disjoint: workers write host
+	// without a lock.
+	return parallel(len(list), func() func(i int) error {
+		buf := make([]T, n)
+		raw := asBytes(buf)
+		ext, src, dst := make([]int, nd), make([]int, nd), make([]int, nd)
+		filled := false
+		return func(i int) error {
+			idx := list[i]
+			for a := range idx {
+				cstart := idx[a] * m.Chunks[a]
+				s := max(cstart, bstart[a])
+				e := min(cstart+m.Chunks[a], bstart[a]+bshape[a])
+				ext[a], src[a], dst[a] = e-s, s-cstart, s-bstart[a]
+			}
+			key := chunkKey(idx, m.Separator)
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				if !filled {
+					for i := range buf {
+						buf[i] = fill
+					}
+					filled = true
 				}
-				filled = true
+			case err != nil:
+				return err
+			default:
+				filled = false
+				if err := decode(m.Compressor, data, raw); err != nil {
+					return fmt.Errorf("chunk %s: %w", key, err)
+				}
+				if m.swap {
+					swapBytes(raw, m.dt.Size(), m.dt.IsComplex())
+				}
 			}
-		case err != nil:
-			return err
-		default:
-			filled = false
-			if err := decode(m.Compressor, data, raw); err != nil {
-				return fmt.Errorf("chunk %s: %w", key, err)
-			}
-			if m.swap {
-				swapBytes(raw, m.dt.Size(), m.dt.IsComplex())
-			}
+			copyBox(host, bs, dst, buf, cs, src, ext)
+			return nil
 		}
-		copyBox(host, bs, dst, buf, cs, src, ext)
-		return nil
 	})
 }

@@ -64,7 +64,9 @@
 //     the rank count.
 //
 // Nothing is lost and nothing is written twice: the blocks of a layout are
-// disjoint and cover the array, so the chunks do.
+// disjoint and cover the array, so the chunks do. Within a rank, chunks are
+// packed, compressed and written (and on reading, read and decompressed) on
+// up to backend.Threads() goroutines.
 //
 // # Crash safety
 //

@@ -505,6 +505,10 @@ func parallel(n int, newWorker func() func(i int) error) error {
 	return first
 }
 
+// testFault, where a test sets it, is called before each chunk's rename; its
+// error fails the write of that chunk.
+var testFault func(key string, rank int) error
+
 // writeChunk writes one chunk's file through a temporary file, which it
 // syncs, reads back and compares, and renames.
 func writeChunk(dir, key string, data []byte, rank int) error {
@@ -530,6 +534,9 @@ func writeChunk(dir, key string, data []byte, rank int) error {
 		}
 	}
 	err = firstErr(err, f.Close())
+	if err == nil && testFault != nil {
+		err = testFault(key, rank)
+	}
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

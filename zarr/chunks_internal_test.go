@@ -104,3 +104,36 @@ func TestDefaultChunks(t *testing.T) {
 		}
 	}
 }
+
+func TestFillAs(t *testing.T) {
+	if v, ok := fillAs[int64](1 << 60); !ok || v != 1<<60 {
+		t.Errorf("int64 from 1<<60: %v %v", v, ok)
+	}
+	if v, ok := fillAs[uint64](1 << 62); !ok || v != 1<<62 {
+		t.Errorf("uint64 from 1<<62: %v %v", v, ok)
+	}
+	if _, ok := fillAs[uint8](256); ok {
+		t.Error("uint8 from 256")
+	}
+	if _, ok := fillAs[int8](-129); ok {
+		t.Error("int8 from -129")
+	}
+	if v, ok := fillAs[int8](-128); !ok || v != -128 {
+		t.Errorf("int8 from -128: %v %v", v, ok)
+	}
+	if _, ok := fillAs[uint32](-1); ok {
+		t.Error("uint32 from -1")
+	}
+	if _, ok := fillAs[float32](0.1); ok {
+		t.Error("float32 from 0.1, which it does not hold exactly")
+	}
+	if v, ok := fillAs[float32](0.5); !ok || v != 0.5 {
+		t.Errorf("float32 from 0.5: %v %v", v, ok)
+	}
+	if v, ok := fillAs[complex64](complex(1, 2)); !ok || v != complex(1, 2) {
+		t.Errorf("complex64 from 1+2i: %v %v", v, ok)
+	}
+	if _, ok := fillAs[int32](2.5); ok {
+		t.Error("int32 from 2.5")
+	}
+}

@@ -555,7 +555,16 @@ func fillAs[T backend.Numeric](v any) (T, bool) {
 	var re, im float64
 	switch x := v.(type) {
 	case int:
-		if backend.DTypeOf[T]() == backend.Uint64 && x >= 0 {
+		// An integer type takes an int that fits its bits exactly.
+		if dt := backend.DTypeOf[T](); !dt.IsFloat() && !dt.IsComplex() {
+			bits := dt.Size() * 8
+			if dt.IsSigned() {
+				if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+					return z, false
+				}
+			} else if x < 0 || (bits < 64 && x >= 1<<bits) {
+				return z, false
+			}
 			setInt(&z, uint64(x))
 			return z, true
 		}

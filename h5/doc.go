@@ -43,7 +43,7 @@
 // Storage: contiguous by default; Chunks gives a chunk shape; Gzip compresses
 // with HDF5's deflate filter (h5py's compression="gzip"), with chunks chosen
 // from the layout where Chunks is not given (along each split axis the
-// largest block, along the others the whole axis, halved while over 64 MiB).
+// largest block, along the others the whole axis, halved while over 16 MiB).
 // HDF5 writes compressed datasets in parallel only with collective transfers
 // (since 1.10.2; Debian's 1.10.8 has it), which this package always uses, so
 // gzip works at every rank count and layout, chunks shared by ranks

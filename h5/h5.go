@@ -378,7 +378,7 @@ func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) 
 
 // defaultChunks returns chunks for l: along each split axis the largest
 // block, along the others the whole axis, halved along the axes that are
-// not split while a chunk is over 64 MiB, then along the split ones.
+// not split while a chunk is over 16 MiB, then along the split ones.
 func defaultChunks(l dist.Layout, size int) []int {
 	shape := l.Shape()
 	split := make([]bool, len(shape))
@@ -410,7 +410,7 @@ func defaultChunks(l dist.Layout, size int) []int {
 	}
 	for _, pass := range []bool{false, true} {
 		for a := range ch {
-			for split[a] == pass && ch[a] > 1 && bytes() > 64<<20 {
+			for split[a] == pass && ch[a] > 1 && bytes() > 16<<20 {
 				ch[a] = (ch[a] + 1) / 2
 			}
 		}

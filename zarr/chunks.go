@@ -8,7 +8,7 @@ import (
 )
 
 // maxChunkBytes bounds the size of the chunks that Save chooses by itself.
-var maxChunkBytes int64 = 64 << 20
+var maxChunkBytes int64 = 16 << 20
 
 // splitAxes reports, for each axis of l, whether l divides it among ranks.
 func splitAxes(l dist.Layout) []bool {

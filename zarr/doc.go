@@ -45,7 +45,7 @@
 //   - Without Chunks, Save chooses chunks aligned to the ranks' blocks: along
 //     each axis that the layout splits (the split axis, or each axis of a
 //     process grid with more than one rank), the largest block's length;
-//     along the others the whole axis. A chunk over 64 MiB is halved along
+//     along the others the whole axis. A chunk over 16 MiB is halved along
 //     the axes that are not split, then along the split ones. On an even
 //     layout whose length divides (or leaves the last rank shorter), each
 //     rank's block is then a whole number of chunks, and each rank writes the

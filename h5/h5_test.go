@@ -184,8 +184,15 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for i, shape := range shapes {
 		ls := layouts(shape, c.Size())
-		for _, w := range ls {
-			for _, st := range storages {
+		for j, w := range ls {
+			// Each file open and close is collective and costs more than
+			// the tiny transfers: the storages take turns over the layouts,
+			// so that each meets every shape; XPMPI_H5_ALL=1 runs every
+			// pair.
+			for k, st := range storages {
+				if (i+j)%len(storages) != k && os.Getenv("XPMPI_H5_ALL") == "" {
+					continue
+				}
 				t.Run(fmt.Sprintf("%v/%s/%s", shape, w.name, st.name), func(t *testing.T) {
 					x := refArray[float64](t, c, shape, w.opts...)
 					defer x.Free()

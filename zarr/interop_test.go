@@ -291,3 +291,37 @@ func TestPythonReads(t *testing.T) {
 	}
 	runPython(t, c, py, "check_stores.py", path)
 }
+
+// TestSameBytesAsPython: an uncompressed store that Save writes holds the
+// same chunk files, byte for byte, and the same metadata as the one
+// zarr-python wrote in testdata/py (u1.zarr: 13 elements of |u1 in chunks
+// of 5, the last one padded with the fill value), at every layout: a check
+// of the write side that needs no Python.
+func TestSameBytesAsPython(t *testing.T) {
+	c := mpitest.World(t)
+	dir := mpitest.TempDir(t, c)
+	want := filepath.Join("testdata", "py", "u1.zarr")
+	for _, l := range layouts([]int{13}, c.Size()) {
+		x := refArray[uint8](t, c, []int{13}, l.opts...)
+		store := filepath.Join(dir, "u1.zarr")
+		err := zarr.Save(x, store, "", zarr.Chunks(5))
+		x.Free()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := ""
+		for _, k := range []string{"0", "1", "2"} {
+			a, err1 := os.ReadFile(filepath.Join(store, k))
+			b, err2 := os.ReadFile(filepath.Join(want, k))
+			if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+				msg += fmt.Sprintf(" chunk %s: %v %v (%v, %v);", k, a, b, err1, err2)
+			}
+		}
+		got, err1 := zarr.Stat(store, "")
+		ref, err2 := zarr.Stat(want, "")
+		if err1 != nil || err2 != nil || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", ref) {
+			msg += fmt.Sprintf(" metadata %+v, zarr-python's %+v (%v, %v)", got, ref, err1, err2)
+		}
+		mpitest.Check(t, c, msg == "", "%s: %s", l.name, msg)
+	}
+}

@@ -13,14 +13,14 @@ import (
 // TestArchitecture checks docs/ARCHITECTURE.md's package table against
 // go list: every package of the module has a row, and each row's imports
 // are the module's packages that the package imports (non-test files, in
-// the default build and with -tags mpi,petsc).
+// the default build and with -tags mpi,petsc,hdf5).
 func TestArchitecture(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not on PATH: it lists the packages and their imports")
 	}
 	have := map[string][]string{}
-	for _, tags := range []string{"", "mpi,petsc"} {
+	for _, tags := range []string{"", "mpi,petsc,hdf5"} {
 		args := []string{"list", "-f", "{{.ImportPath}}:{{range .Imports}} {{.}}{{end}}"}
 		if tags != "" {
 			args = append(args, "-tags", tags)

@@ -27,7 +27,10 @@ say() { printf 'setup: %s\n' "$*"; }
 #                        libopenblas.so.0 at run time where present
 #   libfftw3-dev         FFTW: the bench's C reference of the 2-D FFT
 #   petsc-dev            PETSc, only once the petsc package exists (tag petsc)
-want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy python3-mpi4py iproute2 libopenblas-dev libfftw3-dev)
+#   libhdf5-openmpi-dev  parallel HDF5 over Open MPI: package h5 (tags mpi,hdf5)
+#   python3-h5py-mpi     h5py, serial and MPI: h5's tests read what it writes and back
+#   python3-zarr         zarr-python 2: zarr's tests read what it writes and back
+want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy python3-mpi4py iproute2 libopenblas-dev libfftw3-dev libhdf5-openmpi-dev python3-h5py-mpi python3-zarr)
 if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
 fi

@@ -36,6 +36,8 @@
 #               the reason where hosts.sh cannot run: not root, no ip netns)
 #   integration bin/xpmpi and the default-build CLI, then go test ./tests/
 #   petsc       only once petsc/ holds Go files: -tags mpi,petsc under mpirun
+#   hdf5        h5 with -tags mpi,hdf5 under mpirun at 1-4 ranks (where
+#               pkg-config hdf5-openmpi finds parallel HDF5)
 # It ends with a line "N passed, M failed" and exits non-zero on a failure.
 #
 # Environment:
@@ -188,10 +190,15 @@ mapfile -t mpi_pkgs < <(
 	find . -name '*_test.go' -not -path './build/*' -not -path './bin/*' \
 		-not -path '*/testdata/*' -not -path './.*' -print0 |
 		xargs -0 grep -l 'mpitest\.Main(' 2>/dev/null |
-		xargs -r -n1 dirname | sort -u | grep -v '^\./petsc\(/\|$\)'
+		xargs -r -n1 dirname | sort -u | grep -v '^\./\(petsc\|h5\)\(/\|$\)'
 )
 have_petsc=0
 compgen -G 'petsc/*.go' >/dev/null && have_petsc=1
+# h5 runs in its own phase with -tags mpi,hdf5 (parallel HDF5 from
+# libhdf5-openmpi-dev); without the tag it is stubs, which the default
+# build's tests cover.
+have_hdf5=0
+[ -d h5 ] && pkg-config --exists hdf5-openmpi 2>/dev/null && have_hdf5=1
 echo "packages tested under mpirun: ${mpi_pkgs[*]:-none}"
 
 # The tests' files (t.TempDir, mpitest.TempDir, go test's binaries) on
@@ -259,8 +266,9 @@ tag_pkgs() { # TAG: the packages with a file whose build constraint names TAG
 # the petsc tag only adds files, except the !petsc ones (cmd/xpmpi's
 # petsc_off.go), which the default build's vet above covers.
 vet_tags=mpi
-[ $have_petsc = 1 ] && vet_tags=mpi,petsc
-mapfile -t vet_pkgs < <({ tag_pkgs mpi; [ $have_petsc = 1 ] && tag_pkgs petsc; } | sort -u)
+[ $have_petsc = 1 ] && vet_tags+=,petsc
+[ $have_hdf5 = 1 ] && vet_tags+=,hdf5
+mapfile -t vet_pkgs < <({ tag_pkgs mpi; [ $have_petsc = 1 ] && tag_pkgs petsc; [ $have_hdf5 = 1 ] && tag_pkgs hdf5; } | sort -u)
 step "go vet -tags $vet_tags ${vet_pkgs[*]}" go vet -tags $vet_tags "${vet_pkgs[@]}"
 if [ -n "$mpich_run" ]; then
 	mapfile -t vet_pkgs < <(tag_pkgs mpich)
@@ -868,6 +876,13 @@ if [ $have_petsc = 1 ]; then
 	else
 		mpi_phase mpi,petsc petsc- "${petsc_pkgs[@]}"
 	fi
+fi
+
+# ---------------------------------------------------------------- hdf5
+if [ $have_hdf5 = 1 ]; then
+	mpi_phase mpi,hdf5 h5- ./h5
+else
+	skip "hdf5 phase" "parallel HDF5 not found (pkg-config hdf5-openmpi): scripts/setup.sh installs libhdf5-openmpi-dev"
 fi
 
 summary

@@ -20,6 +20,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist/internal/manifest"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/npy"
 )
 
 // A checkpoint is a directory:
@@ -481,7 +482,7 @@ func readManifest(dir string) (at string, recovered bool, data []byte, err error
 			syncDir(filepath.Dir(dir))
 		}
 	}
-	f, err := os.Open(filepath.Join(at, manifestName))
+	f, err := npy.OpenRegular(filepath.Join(at, manifestName))
 	if err != nil {
 		return "", false, nil, err
 	}

@@ -3,9 +3,11 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,6 +92,111 @@ func TestPETScErrorShown(t *testing.T) {
 		r := launch(t, time.Minute, np, bin, "run", "cg", "--n", "16", "--solver", "petsc", "--petsc", "-cg_ksp_type no_such_method")
 		if r.code != 1 || !strings.Contains(r.combined, "Unable to find requested KSP type no_such_method") || strings.Contains(r.combined, "panic") || strings.Contains(r.combined, "lent") {
 			r.fail(t, "%d ranks: want exit 1 with PETSc's message", np)
+		}
+	}
+}
+
+// memCgroup makes a control group under this process's own, with a
+// memory limit of limit bytes (cgroup v1's memory.limit_in_bytes, or
+// v2's memory.max where the memory controller is enabled for children),
+// removed at the end of the test, and returns its cgroup.procs file; it
+// skips, saying why, where it cannot (not root, no writable hierarchy).
+func memCgroup(t *testing.T, limit int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("making a control group needs root")
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip("no /proc/self/cgroup:", err)
+	}
+	var v1, v2 string
+	for _, line := range strings.Split(string(self), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			v2 = parts[2]
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c == "memory" {
+				v1 = parts[2]
+			}
+		}
+	}
+	name := fmt.Sprintf("xpmpi-test-%d", os.Getpid())
+	var tries []string
+	try := func(parent, limitFile string) string {
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			tries = append(tries, err.Error())
+			return ""
+		}
+		t.Cleanup(func() {
+			// The job has ended: the group is empty and can go.
+			if err := os.Remove(dir); err != nil {
+				t.Errorf("removing the test's control group: %v", err)
+			}
+		})
+		if err := os.WriteFile(filepath.Join(dir, limitFile), []byte(strconv.FormatInt(limit, 10)), 0o644); err != nil {
+			tries = append(tries, err.Error())
+			return ""
+		}
+		return filepath.Join(dir, "cgroup.procs")
+	}
+	if v1 != "" {
+		if p := try(filepath.Join("/sys/fs/cgroup/memory", v1), "memory.limit_in_bytes"); p != "" {
+			return p
+		}
+	}
+	if v2 != "" {
+		for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+			parent := filepath.Join(root, v2)
+			ctl, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+			if err != nil || !strings.Contains(string(ctl), "memory") {
+				tries = append(tries, fmt.Sprintf("%s: no memory controller for child groups", parent))
+				continue
+			}
+			if p := try(parent, "memory.max"); p != "" {
+				return p
+			}
+		}
+	}
+	t.Skipf("cannot make a control group with a memory limit here: %s", strings.Join(tries, "; "))
+	return ""
+}
+
+// TestJobCgroupMemoryLimit runs heat2d and run cg inside a control group
+// of their own with a 1 GiB limit, as Slurm and container runtimes make
+// one per job, with grids that need more (1.4-1.9 GiB) but fit in the
+// node's memory: each is refused before it allocates, naming the control
+// group's limit and the rank count that fits, instead of being killed by
+// the kernel's OOM killer (exit 137) with no message.
+func TestJobCgroupMemoryLimit(t *testing.T) {
+	bin := binary(t, "XPMPI_NOMPI_BIN")
+	for _, args := range [][]string{
+		{"run", "cg", "--n", "6000"},
+		{"run", "heat2d", "--n", "9000", "--iters", "3", "--quiet"},
+	} {
+		t.Run(args[1], func(t *testing.T) {
+			procs := memCgroup(t, 1<<30)
+			r := run(t, time.Minute, "sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, procs, bin}, args...)...)
+			if r.code != 1 || !strings.Contains(r.combined, "available (cgroup)") || !strings.Contains(r.combined, "it fits on") {
+				r.fail(t, "%s in a 1 GiB control group: want exit 1, refused with the control group's limit", args[1])
+			}
+		})
+	}
+}
+
+// TestCGMemoryPreflight: run cg with a grid past the node's memory is
+// refused before it allocates, as heat2d is, at 1 and 2 ranks.
+func TestCGMemoryPreflight(t *testing.T) {
+	bin := binary(t, "XPMPI_BIN")
+	for _, np := range []int{1, 2} {
+		r := launch(t, time.Minute, np, bin, "run", "cg", "--n", "400000")
+		if r.code != 1 || !strings.Contains(r.combined, "cg: --n 400000 on") || !strings.Contains(r.combined, "per rank") || !strings.Contains(r.combined, "it fits on") {
+			r.fail(t, "%d ranks: want exit 1 and the memory check's message", np)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -413,8 +412,8 @@ func (k *Kernel) function(dev backend.Device, d cudaDevice, v Variant) (cudaFunc
 // debugMode reports whether XPMPI_CUDA_DEBUG=1: kernels compile with
 // -lineinfo and XPMPI_DEBUG defined, and every launch is followed by a
 // synchronization whose error names the kernel.
-func debugMode() bool { return os.Getenv("XPMPI_CUDA_DEBUG") == "1" }
+func debugMode() bool { on, _ := DebugFromEnv(); return on }
 
 // strictEnv reports whether XPMPI_KERNELS_STRICT=1: no kernel falls back
 // to its host implementation.
-func strictEnv() bool { return os.Getenv("XPMPI_KERNELS_STRICT") == "1" }
+func strictEnv() bool { on, _ := StrictFromEnv(); return on }

@@ -200,3 +200,27 @@ func TestCGMemoryPreflight(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileVariablesRefused: XPMPI_DEVICE, XPMPI_MPI, XPMPI_CHECK and
+// XPMPI_KERNELS_STRICT with values they do not take are refused by run
+// (exit 1, one line naming the variable) at 2 ranks, and doctor reports
+// them as a problem (exit 1). (cmd/xpmpi's TestCheckEnvHostile runs every
+// variable with every hostile value.)
+func TestHostileVariablesRefused(t *testing.T) {
+	bin := binary(t, "XPMPI_BIN")
+	launcher, _ := mpirun(t)
+	for _, kv := range []string{"XPMPI_DEVICE=-1", "XPMPI_MPI=abc", "XPMPI_CHECK=99999999999999999999", "XPMPI_KERNELS_STRICT=maybe", "XPMPI_DEVICE=" + strings.Repeat("9", 100<<10), "XPMPI_CHECK=\xff\xfe"} {
+		name, _, _ := strings.Cut(kv, "=")
+		r := launchEnv(t, time.Minute, 2, []string{kv}, bin, "run", "heat2d", "--n", "8", "--iters", "1", "--quiet")
+		if r.code != 1 || !strings.Contains(r.combined, name+"=") || len(r.combined) > 20000 {
+			r.fail(t, "%.80s: want exit 1 and a short message naming %s", kv, name)
+		}
+	}
+	for _, kv := range []string{"XPMPI_DEVICE=-1", "XPMPI_KERNELS_STRICT=maybe"} {
+		name, _, _ := strings.Cut(kv, "=")
+		d := runEnv(t, 2*time.Minute, []string{kv}, bin, "doctor", "--mpirun", launcher, "--np", "1")
+		if d.code != 1 || !strings.Contains(d.stdout, "PROBLEM") || !strings.Contains(d.stdout, name+"=") {
+			d.fail(t, "doctor with %s: want exit 1 and the problem named", kv)
+		}
+	}
+}

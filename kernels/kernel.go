@@ -31,7 +31,8 @@ type Spec struct {
 	Host HostFunc
 	// CUDA is the CUDA C source that defines the kernel as
 	// `extern "C" __global__ void Name(...)`; "" for a host-only kernel.
-	// It may include no header (NVRTC's built-ins only).
+	// It may include the shipped headers (Headers) and nothing else: New
+	// refuses any other #include, such as <stdio.h>.
 	CUDA string
 	// Signature is the host side's declaration, as "void axpy(int n,
 	// double a, const double *x, double *y)". Required for a host-only

@@ -224,3 +224,146 @@ func TestHostileVariablesRefused(t *testing.T) {
 		}
 	}
 }
+
+// hostsLauncherKilled kills Open MPI's launcher (in h1) of a 2-host
+// heat2d job that would run for hours: hosts.sh run must say that the
+// launcher or a rank was killed, not that the job ran past its time
+// limit, and remove the session directory the killed launcher left
+// (ompi.h1.UID/pid.N under $TMPDIR, and h2's; hosts.sh down runs the same
+// cleanup). The hosts stay up: processes that ran there before the job
+// are not the job's.
+func hostsLauncherKilled(t *testing.T) {
+	bin := realBinary(t, "XPMPI_BIN")
+	script := hostsScript(t)
+	done := make(chan result, 1)
+	go func() {
+		done <- hostsRun(t, script, 90*time.Second, nil, 2, bin, "run", "heat2d", "--n", "256", "--iters", "100000000", "--quiet")
+	}()
+	if pids := waitRanks(t, "h2", bin, 1, 30*time.Second); len(pids) < 1 {
+		r := <-done
+		r.fail(t, "no rank of %s on h2 within 30 s", bin)
+		return
+	}
+	launcher := 0
+	if out, err := exec.Command("ip", "netns", "pids", "h1").Output(); err == nil {
+		for _, f := range strings.Fields(string(out)) {
+			comm, _ := os.ReadFile("/proc/" + f + "/comm")
+			if strings.HasPrefix(string(comm), "mpirun") || strings.HasPrefix(string(comm), "orterun") {
+				launcher, _ = strconv.Atoi(f)
+			}
+		}
+	}
+	if launcher == 0 {
+		t.Fatal("no mpirun in h1")
+	}
+	time.Sleep(time.Second) // its session directory is made
+	sessions := func() []string {
+		var all []string
+		for _, base := range []string{os.TempDir(), "/tmp"} {
+			for _, h := range []string{"h1", "h2"} {
+				m, _ := filepath.Glob(filepath.Join(base, "ompi."+h+".*", "pid.*"))
+				all = append(all, m...)
+			}
+		}
+		return all
+	}
+	before := sessions()
+	if err := syscall.Kill(launcher, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code == 0 || strings.Contains(r.combined, "ran past") || !strings.Contains(r.combined, "was killed by signal 9 (KILL)") {
+		r.fail(t, "a killed launcher: want its exit and the signal named, not the time limit")
+	}
+	leftRanks(t, bin, 5*time.Second)
+	left := sessions()
+	for end := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(end); left = sessions() {
+		time.Sleep(200 * time.Millisecond) // h2's daemon, killed, may still be ending
+	}
+	if len(left) > 0 {
+		t.Errorf("after the job, the killed launcher's session directories are still there: %v (before the kill: %v)", left, before)
+	} else if len(before) == 0 {
+		t.Logf("the launcher made no session directory under %s or /tmp to remove", os.TempDir())
+	}
+}
+
+// TestMPICleanLeftovers: an Open MPI job whose launcher is killed leaves
+// its ranks' /dev/shm/vader_segment.* files and its session directory;
+// scripts/mpi-clean.sh removes them, and keeps those of a job that is
+// still running.
+func TestMPICleanLeftovers(t *testing.T) {
+	bin := binary(t, "XPMPI_BIN")
+	launcher, flags := mpirun(t)
+	script, err := filepath.Abs("../scripts/mpi-clean.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := func() map[string]bool {
+		m, _ := filepath.Glob("/dev/shm/vader_segment.*")
+		out := map[string]bool{}
+		for _, f := range m {
+			out[f] = true
+		}
+		return out
+	}
+	// start starts a 2-rank job that would run for hours and returns it
+	// with the shared-memory files it made.
+	start := func() (*exec.Cmd, []string) {
+		before := segs()
+		cmd := exec.Command(launcher, append(flags, "-np", "2", bin, "run", "heat2d", "--n", "64", "--iters", "1000000000", "--quiet")...)
+		cmd.Env = append(os.Environ(), "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			var made []string
+			for f := range segs() {
+				if !before[f] {
+					made = append(made, f)
+				}
+			}
+			if len(made) >= 2 {
+				return cmd, made
+			}
+		}
+		t.Fatal("the job made no shared-memory files in 30 s")
+		return nil, nil
+	}
+	live, liveSegs := start()
+	dead, deadSegs := start()
+	session := func(c *exec.Cmd) []string {
+		var all []string
+		for _, base := range []string{os.TempDir(), "/tmp"} {
+			m, _ := filepath.Glob(filepath.Join(base, "ompi.*", fmt.Sprintf("pid.%d", c.Process.Pid)))
+			all = append(all, m...)
+		}
+		return all
+	}
+	deadSession := session(dead)
+	dead.Process.Signal(syscall.SIGKILL)
+	dead.Wait()
+	time.Sleep(time.Second) // its ranks end with it
+	r := run(t, time.Minute, script, "--age", "0")
+	if r.code != 0 {
+		r.fail(t, "mpi-clean.sh")
+	}
+	for _, f := range deadSegs {
+		if _, err := os.Stat(f); err == nil {
+			r.fail(t, "%s of the killed launcher's job is still there", f)
+		}
+	}
+	for _, d := range deadSession {
+		if _, err := os.Stat(d); err == nil {
+			r.fail(t, "the killed launcher's session directory %s is still there", d)
+		}
+	}
+	for _, f := range append(liveSegs, session(live)...) {
+		if _, err := os.Stat(f); err != nil {
+			r.fail(t, "%s of the running job was removed: %v", f, err)
+		}
+	}
+	if live.ProcessState != nil {
+		t.Errorf("the running job ended: %v", live.ProcessState)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist/internal/manifest"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/npy"
 )
 
 // A checkpoint is a directory:
@@ -189,6 +190,17 @@ func init() {
 // committed, and the checksums come from what reached the file: a write
 // that a library reported as done but that did not reach the file fails
 // the save on every rank and keeps the previous checkpoint.
+//
+// Symbolic links: rank 0 resolves dir once, at the start of each save,
+// every link in it included (filepath.EvalSymlinks; where dir does not
+// exist yet, its parent): a dir that is a link to a checkpoint directory
+// updates the link's target, which may be on another file system, and the
+// link stays. The temporary directory, the previous checkpoint (.old) and
+// the lock are beside the target, so the rename never crosses file
+// systems, and two jobs that name one directory by different paths (one
+// through a link) take the same lock: the second is refused. A link whose
+// target does not exist is followed too: the save creates the target
+// (and its parents), as it creates any new checkpoint directory.
 func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, arrays ...Named) error {
 	dir = filepath.Clean(dir)
 	seen := map[string]bool{}
@@ -227,13 +239,20 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 		}
 	}
 
-	// Rank 0 makes the temporary directory; the others learn its name.
+	// Rank 0 resolves the directory's symbolic links, once (the save
+	// writes the link's target, and renames there), locks it and makes the
+	// temporary directory; the others learn both names.
 	var suffix [16]byte
+	var real string
 	var err error
 	if c.Rank() == 0 {
 		var tmp string
-		if err = lockCheckpointDir(dir); err == nil {
-			tmp, err = makeTempCheckpoint(dir, step)
+		real, err = resolveCheckpointDir(dir)
+		if err == nil {
+			err = lockCheckpointDir(real)
+		}
+		if err == nil {
+			tmp, err = makeTempCheckpoint(real, step)
 		}
 		if err == nil {
 			copy(suffix[:], tmp[len(tmp)-len(suffix):])
@@ -242,10 +261,18 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 	if err := mpi.Agree(c, err); err != nil {
 		return fail(err)
 	}
-	if err := mpi.BcastBytes(c, suffix[:], 0); err != nil {
+	realLen := []int64{int64(len(real))}
+	if err := mpi.Bcast(c, realLen, 0); err != nil {
 		return fail(err)
 	}
-	tmp := fmt.Sprintf("%s.tmp-%d-%s", dir, step, suffix[:])
+	buf := make([]byte, int(realLen[0])+len(suffix))
+	copy(buf, real)
+	copy(buf[realLen[0]:], suffix[:])
+	if err := mpi.BcastBytes(c, buf, 0); err != nil {
+		return fail(err)
+	}
+	real = string(buf[:realLen[0]])
+	tmp := fmt.Sprintf("%s.tmp-%d-%s", real, step, buf[realLen[0]:])
 	cleanup := func() {
 		if c.Rank() == 0 {
 			os.RemoveAll(tmp)
@@ -266,7 +293,7 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 	// and moves the checkpoint into place.
 	err = nil
 	if c.Rank() == 0 {
-		err = commitCheckpoint(dir, tmp, m)
+		err = commitCheckpoint(real, tmp, m)
 		if err != nil {
 			os.RemoveAll(tmp)
 		}
@@ -468,6 +495,11 @@ func readManifest(dir string) (at string, recovered bool, data []byte, err error
 		if _, err := os.Stat(dir); err == nil {
 			return "", false, nil, fmt.Errorf("%s is not a checkpoint: it has no %s", dir, manifestName)
 		}
+		// A link's target is where a save moved the previous checkpoint
+		// aside (SaveCheckpoint resolves links).
+		if real, err := resolveCheckpointDir(dir); err == nil {
+			dir = real
+		}
 		old := dir + ".old"
 		if _, err := os.Stat(filepath.Join(old, manifestName)); err != nil {
 			return "", false, nil, ErrNoCheckpoint
@@ -481,7 +513,7 @@ func readManifest(dir string) (at string, recovered bool, data []byte, err error
 			syncDir(filepath.Dir(dir))
 		}
 	}
-	f, err := os.Open(filepath.Join(at, manifestName))
+	f, err := npy.OpenRegular(filepath.Join(at, manifestName))
 	if err != nil {
 		return "", false, nil, err
 	}

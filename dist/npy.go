@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"unsafe"
 
@@ -731,7 +730,7 @@ func openReader[T backend.Numeric](c mpi.Comm, path string, calls int) (reader[T
 		return reader[T]{}, err
 	}
 	if how == ioPOSIX {
-		f, err := os.Open(path)
+		f, err := npy.OpenRegular(path)
 		if err := mpi.Agree(c, err); err != nil {
 			if f != nil {
 				f.Close()
@@ -746,6 +745,15 @@ func openReader[T backend.Numeric](c mpi.Comm, path string, calls int) (reader[T
 		}
 		pread := func(off int64, data []T) error { return preadBytes(off, asBytes(data)) }
 		return reader[T]{flat: pread, run: pread, pread: preadBytes, close: f.Close}, nil
+	}
+	// MPI_File_open of a FIFO would wait for a writer forever: every rank
+	// first checks, without blocking, that its path is a regular file.
+	chk, err := npy.OpenRegular(path)
+	if err == nil {
+		chk.Close()
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return reader[T]{}, err
 	}
 	f, err := mpi.OpenFile(c, path, mpi.ReadOnly)
 	if err := mpi.Agree(c, err); err != nil {

@@ -132,7 +132,8 @@
 //
 // Not done: C++ template kernels are parsed but refused at New (see
 // Variants); struct arguments over 64 bytes on CUDA; pointers to structs and arrays of
-// structs; NVRTC include files other than the shipped headers.
+// structs; NVRTC include files other than the shipped headers (New
+// refuses an #include of any other file, naming the shipped ones).
 //
 // Tested without a GPU: every kernel compiles to PTX with NVRTC (Debian's
 // NVRTC 11.8 in the tests), and the CUDA launch path (variant compilation,

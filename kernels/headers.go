@@ -71,14 +71,22 @@ func Header(name string) (string, bool) {
 // includeRE matches an #include of a header under xpmpi/.
 var includeRE = regexp.MustCompile(`^\s*#\s*include\s*[<"](xpmpi/[^>"]+)[>"]`)
 
-// checkIncludes returns an error for an #include of an xpmpi/ header that
-// is not shipped.
+// anyIncludeRE matches any #include line.
+var anyIncludeRE = regexp.MustCompile(`^\s*#\s*include\b\s*(.*)$`)
+
+// checkIncludes returns an error for an #include of anything but a
+// shipped header: an xpmpi/ header that is not shipped, or any other file
+// (<stdio.h>, "mine.h"), which NVRTC is never given.
 func checkIncludes(kernel, src string) error {
 	for i, line := range strings.Split(src, "\n") {
 		if m := includeRE.FindStringSubmatch(line); m != nil {
 			if _, ok := headers[m[1]]; !ok {
 				return fmt.Errorf("kernels: %s (line %d): no shipped header %s (shipped: %s)", kernel, i+1, m[1], strings.Join(Headers(), ", "))
 			}
+			continue
+		}
+		if m := anyIncludeRE.FindStringSubmatch(line); m != nil {
+			return fmt.Errorf("kernels: %s (line %d): #include %s: a kernel may include only the shipped headers (%s), as #include \"xpmpi/NAME\"; NVRTC is given no other file, and its built-ins need none", kernel, i+1, strings.TrimSpace(m[1]), strings.Join(Headers(), ", "))
 		}
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -32,7 +31,8 @@ type Spec struct {
 	Host HostFunc
 	// CUDA is the CUDA C source that defines the kernel as
 	// `extern "C" __global__ void Name(...)`; "" for a host-only kernel.
-	// It may include no header (NVRTC's built-ins only).
+	// It may include the shipped headers (Headers) and nothing else: New
+	// refuses any other #include, such as <stdio.h>.
 	CUDA string
 	// Signature is the host side's declaration, as "void axpy(int n,
 	// double a, const double *x, double *y)". Required for a host-only
@@ -413,8 +413,8 @@ func (k *Kernel) function(dev backend.Device, d cudaDevice, v Variant) (cudaFunc
 // debugMode reports whether XPMPI_CUDA_DEBUG=1: kernels compile with
 // -lineinfo and XPMPI_DEBUG defined, and every launch is followed by a
 // synchronization whose error names the kernel.
-func debugMode() bool { return os.Getenv("XPMPI_CUDA_DEBUG") == "1" }
+func debugMode() bool { on, _ := DebugFromEnv(); return on }
 
 // strictEnv reports whether XPMPI_KERNELS_STRICT=1: no kernel falls back
 // to its host implementation.
-func strictEnv() bool { return os.Getenv("XPMPI_KERNELS_STRICT") == "1" }
+func strictEnv() bool { on, _ := StrictFromEnv(); return on }

@@ -162,16 +162,16 @@ func DetectWith(lookup func(string) (string, bool)) Info {
 	}
 	d.Launched = d.Kind != None
 	if s, ok := e.get("XPMPI_MPI"); ok {
-		switch strings.ToLower(s) {
-		case "1", "true", "yes":
+		switch on, _, err := parseOverride(s); {
+		case err != nil:
+			e.ignore("XPMPI_MPI", s, "not 1 or 0")
+		case on:
 			d.Launched, d.Overridden = true, true
 			if d.Kind == None {
 				d.Kind = Unknown
 			}
-		case "0", "false", "no":
-			d.Launched, d.Overridden = false, true
 		default:
-			e.ignore("XPMPI_MPI", s, "not 1 or 0")
+			d.Launched, d.Overridden = false, true
 		}
 	}
 	if v, _, ok := e.int(localRankVars, 0); ok {

@@ -21,8 +21,7 @@ const (
 )
 
 func init() {
-	switch strings.TrimSpace(os.Getenv("XPMPI_CHECK")) {
-	case "1", "true", "yes":
+	if on, _ := CheckingFromEnv(); on {
 		mode.Store(modeCheck)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -558,9 +557,11 @@ func (p *pyParser) dict(depth int) (pyValue, error) {
 }
 
 // ReadFileHeader reads and parses the header of the .npy file at path
-// and returns it with the file's size.
+// and returns it with the file's size. A path that is not a regular file
+// (a FIFO, a device, a directory) is refused without blocking, as
+// OpenRegular refuses it.
 func ReadFileHeader(path string) (Header, int64, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return Header{}, 0, err
 	}
@@ -568,9 +569,6 @@ func ReadFileHeader(path string) (Header, int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return Header{}, 0, err
-	}
-	if st.IsDir() {
-		return Header{}, 0, fmt.Errorf("%s is a directory", path)
 	}
 	h, err := ReadHeader(f)
 	return h, st.Size(), err

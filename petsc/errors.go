@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -36,6 +37,9 @@ func init() {
 	mpi.RegisterErrorKind("petsc-scalar-type", ErrScalarType)
 	mpi.RegisterErrorKind("petsc-no-cuda", ErrNoCUDA)
 	mpi.RegisterErrorKind("petsc-operator", ErrOperator)
+	// NewVec of a freed array fails on the ranks whose block was freed;
+	// the others' agreed error matches dist.ErrFreed too.
+	mpi.RegisterErrorKind("dist.freed", dist.ErrFreed)
 }
 
 // Error is an error that a PETSc call returned: the function this package

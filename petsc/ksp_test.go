@@ -341,3 +341,24 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A PETSc error inside SolvePoisson (an unknown method from the options
+// database, so at SetFromOptions) comes back as PETSc's error, with the
+// arrays and Vecs released in order: no panic of a Free under a live Vec.
+func TestSolvePoissonPETScError(t *testing.T) {
+	c := mpitest.World(t)
+	must(t, SetOptions("-bad_ksp_type no_such_method"))
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("SolvePoisson with -bad_ksp_type no_such_method panicked: %v", r)
+			}
+		}()
+		_, _, err = SolvePoisson(c, PoissonConfig{N: 5, Tol: 1e-8, Prefix: "bad_"})
+	}()
+	var pe *Error
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPETSc) || !strings.Contains(pe.Msg, "no_such_method") {
+		t.Fatalf("SolvePoisson with -bad_ksp_type no_such_method: %v, want PETSc's error naming the method", err)
+	}
+}

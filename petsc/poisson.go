@@ -67,7 +67,14 @@ func SolvePoisson(c mpi.Comm, cfg PoissonConfig) (PoissonResult, *dist.Array[flo
 	if err != nil {
 		return res, nil, err
 	}
+	// x, the Vec over xa, lends xa's memory: an error destroys it (ending
+	// the loan) before xa is freed. Destroying twice does nothing, so the
+	// deferred Destroy below stays.
+	var x *Vec
 	fail := func(err error) (PoissonResult, *dist.Array[float64], error) {
+		if x != nil {
+			x.Destroy()
+		}
 		xa.Free()
 		return res, nil, err
 	}
@@ -76,7 +83,7 @@ func SolvePoisson(c mpi.Comm, cfg PoissonConfig) (PoissonResult, *dist.Array[flo
 		return fail(err)
 	}
 	defer ba.Free()
-	x, err := NewVec(xa)
+	x, err = NewVec(xa)
 	if err != nil {
 		return fail(err)
 	}

@@ -65,7 +65,8 @@ type Vec struct {
 //	err = backend.CopyFromHostSlice(a.Local(), h.Data())
 //
 // A replicated array (dist.Replicated) has no split for PETSc to follow:
-// NewVec panics.
+// NewVec panics. An array already freed is an error that matches
+// dist.ErrFreed.
 //
 // Lifetime: the Vec keeps a's block reachable and pinned (runtime.Pinner)
 // until Destroy, so PETSc never sees freed memory, and lends it
@@ -90,6 +91,8 @@ func NewVec[T backend.Element](a *dist.Array[T]) (*Vec, error) {
 		err = fmt.Errorf("%w: a Vec needs elements of PetscScalar (float64, PETSc's real double build), and this array's are %v; convert it to float64 first", ErrScalarType, backend.DTypeOf[T]())
 	case !a.Device().IsHost():
 		err = noCUDA(a.Device())
+	case freed(a):
+		err = fmt.Errorf("petsc: NewVec: %w: the array was freed (dist.Array.Free); make the Vec over a live array", dist.ErrFreed)
 	default:
 		f = any(a).(*dist.Array[float64])
 	}
@@ -97,6 +100,16 @@ func NewVec[T backend.Element](a *dist.Array[T]) (*Vec, error) {
 		return nil, err
 	}
 	return newVecOver(f)
+}
+
+// freed reports whether a was freed: by dist.Array's Freed where it has
+// one, and otherwise by its block, which Free empties, being shorter than
+// its layout's.
+func freed[T backend.Element](a *dist.Array[T]) bool {
+	if f, ok := any(a).(interface{ Freed() bool }); ok && f.Freed() {
+		return true
+	}
+	return a.Local().Len() < a.Layout().LocalLen(a.Comm().Rank())
 }
 
 func noCUDA(d backend.Device) error {

@@ -299,3 +299,41 @@ func TestVecReplicated(t *testing.T) {
 		t.Errorf("panic %q", msg)
 	}
 }
+
+// A Vec over an array already freed is refused with an error that matches
+// dist.ErrFreed, on every rank (also where the rank's block is empty).
+func TestVecOverFreedArray(t *testing.T) {
+	c := mpitest.World(t)
+	for _, n := range []int{7, 1, 0} {
+		a, err := dist.Full(c, []int{n}, 1.0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Free()
+		var v *Vec
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("n=%d: NewVec of a freed array panicked: %v", n, r)
+				}
+			}()
+			v, err = NewVec(a)
+		}()
+		if n == 0 {
+			// Nothing was ever allocated: an empty array freed is still a
+			// valid empty array.
+			if err != nil {
+				t.Errorf("n=0: %v", err)
+			} else {
+				v.Destroy()
+			}
+			continue
+		}
+		if !errors.Is(err, dist.ErrFreed) || !strings.Contains(err.Error(), "freed") {
+			if v != nil {
+				v.Destroy()
+			}
+			t.Errorf("n=%d: NewVec of a freed array: %v, want an error matching dist.ErrFreed", n, err)
+		}
+	}
+}

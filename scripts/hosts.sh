@@ -37,7 +37,12 @@
 # -genv for MPICH); --tag-output prefixes each line with its rank
 # (--tag-output, -prepend-rank). Every run is bounded: timeout -k 5 S
 # (default 120 s; exit 124 or 137 when it fired, and whatever the job left
-# running in the hosts is killed). One job at a time.
+# running in the hosts is killed, but for processes that ran there before
+# it started). A job that ends by a signal before that (a killed launcher
+# or rank: exit 128+N) is reported as such, with the time it took. After a
+# job that failed, and at down, what a killed launcher left goes: its
+# session directories and shared-memory files (scripts/mpi-clean.sh). One
+# job at a time.
 #
 # Needs root and `ip netns`; where either is missing it says why on standard
 # error and exits 77, so that a test script can skip with the reason.
@@ -204,6 +209,12 @@ down_quiet() {
 	done
 	rmdir /run/uts /etc/netns 2>/dev/null || true
 	rm -rf "$STATE"
+	# What a killed launcher left: its session directories
+	# (ompi.h1.UID/pid.N) and its ranks' shared-memory files. Every process
+	# in the hosts was killed above, so nothing holds them any more.
+	for ns in "${NS[@]}"; do
+		"$(dirname "${BASH_SOURCE[0]}")/mpi-clean.sh" --age 0 --host "$ns" >/dev/null
+	done
 }
 
 down() {
@@ -313,7 +324,10 @@ cmd_run() {
 	# the hosts then goes too (hosts.sh runs one job at a time).
 	# The launcher runs in the background so that a signal to this script
 	# is handled at once (bash runs a trap only after a foreground command).
-	local rc=0 job
+	local rc=0 job start=$SECONDS
+	# What already runs in the hosts (daemons a test started there) is not
+	# the job's: kill_left spares it.
+	BEFORE=" $(for v in "${NS[@]}"; do ip netns pids "$v" 2>/dev/null; done | tr '\n' ' ') "
 	timeout -k 5 "$limit" ip netns exec "${NS[0]}" nsenter --uts="/run/uts/${NS[0]}" \
 		sh -c 'mount --bind "$0" /proc/sys/kernel/random/boot_id && exec "$@"' "$STATE/${NS[0]}.boot_id" \
 		"${launcher[@]}" "$prog" "$@" <&0 &
@@ -322,18 +336,35 @@ cmd_run() {
 	trap 'kill -TERM $job 2>/dev/null; sleep 1; kill_left; exit 143' TERM
 	wait $job || rc=$?
 	trap - INT TERM
-	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	# Exit 124 or 137 is timeout's only when the limit has passed: a job
+	# whose launcher or rank was killed (SIGKILL: 137) ends so too.
+	local took=$((SECONDS - start))
+	if { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && [ $took -ge "$limit" ]; then
 		echo "hosts.sh: the job ran past ${limit}s and was stopped (exit $rc)" >&2
 		kill_left
+	elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
+		echo "hosts.sh: the job ended after ${took}s with exit $rc: the launcher or a rank was killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo unknown))" >&2
+		[ $rc -eq 137 ] && kill_left
+	fi
+	if [ $rc -ne 0 ]; then
+		# A launcher that did not end cleanly leaves its session directory
+		# and its ranks' shared-memory files: those no live process holds go.
+		local v
+		for v in "${NS[@]}"; do
+			"$(dirname "${BASH_SOURCE[0]}")/mpi-clean.sh" --host "$v" >/dev/null
+		done
 	fi
 	return $rc
 }
 
-# kill_left kills every process left in the hosts.
+# kill_left kills every process left in the hosts, but those that ran
+# there before the job started (BEFORE).
+BEFORE=" "
 kill_left() {
 	local ns pid
 	for ns in "${NS[@]}"; do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			[[ $BEFORE == *" $pid "* ]] && continue
 			kill -KILL "$pid" 2>/dev/null || true
 		done
 	done

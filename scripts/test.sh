@@ -206,10 +206,13 @@ echo "packages tested under mpirun: ${mpi_pkgs[*]:-none}"
 # they write, 2.6-4.4 s for dist's TestNPYRoundTrip on this machine's disk
 # against 0.3 s on tmpfs, in each of the dist runs. XPMPI_TEST_TMPDIR
 # chooses another directory. A killed run's directory is removed by the
-# next run.
+# next run, and so are the shared-memory files and session directories
+# that killed Open MPI launchers left and no live process holds
+# (scripts/mpi-clean.sh), at the start and at the end.
 for d in /dev/shm/xpmpi-test.*; do
 	[ -d "$d" ] && ! kill -0 "${d##*.}" 2>/dev/null && rm -rf "$d"
 done
+"$root/scripts/mpi-clean.sh"
 if [ -n "${XPMPI_TEST_TMPDIR:-}" ]; then
 	export TMPDIR=$XPMPI_TEST_TMPDIR
 elif [ -d /dev/shm ] && [ -w /dev/shm ] &&
@@ -886,5 +889,6 @@ else
 fi
 
 summary
+"$root/scripts/mpi-clean.sh"
 [ "${TMPDIR:-}" = "/dev/shm/xpmpi-test.$$" ] && rm -rf "$TMPDIR"
 [ $n_fail -eq 0 ]

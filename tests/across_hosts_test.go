@@ -22,4 +22,5 @@ func TestHosts(t *testing.T) {
 	t.Run("RankKilled", hostsRankKilled)
 	t.Run("LinkDown", hostsLinkDown)
 	t.Run("TrafficByNode", hostsTrafficByNode)
+	t.Run("LauncherKilled", hostsLauncherKilled)
 }

@@ -11,6 +11,7 @@
 //	XPMPI_MPIRUN     Open MPI's launcher (default: mpirun.openmpi, mpirun)
 //	XPMPI_MPICH_BIN  the CLI built with -tags mpi,mpich (build/xpmpi-mpich)
 //	XPMPI_MPICH_RUN  MPICH's launcher (default: mpiexec.mpich, mpirun.mpich)
+//	XPMPI_PETSC_BIN  the CLI built with -tags mpi,petsc (for TestPETScErrorShown)
 //	XPMPI_MPI_TEST   the mpi package's tests built with -tags mpi
 //	                 (build/test/mpi.test; default: built by the test)
 //

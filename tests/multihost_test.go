@@ -248,6 +248,9 @@ func hostsRankKilled(t *testing.T) {
 			if r.code == 0 {
 				r.fail(t, "the job exited 0 after a rank on h2 was killed")
 			}
+			if strings.Contains(r.combined, "ran past") {
+				r.fail(t, "hosts.sh says the job ran past its time limit; it ended %v after a rank was killed", took.Round(time.Millisecond))
+			}
 			if took >= 10*time.Second {
 				r.fail(t, "the job took %v to end after a rank on h2 was killed, want under 10s", took)
 			}

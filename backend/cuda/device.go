@@ -7,9 +7,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/xpmpi/xpmpi/launch"
 )
@@ -37,10 +34,9 @@ func ChooseDevice(count int) (int, error) {
 	if count < 1 {
 		return -1, fmt.Errorf("cuda: no CUDA device to choose from")
 	}
-	if s := strings.TrimSpace(os.Getenv("XPMPI_DEVICE")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return -1, fmt.Errorf("cuda: XPMPI_DEVICE=%q is not a device number", s)
+	if n, set, err := DeviceFromEnv(); err != nil || set {
+		if err != nil {
+			return -1, err
 		}
 		if n >= count {
 			return -1, fmt.Errorf("cuda: XPMPI_DEVICE=%d, but this process sees %d device(s) (0 to %d)", n, count, count-1)

@@ -79,6 +79,9 @@ object. It exits 1 if the solve does not converge.`,
 			case solver == "xpmpi" && popts != "":
 				return errors.New("cg: --petsc without --solver petsc")
 			}
+			if err := cg.CheckMemory(world, cfg.N); err != nil {
+				return solverError("cg", cgFlags, err)
+			}
 			be, err := solvers.SelectBackend(be)
 			if err != nil {
 				return err

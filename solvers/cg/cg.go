@@ -385,10 +385,14 @@ func PoissonDot() OperatorDot {
 // Without it, the dots' partial sums depend on the blocks, and x differs
 // in the last bits between rank counts.
 //
-// Solve is collective. It refuses a Config that Check refuses before
-// allocating anything; every error is the same on every rank.
+// Solve is collective. It refuses a Config that Check refuses, and a grid
+// that CheckMemory refuses, before allocating anything; every error is the
+// same on every rank.
 func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 	if err := cfg.Check(); err != nil {
+		return Result{}, err
+	}
+	if err := CheckMemory(comm, cfg.N); err != nil {
 		return Result{}, err
 	}
 	n := cfg.N

@@ -3,6 +3,7 @@ package heat
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/xpmpi/xpmpi/dist"
@@ -244,6 +245,12 @@ func restart(comm mpi.Comm, cfg Config, field *dist.Array[float64], opts []dist.
 	}
 	if m.Step > int64(cfg.Iters) {
 		return 0, bad("Iters", cfg.Iters, fmt.Sprintf("the checkpoint %s is already at iteration %d", cfg.Restart, m.Step), nil)
+	}
+	// A checkpoint whose metadata says heat2d and n but whose field has
+	// another shape (written by another program, or damaged consistently):
+	// both shapes, not the blocks of this run's layout.
+	if info, ok := m.Array("u"); ok && !slices.Equal(info.Shape, field.Layout().Shape()) {
+		return 0, bad("Restart", cfg.Restart, fmt.Sprintf("the checkpoint's field u has shape %v, and a run with n=%d needs shape %v", info.Shape, cfg.N, field.Layout().Shape()), nil)
 	}
 	if len(opts) == 0 {
 		opts = []dist.Option{dist.BlockSizes(field.Layout().Counts())}

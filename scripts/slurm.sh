@@ -22,7 +22,7 @@
 #              (NodeName h2, NodeAddr 10.77.0.2), each in its host's network
 #              and UTS namespaces and with its host's boot id (as the remote
 #              agent of hosts.sh does, so that MPICH's UCX tells the hosts
-#              apart).
+#              apart) and a /tmp of its own ($STATE/NODE/tmp).
 # The configuration is generated in the state directory (slurm.conf,
 # cgroup.conf): each node has the CPUs this machine has (nproc; the two
 # simulated hosts share them), one partition "xp" holds both; process
@@ -211,8 +211,15 @@ up() {
 		die "slurmctld did not start: $(tail -n 5 "$ctldlog" 2>/dev/null)"
 	local ns
 	for ns in "${NS[@]}"; do
-		mkdir -p "$STATE/$ns/spool"
-		in_host "$ns" slurmd -f "$CONF" -N "$ns" ||
+		mkdir -p "$STATE/$ns/spool" "$STATE/$ns/tmp"
+		chmod 1777 "$STATE/$ns/tmp"
+		# Each host has a /tmp of its own, as real hosts do: Slurm's PMIx
+		# plugin makes /tmp/spmix_appdir_<uid>_<step> on every node of a
+		# step, and with one /tmp the second slurmd's step failed
+		# ("File exists").
+		ip netns exec "$ns" nsenter --uts="/run/uts/$ns" sh -c \
+			'mount --bind "$0" /proc/sys/kernel/random/boot_id && mount --bind "$1" /tmp && shift && exec "$@"' \
+			"$HSTATE/$ns.boot_id" "$STATE/$ns/tmp" slurmd -f "$CONF" -N "$ns" ||
 			die "slurmd on $ns did not start: $(tail -n 5 "$STATE/log/slurmd-$ns.log" 2>/dev/null)"
 	done
 	if ! wait_for 30 "nodes idle" nodes_idle; then

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -168,7 +169,9 @@ func AbortOnPanic(c Comm) {
 // world communicator, and finalizes. A panic in f on any rank aborts the
 // whole job with the panic text and the rank; an error from f is printed with
 // the rank, and on more than one rank aborts the job with exit code 1 (the
-// other ranks may be waiting for this one). It returns the process exit code:
+// other ranks may be waiting for this one); a *StopError (ErrStopped),
+// which every rank returns, ends the job without an abort and with
+// ExitStopped. It returns the process exit code:
 //
 //	func main() { os.Exit(mpi.Main(run)) }
 func Main(f func(world Comm) error) int {
@@ -194,6 +197,14 @@ func run(c Comm, f func(Comm) error) int {
 		for {
 			time.Sleep(time.Second)
 		}
+	}
+	if errors.Is(err, ErrStopped) {
+		// A stop is collective (StopRequested): every rank returns it,
+		// and the job ends without an abort.
+		if c.Rank() == 0 {
+			fmt.Fprintf(os.Stderr, "xpmpi: %v (exit %d)\n", err, ExitStopped)
+		}
+		return ExitStopped
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: %v\n", c.Rank(), err)

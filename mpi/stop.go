@@ -151,3 +151,11 @@ func signalName(s os.Signal) string {
 	}
 	return s.String()
 }
+
+// clearStop forgets a pending stop (for tests).
+func clearStop() {
+	stopState.mu.Lock()
+	stopState.pending.Store(false)
+	stopState.reason = ""
+	stopState.mu.Unlock()
+}

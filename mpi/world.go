@@ -51,7 +51,11 @@ func Init() (Comm, error) {
 	}
 	warnOverrideOnce(os.Stderr, d, c.Rank(), c.Size())
 	impl, version, _ := libraryInfo()
-	if err := checkLauncher(d, c.Size(), impl, version); err != nil {
+	err = checkLauncher(d, c.Size(), impl, version)
+	if err == nil {
+		err = checkSlurmStep(d, c.Size(), impl)
+	}
+	if err != nil {
 		// Every rank of the launcher's job sees the same mismatch and ends
 		// its own MPI (a one-rank world, usually) without waiting for
 		// another.

@@ -125,6 +125,7 @@ SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 ReturnToService=2
 JobRequeue=1
+RequeueExit=75
 KillWait=10
 MinJobAge=60
 SlurmctldTimeout=30

@@ -27,7 +27,11 @@
 # cgroup.conf): each node has the CPUs this machine has (nproc; the two
 # simulated hosts share them), one partition "xp" holds both; process
 # tracking by the process tree (proctrack/linuxproc, no cgroups), KillWait
-# 10 s, requeue allowed. The packaged files in /etc/slurm are not read or
+# 10 s, requeue allowed; a batch job that exits with 75 (xpmpi's
+# mpi.ExitStopped: it stopped on a signal and checkpointed) is requeued
+# (RequeueExit=75) after the step credentials' lifetime, 20 s here
+# (AuthInfo cred_expire; Slurm's default 120 s; XPMPI_SLURM_CRED_EXPIRE).
+# The packaged files in /etc/slurm are not read or
 # touched: the daemons get -f, the clients SLURM_CONF.
 #
 # down stops the daemons and every job step they left (slurmstepd and its
@@ -94,6 +98,10 @@ in_host() {
 }
 
 write_conf() {
+	# A requeued job waits for the step credentials' lifetime before it
+	# starts again (Slurm's default 120 s, which the requeue test would
+	# wait out); long enough for a step to start on a loaded machine.
+	local CRED_EXPIRE=${XPMPI_SLURM_CRED_EXPIRE:-20}
 	local cpus
 	cpus=$(nproc)
 	mkdir -p "$STATE/ctld" "$STATE/log" "$STATE/h1" "$STATE/h2"
@@ -103,7 +111,7 @@ ClusterName=xpmpi
 SlurmctldHost=h1(${ADDR[0]})
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$STATE/munge-socket/munge.socket
+AuthInfo=socket=$STATE/munge-socket/munge.socket,cred_expire=$CRED_EXPIRE
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$STATE/ctld

@@ -8,6 +8,10 @@
 # themselves.
 #
 #   scripts/setup.sh
+#   scripts/setup.sh --slurm   only Debian's Slurm and munge (slurmctld, slurmd,
+#                              slurm-client, munge), for scripts/slurm.sh's
+#                              two-node cluster; not part of the default
+#                              install: most users have a cluster's Slurm, or none
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +34,14 @@ say() { printf 'setup: %s\n' "$*"; }
 want=(gcc libc6-dev pkg-config procps openmpi-bin libopenmpi-dev mpich libmpich-dev python3-numpy python3-mpi4py iproute2 libopenblas-dev libfftw3-dev)
 if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
+fi
+
+slurm_only=0
+if [ "${1:-}" = --slurm ]; then
+	# The packages' services are not used: slurm.sh starts its own daemons
+	# with its own configuration and munge key.
+	want=(slurmctld slurmd slurm-client munge)
+	slurm_only=1
 fi
 
 missing=()
@@ -56,6 +68,11 @@ else
 	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ $slurm_only = 1 ]; then
+	say "done (Slurm and munge)"
+	exit 0
 fi
 
 # Go: the toolchain is not a Debian package here (Debian 12's Go is too old

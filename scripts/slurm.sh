@@ -29,8 +29,9 @@
 # tracking by the process tree (proctrack/linuxproc, no cgroups), KillWait
 # 10 s, requeue allowed; a batch job that exits with 75 (xpmpi's
 # mpi.ExitStopped: it stopped on a signal and checkpointed) is requeued
-# (RequeueExit=75) after the step credentials' lifetime, 20 s here
-# (AuthInfo cred_expire; Slurm's default 120 s; XPMPI_SLURM_CRED_EXPIRE).
+# (RequeueExit=75) after the step credentials' lifetime, 10 s here
+# (AuthInfo cred_expire; Slurm's default 120 s; XPMPI_SLURM_CRED_EXPIRE),
+# at the scheduler's next pass (every 2 s here, SchedulerParameters).
 # The packaged files in /etc/slurm are not read or
 # touched: the daemons get -f, the clients SLURM_CONF.
 #
@@ -101,7 +102,7 @@ write_conf() {
 	# A requeued job waits for the step credentials' lifetime before it
 	# starts again (Slurm's default 120 s, which the requeue test would
 	# wait out); long enough for a step to start on a loaded machine.
-	local CRED_EXPIRE=${XPMPI_SLURM_CRED_EXPIRE:-20}
+	local CRED_EXPIRE=${XPMPI_SLURM_CRED_EXPIRE:-10}
 	local cpus
 	cpus=$(nproc)
 	mkdir -p "$STATE/ctld" "$STATE/log" "$STATE/h1" "$STATE/h2"
@@ -121,6 +122,7 @@ SlurmdPidFile=$STATE/%n/slurmd.pid
 SlurmctldLogFile=$STATE/log/slurmctld.log
 SlurmdLogFile=$STATE/log/slurmd-%n.log
 SlurmctldDebug=info
+MailProg=/bin/true
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -131,6 +133,7 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=2,bf_interval=2
 ReturnToService=2
 JobRequeue=1
 RequeueExit=75

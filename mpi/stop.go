@@ -159,3 +159,8 @@ func clearStop() {
 	stopState.reason = ""
 	stopState.mu.Unlock()
 }
+
+// ClearStopForTest forgets a pending stop, so that a test can run again
+// after a stop it asked for. Programs have no use for it: a stopped run
+// ends the process.
+func ClearStopForTest() { clearStop() }

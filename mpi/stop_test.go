@@ -37,7 +37,7 @@ func TestStopRequested(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			defer mpi.ClearStop()
+			defer mpi.ClearStopForTest()
 			stop, why, err := mpi.StopRequested(w)
 			if err != nil || stop {
 				t.Fatalf("before any request: %v, %q, %v", stop, why, err)

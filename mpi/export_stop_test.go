@@ -1,4 +1,0 @@
-package mpi
-
-// ClearStop forgets a pending stop, for the tests of package mpi_test.
-var ClearStop = clearStop

@@ -84,9 +84,13 @@ func sharedDir(t *testing.T) string {
 // share two cores).
 const mpirunInJob = "mpirun --allow-run-as-root --mca mpi_yield_when_idle 1"
 
-// TestSlurm brings the cluster up once and runs its cases one after
-// another (the two nodes have the machine's cores between them).
-func TestSlurm(t *testing.T) {
+// hostsSlurm brings the cluster up once and runs its cases one after
+// another (the two nodes have the machine's cores between them). It is a
+// subtest of TestHosts (across_hosts_test.go), which runs the tests that use
+// the simulated hosts one at a time, in parallel with the other tests:
+//
+//	go test -tags mpi -run 'TestHosts/Slurm' ./tests/
+func hostsSlurm(t *testing.T) {
 	bin := binary(t, "XPMPI_BIN")
 	script := slurmUp(t)
 	t.Run("SrunInfo", func(t *testing.T) { slurmSrunInfo(t, script, bin) })

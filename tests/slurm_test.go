@@ -262,9 +262,15 @@ exit $rc
 	if err := os.WriteFile(iters, []byte(strconv.Itoa(step+300)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	state := ""
+	state, show := "", ""
+	defer func() {
+		if t.Failed() {
+			t.Logf("the job as slurmctld last showed it:\n%s", show)
+		}
+	}()
 	if !wait("the requeued job's end", 180*time.Second, time.Second, func() bool {
 		r := slurmRun(t, script, 30*time.Second, "scontrol", "show", "job", id)
+		show = r.stdout
 		if f := regexp.MustCompile(`JobState=(\S+)`).FindStringSubmatch(r.stdout); f != nil {
 			state = f[1]
 		}

@@ -41,7 +41,8 @@
 # works from any state, a failed up included.
 #
 # run sets SLURM_CONF and runs COMMAND in h1 (its network and host name), in
-# the caller's directory, bounded by timeout -k 5 S (default 120 s). Jobs'
+# the caller's directory (bringing the cluster up first if it is not up at
+# all; one with a daemon down is left as it is), bounded by timeout -k 5 S (default 120 s). Jobs'
 # ranks run in h1 and h2 as the slurmds start them.
 #
 # Needs root, ip netns (see hosts.sh) and Debian's Slurm and munge
@@ -340,7 +341,13 @@ cmd_run() {
 	done
 	[ $# -gt 0 ] || die "run: no command (see slurm.sh -h)"
 	can_run
-	all_up || up >&2 || exit $?
+	# Only a cluster that is not there at all is brought up: one with a
+	# daemon down (a node lost on purpose) is left as it is.
+	if [ ! -s "$STATE/slurmctld.pid" ]; then
+		up >&2 || exit $?
+	elif ! all_up; then
+		echo "slurm.sh: warning: not every daemon is running (slurm.sh status)" >&2
+	fi
 	local rc=0 job
 	timeout -k 5 "$limit" ip netns exec h1 nsenter --uts=/run/uts/h1 env SLURM_CONF="$CONF" "$@" <&0 &
 	job=$!

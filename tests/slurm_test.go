@@ -97,7 +97,8 @@ func hostsSlurm(t *testing.T) {
 	t.Run("SrunHeat", func(t *testing.T) { slurmSrunHeat(t, script, bin) })
 	t.Run("SrunMPICH", func(t *testing.T) { slurmSrunMPICH(t, script) })
 	t.Run("SbatchMpirun", func(t *testing.T) { slurmSbatch(t, script, bin) })
-	t.Run("StopRequeue", func(t *testing.T) { slurmStopRequeue(t, script, bin) })
+	t.Run("StopRequeue", func(t *testing.T) { slurmRequeue(t, script, bin, false) })
+	t.Run("NodeDown", func(t *testing.T) { slurmRequeue(t, script, bin, true) })
 }
 
 // checkRanks checks info --json's ranks: 2 per node, h1 then h2, with the
@@ -193,14 +194,21 @@ func slurmSbatch(t *testing.T, script, bin string) {
 
 var runLine = regexp.MustCompile(`(?m)^run (\d+) at (\S+)$`)
 
-// slurmStopRequeue: a batch job running heat2d with a checkpoint gets
-// SIGUSR1 (scancel --signal=USR1, as sbatch --signal=USR1@T sends it T
-// seconds before the time limit); it must checkpoint, exit 75, be requeued
-// by Slurm (RequeueExit=75) and finish from the checkpoint with the
-// checksum of an uninterrupted run. The first run would take hours; the
-// requeued one runs to 300 steps past the stop, a number the test writes
-// for the script once it has seen the stop.
-func slurmStopRequeue(t *testing.T, script, bin string) {
+// slurmRequeue runs a batch job of heat2d that checkpoints every 50 steps,
+// interrupts it, and checks that Slurm requeues it and that the requeued
+// run finishes from the checkpoint with the checksum of an uninterrupted
+// run. The first run would take hours; the requeued one runs to 300 steps
+// past the checkpoint, a number the test writes for the script once the
+// first run has ended.
+//
+// With nodeDown false the job gets SIGUSR1 (scancel --signal=USR1, as
+// sbatch --signal=USR1@T sends it T seconds before the time limit): it must
+// checkpoint, exit 75 and be requeued by RequeueExit=75. With nodeDown the
+// second node is set down (scontrol update state=down): Slurm must end the
+// job on both nodes and requeue it (--requeue), and the requeued run starts
+// from the last periodic checkpoint once the node is back (ReturnToService=2
+// returns it when its slurmd registers again).
+func slurmRequeue(t *testing.T, script, bin string, nodeDown bool) {
 	dir := sharedDir(t)
 	ck, out, iters := filepath.Join(dir, "ck"), filepath.Join(dir, "job.out"), filepath.Join(dir, "iters")
 	job := filepath.Join(dir, "job.sh")
@@ -248,17 +256,53 @@ exit $rc
 	}) {
 		return
 	}
-	if r := slurmRun(t, script, 30*time.Second, "scancel", "--signal=USR1", id); r.code != 0 {
-		r.fail(t, "scancel --signal=USR1")
-		return
+	var step int
+	var how string
+	if nodeDown {
+		if r := slurmRun(t, script, 30*time.Second, "scontrol", "update", "nodename=h2", "state=down", "reason=xpmpi-test"); r.code != 0 {
+			r.fail(t, "scontrol update nodename=h2 state=down")
+			return
+		}
+		sent := time.Now()
+		defer slurmRun(t, script, 30*time.Second, "scontrol", "update", "nodename=h2", "state=resume")
+		if !wait("the job's end on the node failure", 60*time.Second, 50*time.Millisecond, func() bool {
+			return strings.Contains(text(), "DUE TO NODE FAILURE")
+		}) {
+			return
+		}
+		ended := time.Since(sent)
+		// The step whose checkpoint the requeued run starts from: once no
+		// rank is left to write another.
+		if !wait("the ranks' end", 30*time.Second, 100*time.Millisecond, func() bool { return rankPid(ck) == 0 }) {
+			return
+		}
+		gone := time.Since(sent)
+		b, err := os.ReadFile(filepath.Join(ck, "manifest.json"))
+		var man struct {
+			Step int `json:"step"`
+		}
+		if err == nil {
+			err = json.Unmarshal(b, &man)
+		}
+		if err != nil {
+			t.Fatalf("the checkpoint's manifest: %v", err)
+		}
+		step = man.Step
+		how = fmt.Sprintf("the job ended %v after h2 went down, its last rank %v after, at checkpoint step %d",
+			ended.Round(time.Millisecond), gone.Round(time.Millisecond), step)
+	} else {
+		if r := slurmRun(t, script, 30*time.Second, "scancel", "--signal=USR1", id); r.code != 0 {
+			r.fail(t, "scancel --signal=USR1")
+			return
+		}
+		sent := time.Now()
+		var m []string
+		if !wait("the stop after SIGUSR1", 60*time.Second, 50*time.Millisecond, func() bool { m = stoppedLine.FindStringSubmatch(text()); return m != nil }) {
+			return
+		}
+		step, _ = strconv.Atoi(m[1])
+		how = fmt.Sprintf("stopped %v after SIGUSR1 (%s)", time.Since(sent).Round(time.Millisecond), m[0])
 	}
-	sent := time.Now()
-	var m []string
-	if !wait("the stop after SIGUSR1", 60*time.Second, 50*time.Millisecond, func() bool { m = stoppedLine.FindStringSubmatch(text()); return m != nil }) {
-		return
-	}
-	stopped := time.Since(sent)
-	step, _ := strconv.Atoi(m[1])
 	if err := os.WriteFile(iters, []byte(strconv.Itoa(step+300)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -280,12 +324,12 @@ exit $rc
 	}
 	all := text()
 	runs := runLine.FindAllStringSubmatch(all, -1)
-	if state != "COMPLETED" || len(runs) != 2 || !strings.Contains(all, "mpirun exit 75") {
-		t.Fatalf("job %s: %s after %d runs, want COMPLETED after 2 (the first exiting 75); output:\n%s", id, state, len(runs), all)
+	if state != "COMPLETED" || len(runs) != 2 || (!nodeDown && !strings.Contains(all, "mpirun exit 75")) {
+		t.Fatalf("job %s: %s after %d runs, want COMPLETED after 2 (the first exiting 75 on a stop); output:\n%s", id, state, len(runs), all)
 	}
 	t0, _ := strconv.ParseFloat(runs[0][2], 64)
 	t1, _ := strconv.ParseFloat(runs[1][2], 64)
-	t.Logf("stopped %v after SIGUSR1 (%s); the requeued run started %.1f s after the first", stopped.Round(time.Millisecond), m[0], t1-t0)
+	t.Logf("%s; the requeued run started %.1f s after the first", how, t1-t0)
 	one := launch(t, time.Minute, 2, bin, "run", "heat2d", "--n", "48", "--quiet", "--iters", strconv.Itoa(step+300))
 	if got, want := checksum(t, result{stdout: all}, "requeued"), checksum(t, one, "uninterrupted"); got != want {
 		t.Errorf("requeued from step %d: checksum %s, uninterrupted %s", step, got, want)

@@ -86,6 +86,16 @@ type Info struct {
 	// them without a launcher.
 	LocalRank int
 	LocalSize int
+	// Node is the name of this process's node as the batch system gives
+	// it (SLURMD_NODENAME), "" where none does.
+	Node string
+	// SlurmTasks is the number of tasks of the Slurm step that started
+	// this process (SLURM_STEP_NUM_TASKS, with SLURM_STEP_ID set), 0
+	// outside a step. A step started without PMI (srun --mpi=none) has it
+	// but no rank variable: Kind is None there, and an MPI program that
+	// sees a one-rank world and SlurmTasks > 1 was started as separate
+	// one-rank jobs.
+	SlurmTasks int
 	// Ignored lists the variables whose values could not be used, each as
 	// "NAME=value: why".
 	Ignored []string
@@ -179,6 +189,14 @@ func DetectWith(lookup func(string) (string, bool)) Info {
 	}
 	if v, _, ok := e.int(localSizeVars, 1); ok {
 		d.LocalSize = v
+	} else if v, ok := e.slurmLocalSize(); ok {
+		d.LocalSize = v
+	}
+	d.Node, _ = e.get("SLURMD_NODENAME")
+	if _, ok := e.get("SLURM_STEP_ID"); ok {
+		if v, _, ok := e.int([]string{"SLURM_STEP_NUM_TASKS"}, 1); ok {
+			d.SlurmTasks = v
+		}
 	}
 	d.Ignored = e.ignored
 	return d
@@ -205,7 +223,8 @@ func LocalRank() int { return Detect().LocalRank }
 
 // LocalSize returns the number of ranks on this node, from the first usable
 // of OMPI_COMM_WORLD_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS,
-// PMI_LOCAL_SIZE, PALS_LOCAL_SIZE and LOCAL_WORLD_SIZE, else 1.
+// PMI_LOCAL_SIZE, PALS_LOCAL_SIZE and LOCAL_WORLD_SIZE, else from Slurm's
+// SLURM_STEP_TASKS_PER_NODE at this node's SLURM_NODEID, else 1.
 func LocalSize() int { return Detect().LocalSize }
 
 // Size returns the number of ranks the launcher started, from its own size
@@ -269,4 +288,37 @@ func (e *env) int(names []string, least int) (int, string, bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// slurmLocalSize reads the number of tasks on this node of a Slurm step:
+// the entry of SLURM_STEP_TASKS_PER_NODE ("2(x3),1": 2 tasks on each of
+// the first three nodes, 1 on the fourth) at SLURM_NODEID (the node's index
+// in the step). A batch script has neither.
+func (e *env) slurmLocalSize() (int, bool) {
+	spec, ok := e.get("SLURM_STEP_TASKS_PER_NODE")
+	if !ok {
+		return 0, false
+	}
+	node, _, ok := e.int([]string{"SLURM_NODEID"}, 0)
+	if !ok {
+		return 0, false
+	}
+	for _, part := range strings.Split(spec, ",") {
+		count, reps := part, "1"
+		if i := strings.Index(part, "(x"); i >= 0 && strings.HasSuffix(part, ")") {
+			count, reps = part[:i], part[i+2:len(part)-1]
+		}
+		n, err1 := strconv.Atoi(count)
+		r, err2 := strconv.Atoi(reps)
+		if err1 != nil || err2 != nil || n < 1 || r < 1 {
+			e.ignore("SLURM_STEP_TASKS_PER_NODE", spec, "not a list of COUNT or COUNT(xREPEATS)")
+			return 0, false
+		}
+		if node < r {
+			return n, true
+		}
+		node -= r
+	}
+	e.ignore("SLURM_STEP_TASKS_PER_NODE", spec, "lists fewer nodes than SLURM_NODEID")
+	return 0, false
 }

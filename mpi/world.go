@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -50,7 +51,11 @@ func Init() (Comm, error) {
 	}
 	warnOverrideOnce(os.Stderr, d, c.Rank(), c.Size())
 	impl, version, _ := libraryInfo()
-	if err := checkLauncher(d, c.Size(), impl, version); err != nil {
+	err = checkLauncher(d, c.Size(), impl, version)
+	if err == nil {
+		err = checkSlurmStep(d, c.Size(), impl)
+	}
+	if err != nil {
 		// Every rank of the launcher's job sees the same mismatch and ends
 		// its own MPI (a one-rank world, usually) without waiting for
 		// another.
@@ -168,7 +173,9 @@ func AbortOnPanic(c Comm) {
 // world communicator, and finalizes. A panic in f on any rank aborts the
 // whole job with the panic text and the rank; an error from f is printed with
 // the rank, and on more than one rank aborts the job with exit code 1 (the
-// other ranks may be waiting for this one). It returns the process exit code:
+// other ranks may be waiting for this one); a *StopError (ErrStopped),
+// which every rank returns, ends the job without an abort and with
+// ExitStopped. It returns the process exit code:
 //
 //	func main() { os.Exit(mpi.Main(run)) }
 func Main(f func(world Comm) error) int {
@@ -194,6 +201,14 @@ func run(c Comm, f func(Comm) error) int {
 		for {
 			time.Sleep(time.Second)
 		}
+	}
+	if errors.Is(err, ErrStopped) {
+		// A stop is collective (StopRequested): every rank returns it,
+		// and the job ends without an abort.
+		if c.Rank() == 0 {
+			fmt.Fprintf(os.Stderr, "xpmpi: %v (exit %d)\n", err, ExitStopped)
+		}
+		return ExitStopped
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "xpmpi: rank %d: %v\n", c.Rank(), err)

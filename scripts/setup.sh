@@ -8,6 +8,10 @@
 # themselves.
 #
 #   scripts/setup.sh
+#   scripts/setup.sh --slurm   only Debian's Slurm and munge (slurmctld, slurmd,
+#                              slurm-client, munge), for scripts/slurm.sh's
+#                              two-node cluster; not part of the default
+#                              install: most users have a cluster's Slurm, or none
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,6 +39,14 @@ if compgen -G 'petsc/*.go' >/dev/null; then
 	want+=(petsc-dev)
 fi
 
+slurm_only=0
+if [ "${1:-}" = --slurm ]; then
+	# The packages' services are not used: slurm.sh starts its own daemons
+	# with its own configuration and munge key.
+	want=(slurmctld slurmd slurm-client munge)
+	slurm_only=1
+fi
+
 missing=()
 for p in "${want[@]}"; do
 	if ! dpkg -s "$p" >/dev/null 2>&1; then
@@ -59,6 +71,11 @@ else
 	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ $slurm_only = 1 ]; then
+	say "done (Slurm and munge)"
+	exit 0
 fi
 
 # Go: the toolchain is not a Debian package here (Debian 12's Go is too old

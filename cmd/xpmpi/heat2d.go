@@ -60,11 +60,20 @@ backend, then the checksum (the sum of u over the interior, 16 significant
 digits), the time per iteration and the rank count; --json prints the same
 as one JSON object. The checksum is the same at any rank count. Progress
 goes to standard error (--quiet: none). Every flag, and that the --png
-file's directory is writable, is checked before the run starts.`,
+file's directory is writable, is checked before the run starts.
+
+With --checkpoint, SIGTERM and SIGUSR1 stop the run instead of killing it:
+the rank that gets one (any rank) tells the others at the end of the
+iteration, they save the field to the checkpoint directory, and the job
+exits with code 75 (EX_TEMPFAIL), which Slurm's RequeueExit=75 requeues;
+--restart with the same directory goes on from there to the same checksum.
+Slurm sends SIGTERM at the time limit and on preemption, and SIGUSR1 with
+sbatch --signal=USR1@SECONDS (see docs/CLUSTER.md).`,
 		Example: `  mpirun -np 2 xpmpi run heat2d --n 2048 --iters 200
   xpmpi run heat2d --n 256 --iters 1000 --png heat.png
   mpirun -np 3 xpmpi run heat2d --iters 100 --checkpoint ck --every 50
   mpirun -np 2 xpmpi run heat2d --iters 200 --restart ck
+  sbatch --signal=USR1@60 job.sh   # job.sh: mpirun xpmpi run heat2d --checkpoint ck ...
   xpmpi run heat2d --json > result.json
   mpirun -np 4 xpmpi run heat2d --grid
   mpirun -np 4 xpmpi run heat2d --grid --dims 1,4`,
@@ -107,6 +116,9 @@ file's directory is writable, is checked before the run starts.`,
 					grid = " on a 2-D process grid"
 				}
 				fmt.Fprintf(out, "heat2d: %d x %d interior, %d iterations, %d ranks%s, backend %s\n", rep.N, rep.N, rep.Iters, rep.Ranks, grid, rep.Backend)
+			}
+			if cfg.Checkpoint != "" {
+				stopOnSignals(&cfg)
 			}
 			slog.Debug("heat2d: start", "n", cfg.N, "iters", cfg.Iters, "checkpoint", cfg.Checkpoint, "restart", cfg.Restart)
 			res, err := heat.Solve(world, cfg)

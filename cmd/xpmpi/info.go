@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/launch"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -30,6 +31,13 @@ type rankInfo struct {
 	MPIVersion string `json:"mpi_version"`
 	Thread     string `json:"thread_level"`
 	Warning    string `json:"warning,omitempty"`
+	// What the launcher's (or batch system's) variables say, before MPI:
+	// the local rank that binds the GPU, and the node's name (Slurm's
+	// SLURMD_NODENAME).
+	Launcher        string `json:"launcher"`
+	LaunchLocalRank int    `json:"launcher_local_rank"`
+	LaunchLocalSize int    `json:"launcher_local_size"`
+	Node            string `json:"node,omitempty"`
 }
 
 // jobInfo is the document `xpmpi info --json` prints.
@@ -56,7 +64,8 @@ func newInfoCmd(world mpi.Comm) *cobra.Command {
 		Short: "Print every rank's rank, node, MPI library and backend",
 		Long: `info gathers from every rank its rank, size, local rank, host, MPI library
 and version, thread level, backend and device, and prints one table on rank
-0, with whether MPI accepts device pointers (CUDA-aware) and where that answer
+0 (with --json also the launcher, its local rank and local size, and the
+node name a batch system gives), with whether MPI accepts device pointers (CUDA-aware) and where that answer
 came from. --json prints the same as one JSON document.
 
 A refused environment variable (XPMPI_BACKEND naming no backend, say) does
@@ -95,6 +104,8 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		Threads: backend.Threads(), MPI: lib.Implementation, MPIVersion: lib.Version,
 		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(), GPU: gpuOf(),
 	}
+	ld := launch.Detect()
+	me.Launcher, me.LaunchLocalRank, me.LaunchLocalSize, me.Node = ld.Kind.String(), ld.LocalRank, ld.LocalSize, ld.Node
 	b, err := json.Marshal(me)
 	if err != nil {
 		return err

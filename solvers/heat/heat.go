@@ -28,6 +28,14 @@ type Config struct {
 	// to continue from: the run then does the iterations from the
 	// checkpoint's iteration to Iters. It may be Checkpoint.
 	Restart string
+	// Stoppable makes the run stop on request: after every iteration but
+	// the last, every rank asks mpi.StopRequested whether a stop is
+	// pending on any rank (a signal given to mpi.NotifyStop, or
+	// mpi.RequestStop); if one is, the field is saved to Checkpoint and
+	// Solve returns an *mpi.StopError (errors.Is mpi.ErrStopped) on every
+	// rank. It needs Checkpoint, and costs one small allreduce per
+	// iteration.
+	Stoppable bool
 	// Grid splits the grid over a 2-D process grid of Dims (rows, then
 	// columns) instead of row blocks: each rank holds a rectangle with one
 	// ghost index on each side, and every iteration exchanges its faces
@@ -67,6 +75,8 @@ func (cfg Config) Check() error {
 		return bad("Iters", cfg.Iters, "want 0 or more")
 	case cfg.Every < 0:
 		return bad("Every", cfg.Every, "want a positive number of iterations")
+	case cfg.Stoppable && cfg.Checkpoint == "":
+		return &solvers.ConfigError{Solver: "heat", Field: "Stoppable", Value: true, Without: "Checkpoint", Reason: "say where to save"}
 	case cfg.Every > 0 && cfg.Checkpoint == "":
 		return &solvers.ConfigError{Solver: "heat", Field: "Every", Value: cfg.Every, Without: "Checkpoint", Reason: "say where to save"}
 	case cfg.Dims[0] < 0 || cfg.Dims[1] < 0:
@@ -155,6 +165,11 @@ func Solve(comm mpi.Comm, cfg Config) (Result, error) {
 		}
 		if cfg.Checkpoint != "" && cfg.Every > 0 && (it+1)%cfg.Every == 0 {
 			if err := save(it + 1); err != nil {
+				return Result{}, err
+			}
+		}
+		if cfg.Stoppable && it+1 < cfg.Iters {
+			if err := stopHere(comm, cfg, it+1, save); err != nil {
 				return Result{}, err
 			}
 		}

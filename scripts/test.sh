@@ -5,7 +5,8 @@
 #
 # Steps, in order; each prints a header and its time, stops at its own first
 # error, and the suite goes on to the next step (a failed setup stops it):
-#   setup       scripts/setup.sh (installs what is missing)
+#   setup       scripts/setup.sh (installs what is missing), and as root
+#               scripts/setup.sh --slurm (Slurm and munge for slurm.sh)
 #   gofmt       gofmt -l must print nothing
 #   vet         go vet for every build tag: none, mpi, and mpi,mpich and
 #               (mpi,petsc) on the packages whose files those tags select; and
@@ -183,6 +184,12 @@ if [ $n_fail -gt 0 ]; then
 	echo "setup failed: nothing else can run"
 	summary
 	exit 1
+fi
+# Slurm and munge for the integration tests' two-node Slurm cluster
+# (scripts/slurm.sh, on the simulated hosts, as root): an install of its
+# own, since a user of scripts/setup.sh alone has a cluster's Slurm or none.
+if [ "$(id -u)" -eq 0 ]; then
+	step "setup --slurm (Slurm for TestHosts/Slurm)" scripts/setup.sh --slurm
 fi
 
 # Packages whose tests run on every rank of a job: TestMain calls mpitest.Main.

@@ -33,6 +33,7 @@ func NormAxisComplex[R backend.Float, T backend.Complex](x *Array[T], axis int) 
 	if want := backend.DTypeOf[T]().Real(); backend.DTypeOf[R]() != want {
 		panic(fmt.Sprintf("dist: NormAxisComplex of %v gives %v, not %v", backend.DTypeOf[T](), want, backend.DTypeOf[R]()))
 	}
+	axis = normAxis("NormAxisComplex", axis, x.layout.shape)
 	if err := check("NormAxisComplex", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,20 @@ func axisLayout(l Layout, axis int) Layout {
 	return NewLayoutCounts(shape, split, l.counts)
 }
 
+// normAxis returns axis as an index of the dimensions of shape: a negative
+// axis counts from the end, as in NumPy (-1 is the last). It panics,
+// naming op, for an axis out of range.
+func normAxis(op string, axis int, shape []int) int {
+	d := len(shape)
+	if axis < -d || axis >= d {
+		panic(fmt.Sprintf("dist: %s along axis %d of a %d-dimensional array (shape %v): the axes are 0 to %d, or -%d to -1 from the end", op, axis, d, shape, d-1, d))
+	}
+	if axis < 0 {
+		axis += d
+	}
+	return axis
+}
+
 // view3 returns the local block of a as [pre, n, post] around axis.
 func view3(shape []int, axis int) (pre, n, post int) {
 	return prod(shape[:axis]), shape[axis], prod(shape[axis+1:])
@@ -88,6 +102,7 @@ func sumAxis[T backend.Numeric](x *Array[T], axis int, norm bool) (_ *Array[T], 
 // sumAxisMean is SumAxis (NormAxis if norm), or, if mean (complex x
 // only), MeanAxisComplex.
 func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *Array[T], err error) {
+	axis = normAxis("SumAxis", axis, x.layout.shape)
 	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}, mpi.Arg{Name: "mean", Value: b2i(mean)}); err != nil {
 		return nil, err
 	}
@@ -218,6 +233,7 @@ func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error
 // result copied back (recorded). An array on a process grid is first
 // redistributed as for SumAxis. It is collective.
 func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error) {
+	axis = normAxis("ProdAxis", axis, x.layout.shape)
 	if err := check("ProdAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err
 	}
@@ -312,6 +328,7 @@ func ArgmaxAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error)
 }
 
 func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T], _ *Array[int64], err error) {
+	axis = normAxis("MinAxis/MaxAxis", axis, x.layout.shape)
 	if err := check("ExtremeAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "max", Value: b2i(max)}); err != nil {
 		return nil, nil, err
 	}

@@ -300,7 +300,8 @@ func HistogramAuto[T backend.Element](x *Array[T], bins int) (counts []int64, ed
 
 // MeanAxis returns the means along axis, as float64 for every element
 // type: an array with that axis removed, laid out as SumAxis's result
-// (replicated when axis is the split axis). The sums are taken in float64
+// (replicated when axis is the split axis; an array on a process grid is
+// first redistributed as for SumAxis). The sums are taken in float64
 // in the order of the axis (and across ranks, when axis is the split axis,
 // in rank order). The mean along an empty axis is NaN, as in NumPy. It is
 // collective.
@@ -327,8 +328,17 @@ func StdAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], e
 // momentsAxis computes the means (kind 0), variances (1) or standard
 // deviations (2) along axis.
 func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int) (_ *Array[float64], err error) {
+	axis = normAxis(op, axis, x.layout.shape)
 	if err := check(op, x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "ddof", Value: int64(ddof)}); err != nil {
 		return nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGrid(x, axis)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		x = y
 	}
 	ol := axisLayout(x.layout, axis)
 	out, err := newOn[float64](x.comm, ol, x.local.Backend())

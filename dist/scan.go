@@ -1,7 +1,6 @@
 package dist
 
 import (
-
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/staging"

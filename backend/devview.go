@@ -82,12 +82,13 @@ func ViewOf[A Allocation](pkg, op string, x Buffer, dev Device) *DeviceView[A] {
 	return v
 }
 
-// LiveViewOf is ViewOf for a buffer that must not have been freed.
+// LiveViewOf is ViewOf for a buffer that must not have been freed: it
+// panics with an error wrapping ErrFreed for one that was.
 func LiveViewOf[A Allocation](pkg, op string, x Buffer, dev Device) *DeviceView[A] {
 	v := ViewOf[A](pkg, op, x, dev)
 	var zero A
 	if v.Mem != zero && v.Mem.Freed() {
-		panic(fmt.Sprintf("%s: %s of a freed buffer", pkg, op))
+		panic(fmt.Errorf("%s: %s of a freed buffer: %w", pkg, op, ErrFreed))
 	}
 	return v
 }

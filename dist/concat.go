@@ -19,6 +19,11 @@ func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T],
 	if len(arrays) == 0 {
 		panic("dist: Concatenate of no arrays")
 	}
+	for _, a := range arrays {
+		if a.freed {
+			return nil, freedCollective("Concatenate", a.comm)
+		}
+	}
 	x := arrays[0]
 	d := len(x.layout.shape)
 	axis = normAxis("Concatenate", axis, x.layout.shape)

@@ -47,6 +47,9 @@ func placeBlocks[T backend.Numeric](l Layout, packed []T) []T {
 // MPI directly when MPI is CUDA-aware, and copied to the host first when
 // not (package staging).
 func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
+	if a.freed {
+		return nil, freedCollective("Gather", a.comm)
+	}
 	if err := check("Gather", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
 		return nil, err
 	}
@@ -76,6 +79,9 @@ func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
 // Allgather returns the whole array, in row-major order, on every rank. It
 // is collective; a block on a device goes to MPI as in Gather.
 func Allgather[T backend.Numeric](a *Array[T]) ([]T, error) {
+	if a.freed {
+		return nil, freedCollective("Allgather", a.comm)
+	}
 	if err := check("Allgather", a); err != nil {
 		return nil, err
 	}
@@ -189,6 +195,9 @@ func checkIndex(op string, idx, shape []int) []int {
 // negative index counts from the end of its dimension, as in NumPy (-1 is
 // the last).
 func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
+	if a.freed {
+		return *new(T), freedCollective("Get", a.comm)
+	}
 	var v [1]T
 	idx = checkIndex("Get", idx, a.layout.shape)
 	if err := check("Get", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
@@ -220,6 +229,9 @@ func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
 // in the sense of Get: every rank calls it with the same arguments, and
 // the checking mode checks that they do.
 func Set[T backend.Numeric](a *Array[T], v T, idx ...int) error {
+	if a.freed {
+		return freedCollective("Set", a.comm)
+	}
 	idx = checkIndex("Set", idx, a.layout.shape)
 	if err := check("Set", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
 		return err

@@ -142,6 +142,9 @@ func (e *exchange[T]) init(name string, c mpi.Comm, l Layout, w int, periodic bo
 // HaloOf returns a halo block of width w for x's layout, holding a copy of
 // x's block (ghosts zero). It is not collective.
 func HaloOf[T backend.Element](x *Array[T], w int) (*Halo[T], error) {
+	if x.freed {
+		return nil, freedError("HaloOf")
+	}
 	h, err := newHalo[T](x.comm, x.layout, w, x.local.Backend())
 	if err != nil {
 		return nil, err
@@ -453,11 +456,21 @@ func (h *Halo[T]) Layout() Layout { return h.ex.layout }
 
 // CopyFrom copies x's block into the block of h, leaving the ghosts. It is
 // not collective.
-func (h *Halo[T]) CopyFrom(x *Array[T]) { h.copyBlock(x, true) }
+func (h *Halo[T]) CopyFrom(x *Array[T]) {
+	if x.freed {
+		panic(freedError("Halo.CopyFrom"))
+	}
+	h.copyBlock(x, true)
+}
 
 // CopyTo copies the block of h, without ghosts, into x's block. It is not
 // collective.
-func (h *Halo[T]) CopyTo(x *Array[T]) { h.copyBlock(x, false) }
+func (h *Halo[T]) CopyTo(x *Array[T]) {
+	if x.freed {
+		panic(freedError("Halo.CopyTo"))
+	}
+	h.copyBlock(x, false)
+}
 
 func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
 	e := &h.ex

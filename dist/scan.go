@@ -28,6 +28,9 @@ import (
 // backend, the fake device and CUDA are) is scanned on a host copy and
 // the result copied back (recorded). It is collective.
 func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("Cumsum", x.comm)
+	}
 	return scan(x, "Cumsum", axis, false)
 }
 
@@ -43,6 +46,9 @@ func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // backend that is not a backend.ComplexKernels is scanned on a host copy,
 // as Cumsum's. It is collective.
 func Cumprod[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("Cumprod", x.comm)
+	}
 	return scan(x, "Cumprod", axis, true)
 }
 

@@ -17,14 +17,18 @@ import (
 func TestNegativeIndices(t *testing.T) {
 	c := mpitest.World(t)
 	shape := []int{3, 5}
-	layouts := map[string][]dist.Option{
-		"rows":       {dist.SplitAxis(0)},
-		"cols":       {dist.SplitAxis(1)},
-		"replicated": {dist.SplitAxis(dist.Replicated)},
-		"grid":       {dist.ProcessGrid(0, 0)},
+	layouts := []struct {
+		name string
+		opts []dist.Option
+	}{
+		{"rows", []dist.Option{dist.SplitAxis(0)}},
+		{"cols", []dist.Option{dist.SplitAxis(1)}},
+		{"replicated", []dist.Option{dist.SplitAxis(dist.Replicated)}},
+		{"grid", []dist.Option{dist.ProcessGrid(0, 0)}},
 	}
 	var e errs
-	for name, opts := range layouts {
+	for _, lc := range layouts {
+		name, opts := lc.name, lc.opts
 		x, err := dist.FromFunc(c, shape, func(idx []int) int32 { return int32(10*idx[0] + idx[1]) }, opts...)
 		if err != nil {
 			t.Fatal(err)

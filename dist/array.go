@@ -327,6 +327,10 @@ func (a *Array[T]) Free() {
 	a.local.Free()
 }
 
+// Freed reports whether Free has run on this rank's block. It is not
+// collective.
+func (a *Array[T]) Freed() bool { return a.freed }
+
 // freedError returns the error of operation op on a freed array, which
 // wraps ErrFreed: "dist: op of a freed array: array used after Free".
 func freedError(op string) error { return backend.FreedError("dist", op) }

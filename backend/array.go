@@ -140,14 +140,16 @@ func (a *Array[T]) String() string {
 	return fmt.Sprintf("Array[%v](len %d on %v)", a.DType(), a.Len(), a.Device())
 }
 
-// same panics unless every array has the device of the first and the
-// length n.
+// same panics unless every array is live (not freed: an error wrapping
+// ErrFreed) and has the device of the first and the length n.
 func same[T Numeric](op string, n int, arrays ...*Array[T]) {
-	d := arrays[0].Device()
 	for _, x := range arrays {
 		if x.freed {
 			panic(FreedError("backend", op))
 		}
+	}
+	d := arrays[0].Device()
+	for _, x := range arrays {
 		if x.Device() != d {
 			panic(fmt.Sprintf("backend: %s: arrays on %v and %v; move one with ToHost or ToDevice", op, d, x.Device()))
 		}
@@ -220,6 +222,9 @@ func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
 }
 
 func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {
+	if dst.freed || src.freed {
+		panic(FreedError("backend", op))
+	}
 	if rows < 0 || cols < 0 || rows*cols > dst.Len() || rows*cols > src.Len() {
 		panic(fmt.Sprintf("backend: %s of a %d x %d grid over arrays of %d and %d elements", op, rows, cols, dst.Len(), src.Len()))
 	}

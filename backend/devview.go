@@ -49,6 +49,13 @@ func (v *DeviceView[A]) Empty() bool {
 	return v.N == 0 || v.Mem == zero
 }
 
+// Freed reports whether the allocation under the buffer has been freed
+// (false for an empty buffer, which has none).
+func (v *DeviceView[A]) Freed() bool {
+	var zero A
+	return v.Mem != zero && v.Mem.Freed()
+}
+
 // Ptr returns the address of the first element, or nil when Len is 0. It is
 // a device address: Go code must not dereference it; it is for calls that
 // take device pointers (CUDA-aware MPI, CUDA libraries).

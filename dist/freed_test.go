@@ -256,7 +256,10 @@ func freedOps(dir string) []freedOp {
 			_, err := dist.AbsComplex[float64](freedAs[complex128](t, l))
 			return err
 		}},
-		{"Angle", func(t *testing.T, _, l *A) error { _, err := dist.Angle[float64](freedAs[complex128](t, l)); return err }},
+		{"Angle", func(t *testing.T, _, l *A) error {
+			_, err := dist.Angle[float64](freedAs[complex128](t, l))
+			return err
+		}},
 		{"Vdot", func(t *testing.T, _, l *A) error {
 			c := zerosAs[complex128](t, l)
 			defer c.Free()

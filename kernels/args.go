@@ -37,7 +37,7 @@ type Arg struct {
 	dt    backend.DType // arrays
 	be    backend.Backend
 	buf   backend.Buffer
-	owner freer // arrays: the *backend.Array, asked at the launch whether it was freed
+	owner freer  // arrays: the *backend.Array, asked at the launch whether it was freed
 	bits  uint64 // scalars, as Type's bits
 	i     int64  // argInt
 	f     float64

@@ -156,8 +156,11 @@ var ErrEmpty = errors.New("empty array")
 
 // ErrFreed is (wrapped in) the error of an operation on an array after
 // its Free: backend.ErrFreed, so errors.Is matches either name. Operations
-// that return an error return it on every rank that calls them with the
-// freed array; those that return none panic with an error that wraps it.
+// that return an error return it, at once and before any communication,
+// on every rank that calls them with the freed array; those that return
+// none panic with an error that wraps it. The message names the operation:
+// "dist: Sum of a freed array: array used after Free". See the package
+// documentation for arrays freed on some ranks only.
 var ErrFreed = backend.ErrFreed
 
 func emptyErr(op string, x interface{ Shape() []int }) error {

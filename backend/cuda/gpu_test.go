@@ -200,6 +200,7 @@ func TestGPUPanics(t *testing.T) {
 	}
 	b.Free(g)
 	mustPanic(t, "cuda: Sum of a freed buffer", func() { b.Sum(g) })
+	mustPanic(t, "cuda: kernel argument: a buffer on", func() { (&cuda.Args{}).Buffer(g) })
 	b.Free(g) // twice: nothing happens
 }
 

@@ -381,3 +381,41 @@ func TestFreedOnSomeRanks(t *testing.T) {
 		x.Free()
 	}
 }
+
+// TestHaloFreed checks a Halo after its Free: freeing it again does
+// nothing, and every use fails with an error wrapping ErrFreed.
+func TestHaloFreed(t *testing.T) {
+	c := mpitest.World(t)
+	l := dist.NewLayout([]int{6, 4}, 0, c.Size())
+	x, err := dist.Zeros[float64](c, []int{6, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Free()
+	live, err := dist.NewHalo[float64](c, l, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Free()
+	for _, op := range []struct {
+		name string
+		f    func(h *dist.Halo[float64]) error
+	}{
+		{"Start", func(h *dist.Halo[float64]) error { return h.Start() }},
+		{"Finish", func(h *dist.Halo[float64]) error { return h.Finish() }},
+		{"Exchange", func(h *dist.Halo[float64]) error { return h.Exchange() }},
+		{"CopyFrom", func(h *dist.Halo[float64]) error { return noErr(func() { h.CopyFrom(x) }) }},
+		{"CopyTo", func(h *dist.Halo[float64]) error { return noErr(func() { h.CopyTo(x) }) }},
+		{"Swap", func(h *dist.Halo[float64]) error { return noErr(func() { live.Swap(h) }) }},
+		{"Local", func(h *dist.Halo[float64]) error { return backend.CopyFromHostSlice(h.Local(), make([]float64, h.Local().Len())) }},
+	} {
+		h, err := dist.NewHalo[float64](c, l, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Free()
+		h.Free()
+		err = freedOutcome("Halo."+op.name, func() error { return op.f(h) })
+		mpitest.Check(t, c, errors.Is(err, dist.ErrFreed), "Halo.%s of a freed Halo: %v, want an error wrapping ErrFreed", op.name, err)
+	}
+}

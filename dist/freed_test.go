@@ -407,7 +407,9 @@ func TestHaloFreed(t *testing.T) {
 		{"CopyFrom", func(h *dist.Halo[float64]) error { return noErr(func() { h.CopyFrom(x) }) }},
 		{"CopyTo", func(h *dist.Halo[float64]) error { return noErr(func() { h.CopyTo(x) }) }},
 		{"Swap", func(h *dist.Halo[float64]) error { return noErr(func() { live.Swap(h) }) }},
-		{"Local", func(h *dist.Halo[float64]) error { return backend.CopyFromHostSlice(h.Local(), make([]float64, h.Local().Len())) }},
+		{"Local", func(h *dist.Halo[float64]) error {
+			return backend.CopyFromHostSlice(h.Local(), make([]float64, h.Local().Len()))
+		}},
 	} {
 		h, err := dist.NewHalo[float64](c, l, 1)
 		if err != nil {

@@ -8,9 +8,19 @@ import (
 
 // Array is a one-dimensional local array of T on one device. It knows its
 // backend and device; operations on it run there.
+//
+// After Free, every function of this package that takes the array fails
+// at once with an error wrapping ErrFreed (a panic with that error value
+// for those that return no error); Len, Device, Backend, DType, String
+// and Freed keep answering. A view made by Slice before the Free is an
+// array of its own: on a device backend (one with DeviceView buffers:
+// CUDA, the fake device) its use panics with the same error, since the
+// allocation knows it was freed; on the host it cannot be told from live
+// memory, and its use is a program error that nothing detects.
 type Array[T Numeric] struct {
-	b   Backend
-	buf Buffer
+	b     Backend
+	buf   Buffer
+	freed bool // Free has run
 }
 
 // New returns a zeroed array of n elements on the selected backend.
@@ -53,41 +63,91 @@ func (a *Array[T]) Device() Device { return a.buf.Device() }
 // Backend returns the backend that owns the array's memory.
 func (a *Array[T]) Backend() Backend { return a.b }
 
-// Buffer returns the array's memory.
-func (a *Array[T]) Buffer() Buffer { return a.buf }
+// Buffer returns the array's memory. It panics (ErrFreed) after Free.
+func (a *Array[T]) Buffer() Buffer {
+	a.live("Buffer")
+	return a.buf
+}
 
 // DType returns the element type.
 func (a *Array[T]) DType() DType { return a.buf.DType() }
 
 // Ptr returns the address of the first element (host or device), or nil
-// for an empty array.
-func (a *Array[T]) Ptr() unsafe.Pointer { return a.buf.Ptr() }
+// for an empty array. It panics (ErrFreed) after Free.
+func (a *Array[T]) Ptr() unsafe.Pointer {
+	a.live("Ptr")
+	return a.buf.Ptr()
+}
 
 // Data returns the elements of a host array as a slice that shares its
-// memory. It panics for an array on a device: copy it with ToHost first.
-func (a *Array[T]) Data() []T { return HostSlice[T](a.buf) }
+// memory. It panics for an array on a device: copy it with ToHost first;
+// and (ErrFreed) after Free.
+func (a *Array[T]) Data() []T {
+	a.live("Data")
+	return HostSlice[T](a.buf)
+}
 
 // Slice returns a view of elements [lo, hi) that shares memory with a.
 func (a *Array[T]) Slice(lo, hi int) *Array[T] {
+	a.live("Slice")
 	if lo < 0 || hi < lo || hi > a.Len() {
 		panic(fmt.Sprintf("backend: slice [%d:%d] of an array of %d elements", lo, hi, a.Len()))
 	}
 	return &Array[T]{b: a.b, buf: a.b.Slice(a.buf, lo, hi)}
 }
 
-// Free releases the array's memory, which must not be used afterwards.
+// Free releases the array's memory. Using the array afterwards is an
+// error of kind ErrFreed (see Array); freeing it again does nothing.
 func (a *Array[T]) Free() {
+	if a.freed {
+		return
+	}
+	a.freed = true
 	a.b.Free(a.buf)
 	a.buf = a.b.Slice(a.buf, 0, 0)
 }
 
+// Freed reports whether Free has released the array's memory.
+func (a *Array[T]) Freed() bool { return a.freed }
+
+// live panics, naming op, with an error wrapping ErrFreed if a was freed:
+// one branch.
+func (a *Array[T]) live(op string) {
+	if a.freed {
+		panic(FreedError("backend", op))
+	}
+}
+
+// liveErr returns the error of op on a if a was freed, else nil.
+func (a *Array[T]) liveErr(op string) error {
+	if a.freed {
+		return FreedError("backend", op)
+	}
+	return nil
+}
+
+// FreedError returns the error of operation op of package pkg on a freed
+// array: "pkg: op of a freed array: array used after Free", wrapping
+// ErrFreed.
+func FreedError(pkg, op string) error {
+	return fmt.Errorf("%s: %s of a freed array: %w", pkg, op, ErrFreed)
+}
+
 func (a *Array[T]) String() string {
+	if a.freed {
+		return fmt.Sprintf("Array[%v](freed, on %v)", a.DType(), a.Device())
+	}
 	return fmt.Sprintf("Array[%v](len %d on %v)", a.DType(), a.Len(), a.Device())
 }
 
-// same panics unless every array has the device of the first and the
-// length n.
+// same panics unless every array is live (not freed: an error wrapping
+// ErrFreed) and has the device of the first and the length n.
 func same[T Numeric](op string, n int, arrays ...*Array[T]) {
+	for _, x := range arrays {
+		if x.freed {
+			panic(FreedError("backend", op))
+		}
+	}
 	d := arrays[0].Device()
 	for _, x := range arrays {
 		if x.Device() != d {
@@ -101,6 +161,7 @@ func same[T Numeric](op string, n int, arrays ...*Array[T]) {
 
 // Fill sets every element of x to v.
 func Fill[T Numeric](x *Array[T], v T) {
+	x.live("Fill")
 	if complexOnHost(x) {
 		hostComplex(func(h []*Array[T]) { Fill(h[0], v) }, x)
 		return
@@ -116,6 +177,7 @@ func Copy[T Numeric](dst, src *Array[T]) {
 
 // Scale multiplies x by a in place.
 func Scale[T Numeric](a T, x *Array[T]) {
+	x.live("Scale")
 	if complexOnHost(x) {
 		hostComplex(func(h []*Array[T]) { Scale(a, h[0]) }, x)
 		return
@@ -160,6 +222,9 @@ func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
 }
 
 func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {
+	if dst.freed || src.freed {
+		panic(FreedError("backend", op))
+	}
 	if rows < 0 || cols < 0 || rows*cols > dst.Len() || rows*cols > src.Len() {
 		panic(fmt.Sprintf("backend: %s of a %d x %d grid over arrays of %d and %d elements", op, rows, cols, dst.Len(), src.Len()))
 	}
@@ -203,6 +268,7 @@ func Sum[T Numeric](x *Array[T]) T { return ValueOf[T](SumScalar(x)) }
 // Float64, Int64, Uint64 or Complex128 scalar), before the conversion to
 // T that Sum makes.
 func SumScalar[T Numeric](x *Array[T]) Scalar {
+	x.live("Sum")
 	if complexOnHost(x) {
 		var s Scalar
 		hostComplex(func(h []*Array[T]) { s = SumScalar(h[0]) }, x)
@@ -228,12 +294,14 @@ func DotScalar[T Numeric](x, y *Array[T]) Scalar {
 
 // Norm returns the 2-norm of x, sqrt(Dot(x, x)) accumulated in float64.
 func Norm[T Float](x *Array[T]) float64 {
+	x.live("Norm")
 	return sqrt(x.b.Dot(x.buf, x.buf).Float64())
 }
 
 // Argmin returns the index of the first smallest element, or -1 if x is
 // empty. A NaN counts as smaller than every number.
 func Argmin[T Element](x *Array[T]) int {
+	x.live("Argmin")
 	i, _ := x.b.Argmin(x.buf)
 	return i
 }
@@ -241,12 +309,14 @@ func Argmin[T Element](x *Array[T]) int {
 // Argmax returns the index of the first largest element, or -1 if x is
 // empty. A NaN counts as larger than every number.
 func Argmax[T Element](x *Array[T]) int {
+	x.live("Argmax")
 	i, _ := x.b.Argmax(x.buf)
 	return i
 }
 
 // Min returns the smallest element. It panics if x is empty.
 func Min[T Element](x *Array[T]) T {
+	x.live("Min")
 	i, v := x.b.Argmin(x.buf)
 	if i < 0 {
 		panic("backend: Min of an empty array")
@@ -256,6 +326,7 @@ func Min[T Element](x *Array[T]) T {
 
 // Max returns the largest element. It panics if x is empty.
 func Max[T Element](x *Array[T]) T {
+	x.live("Max")
 	i, v := x.b.Argmax(x.buf)
 	if i < 0 {
 		panic("backend: Max of an empty array")
@@ -267,6 +338,9 @@ func Max[T Element](x *Array[T]) T {
 // thread budget, so f must be safe for concurrent use. On a device it is a
 // host call: x is copied to the host, mapped and copied back.
 func Map[T Numeric](x *Array[T], f func(T) T) error {
+	if err := x.liveErr("Map"); err != nil {
+		return err
+	}
 	if x.Device().IsHost() {
 		s := x.Data()
 		ParallelFor(len(s), mapGrain, func(lo, hi int) {

@@ -12,6 +12,9 @@ import (
 // ToHost returns x if it is already in host memory, and otherwise a new
 // host array with a copy of x's elements.
 func ToHost[T Numeric](x *Array[T]) (*Array[T], error) {
+	if err := x.liveErr("ToHost"); err != nil {
+		return nil, err
+	}
 	if x.Device().IsHost() {
 		return x, nil
 	}
@@ -40,6 +43,9 @@ func toHost[T Numeric](x *Array[T]) (*Array[T], error) {
 // CopyToHostSlice copies x's elements into dst, which must have x.Len()
 // elements. For a host array it is a plain copy.
 func CopyToHostSlice[T Numeric](dst []T, x *Array[T]) error {
+	if err := x.liveErr("CopyToHostSlice"); err != nil {
+		return err
+	}
 	if len(dst) != x.Len() {
 		panic(fmt.Sprintf("backend: CopyToHostSlice: destination has %d elements, array %d", len(dst), x.Len()))
 	}
@@ -56,6 +62,9 @@ func CopyToHostSlice[T Numeric](dst []T, x *Array[T]) error {
 
 // CopyFromHostSlice copies src into x, which must have len(src) elements.
 func CopyFromHostSlice[T Numeric](x *Array[T], src []T) error {
+	if err := x.liveErr("CopyFromHostSlice"); err != nil {
+		return err
+	}
 	if len(src) != x.Len() {
 		panic(fmt.Sprintf("backend: CopyFromHostSlice: source has %d elements, array %d", len(src), x.Len()))
 	}
@@ -70,6 +79,9 @@ func CopyFromHostSlice[T Numeric](x *Array[T], src []T) error {
 // ToDevice returns x if it already lives on b's device, and otherwise a new
 // array on b with a copy of x's elements.
 func ToDevice[T Numeric](x *Array[T], b Backend) (*Array[T], error) {
+	if err := x.liveErr("ToDevice"); err != nil {
+		return nil, err
+	}
 	if x.Device() == b.Device() {
 		return x, nil
 	}
@@ -98,6 +110,9 @@ var ErrNoDevice = errors.New("backend: the selected backend is the CPU, which ha
 // and otherwise a copy there, made once. With the CPU selected it is an
 // error, so that host data is never moved by accident.
 func AsDevice[T Numeric](x *Array[T]) (*Array[T], error) {
+	if err := x.liveErr("AsDevice"); err != nil {
+		return nil, err
+	}
 	b := Current()
 	if b.Device().IsHost() {
 		return nil, ErrNoDevice
@@ -110,6 +125,11 @@ func AsDevice[T Numeric](x *Array[T]) (*Array[T], error) {
 func Synchronize[T Numeric](arrays ...*Array[T]) error {
 	if len(arrays) == 0 {
 		return Current().Synchronize()
+	}
+	for _, a := range arrays {
+		if err := a.liveErr("Synchronize"); err != nil {
+			return err
+		}
 	}
 	seen := map[Backend]bool{}
 	for _, a := range arrays {
@@ -138,6 +158,10 @@ type HostCopy[T Numeric] struct {
 // completes at once, without a copy.
 func ToHostAsync[T Numeric](x *Array[T]) *HostCopy[T] {
 	c := &HostCopy[T]{done: make(chan struct{})}
+	if c.err = x.liveErr("ToHostAsync"); c.err != nil {
+		close(c.done)
+		return c
+	}
 	if x.Device().IsHost() {
 		c.result = x
 		close(c.done)
@@ -173,6 +197,11 @@ func (c *HostCopy[T]) Result() (*Array[T], error) {
 // (whether or not f changed them). Host arrays are passed through
 // unchanged.
 func HostCall[T Numeric](f func(host []*Array[T]) error, arrays ...*Array[T]) error {
+	for _, a := range arrays {
+		if err := a.liveErr("HostCall"); err != nil {
+			return err
+		}
+	}
 	host := make([]*Array[T], len(arrays))
 	for i, a := range arrays {
 		if a.Device().IsHost() {

@@ -49,6 +49,13 @@ func (v *DeviceView[A]) Empty() bool {
 	return v.N == 0 || v.Mem == zero
 }
 
+// Freed reports whether the allocation under the buffer has been freed
+// (false for an empty buffer, which has none).
+func (v *DeviceView[A]) Freed() bool {
+	var zero A
+	return v.Mem != zero && v.Mem.Freed()
+}
+
 // Ptr returns the address of the first element, or nil when Len is 0. It is
 // a device address: Go code must not dereference it; it is for calls that
 // take device pointers (CUDA-aware MPI, CUDA libraries).
@@ -82,12 +89,13 @@ func ViewOf[A Allocation](pkg, op string, x Buffer, dev Device) *DeviceView[A] {
 	return v
 }
 
-// LiveViewOf is ViewOf for a buffer that must not have been freed.
+// LiveViewOf is ViewOf for a buffer that must not have been freed: it
+// panics with an error wrapping ErrFreed for one that was.
 func LiveViewOf[A Allocation](pkg, op string, x Buffer, dev Device) *DeviceView[A] {
 	v := ViewOf[A](pkg, op, x, dev)
 	var zero A
 	if v.Mem != zero && v.Mem.Freed() {
-		panic(fmt.Sprintf("%s: %s of a freed buffer", pkg, op))
+		panic(fmt.Errorf("%s: %s of a freed buffer: %w", pkg, op, ErrFreed))
 	}
 	return v
 }

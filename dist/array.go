@@ -23,6 +23,7 @@ type Array[T backend.Numeric] struct {
 	layout Layout
 	local  *backend.Array[T]
 	lent   atomic.Int32 // loans of the block's memory not yet ended (Lend)
+	freed  bool         // Free has run on this rank
 	// gh is the ghost exchange of an array made with Ghosts or Periodic
 	// (nil for the others): its storage holds the block (local, a view of
 	// it) between the ghost layers.
@@ -152,6 +153,9 @@ func Zeros[T backend.Numeric](c mpi.Comm, shape []int, opts ...Option) (*Array[T
 // ZerosLike returns a new array of zeros with a's layout, communicator,
 // backend and ghost layers (width and periodicity; the ghosts are zero).
 func ZerosLike[T backend.Numeric](a *Array[T]) (*Array[T], error) {
+	if a.freed {
+		return nil, freedCollective("ZerosLike", a.comm)
+	}
 	return newGhosted[T](a.comm, a.layout, a.local.Backend(), a.ghostSpec())
 }
 
@@ -254,7 +258,12 @@ func (a *Array[T]) LocalShape() []int { return a.layout.LocalShape(a.comm.Rank()
 
 // LocalData returns this rank's block as a host slice that shares its
 // memory. It panics if the block is on a device. It is not collective.
-func (a *Array[T]) LocalData() []T { return a.local.Data() }
+func (a *Array[T]) LocalData() []T {
+	if a.freed {
+		panic(freedError("LocalData"))
+	}
+	return a.local.Data()
+}
 
 // Range returns the global indices [lo, hi) of the split axis that this
 // rank holds. It panics on an array on a process grid (Layout.Block gives
@@ -271,6 +280,9 @@ func (a *Array[T]) String() string {
 // Copy returns a new array with a's layout and a copy of its elements,
 // without ghost layers. It is not collective.
 func (a *Array[T]) Copy() (*Array[T], error) {
+	if a.freed {
+		return nil, freedError("Array.Copy")
+	}
 	b, err := newLocal[T](a.comm, a.layout, a.local.Backend())
 	if err != nil {
 		return nil, err
@@ -282,19 +294,60 @@ func (a *Array[T]) Copy() (*Array[T], error) {
 // Synchronize waits until the work queued on the block's device (by
 // every operation before it on this rank) is done: for timing. It returns
 // the device's error, if any. It is not collective.
-func (a *Array[T]) Synchronize() error { return backend.Synchronize(a.local) }
+func (a *Array[T]) Synchronize() error {
+	if a.freed {
+		return freedError("Synchronize")
+	}
+	return backend.Synchronize(a.local)
+}
 
 // Free releases the local block (with its ghost layers and their
-// exchange buffers). No exchange may be in flight. It is not collective.
+// exchange buffers). No exchange may be in flight. It is not collective:
+// it frees this rank's block only, and every rank must free its own (an
+// array freed on some ranks and used on the others is a program error;
+// see ErrFreed for what the checking mode catches). Freeing an array
+// again does nothing; using it afterwards fails at once with an error
+// wrapping ErrFreed (see the package documentation).
 func (a *Array[T]) Free() {
+	if a.freed {
+		return
+	}
 	if a.lent.Load() > 0 {
 		panic("dist: Free of an array whose memory is lent to another library (Lend: a PETSc Vec over it, say): end the loan first (destroy the Vec), then free the array")
 	}
+	a.freed = true
 	if a.gh != nil {
 		a.gh.free()
+		// The block is a view of the ghosted storage: marked freed, so
+		// that backend functions given Local() refuse it too (freeing a
+		// view releases nothing).
+		a.local.Free()
 		return
 	}
 	a.local.Free()
+}
+
+// Freed reports whether Free has run on this rank's block. It is not
+// collective.
+func (a *Array[T]) Freed() bool { return a.freed }
+
+// freedError returns the error of operation op on a freed array, which
+// wraps ErrFreed: "dist: op of a freed array: array used after Free".
+func freedError(op string) error { return backend.FreedError("dist", op) }
+
+// freedCollective is freedError for a collective operation on c. In
+// checking mode (mpi.Checking) the rank first joins the check of the
+// call, so that where the other ranks' arrays are live (the array was not
+// freed on every rank) their check fails with a *mpi.MismatchError, as
+// this rank's error then wraps, instead of waiting for this rank forever.
+func freedCollective(op string, c mpi.Comm) error {
+	err := freedError(op)
+	if mpi.Checking() {
+		if cerr := mpi.CheckCollective(c, op, mpi.Arg{Name: "freed array", Value: 1}); cerr != nil {
+			return fmt.Errorf("%w (%w)", err, cerr)
+		}
+	}
+	return err
 }
 
 // Lend marks the block's memory as lent to code outside dist that keeps
@@ -303,6 +356,9 @@ func (a *Array[T]) Free() {
 // still in use. An array may be lent several times at once; ending a loan
 // twice panics. It is not collective.
 func (a *Array[T]) Lend() (release func()) {
+	if a.freed {
+		panic(freedError("Lend"))
+	}
 	a.lent.Add(1)
 	var done atomic.Bool
 	return func() {

@@ -33,6 +33,9 @@ import (
 // otherwise (a backend a user registers) the block is copied to the host
 // and the result back, recorded as the copies they are.
 func Astype[D, S backend.Numeric](x *Array[S], opts ...Option) (*Array[D], error) {
+	if x.freed {
+		return nil, freedCollective("Astype", x.comm)
+	}
 	to, from := backend.DTypeOf[D](), backend.DTypeOf[S]()
 	if from.IsComplex() && !to.IsComplex() && !discardImag(opts) {
 		panic(fmt.Sprintf("dist: Astype from %v to %v drops the imaginary parts: pass DiscardImag() to take the real parts (NumPy warns with a ComplexWarning), or use Real", from, to))

@@ -23,6 +23,9 @@ import (
 // host. It returns an error only if that temporary cannot be allocated.
 // Every rank calls it, but it is not collective.
 func Broadcast[T backend.Numeric](op backend.BinaryOp, dst, x, y *Array[T]) error {
+	if dst.freed || x.freed || y.freed {
+		return freedError("Broadcast")
+	}
 	singleAxis("Broadcast", dst.layout, x.layout, y.layout)
 	sameDevice("Broadcast", dst, x, y)
 	xs, ys := x.layout.Equal(dst.layout), y.layout.Equal(dst.layout)

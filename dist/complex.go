@@ -28,6 +28,9 @@ import (
 
 // Conj sets dst to the complex conjugate of x; dst may be x.
 func Conj[T backend.Complex](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Conj")
+	}
 	return complexMath("Conj", dst, []*Array[T]{x}, func(m backend.ComplexMath, d backend.Buffer, in []backend.Buffer) {
 		m.ComplexUnary(backend.CConj, d, in[0])
 	})
@@ -38,12 +41,18 @@ func Conj[T backend.Complex](dst, x *Array[T]) error {
 // complex64 and float64 for complex128 (dist.Real[float64](x)); another
 // panics. It is collective (the allocation is agreed on).
 func Real[R backend.Float, T backend.Complex](x *Array[T]) (*Array[R], error) {
+	if x.freed {
+		return nil, freedCollective("Real", x.comm)
+	}
 	return complexToReal[R]("Real", backend.CReal, x)
 }
 
 // Imag returns the imaginary parts of x, as NumPy's x.imag (a copy), with
 // Real's rules for R.
 func Imag[R backend.Float, T backend.Complex](x *Array[T]) (*Array[R], error) {
+	if x.freed {
+		return nil, freedCollective("Imag", x.comm)
+	}
 	return complexToReal[R]("Imag", backend.CImag, x)
 }
 
@@ -51,12 +60,18 @@ func Imag[R backend.Float, T backend.Complex](x *Array[T]) (*Array[R], error) {
 // (computed without overflow, math/cmplx.Abs), with Real's rules for R.
 // Abs takes real arrays.
 func AbsComplex[R backend.Float, T backend.Complex](x *Array[T]) (*Array[R], error) {
+	if x.freed {
+		return nil, freedCollective("AbsComplex", x.comm)
+	}
 	return complexToReal[R]("AbsComplex", backend.CAbs, x)
 }
 
 // Angle returns the arguments of x in radians, in [-pi, pi], as NumPy's
 // angle, with Real's rules for R.
 func Angle[R backend.Float, T backend.Complex](x *Array[T]) (*Array[R], error) {
+	if x.freed {
+		return nil, freedCollective("Angle", x.comm)
+	}
 	return complexToReal[R]("Angle", backend.CAngle, x)
 }
 
@@ -207,6 +222,9 @@ func complexScalar[T backend.Complex](x *Array[T], y *Array[T], f func(m backend
 // numpy.vdot: the real and imaginary parts accumulated as Sum's, the
 // ranks' partial sums combined by an allreduce. It is collective.
 func Vdot[T backend.Complex](x, y *Array[T]) (T, error) {
+	if x.freed || y.freed {
+		return 0, freedCollective("Vdot", x.comm)
+	}
 	sameLayout("Vdot", x, y)
 	if err := check("Vdot", x); err != nil {
 		return 0, err
@@ -243,6 +261,9 @@ func normComplex[T backend.Inexact](x *Array[T]) (float64, error) {
 // products multiplied in rank order, rounded to T at the end (1 for an
 // empty array), as Prod does for real types. It is collective.
 func ProdComplex[T backend.Complex](x *Array[T]) (T, error) {
+	if x.freed {
+		return 0, freedCollective("ProdComplex", x.comm)
+	}
 	if err := check("Prod", x); err != nil {
 		return 0, err
 	}
@@ -271,6 +292,9 @@ func ProdComplex[T backend.Complex](x *Array[T]) (T, error) {
 // every rank returns NaN+NaNi and an error wrapping ErrEmpty, as Mean
 // does. It is collective.
 func MeanComplex[T backend.Complex](x *Array[T]) (T, error) {
+	if x.freed {
+		return 0, freedCollective("MeanComplex", x.comm)
+	}
 	nan := T(complex(math.NaN(), math.NaN()))
 	if err := check("Mean", x); err != nil {
 		return nan, err

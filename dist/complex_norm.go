@@ -30,9 +30,13 @@ import (
 // stays on the device; on a backend without them the blocks are copied to
 // the host, recorded. It is collective.
 func NormAxisComplex[R backend.Float, T backend.Complex](x *Array[T], axis int) (_ *Array[R], err error) {
+	if x.freed {
+		return nil, freedCollective("NormAxisComplex", x.comm)
+	}
 	if want := backend.DTypeOf[T]().Real(); backend.DTypeOf[R]() != want {
 		panic(fmt.Sprintf("dist: NormAxisComplex of %v gives %v, not %v", backend.DTypeOf[T](), want, backend.DTypeOf[R]()))
 	}
+	axis = normAxis("NormAxisComplex", axis, x.layout.shape)
 	if err := check("NormAxisComplex", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err
 	}

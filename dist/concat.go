@@ -19,11 +19,14 @@ func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T],
 	if len(arrays) == 0 {
 		panic("dist: Concatenate of no arrays")
 	}
+	for _, a := range arrays {
+		if a.freed {
+			return nil, freedCollective("Concatenate", a.comm)
+		}
+	}
 	x := arrays[0]
 	d := len(x.layout.shape)
-	if axis < 0 || axis >= d {
-		panic(fmt.Sprintf("dist: Concatenate along axis %d of %d-dimensional arrays", axis, d))
-	}
+	axis = normAxis("Concatenate", axis, x.layout.shape)
 	shape := x.Shape()
 	shape[axis] = 0
 	offsets := make([]int, len(arrays))

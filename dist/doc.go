@@ -124,6 +124,58 @@
 // crash leaves the previous checkpoint loadable; OpenCheckpoint and
 // LoadArray verify everything they read.
 //
+// Axes and indices are read as NumPy reads them where a user types them:
+// a negative axis counts from the end (-1 is the last) in the axis
+// reductions (SumAxis, ..., MeanAxis, VarAxis, StdAxis), Cumsum, Cumprod,
+// Concatenate and package fft's transforms, and a negative index in Get
+// and Set counts from the end of its dimension; an axis or index out of
+// range panics, naming the function and the valid range. The axis of a
+// layout (SplitAxis, Resplit, NewLayout, NewLayoutCounts) is the
+// exception: there -1 is Replicated and -2 Grid.
+//
+// dist differs from NumPy where a distributed array or Go makes it so:
+//   - Slice returns a copy, not a view: a view of a strided part of blocks
+//     on several ranks would be an array of no layout. SetSlice and
+//     SetSliceScalar write into the original.
+//   - Arithmetic is in one element type: no type promotion (Astype
+//     converts), and integer sums, products, Cumsum and Cumprod wrap in
+//     the array's type where NumPy widens int32 and uint32 to 64 bits.
+//   - Integer division (Div, DivScalar) truncates toward zero, as Go's /
+//     does, where NumPy's // floors (-7 / 2 is -3 here, -7 // 2 is -4 in
+//     NumPy); integer division by zero panics where NumPy gives 0 with a
+//     warning.
+//   - Floating-point sums are taken in float64 in the order of the data
+//     and combined across ranks in rank order, not pairwise in the
+//     array's type; results can differ from NumPy's in the last bits
+//     (SumExact and SumRepro give the correctly rounded and reproducible
+//     sums).
+//   - Masks are uint8 arrays of 0 and 1 (NumPy's bool storage), and
+//     MeanAxis returns float64 for every real type (MeanAxisComplex keeps
+//     a complex type).
+//   - Broadcasting (Broadcast) takes a replicated operand of a
+//     broadcastable shape, not any two shapes.
+//
+// An array's memory is released by Free, which is per rank: every rank
+// frees its own block, and an array must be freed on every rank or on
+// none. Any use of a freed array (by the functions and methods of the
+// package but the accessors Comm, Layout, Shape, Len, LocalShape, Range,
+// Device, String, Freed, Ghosts, IsPeriodic, GhostedShape, Local and
+// Ghosted, and but SaveCheckpoint, which panics on the block's first
+// read) fails at once, before any communication, with an error
+// wrapping ErrFreed that names the operation; a function that returns no
+// error (Add, Fill, Axpy, SetSliceScalar, Jacobi5, ...) panics with that
+// error as its value, so that errors.Is(recover().(error), ErrFreed)
+// holds. Free of a freed array does nothing. The block a freed array's
+// Local returns is a freed backend.Array, which package backend and a
+// kernel launch (package kernels) refuse in the same way. An array freed
+// on some ranks only and used on all is a program error: the others would
+// wait in the operation's communication for the ranks that returned; in
+// checking mode (XPMPI_CHECK=1, mpi.SetChecking) the ranks whose array is
+// freed join the check of the collective call, so that every rank gets an
+// error instead (a *mpi.MismatchError on the others) for the operations
+// whose first communication is that check (the reductions, Get, Set,
+// Gather, Allgather, Redistribute, Slice, the axis reductions, ...).
+//
 // Blocks on a device go to MPI through package staging (ghost exchange,
 // Gather, Scatter, Redistribute, slicing, Sort, MatMul's ring): MPI gets
 // the device memory when it is CUDA-aware, and pinned host copies

@@ -50,6 +50,9 @@ import (
 // SumExact returns the sum of x's elements, rounded once from the exact
 // sum: the same bits at any rank count and layout. It is collective.
 func SumExact[T backend.Float](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("SumExact", x.comm)
+	}
 	return exactReduce("SumExact", x, nil, func(a, _ T) float64 { return float64(a) })
 }
 
@@ -57,6 +60,9 @@ func SumExact[T backend.Float](x *Array[T]) (float64, error) {
 // (exact for float32) and their sum rounded once: the same bits at any
 // rank count and layout. It is collective.
 func DotExact[T backend.Float](x, y *Array[T]) (float64, error) {
+	if x.freed || y.freed {
+		return 0, freedCollective("DotExact", x.comm)
+	}
 	sameLayout("DotExact", x, y)
 	return exactReduce("DotExact", x, y, func(a, b T) float64 { return float64(a) * float64(b) })
 }
@@ -65,6 +71,9 @@ func DotExact[T backend.Float](x, y *Array[T]) (float64, error) {
 // squares rounded once: the same bits at any rank count and layout. It is
 // collective.
 func NormExact[T backend.Float](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("NormExact", x.comm)
+	}
 	s, err := exactReduce("NormExact", x, x, func(a, b T) float64 { return float64(a) * float64(b) })
 	return math.Sqrt(s), err
 }
@@ -111,6 +120,9 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 // max|x| plus half a unit in the last place of the result. It is
 // collective.
 func SumRepro[T backend.Float](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("SumRepro", x.comm)
+	}
 	return reproReduce("SumRepro", x, nil)
 }
 
@@ -118,6 +130,9 @@ func SumRepro[T backend.Float](x *Array[T]) (float64, error) {
 // (exact for float32), by binned summation: the same bits at any rank
 // count, layout and thread count. It is collective.
 func DotRepro[T backend.Float](x, y *Array[T]) (float64, error) {
+	if x.freed || y.freed {
+		return 0, freedCollective("DotRepro", x.comm)
+	}
 	sameLayout("DotRepro", x, y)
 	return reproReduce("DotRepro", x, y)
 }
@@ -126,6 +141,9 @@ func DotRepro[T backend.Float](x, y *Array[T]) (float64, error) {
 // squares by binned summation: the same bits at any rank count, layout
 // and thread count. It is collective.
 func NormRepro[T backend.Float](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("NormRepro", x.comm)
+	}
 	s, err := reproReduce("NormRepro", x, x)
 	return math.Sqrt(s), err
 }

@@ -12,6 +12,7 @@ import (
 // fusedArg is what RunFused needs of a *Array[T] of any element type.
 type fusedArg interface {
 	fusedBlock() any // the block, a *backend.Array[T]; nil for a nil array
+	isFreed() bool
 	Layout() Layout
 	Comm() mpi.Comm
 	Device() backend.Device
@@ -23,6 +24,8 @@ func (a *Array[T]) fusedBlock() any {
 	}
 	return a.local
 }
+
+func (a *Array[T]) isFreed() bool { return a.freed }
 
 // FusedResult holds the results of the reductions of a RunFused, combined
 // over the ranks: the same values on every rank.
@@ -118,6 +121,9 @@ func RunFused(k *fuse.Kernel, args fuse.Args) (FusedResult, error) {
 		blk := a.fusedBlock()
 		if blk == nil {
 			panic(fmt.Sprintf("dist: RunFused: argument %q is a nil %T", name, v))
+		}
+		if a.isFreed() {
+			return FusedResult{}, freedCollective("RunFused", a.Comm())
 		}
 		if first == nil {
 			first, firstName = a, name

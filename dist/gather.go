@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
@@ -46,6 +47,9 @@ func placeBlocks[T backend.Numeric](l Layout, packed []T) []T {
 // MPI directly when MPI is CUDA-aware, and copied to the host first when
 // not (package staging).
 func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
+	if a.freed {
+		return nil, freedCollective("Gather", a.comm)
+	}
 	if err := check("Gather", a, mpi.Arg{Name: "root", Value: int64(root)}); err != nil {
 		return nil, err
 	}
@@ -75,6 +79,9 @@ func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
 // Allgather returns the whole array, in row-major order, on every rank. It
 // is collective; a block on a device goes to MPI as in Gather.
 func Allgather[T backend.Numeric](a *Array[T]) ([]T, error) {
+	if a.freed {
+		return nil, freedCollective("Allgather", a.comm)
+	}
 	if err := check("Allgather", a); err != nil {
 		return nil, err
 	}
@@ -161,21 +168,38 @@ func blockToHost[T backend.Numeric](block *backend.Array[T]) ([]T, error) {
 	return out, backend.CopyToHostSlice(out, block)
 }
 
-func checkIndex(op string, idx, shape []int) {
+// checkIndex returns idx with its negative indices counted from the end
+// of their dimension, as NumPy reads them (-1 the last): idx itself when
+// none is negative, else a copy. It panics, naming op, for a count of
+// indices other than the dimensions' or an index out of [-n, n).
+func checkIndex(op string, idx, shape []int) []int {
 	if len(idx) != len(shape) {
 		panic(fmt.Sprintf("dist: %s: %d indices %v for an array of shape %v: give one per dimension", op, len(idx), idx, shape))
 	}
+	out, cloned := idx, false
 	for d, i := range idx {
-		if i < 0 || i >= shape[d] {
-			panic(fmt.Sprintf("dist: %s: index %d of dimension %d out of range [0, %d) of shape %v", op, i, d, shape[d], shape))
+		if i < -shape[d] || i >= shape[d] {
+			panic(fmt.Sprintf("dist: %s: index %d of dimension %d out of range [-%d, %d) of shape %v", op, i, d, shape[d], shape[d], shape))
+		}
+		if i < 0 {
+			if !cloned {
+				out, cloned = slices.Clone(idx), true
+			}
+			out[d] = i + shape[d]
 		}
 	}
+	return out
 }
 
-// Get returns the element at the global multi-index idx on every rank.
+// Get returns the element at the global multi-index idx on every rank. A
+// negative index counts from the end of its dimension, as in NumPy (-1 is
+// the last).
 func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
+	if a.freed {
+		return *new(T), freedCollective("Get", a.comm)
+	}
 	var v [1]T
-	checkIndex("Get", idx, a.layout.shape)
+	idx = checkIndex("Get", idx, a.layout.shape)
 	if err := check("Get", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
 		return v[0], err
 	}
@@ -199,12 +223,16 @@ func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
 	return v[0], err
 }
 
-// Set stores v at the global multi-index idx: the rank that holds the
-// element (every rank, for a replicated array) writes it. It is collective
+// Set stores v at the global multi-index idx (negative indices counted
+// from the end, as Get's): the rank that holds the element (every rank,
+// for a replicated array) writes it. It is collective
 // in the sense of Get: every rank calls it with the same arguments, and
 // the checking mode checks that they do.
 func Set[T backend.Numeric](a *Array[T], v T, idx ...int) error {
-	checkIndex("Set", idx, a.layout.shape)
+	if a.freed {
+		return freedCollective("Set", a.comm)
+	}
+	idx = checkIndex("Set", idx, a.layout.shape)
 	if err := check("Set", a, mpi.Arg{Name: "index", Value: int64(ravel(idx, a.layout.shape))}); err != nil {
 		return err
 	}

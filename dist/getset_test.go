@@ -66,8 +66,8 @@ func TestGetSetBadIndex(t *testing.T) {
 	}{
 		{[]int{3}, "1 indices [3] for an array of shape [7 5]"},
 		{[]int{3, 1, 0}, "3 indices"},
-		{[]int{7, 0}, "index 7 of dimension 0 out of range [0, 7)"},
-		{[]int{0, -1}, "index -1 of dimension 1"},
+		{[]int{7, 0}, "index 7 of dimension 0 out of range [-7, 7)"},
+		{[]int{0, -6}, "index -6 of dimension 1 out of range [-5, 5)"}, // -1 is the last, as in NumPy
 	} {
 		for _, op := range []string{"Get", "Set"} {
 			msg := func() (msg string) {

@@ -194,6 +194,9 @@ func (a *Array[T]) mustGhosts(op string) *exchange[T] {
 // into, and unpacked from, a buffer on the block's device. These copies on
 // a device are recorded with package profiling as device copies.
 func (a *Array[T]) Exchange() error {
+	if a.freed {
+		return freedError("Exchange")
+	}
 	if err := a.Start(); err != nil {
 		return err
 	}
@@ -204,11 +207,21 @@ func (a *Array[T]) Exchange() error {
 // the messages and returns at once, so that the rank can compute on its
 // block's inside meanwhile. Until Finish, a's elements must not change and
 // its ghosts must not be read. It is collective.
-func (a *Array[T]) Start() error { return a.mustGhosts("Start").start() }
+func (a *Array[T]) Start() error {
+	if a.freed {
+		return freedError("Start")
+	}
+	return a.mustGhosts("Start").start()
+}
 
 // Finish completes the exchange that Start began and fills the ghosts. It
 // is collective.
-func (a *Array[T]) Finish() error { return a.mustGhosts("Finish").finish() }
+func (a *Array[T]) Finish() error {
+	if a.freed {
+		return freedError("Finish")
+	}
+	return a.mustGhosts("Finish").finish()
+}
 
 // FillBoundary sets the ghosts that lie outside the global array, which
 // no exchange writes: those before index 0 of the split axis to low, those
@@ -223,6 +236,9 @@ func (a *Array[T]) Finish() error { return a.mustGhosts("Finish").finish() }
 // Ghosted): the package's stencils never use them, since they leave the
 // first and last index of those axes as they are.
 func FillBoundary[T backend.Element](a *Array[T], low, high T) {
+	if a.freed {
+		panic(freedError("FillBoundary"))
+	}
 	e := a.mustGhosts("FillBoundary")
 	if e.grid != nil {
 		gridFillBoundary(e, low, high)

@@ -63,6 +63,7 @@ type exchange[T backend.Numeric] struct {
 	sends    []haloMsg[T]
 	recvs    []haloMsg[T]
 	inFlight bool // between Start and Finish
+	freed    bool // free has run
 	// On a process grid (ghostgrid.go), the block is a separate array and
 	// local holds it with ghost layers along every axis.
 	grid *gridGhosts[T]
@@ -142,6 +143,9 @@ func (e *exchange[T]) init(name string, c mpi.Comm, l Layout, w int, periodic bo
 // HaloOf returns a halo block of width w for x's layout, holding a copy of
 // x's block (ghosts zero). It is not collective.
 func HaloOf[T backend.Element](x *Array[T], w int) (*Halo[T], error) {
+	if x.freed {
+		return nil, freedError("HaloOf")
+	}
 	h, err := newHalo[T](x.comm, x.layout, w, x.local.Backend())
 	if err != nil {
 		return nil, err
@@ -294,6 +298,9 @@ func (e *exchange[T]) slab(at, k, i int) *backend.Array[T] {
 
 // start posts the receives and the sends of an exchange.
 func (e *exchange[T]) start() error {
+	if e.freed {
+		return freedError(e.name + ".Start")
+	}
 	if e.inFlight {
 		panic(fmt.Sprintf("dist: %s.Start while an exchange is in flight", e.name))
 	}
@@ -356,6 +363,9 @@ func (e *exchange[T]) abandon(err error) error {
 
 // finish waits for the exchange begun by start and fills the ghosts.
 func (e *exchange[T]) finish() error {
+	if e.freed {
+		return freedError(e.name + ".Finish")
+	}
 	if !e.inFlight {
 		panic(fmt.Sprintf("dist: %s.Finish without Start", e.name))
 	}
@@ -392,9 +402,13 @@ func (e *exchange[T]) finish() error {
 // free releases the storage, the packing buffers and the pinned staging
 // memory.
 func (e *exchange[T]) free() {
+	if e.freed {
+		return
+	}
 	if e.inFlight {
 		panic(fmt.Sprintf("dist: %s.Free while an exchange is in flight", e.name))
 	}
+	e.freed = true
 	for _, msgs := range [][]haloMsg[T]{e.recvs, e.sends} {
 		for i := range msgs {
 			m := &msgs[i]
@@ -405,6 +419,7 @@ func (e *exchange[T]) free() {
 		}
 	}
 	e.alloc.Free()
+	e.local.Free() // a view of alloc: marked freed, releasing nothing
 	if e.grid != nil {
 		e.grid.block.Free()
 	}
@@ -433,8 +448,11 @@ func (h *Halo[T]) Exchange() error {
 }
 
 // Free releases the local storage, the packing buffers and the pinned
-// staging memory. The Halo must not be used afterwards; no exchange may be
-// in flight. It is not collective.
+// staging memory. No exchange may be in flight. It is not collective.
+// Freeing a Halo again does nothing; using it afterwards fails as using a
+// freed Array does (ErrFreed): Start, Finish and Exchange return the
+// error, CopyFrom, CopyTo and Swap panic with it, and Local is a freed
+// backend.Array.
 func (h *Halo[T]) Free() { h.ex.free() }
 
 // Local returns the local storage, ghosts included, in row-major order of
@@ -453,14 +471,27 @@ func (h *Halo[T]) Layout() Layout { return h.ex.layout }
 
 // CopyFrom copies x's block into the block of h, leaving the ghosts. It is
 // not collective.
-func (h *Halo[T]) CopyFrom(x *Array[T]) { h.copyBlock(x, true) }
+func (h *Halo[T]) CopyFrom(x *Array[T]) {
+	if x.freed {
+		panic(freedError("Halo.CopyFrom"))
+	}
+	h.copyBlock(x, true)
+}
 
 // CopyTo copies the block of h, without ghosts, into x's block. It is not
 // collective.
-func (h *Halo[T]) CopyTo(x *Array[T]) { h.copyBlock(x, false) }
+func (h *Halo[T]) CopyTo(x *Array[T]) {
+	if x.freed {
+		panic(freedError("Halo.CopyTo"))
+	}
+	h.copyBlock(x, false)
+}
 
 func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
 	e := &h.ex
+	if e.freed {
+		panic(freedError("Halo copy"))
+	}
 	if !x.layout.Equal(e.layout) {
 		panic(fmt.Sprintf("dist: Halo copy: layouts differ: %v and %v", e.layout, x.layout))
 	}
@@ -484,6 +515,9 @@ func (h *Halo[T]) copyBlock(x *Array[T], in bool) {
 // Swap exchanges the storage of h and o, two halo blocks of the same layout
 // and width: the double-buffer step of an iteration. It is not collective.
 func (h *Halo[T]) Swap(o *Halo[T]) {
+	if h.ex.freed || o.ex.freed {
+		panic(freedError("Halo.Swap"))
+	}
 	if !h.ex.layout.Equal(o.ex.layout) || h.ex.width != o.ex.width || h.ex.comm != o.ex.comm {
 		panic(fmt.Sprintf("dist: Halo.Swap of blocks of %v width %d and %v width %d", h.ex.layout, h.ex.width, o.ex.layout, o.ex.width))
 	}

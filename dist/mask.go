@@ -86,6 +86,9 @@ func NotEqualScalar[T backend.Element](x *Array[T], s T) (*Array[uint8], error) 
 
 // compare returns the mask of x op y in a new array.
 func compare[T backend.Element](op backend.CompareOp, x, y *Array[T]) (_ *Array[uint8], err error) {
+	if x.freed || y.freed {
+		return nil, freedCollective("comparison", x.comm)
+	}
 	sameLayout(op.String(), x, y)
 	sameBlockDevice(op.String(), x.local.Device(), y.local.Device())
 	if err := check(op.String(), x); err != nil {
@@ -107,6 +110,9 @@ func compare[T backend.Element](op backend.CompareOp, x, y *Array[T]) (_ *Array[
 
 // compareScalar returns the mask of x op s in a new array.
 func compareScalar[T backend.Element](op backend.CompareOp, x *Array[T], s T) (*Array[uint8], error) {
+	if x.freed {
+		return nil, freedCollective("comparison", x.comm)
+	}
 	if err := check(op.String()+"_scalar", x); err != nil {
 		return nil, err
 	}
@@ -148,6 +154,9 @@ func newMask[T backend.Element](x *Array[T], f func(cc *convCall, m backend.Buff
 // its device, or of complex arrays on a backend whose Converter kernels
 // are real-only, one that is not a backend.ComplexKernels) is this rank's.
 func Where[T backend.Numeric](dst *Array[T], mask *Array[uint8], a, b *Array[T]) error {
+	if dst.freed || mask.freed || a.freed || b.freed {
+		return freedError("Where")
+	}
 	sameLayout("Where", dst, a, b)
 	sameMaskLayout("Where", dst, mask)
 	for _, d := range []backend.Device{mask.local.Device(), a.local.Device(), b.local.Device()} {
@@ -187,6 +196,9 @@ func Where[T backend.Numeric](dst *Array[T], mask *Array[uint8], a, b *Array[T])
 // along another axis than 0, or replicated) is first redistributed to a
 // split along axis 0.
 func Compact[T backend.Numeric](x *Array[T], mask *Array[uint8]) (_ *Array[T], err error) {
+	if x.freed || mask.freed {
+		return nil, freedCollective("Compact", x.comm)
+	}
 	sameMaskLayout("Compact", x, mask)
 	sameBlockDevice("Compact", x.local.Device(), mask.local.Device())
 	if err := check("Compact", x); err != nil {

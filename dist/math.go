@@ -42,6 +42,9 @@ import (
 // Sqrt, Pow and PowScalar are math/cmplx's, with the special values that
 // complex.go lists where they differ from NumPy's.
 func Exp[T backend.Inexact](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Exp")
+	}
 	if isComplex[T]() {
 		return complexUnary("Exp", backend.CExp, dst, x)
 	}
@@ -52,6 +55,9 @@ func Exp[T backend.Inexact](dst, x *Array[T]) error {
 // Log sets dst to the natural logarithm of x elementwise; dst may be x.
 // log(±0) = -Inf, log(x < 0) = NaN, log(+Inf) = +Inf.
 func Log[T backend.Inexact](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Log")
+	}
 	if isComplex[T]() {
 		return complexUnary("Log", backend.CLog, dst, x)
 	}
@@ -62,6 +68,9 @@ func Log[T backend.Inexact](dst, x *Array[T]) error {
 // Sqrt sets dst to the square root of x elementwise, correctly rounded;
 // dst may be x. sqrt(x < 0) = NaN, sqrt(-0) = -0.
 func Sqrt[T backend.Inexact](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Sqrt")
+	}
 	if isComplex[T]() {
 		return complexUnary("Sqrt", backend.CSqrt, dst, x)
 	}
@@ -71,24 +80,49 @@ func Sqrt[T backend.Inexact](dst, x *Array[T]) error {
 
 // Sin sets dst = sin(x) elementwise (x in radians); dst may be x.
 // sin(±Inf) = NaN.
-func Sin[T backend.Float](dst, x *Array[T]) error { return unary(backend.Sin, "Sin", dst, x) }
+func Sin[T backend.Float](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Sin")
+	}
+	return unary(backend.Sin, "Sin", dst, x)
+}
 
 // Cos sets dst = cos(x) elementwise (x in radians); dst may be x.
 // cos(±Inf) = NaN.
-func Cos[T backend.Float](dst, x *Array[T]) error { return unary(backend.Cos, "Cos", dst, x) }
+func Cos[T backend.Float](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Cos")
+	}
+	return unary(backend.Cos, "Cos", dst, x)
+}
 
 // Tanh sets dst = tanh(x) elementwise; dst may be x. tanh(±Inf) = ±1.
-func Tanh[T backend.Float](dst, x *Array[T]) error { return unary(backend.Tanh, "Tanh", dst, x) }
+func Tanh[T backend.Float](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Tanh")
+	}
+	return unary(backend.Tanh, "Tanh", dst, x)
+}
 
 // Floor sets dst to the largest integer not above x, elementwise; dst may
 // be x. It is exact; floor(-0.5) = -0, and ±Inf and NaN are kept.
-func Floor[T backend.Float](dst, x *Array[T]) error { return unary(backend.Floor, "Floor", dst, x) }
+func Floor[T backend.Float](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Floor")
+	}
+	return unary(backend.Floor, "Floor", dst, x)
+}
 
 // Abs sets dst = |x| elementwise, for every element type; dst may be x.
 // For floats abs(-0) = +0 and abs(NaN) is NaN; Abs of an unsigned integer
 // is the identity, and of the most negative signed integer (-2**31,
 // -2**63) is itself, as NumPy's abs (the negation wraps).
-func Abs[T backend.Element](dst, x *Array[T]) error { return unary(backend.Abs, "Abs", dst, x) }
+func Abs[T backend.Element](dst, x *Array[T]) error {
+	if dst.freed || x.freed {
+		return freedError("Abs")
+	}
+	return unary(backend.Abs, "Abs", dst, x)
+}
 
 // Pow sets dst = x**y elementwise; dst may be x or y. As NumPy (and C's
 // pow): pow(x, ±0) = 1 and pow(1, y) = 1 even for a NaN x or y;
@@ -98,6 +132,9 @@ func Abs[T backend.Element](dst, x *Array[T]) error { return unary(backend.Abs, 
 // 64 in magnitude is correctly rounded (exact where the result is a
 // float64: 3**2 = 9, 2**-4 = 0.0625), and x**0.5 is Sqrt(x).
 func Pow[T backend.Inexact](dst, x, y *Array[T]) error {
+	if dst.freed || x.freed || y.freed {
+		return freedError("Pow")
+	}
 	if isComplex[T]() {
 		return complexPow(dst, x, y)
 	}
@@ -112,6 +149,9 @@ func pow[T backend.Float](dst, x, y *Array[T]) error {
 // PowScalar sets dst = x**s elementwise; dst may be x. Special values are
 // Pow's.
 func PowScalar[T backend.Inexact](dst, x *Array[T], s T) error {
+	if dst.freed || x.freed {
+		return freedError("PowScalar")
+	}
 	if isComplex[T]() {
 		return complexPowScalar(dst, x, s)
 	}
@@ -132,6 +172,9 @@ func powScalar[T backend.Float](dst, x *Array[T], s T) error {
 // np.clip with array bounds; np.clip 1.24 with a scalar NaN bound treats it
 // as no bound, which it deprecates in favour of NaN.
 func Clip[T backend.Element](dst, x *Array[T], lo, hi T) error {
+	if dst.freed || x.freed {
+		return freedError("Clip")
+	}
 	return onMath("Clip", func(m backend.Math, b []backend.Buffer) {
 		m.Clip(b[0], b[1], backend.ScalarOf(lo), backend.ScalarOf(hi))
 	}, dst, x)

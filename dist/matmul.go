@@ -153,6 +153,9 @@ func MatMul[T backend.Numeric](a, b *Array[T]) (*Array[T], error) {
 // the overlap hides the transfers. The choice depends on the global
 // shapes only, so every rank makes the same one.
 func MatMulWithOptions[T backend.Numeric](a, b *Array[T], o MatMulOptions) (_ *Array[T], err error) {
+	if a.freed || b.freed {
+		return nil, freedCollective("MatMul", a.comm)
+	}
 	ol := matmulLayout(a, b, o)
 	if err := check("MatMul", a, mpi.Arg{Name: "b layout", Value: b.layout.hash(), Text: b.layout.String()},
 		mpi.Arg{Name: "method", Value: int64(o.Method), Text: o.Method.String()}); err != nil {
@@ -213,6 +216,9 @@ func MatMulInto[T backend.Numeric](c, a, b *Array[T]) error {
 // MatMulIntoWithOptions is MatMulInto with MatMulWithOptions's options.
 // It is collective; every rank must pass the same options.
 func MatMulIntoWithOptions[T backend.Numeric](c, a, b *Array[T], o MatMulOptions) error {
+	if a.freed || b.freed || c.freed {
+		return freedCollective("MatMulInto", a.comm)
+	}
 	ol := matmulLayout(a, b, o)
 	if !c.layout.Equal(ol) {
 		panic(fmt.Sprintf("dist: MatMulInto a result of %v: the product of a %v by b %v has %v", c.layout, a.layout, b.layout, ol))
@@ -281,6 +287,9 @@ func matmulInto[T backend.Numeric](out, a, b *Array[T], o MatMulOptions) error {
 // result, of length m, is split with a's block sizes, or replicated if a
 // is. It is collective. Tolerances are MatMul's; other shapes panic.
 func MatVec[T backend.Numeric](a, x *Array[T]) (_ *Array[T], err error) {
+	if a.freed || x.freed {
+		return nil, freedCollective("MatVec", a.comm)
+	}
 	if len(a.layout.shape) != 2 || len(x.layout.shape) != 1 {
 		panic(fmt.Sprintf("dist: MatVec of shapes %v and %v: a matrix and a vector", a.layout.shape, x.layout.shape))
 	}

@@ -134,6 +134,9 @@ func firstErr(errs ...error) error {
 // write that a library reported as done but that did not reach the file
 // is an error. A failure on any rank is the same error on every rank.
 func Save[T backend.Numeric](x *Array[T], path string) error {
+	if x.freed {
+		return freedCollective("Save", x.comm)
+	}
 	if err := check("Save", x, mpi.Arg{Name: "path", Value: hashString(path)}); err != nil {
 		return err
 	}
@@ -469,6 +472,9 @@ func readHeaderOn[T backend.Numeric](c mpi.Comm, op, path string, exp *npyExpect
 // hold x's shape and element type is the same error on every rank, and
 // leaves x as it was; a failure while reading may leave x partly written.
 func LoadInto[T backend.Numeric](x *Array[T], path string) error {
+	if x.freed {
+		return freedCollective("LoadInto", x.comm)
+	}
 	if err := loadInto(x, path); err != nil {
 		return fmt.Errorf("dist: LoadInto %s: %w", path, err)
 	}

@@ -24,6 +24,9 @@ import (
 // a split along axis 0 on both sides), and package staging hands MPI the
 // device memory when it is CUDA-aware, or stages it through host memory.
 func Redistribute[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("Redistribute", x.comm)
+	}
 	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
 		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
 	}

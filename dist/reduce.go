@@ -47,6 +47,9 @@ func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, s backend.Scalar) (T,
 // Sum returns the sum of all elements. Complex sums accumulate their real
 // and imaginary parts as float sums do.
 func Sum[T backend.Numeric](x *Array[T]) (T, error) {
+	if x.freed {
+		return 0, freedCollective("Sum", x.comm)
+	}
 	if err := check("Sum", x); err != nil {
 		var zero T
 		return zero, err
@@ -57,6 +60,9 @@ func Sum[T backend.Numeric](x *Array[T]) (T, error) {
 // Dot returns the sum of x[i]*y[i] over all elements. As numpy.dot, it
 // does not conjugate complex x: Vdot does.
 func Dot[T backend.Numeric](x, y *Array[T]) (T, error) {
+	if x.freed || y.freed {
+		return 0, freedCollective("Dot", x.comm)
+	}
 	sameLayout("Dot", x, y)
 	if err := check("Dot", x); err != nil {
 		var zero T
@@ -69,6 +75,9 @@ func Dot[T backend.Numeric](x, y *Array[T]) (T, error) {
 // complex array, the square root of the sum of the squared moduli, as
 // numpy.linalg.norm.
 func Norm[T backend.Inexact](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("Norm", x.comm)
+	}
 	if err := check("Norm", x); err != nil {
 		return 0, err
 	}
@@ -147,8 +156,11 @@ var ErrEmpty = errors.New("empty array")
 
 // ErrFreed is (wrapped in) the error of an operation on an array after
 // its Free: backend.ErrFreed, so errors.Is matches either name. Operations
-// that return an error return it on every rank that calls them with the
-// freed array; those that return none panic with an error that wraps it.
+// that return an error return it, at once and before any communication,
+// on every rank that calls them with the freed array; those that return
+// none panic with an error that wraps it. The message names the operation:
+// "dist: Sum of a freed array: array used after Free". See the package
+// documentation for arrays freed on some ranks only.
 var ErrFreed = backend.ErrFreed
 
 func emptyErr(op string, x interface{ Shape() []int }) error {
@@ -160,6 +172,9 @@ func emptyErr(op string, x interface{ Shape() []int }) error {
 // a multi-index. On an empty array every rank returns -1 and an error
 // wrapping ErrEmpty, as Min does.
 func Argmin[T backend.Element](x *Array[T]) (int, error) {
+	if x.freed {
+		return -1, freedCollective("Argmin", x.comm)
+	}
 	if x.Len() == 0 {
 		return -1, emptyErr("Argmin", x)
 	}
@@ -171,6 +186,9 @@ func Argmin[T backend.Element](x *Array[T]) (int, error) {
 // A NaN counts as larger than every number. On an empty array every rank
 // returns -1 and an error wrapping ErrEmpty, as Max does.
 func Argmax[T backend.Element](x *Array[T]) (int, error) {
+	if x.freed {
+		return -1, freedCollective("Argmax", x.comm)
+	}
 	if x.Len() == 0 {
 		return -1, emptyErr("Argmax", x)
 	}
@@ -181,6 +199,9 @@ func Argmax[T backend.Element](x *Array[T]) (int, error) {
 // Min returns the smallest element (NaN if any element is NaN). On an
 // empty array every rank returns an error wrapping ErrEmpty.
 func Min[T backend.Element](x *Array[T]) (T, error) {
+	if x.freed {
+		return *new(T), freedCollective("Min", x.comm)
+	}
 	if x.Len() == 0 {
 		var zero T
 		return zero, emptyErr("Min", x)
@@ -192,6 +213,9 @@ func Min[T backend.Element](x *Array[T]) (T, error) {
 // Max returns the largest element (NaN if any element is NaN). On an empty
 // array every rank returns an error wrapping ErrEmpty.
 func Max[T backend.Element](x *Array[T]) (T, error) {
+	if x.freed {
+		return *new(T), freedCollective("Max", x.comm)
+	}
 	if x.Len() == 0 {
 		var zero T
 		return zero, emptyErr("Max", x)

@@ -30,6 +30,20 @@ func axisLayout(l Layout, axis int) Layout {
 	return NewLayoutCounts(shape, split, l.counts)
 }
 
+// normAxis returns axis as an index of the dimensions of shape: a negative
+// axis counts from the end, as in NumPy (-1 is the last). It panics,
+// naming op, for an axis out of range.
+func normAxis(op string, axis int, shape []int) int {
+	d := len(shape)
+	if axis < -d || axis >= d {
+		panic(fmt.Sprintf("dist: %s along axis %d of a %d-dimensional array (shape %v): the axes are 0 to %d, or -%d to -1 from the end", op, axis, d, shape, d-1, d))
+	}
+	if axis < 0 {
+		axis += d
+	}
+	return axis
+}
+
 // view3 returns the local block of a as [pre, n, post] around axis.
 func view3(shape []int, axis int) (pre, n, post int) {
 	return prod(shape[:axis]), shape[axis], prod(shape[axis+1:])
@@ -57,6 +71,9 @@ func combined(l Layout, axis int) bool { return l.axis == axis }
 // MaxAxis, ArgminAxis and ArgmaxAxis take the real (ordered) types only.
 // It is collective.
 func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("SumAxis", x.comm)
+	}
 	return sumAxis(x, axis, false)
 }
 
@@ -64,6 +81,9 @@ func SumAxis[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // as SumAxis sums, the square root rounded to T. NormAxisComplex takes
 // complex arrays. It is collective.
 func NormAxis[T backend.Float](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("NormAxis", x.comm)
+	}
 	return sumAxis(x, axis, true)
 }
 
@@ -71,6 +91,9 @@ func NormAxis[T backend.Float](x *Array[T], axis int) (*Array[T], error) {
 // complex arrays x is not conjugated (numpy.sum(x*y, axis)). It is
 // collective.
 func DotAxis[T backend.Numeric](x, y *Array[T], axis int) (*Array[T], error) {
+	if x.freed || y.freed {
+		return nil, freedCollective("DotAxis", x.comm)
+	}
 	sameLayout("DotAxis", x, y)
 	xy, err := ZerosLike(x)
 	if err != nil {
@@ -88,6 +111,7 @@ func sumAxis[T backend.Numeric](x *Array[T], axis int, norm bool) (_ *Array[T], 
 // sumAxisMean is SumAxis (NormAxis if norm), or, if mean (complex x
 // only), MeanAxisComplex.
 func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *Array[T], err error) {
+	axis = normAxis("SumAxis", axis, x.layout.shape)
 	if err := check("SumAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "norm", Value: b2i(norm)}, mpi.Arg{Name: "mean", Value: b2i(mean)}); err != nil {
 		return nil, err
 	}
@@ -202,6 +226,9 @@ func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backe
 // cannot take complex ones without changing its result type, hence this
 // twin. It is collective.
 func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("MeanAxisComplex", x.comm)
+	}
 	return sumAxisMean(x, axis, false, true)
 }
 
@@ -218,6 +245,10 @@ func MeanAxisComplex[T backend.Complex](x *Array[T], axis int) (*Array[T], error
 // result copied back (recorded). An array on a process grid is first
 // redistributed as for SumAxis. It is collective.
 func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("ProdAxis", x.comm)
+	}
+	axis = normAxis("ProdAxis", axis, x.layout.shape)
 	if err := check("ProdAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err
 	}
@@ -286,6 +317,9 @@ func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error)
 // MinAxis returns the minima along axis (NaN where a NaN is among them).
 // It panics if the axis is empty.
 func MinAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("MinAxis", x.comm)
+	}
 	v, _, err := extremeAxis(x, axis, false)
 	return v, err
 }
@@ -293,6 +327,9 @@ func MinAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
 // MaxAxis returns the maxima along axis (NaN where a NaN is among them).
 // It panics if the axis is empty.
 func MaxAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("MaxAxis", x.comm)
+	}
 	v, _, err := extremeAxis(x, axis, true)
 	return v, err
 }
@@ -300,6 +337,9 @@ func MaxAxis[T backend.Element](x *Array[T], axis int) (*Array[T], error) {
 // ArgminAxis returns, for each position of the other axes, the global index
 // along axis of the first smallest element. It panics if the axis is empty.
 func ArgminAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error) {
+	if x.freed {
+		return nil, freedCollective("ArgminAxis", x.comm)
+	}
 	_, i, err := extremeAxis(x, axis, false)
 	return i, err
 }
@@ -307,11 +347,15 @@ func ArgminAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error)
 // ArgmaxAxis returns, for each position of the other axes, the global index
 // along axis of the first largest element. It panics if the axis is empty.
 func ArgmaxAxis[T backend.Element](x *Array[T], axis int) (*Array[int64], error) {
+	if x.freed {
+		return nil, freedCollective("ArgmaxAxis", x.comm)
+	}
 	_, i, err := extremeAxis(x, axis, true)
 	return i, err
 }
 
 func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T], _ *Array[int64], err error) {
+	axis = normAxis("MinAxis/MaxAxis", axis, x.layout.shape)
 	if err := check("ExtremeAxis", x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "max", Value: b2i(max)}); err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,9 @@ import (
 // axis). Blocks on a device stay there, packed and unpacked on the
 // device. It is collective.
 func Reshape[T backend.Numeric](x *Array[T], shape ...int) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("Reshape", x.comm)
+	}
 	singleAxis("Reshape", x.layout)
 	shape = inferShape(x.layout.shape, shape)
 	if err := check("Reshape", x, mpi.Arg{Name: "shape", Value: NewLayout(shape, Replicated, 1).hash()}); err != nil {
@@ -126,6 +129,9 @@ func inferShape(old, shape []int) []int {
 // on the device for a device block) and sends them in one all-to-all. It
 // is collective.
 func Transpose[T backend.Numeric](x *Array[T]) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("Transpose", x.comm)
+	}
 	singleAxis("Transpose", x.layout)
 	if len(x.layout.shape) != 2 {
 		panic(fmt.Sprintf("dist: Transpose of a %d-dimensional array: only 2-D arrays", len(x.layout.shape)))

@@ -1,8 +1,6 @@
 package dist
 
 import (
-	"fmt"
-
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/staging"
@@ -18,7 +16,10 @@ import (
 // of the axis and the totals added in rank order (by mpi.Exscan for a host
 // block); so floating-point results can differ in the last bits from
 // NumPy's single running sum, from the third rank on, and depend on the
-// layout. Along another axis no rank communicates.
+// layout. Along another axis no rank communicates. An array on a process
+// grid is redistributed to the layout split evenly on the axis other than
+// axis with the most grid ranks (as for SumAxis), scanned there, and the
+// result redistributed back to x's layout (two all-to-alls).
 //
 // It takes every element type, complex included: complex sums are taken
 // in x's type, part by part, as NumPy's are (the real and imaginary parts
@@ -27,6 +28,9 @@ import (
 // backend, the fake device and CUDA are) is scanned on a host copy and
 // the result copied back (recorded). It is collective.
 func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("Cumsum", x.comm)
+	}
 	return scan(x, "Cumsum", axis, false)
 }
 
@@ -42,15 +46,32 @@ func Cumsum[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // backend that is not a backend.ComplexKernels is scanned on a host copy,
 // as Cumsum's. It is collective.
 func Cumprod[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("Cumprod", x.comm)
+	}
 	return scan(x, "Cumprod", axis, true)
 }
 
 func scan[T backend.Numeric](x *Array[T], op string, axis int, prod bool) (_ *Array[T], err error) {
-	if axis < 0 || axis >= len(x.layout.shape) {
-		panic(fmt.Sprintf("dist: %s along axis %d of shape %v", op, axis, x.layout.shape))
-	}
+	axis = normAxis(op, axis, x.layout.shape)
 	if err := check(op, x, mpi.Arg{Name: "axis", Value: int64(axis)}); err != nil {
 		return nil, err
+	}
+	if x.layout.axis == Grid {
+		// Scanned on the layout split on another axis (offGrid), where
+		// every line along axis is on one rank or, for a 1-D array, the
+		// blocks are in the order of the axis; then laid out as x.
+		y, err := offGrid(x, axis)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		s, err := scan(y, op, axis, prod)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Free()
+		return Redistribute(s, x.layout)
 	}
 	out, err := newOn[T](x.comm, x.layout, x.local.Backend())
 	if err != nil {

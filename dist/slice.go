@@ -166,6 +166,9 @@ func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
 // all-to-all (a replicated x needs no communication); a block on a device
 // stays there, packed on the device. It is collective.
 func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("Slice", x.comm)
+	}
 	singleAxis("Slice", x.layout)
 	sel := selectionOf("Slice", x.layout.shape, ranges)
 	if err := check("Slice", x, mpi.Arg{Name: "ranges", Value: sel.hash()}); err != nil {
@@ -195,6 +198,9 @@ func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err er
 // the device of x's. The elements move in one all-to-all, packed and
 // unpacked on the device. It is collective.
 func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error {
+	if x.freed || v.freed {
+		return freedCollective("SetSlice", x.comm)
+	}
 	singleAxis("SetSlice", x.layout, v.layout)
 	sel := selectionOf("SetSlice", x.layout.shape, ranges)
 	if !equalInts(sel.n, v.layout.shape) {
@@ -214,6 +220,9 @@ func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error
 // on its device (one fill per contiguous run). It is not collective, but
 // every rank must call it for the whole selection to be set.
 func SetSliceScalar[T backend.Numeric](x *Array[T], ranges []Range, s T) {
+	if x.freed {
+		panic(freedError("SetSliceScalar"))
+	}
 	singleAxis("SetSliceScalar", x.layout)
 	sel := selectionOf("SetSliceScalar", x.layout.shape, ranges)
 	pc := sel.pieces(x.layout)(x.comm.Rank())[0]

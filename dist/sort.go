@@ -89,6 +89,9 @@ type SortStats struct {
 // Sort returns a new array with x's elements in ascending order (see
 // SortWithOptions). x must be 1-D; it is not modified.
 func Sort[T backend.Element](x *Array[T]) (*Array[T], error) {
+	if x.freed {
+		return nil, freedCollective("Sort", x.comm)
+	}
 	r, err := SortWithOptions(x, SortOptions{})
 	return r.Sorted, err
 }
@@ -97,6 +100,9 @@ func Sort[T backend.Element](x *Array[T]) (*Array[T], error) {
 // layout, the global index in x of each of them: sorted[i] == x[perm[i]].
 // x must be 1-D; it is not modified.
 func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Array[int64], err error) {
+	if x.freed {
+		return nil, nil, freedCollective("SortWithIndex", x.comm)
+	}
 	r, err := SortWithOptions(x, SortOptions{WithIndex: true})
 	return r.Sorted, r.Index, err
 }
@@ -122,6 +128,9 @@ func SortWithIndex[T backend.Element](x *Array[T]) (sorted *Array[T], perm *Arra
 // It panics if x is not 1-D, or if dst does not have that layout or is on
 // another communicator or device.
 func SortInto[T backend.Element](dst, x *Array[T]) (SortStats, error) {
+	if x.freed || dst.freed {
+		return SortStats{}, freedCollective("SortInto", x.comm)
+	}
 	mustSortable(x)
 	want := NewLayout([]int{x.layout.Len()}, 0, x.comm.Size())
 	if x.layout.axis == Replicated {
@@ -147,6 +156,9 @@ func SortInto[T backend.Element](dst, x *Array[T]) (SortStats, error) {
 // replicated. x may have any block sizes, empty blocks included. It panics
 // if x is not 1-D.
 func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResult[T], err error) {
+	if x.freed {
+		return SortResult[T]{}, freedCollective("SortWithOptions", x.comm)
+	}
 	mustSortable(x)
 	if o.Oversampling < 0 {
 		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))

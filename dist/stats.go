@@ -92,6 +92,9 @@ func moments[T backend.Element](x *Array[T]) (sum, m2 float64, err error) {
 // returns NaN (NumPy's answer, which it gives with a warning) and an error
 // wrapping ErrEmpty, as Min does. It is collective.
 func Mean[T backend.Element](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("Mean", x.comm)
+	}
 	if err := check("Mean", x); err != nil {
 		return math.NaN(), err
 	}
@@ -120,6 +123,9 @@ func Mean[T backend.Element](x *Array[T]) (float64, error) {
 // with a warning). On an empty array every rank returns NaN and an error
 // wrapping ErrEmpty. It is collective.
 func Var[T backend.Element](x *Array[T], ddof int) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("Var", x.comm)
+	}
 	if err := check("Var", x, mpi.Arg{Name: "ddof", Value: int64(ddof)}); err != nil {
 		return math.NaN(), err
 	}
@@ -137,6 +143,9 @@ func Var[T backend.Element](x *Array[T], ddof int) (float64, error) {
 // Var(x, ddof), with Var's rules for ddof >= N and empty arrays. It is
 // collective.
 func Std[T backend.Element](x *Array[T], ddof int) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("Std", x.comm)
+	}
 	v, err := Var(x, ddof)
 	return math.Sqrt(v), err
 }
@@ -151,6 +160,9 @@ func dof(n, ddof int) float64 { return float64(max(n-ddof, 0)) }
 // (NumPy's prod of int32 and uint32 gives int64 and uint64 instead). The
 // product of an empty array is 1. It is collective.
 func Prod[T backend.Element](x *Array[T]) (T, error) {
+	if x.freed {
+		return 0, freedCollective("Prod", x.comm)
+	}
 	if err := check("Prod", x); err != nil {
 		var zero T
 		return zero, err
@@ -213,6 +225,9 @@ func countNonzero[T backend.Element](op string, x *Array[T]) (int, error) {
 // Any reports whether some element is not zero (a NaN is not zero, as in
 // NumPy); false for an empty array. It is collective.
 func Any[T backend.Element](x *Array[T]) (bool, error) {
+	if x.freed {
+		return false, freedCollective("Any", x.comm)
+	}
 	n, err := countNonzero("Any", x)
 	return n > 0, err
 }
@@ -220,6 +235,9 @@ func Any[T backend.Element](x *Array[T]) (bool, error) {
 // All reports whether no element is zero (a NaN is not zero, as in
 // NumPy); true for an empty array. It is collective.
 func All[T backend.Element](x *Array[T]) (bool, error) {
+	if x.freed {
+		return false, freedCollective("All", x.comm)
+	}
 	n, err := countNonzero("All", x)
 	return n == x.Len(), err
 }
@@ -235,6 +253,9 @@ func All[T backend.Element](x *Array[T]) (bool, error) {
 // element within rounding of an edge in the other bin). It panics if bins
 // < 1, lo > hi or either is not finite. It is collective.
 func Histogram[T backend.Element](x *Array[T], bins int, lo, hi float64) (counts []int64, edges []float64, err error) {
+	if x.freed {
+		return nil, nil, freedCollective("Histogram", x.comm)
+	}
 	if bins < 1 {
 		panic(fmt.Sprintf("dist: Histogram with %d bins", bins))
 	}
@@ -274,6 +295,9 @@ func histogram[T backend.Element](x *Array[T], bins int, lo, hi float64) (counts
 // infinity, every rank returns an error (NumPy raises ValueError). It
 // panics if bins < 1. It is collective.
 func HistogramAuto[T backend.Element](x *Array[T], bins int) (counts []int64, edges []float64, err error) {
+	if x.freed {
+		return nil, nil, freedCollective("HistogramAuto", x.comm)
+	}
 	if bins < 1 {
 		panic(fmt.Sprintf("dist: HistogramAuto with %d bins", bins))
 	}
@@ -300,11 +324,15 @@ func HistogramAuto[T backend.Element](x *Array[T], bins int) (counts []int64, ed
 
 // MeanAxis returns the means along axis, as float64 for every element
 // type: an array with that axis removed, laid out as SumAxis's result
-// (replicated when axis is the split axis). The sums are taken in float64
+// (replicated when axis is the split axis; an array on a process grid is
+// first redistributed as for SumAxis). The sums are taken in float64
 // in the order of the axis (and across ranks, when axis is the split axis,
 // in rank order). The mean along an empty axis is NaN, as in NumPy. It is
 // collective.
 func MeanAxis[T backend.Element](x *Array[T], axis int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("MeanAxis", x.comm)
+	}
 	return momentsAxis(x, "MeanAxis", axis, 0, 0)
 }
 
@@ -315,20 +343,35 @@ func MeanAxis[T backend.Element](x *Array[T], axis int) (*Array[float64], error)
 // is the split axis; the divisor is max(N-ddof, 0), N the length of the
 // axis, so that ddof >= N gives +Inf or NaN, as in NumPy. It is collective.
 func VarAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("VarAxis", x.comm)
+	}
 	return momentsAxis(x, "VarAxis", axis, ddof, 1)
 }
 
 // StdAxis returns the standard deviations along axis with ddof, the square
 // roots of VarAxis's result. It is collective.
 func StdAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("StdAxis", x.comm)
+	}
 	return momentsAxis(x, "StdAxis", axis, ddof, 2)
 }
 
 // momentsAxis computes the means (kind 0), variances (1) or standard
 // deviations (2) along axis.
 func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int) (_ *Array[float64], err error) {
+	axis = normAxis(op, axis, x.layout.shape)
 	if err := check(op, x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "ddof", Value: int64(ddof)}); err != nil {
 		return nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGrid(x, axis)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		x = y
 	}
 	ol := axisLayout(x.layout, axis)
 	out, err := newOn[float64](x.comm, ol, x.local.Backend())

@@ -82,6 +82,9 @@ func stencilDone[T backend.Element](dst *Array[T], halo int) {
 // the block's part of it is copied into dst's block (recorded with package
 // profiling on a device).
 func Jacobi5[T backend.Float](dst, src *Array[T]) {
+	if dst.freed || src.freed {
+		panic(freedError("Jacobi5"))
+	}
 	if dv, sv, rows, cols, ok := stencilViews("Jacobi5", dst, src, 1, 2); ok {
 		backend.Jacobi5(dv, sv, rows, cols)
 		stencilDone(dst, 1)
@@ -94,6 +97,9 @@ func Jacobi5[T backend.Float](dst, src *Array[T]) {
 // (backend.Laplace5), with the conventions of Jacobi5: src's ghosts
 // exchanged first, the first and last column left as they are.
 func Laplace5[T backend.Float](dst, src *Array[T]) {
+	if dst.freed || src.freed {
+		panic(freedError("Laplace5"))
+	}
 	if dv, sv, rows, cols, ok := stencilViews("Laplace5", dst, src, 1, 2); ok {
 		backend.Laplace5(dv, sv, rows, cols)
 		stencilDone(dst, 1)
@@ -110,6 +116,9 @@ func Laplace5[T backend.Float](dst, src *Array[T]) {
 // another both ghosted blocks are copied to the host and dst's back,
 // each copy recorded with package profiling. A failed copy is the error.
 func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
+	if dst.freed || src.freed {
+		return freedError("Stencil9")
+	}
 	dv, sv, rows, cols, ok := stencilViews("Stencil9", dst, src, 1, 2)
 	if !ok {
 		return nil
@@ -133,6 +142,9 @@ func Stencil9[T backend.Float](dst, src *Array[T], w [3][3]T) error {
 // or the last left as they are. It runs on the device, or through the
 // host, as Stencil9 does.
 func Stencil7[T backend.Float](dst, src *Array[T], w [7]T) error {
+	if dst.freed || src.freed {
+		return freedError("Stencil7")
+	}
 	dv, sv, rows, _, ok := stencilViews("Stencil7", dst, src, 1, 3)
 	if !ok {
 		return nil
@@ -196,6 +208,9 @@ func weighted[T backend.Float](dv, sv *backend.Array[T], f func(d, s *backend.Ar
 //		return kernels.Jacobi5Kernel.Call(kernels.Int(rows), kernels.Int(cols), kernels.Array(d), kernels.Array(s))
 //	})
 func ApplyStencil[T backend.Element](dst, src *Array[T], halo int, f func(dst, src *backend.Array[T], rows, cols int) error) error {
+	if dst.freed || src.freed {
+		return freedError("ApplyStencil")
+	}
 	if halo < 0 {
 		panic(fmt.Sprintf("dist: ApplyStencil with halo %d", halo))
 	}

@@ -23,6 +23,9 @@ import "github.com/xpmpi/xpmpi/backend"
 // sum agrees with the one-pass sum to rounding. Nothing is copied between
 // host and device either way.
 func Laplace5Dot[T backend.Float](dst, src *Array[T]) T {
+	if dst.freed || src.freed {
+		panic(freedError("Laplace5Dot"))
+	}
 	dv, sv, rows, cols, ok := stencilViews("Laplace5Dot", dst, src, 1, 2)
 	if !ok {
 		return 0

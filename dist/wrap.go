@@ -27,6 +27,9 @@ func FromLocal[T backend.Numeric](c mpi.Comm, l Layout, local *backend.Array[T])
 	if local == nil {
 		panic("dist: FromLocal with a nil block")
 	}
+	if local.Freed() {
+		panic(freedError("FromLocal"))
+	}
 	if n := l.LocalLen(c.Rank()); local.Len() != n {
 		panic(fmt.Sprintf("dist: FromLocal: a block of %d elements where rank %d of %v holds %d", local.Len(), c.Rank(), l, n))
 	}

@@ -237,7 +237,9 @@ func TestFFTPanics(t *testing.T) {
 		msg  string
 	}{
 		{"FFT axis", func() { FFT(a, 2) }, "fft: FFT: axis 2 out of range for a 2-D array"},
-		{"FFTN axis", func() { FFTN(a, []int{0, -1}) }, "fft: FFTN: axis -1 out of range for a 2-D array"},
+		{"FFTN axis", func() { FFTN(a, []int{0, -3}) }, "fft: FFTN: axis -3 out of range for a 2-D array"},
+		{"FFT axis -3", func() { FFT(a, -3) }, "fft: FFT: axis -3 out of range for a 2-D array"},
+		{"FFTN twice, negative", func() { FFTN(a, []int{1, -1}) }, "fft: FFTN: axis 1 given twice in [1 -1]"},
 		{"FFTN twice", func() { FFTN(a, []int{1, 1}) }, "fft: FFTN: axis 1 given twice in [1 1]"},
 		{"FFT2 1-D", func() { FFT2(v) }, "fft: FFT2 of a 1-D array: it needs two axes"},
 	} {

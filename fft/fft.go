@@ -36,7 +36,9 @@ func TransposedOut() Option { return func(o *options) { o.transposedOut = true }
 func Overwrite() Option { return func(o *options) { o.overwrite = true } }
 
 // FFT returns the forward transform of a along axis, as numpy.fft.fft(a,
-// axis=axis): unnormalized. axis must be local to every rank's block: not
+// axis=axis): unnormalized; a negative axis counts from the end, as in
+// NumPy (-1 is the last). An array that was freed is an error wrapping
+// dist.ErrFreed, returned at once, as by every function of this package. axis must be local to every rank's block: not
 // the split axis of a's layout (nor split on its process grid), or a
 // replicated; otherwise FFT returns an error that names the axis (FFTN
 // with that one axis redistributes). The result has a's layout. FFT does
@@ -53,10 +55,11 @@ func IFFT(a *dist.Array[complex128], axis int) (*dist.Array[complex128], error) 
 }
 
 func alongAxis(a *dist.Array[complex128], axis int, inverse bool, name string) (*dist.Array[complex128], error) {
-	l := a.Layout()
-	if axis < 0 || axis >= l.Dims() {
-		panic(fmt.Sprintf("fft: %s: axis %d out of range for a %d-D array", name, axis, l.Dims()))
+	if a.Freed() {
+		return nil, backend.FreedError("fft", name)
 	}
+	l := a.Layout()
+	axis = normAxis(name, axis, l.Dims())
 	if !isLocal(dimsOf(l), axis) {
 		return nil, fmt.Errorf("fft: %s along axis %d: the axis is split over the ranks (layout %v); use FFTN with axes [%d], or Redistribute the array so that axis %d is whole on every rank", name, axis, l, axis, axis)
 	}
@@ -69,6 +72,19 @@ func alongAxis(a *dist.Array[complex128], axis int, inverse bool, name string) (
 		return nil, err
 	}
 	return y, nil
+}
+
+// normAxis returns axis of an nd-dimensional array counted from the
+// start, a negative axis counting from the end as in NumPy (-1 the last);
+// it panics, naming op, for one out of range.
+func normAxis(op string, axis, nd int) int {
+	if axis < -nd || axis >= nd {
+		panic(fmt.Sprintf("fft: %s: axis %d out of range for a %d-D array", op, axis, nd))
+	}
+	if axis < 0 {
+		axis += nd
+	}
+	return axis
 }
 
 // copyAgreed copies a, with every rank agreeing on the outcome.
@@ -86,13 +102,13 @@ func copyAgreed(a *dist.Array[complex128]) (*dist.Array[complex128], error) {
 // FFT2 returns the forward transform of a over its last two axes, as
 // numpy.fft.fft2(a); a must have at least two axes. See FFTN.
 func FFT2(a *dist.Array[complex128], opts ...Option) (*dist.Array[complex128], error) {
-	return FFTN(a, lastTwo("FFT2", a), opts...)
+	return transformN(a, lastTwo("FFT2", a), false, "FFT2", opts)
 }
 
 // IFFT2 returns the inverse transform of a over its last two axes, as
 // numpy.fft.ifft2(a). See FFTN.
 func IFFT2(a *dist.Array[complex128], opts ...Option) (*dist.Array[complex128], error) {
-	return IFFTN(a, lastTwo("IFFT2", a), opts...)
+	return transformN(a, lastTwo("IFFT2", a), true, "IFFT2", opts)
 }
 
 func lastTwo(name string, a *dist.Array[complex128]) []int {
@@ -124,6 +140,9 @@ func IFFTN(a *dist.Array[complex128], axes []int, opts ...Option) (*dist.Array[c
 }
 
 func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string, opts []Option) (_ *dist.Array[complex128], err error) {
+	if a.Freed() {
+		return nil, backend.FreedError("fft", name)
+	}
 	var o options
 	for _, f := range opts {
 		f(&o)

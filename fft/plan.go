@@ -135,7 +135,8 @@ func planStages(l dist.Layout, axes []int) []stage {
 }
 
 // checkAxes panics unless axes are distinct axes of an nd-dimensional
-// array, and returns them (all axes for nil).
+// array, a negative one counted from the end as in NumPy (-1 the last),
+// and returns them from the start (all axes for nil), in a new slice.
 func checkAxes(name string, nd int, axes []int) []int {
 	if axes == nil {
 		axes = make([]int, nd)
@@ -145,14 +146,13 @@ func checkAxes(name string, nd int, axes []int) []int {
 		return axes
 	}
 	seen := make([]bool, nd)
-	for _, a := range axes {
-		if a < 0 || a >= nd {
-			panic(fmt.Sprintf("fft: %s: axis %d out of range for a %d-D array", name, a, nd))
-		}
+	out := slices.Clone(axes)
+	for k, a := range axes {
+		a = normAxis(name, a, nd)
 		if seen[a] {
 			panic(fmt.Sprintf("fft: %s: axis %d given twice in %v", name, a, axes))
 		}
-		seen[a] = true
+		seen[a], out[k] = true, a
 	}
-	return slices.Clone(axes)
+	return out
 }

@@ -75,7 +75,8 @@ func TestCheckAxesPanics(t *testing.T) {
 		msg  string
 	}{
 		{[]int{2}, "fft: FFTN: axis 2 out of range for a 2-D array"},
-		{[]int{-1}, "fft: FFTN: axis -1 out of range for a 2-D array"},
+		{[]int{-3}, "fft: FFTN: axis -3 out of range for a 2-D array"},
+		{[]int{0, -2}, "fft: FFTN: axis 0 given twice in [0 -2]"},
 		{[]int{1, 1}, "fft: FFTN: axis 1 given twice in [1 1]"},
 	} {
 		func() {

@@ -37,6 +37,7 @@ type Arg struct {
 	dt    backend.DType // arrays
 	be    backend.Backend
 	buf   backend.Buffer
+	owner freer  // arrays: the *backend.Array, asked at the launch whether it was freed
 	bits  uint64 // scalars, as Type's bits
 	i     int64  // argInt
 	f     float64
@@ -49,7 +50,25 @@ func Array[T backend.Element](a *backend.Array[T]) Arg {
 	if a == nil {
 		panic("kernels: Array of a nil *backend.Array")
 	}
-	return Arg{kind: argArray, dt: a.DType(), be: a.Backend(), buf: a.Buffer()}
+	arg := Arg{kind: argArray, dt: a.DType(), be: a.Backend(), owner: a}
+	if !a.Freed() { // a freed array has no buffer: the launch refuses it
+		arg.buf = a.Buffer()
+	}
+	return arg
+}
+
+// freer is a *backend.Array of any element type, or a device buffer
+// (backend.DeviceView), that knows whether its memory was freed.
+type freer interface{ Freed() bool }
+
+// freed reports whether an array argument's memory was freed: the array
+// (by its Free) or, for a view on a device, the allocation under it.
+func (a Arg) freed() bool {
+	if a.owner != nil && a.owner.Freed() {
+		return true
+	}
+	f, ok := a.buf.(freer)
+	return ok && f.Freed()
 }
 
 // Scalar returns a scalar argument of v's type, which must be the
@@ -111,6 +130,9 @@ func StructValue[S any](v S) Arg {
 func (a Arg) describe() string {
 	switch a.kind {
 	case argArray:
+		if a.buf == nil {
+			return fmt.Sprintf("a freed array of %v", a.dt)
+		}
 		return fmt.Sprintf("an array of %v on %v", a.dt, a.buf.Device())
 	case argScalar:
 		return article(goTypeName(a.typ)) + " scalar"

@@ -55,7 +55,11 @@ type ArgError struct {
 	Index  int    // the argument's index, -1 for an error about all of them
 	Param  string // the parameter's name
 	Reason string
+	Err    error // the error's kind, for errors.Is: backend.ErrFreed for a freed array; else nil
 }
+
+// Unwrap returns the error's kind (Err).
+func (e *ArgError) Unwrap() error { return e.Err }
 
 // Error names the kernel and the argument and says what is wrong.
 func (e *ArgError) Error() string {
@@ -219,6 +223,10 @@ func (k *Kernel) bind(cfg Config, args []Arg) (*binding, error) {
 		case ArrayParam:
 			if a.kind != argArray {
 				return nil, argErr(i, "%s, the parameter is an array (%s)", a.describe(), p)
+			}
+			if a.freed() {
+				return nil, &ArgError{Kernel: k.spec.Name, Index: i, Param: p.Name,
+					Reason: "a freed array: " + backend.ErrFreed.Error(), Err: backend.ErrFreed}
 			}
 			if TypeOf(a.dt) != pt {
 				why := ""

@@ -1,6 +1,7 @@
 package cuda_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -106,7 +107,7 @@ func mustPanic(t *testing.T, prefix string, f func()) {
 	defer func() {
 		t.Helper()
 		r := recover()
-		msg, _ := r.(string)
+		msg := fmt.Sprint(r) // a string, or an error value (a freed buffer's)
 		if r == nil || !strings.HasPrefix(msg, prefix) {
 			t.Errorf("panic %v, want one starting %q", r, prefix)
 		}
@@ -199,6 +200,7 @@ func TestGPUPanics(t *testing.T) {
 	}
 	b.Free(g)
 	mustPanic(t, "cuda: Sum of a freed buffer", func() { b.Sum(g) })
+	mustPanic(t, "cuda: kernel argument: a buffer on", func() { (&cuda.Args{}).Buffer(g) })
 	b.Free(g) // twice: nothing happens
 }
 

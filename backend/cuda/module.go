@@ -211,8 +211,13 @@ func (a *Args) Float64(v float64) *Args { return a.Uint64(math.Float64bits(v)) }
 func (a *Args) DevicePtr(p uint64) *Args { return a.Uint64(p) }
 
 // Buffer appends the device address of a buffer of this package (8 bytes;
-// 0 for an empty buffer). It panics for a buffer of another backend.
+// 0 for an empty buffer). It panics for a buffer of another backend, and,
+// with an error wrapping backend.ErrFreed, for a buffer whose allocation
+// was freed (a kernel must not be launched on it).
 func (a *Args) Buffer(b backend.Buffer) *Args {
+	if f, ok := b.(interface{ Freed() bool }); ok && f.Freed() {
+		panic(fmt.Errorf("cuda: kernel argument: a buffer on %v whose allocation was freed: %w", b.Device(), backend.ErrFreed))
+	}
 	p, ok := DevicePtr(b)
 	if !ok {
 		panic(fmt.Sprintf("cuda: kernel argument: a buffer on %v is not CUDA device memory", b.Device()))

@@ -3,6 +3,7 @@ package cuda
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -118,6 +119,17 @@ func TestArgsBuffer(t *testing.T) {
 	if !bytes.Equal(a.Packed(), want) || !slices.Equal(a.Sizes(), []int{8, 8, 8}) {
 		t.Errorf("Buffer args: %x %v, want %x [8 8 8]", a.Packed(), a.Sizes(), want)
 	}
+	// A view of a freed allocation is refused: no launch on freed memory.
+	m.freed.Store(true)
+	func() {
+		defer func() {
+			if err, ok := recover().(error); !ok || !errors.Is(err, backend.ErrFreed) {
+				t.Errorf("Buffer of a view of a freed allocation: %v, want a panic wrapping ErrFreed", err)
+			}
+		}()
+		(&Args{}).Buffer(v)
+	}()
+	m.freed.Store(false)
 	if p := v.Ptr(); uintptr(p) != 0x7f0000001000+80 {
 		t.Errorf("view Ptr() = %p", p)
 	}

@@ -191,8 +191,8 @@ func TestFree(t *testing.T) {
 		t.Errorf("after Free: %v", c)
 	}
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "freed") {
-			t.Errorf("Fill of a view of a freed buffer: %v", r)
+		if err, ok := recover().(error); !ok || !errors.Is(err, backend.ErrFreed) || !strings.Contains(err.Error(), "freed") {
+			t.Errorf("Fill of a view of a freed buffer: %v", err)
 		}
 	}()
 	backend.Fill(v, 1)

@@ -59,6 +59,7 @@ type array interface {
 	DType() backend.DType
 	Ptr() unsafe.Pointer
 	Buffer() backend.Buffer
+	Freed() bool
 }
 
 // runState is what the workers of one Run share.
@@ -184,6 +185,9 @@ func (k *Kernel) bind(ws *workspace, args Args) (n int, dev backend.Device, be b
 		}
 		if a.DType() != backend.DType(dt) {
 			return nil, fmt.Errorf("fuse: argument %q is an array of %v, want %v", name, a.DType(), dt)
+		}
+		if a.Freed() {
+			return nil, fmt.Errorf("fuse: argument %q: %w", name, backend.FreedError("fuse", "Kernel.Run"))
 		}
 		if n < 0 {
 			n, dev, be, first = a.Len(), a.Device(), a.Backend(), name

@@ -85,6 +85,7 @@ type namedArray interface {
 	Layout() Layout
 	dtype() backend.DType
 	save(path string, sum bool) (uint32, error)
+	Freed() bool
 }
 
 func (a *Array[T]) dtype() backend.DType { return backend.DTypeOf[T]() }
@@ -220,6 +221,11 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 	for k, v := range meta {
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
 			panic(fmt.Sprintf("dist: SaveCheckpoint: metadata %q: %q is not UTF-8", k, v))
+		}
+	}
+	for _, n := range arrays {
+		if n.a.Freed() {
+			return fmt.Errorf("%w (the entry %q)", freedCollective("SaveCheckpoint", c), n.name)
 		}
 	}
 	fail := func(err error) error { return fmt.Errorf("dist: SaveCheckpoint %s: %w", dir, err) }

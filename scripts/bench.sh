@@ -6,6 +6,14 @@
 #   scripts/bench.sh                 # everything, 5 repetitions
 #   scripts/bench.sh --only W3,W4    # extra arguments go to xpmpi bench
 #   scripts/bench.sh --small --reps 1
+#   scripts/bench.sh --check         # the regression guard: fails naming the
+#                                    # rows slower than bench/baseline.json
+#   scripts/bench.sh --write-baseline --baseline-note "quiet machine"
+#
+# --check [FILE] and --write-baseline [FILE] go to xpmpi bench at every
+# rank count (FILE: bench/baseline.json when left out); --check makes a run
+# fail when a row's ratio rose beyond the guard's margin (docs/PERFORMANCE.md,
+# "The regression guard").
 #
 # It installs what is missing through scripts/setup.sh, builds bin/xpmpi
 # (-tags mpi, or mpi,petsc where PETSc is installed) and build/libxpref.so (bench/ref/xpref.c), then runs
@@ -36,6 +44,27 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
 say() { printf 'bench: %s\n' "$*"; }
+
+# --check and --write-baseline without a file name take bench/baseline.json.
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--check | --write-baseline)
+		if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then
+			args+=("$1" "$2")
+			shift 2
+		else
+			args+=("$1" bench/baseline.json)
+			shift
+		fi
+		;;
+	*)
+		args+=("$1")
+		shift
+		;;
+	esac
+done
+set -- "${args[@]}"
 
 scripts/setup.sh || exit 1
 
@@ -190,7 +219,7 @@ for np in $np_list; do
 done
 echo
 if [ ${#failed[@]} -gt 0 ]; then
-	say "FAILED at ${failed[*]} rank(s): see the logs above (a checksum that disagrees fails the run)"
+	say "FAILED at ${failed[*]} rank(s): see the logs above (a checksum that disagrees fails the run; with --check, so does a row slower than the baseline)"
 	exit 1
 fi
 say "all runs passed; results in build/bench-np*.json and build/bench-np*.png"

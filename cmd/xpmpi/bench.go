@@ -69,7 +69,7 @@ sides'). A checksum that disagrees fails the bench after the table.
 row's ratio (the median of the per-repetition ratios) with the baseline
 FILE (bench/baseline.json) at the same rank count and size, prints the
 comparison, and fails naming the rows whose ratio rose beyond the margin,
-max(10%, 3 x the combined standard error of the two ratios); a row whose
+max(10%, 4 x the combined standard error of the two ratios); a row whose
 margin would exceed 25% is "noisy" and does not fail. --write-baseline
 FILE merges this run's ratios into FILE, stamped with the commit, the date,
 the machine and --baseline-note. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies

@@ -37,6 +37,10 @@
 #   XPMPI_BENCH_NP="1 2"   rank counts to run
 #   XPMPI_BENCH_TIMEOUT=3600  seconds one run may take
 #   XPMPI_BENCH_PEERS=0    run no peers (no --peers)
+#   XPMPI_BENCH_COMMIT     the commit --write-baseline records (default: git's
+#                          HEAD, +dirty for a changed tree)
+#   XPMPI_BENCH_SLOWDOWN=W3=1.3  multiply xpmpi's measured times of W3 by 1.3
+#                          (to see --check fail)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -189,6 +193,14 @@ launch=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then
 	launch+=(--allow-run-as-root)
 fi
+# The commit --write-baseline records: the one bin/xpmpi was built from,
+# "+dirty" if the tree differed from it (the baseline file aside).
+if [ -z "${XPMPI_BENCH_COMMIT:-}" ] && c=$(git rev-parse --short HEAD 2>/dev/null); then
+	git diff --quiet HEAD -- . ':(exclude)bench/baseline.json' 2>/dev/null || c="$c+dirty"
+	export XPMPI_BENCH_COMMIT=$c
+fi
+[ -n "${XPMPI_BENCH_COMMIT:-}" ] && launch+=(-x XPMPI_BENCH_COMMIT)
+[ -n "${XPMPI_BENCH_SLOWDOWN:-}" ] && launch+=(-x XPMPI_BENCH_SLOWDOWN)
 np_list=${XPMPI_BENCH_NP:-"1 2"}
 limit=${XPMPI_BENCH_TIMEOUT:-3600}
 

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -420,6 +422,12 @@ func Run(comm mpi.Comm, o Options) (*Report, error) {
 		}()
 	}
 	e := newBenchEnv(comm, ref, o)
+	if e.slow, err = parseSlowdown(os.Getenv("XPMPI_BENCH_SLOWDOWN")); err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(e.slow)) {
+		e.note("XPMPI_BENCH_SLOWDOWN: xpmpi's measured times of %s are multiplied by %g (a test of the regression guard, not a measurement)", id, e.slow[id])
+	}
 	if mpi.Checking() {
 		e.note("the checking mode is on (XPMPI_CHECK): every xpmpi collective makes an extra allgather, and xpmpi's figures include it")
 	}
@@ -432,6 +440,27 @@ func Run(comm mpi.Comm, o Options) (*Report, error) {
 		return nil, err
 	}
 	return e.report(rows)
+}
+
+// parseSlowdown parses XPMPI_BENCH_SLOWDOWN, a comma list of WORKLOAD=FACTOR
+// (W3=1.3): the regression guard's test hook, which multiplies the
+// seconds that xpmpi's side of those workloads measured (Sample.Seconds:
+// every figure except W4's per-iteration time and W7's) by FACTOR.
+func parseSlowdown(s string) (map[string]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, f := range strings.Split(s, ",") {
+		id, val, ok := strings.Cut(strings.TrimSpace(f), "=")
+		id = strings.ToUpper(strings.TrimSpace(id))
+		x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if !ok || err != nil || !(x > 0) || math.IsInf(x, 0) || !slices.Contains(benchIDs, id) {
+			return nil, fmt.Errorf("bench: XPMPI_BENCH_SLOWDOWN=%q: want a comma list of WORKLOAD=FACTOR (W3=1.3) with workloads of %s and positive factors", s, strings.Join(benchIDs, ", "))
+		}
+		out[id] = x
+	}
+	return out, nil
 }
 
 // plural returns "1 rank", "2 ranks".
@@ -454,10 +483,16 @@ type benchEnv struct {
 	progress io.Writer // rank 0's progress lines, or nil
 	notes    []string
 	checks   []Check
+	small    bool
+	// current is the workload running; slow scales xpmpi's measured
+	// time of the workloads it names (XPMPI_BENCH_SLOWDOWN, a test hook
+	// of the regression guard).
+	current string
+	slow    map[string]float64
 }
 
 func newBenchEnv(world mpi.Comm, ref Reference, o Options) *benchEnv {
-	e := &benchEnv{world: world, ref: ref, reps: o.Reps, threads: o.Threads, budget: backend.Threads(), sizes: sizesFor(o.Small), be: backend.Current().Name()}
+	e := &benchEnv{world: world, ref: ref, reps: o.Reps, threads: o.Threads, budget: backend.Threads(), sizes: sizesFor(o.Small), be: backend.Current().Name(), small: o.Small}
 	if e.threads == 0 {
 		e.threads = e.budget
 	}
@@ -497,6 +532,7 @@ func (e *benchEnv) run(ids []string) (rows []Row, err error) {
 		}()
 	}
 	for i, id := range ids {
+		e.current = id
 		r, err := e.runWorkload(id)
 		if err != nil {
 			return nil, err
@@ -534,6 +570,9 @@ func (e *benchEnv) interleave(xp, ref func() (Sample, error)) (xs, rs []Sample, 
 		if i%2 == 1 {
 			a, b = b, a
 		}
+		if f, ok := e.slow[e.current]; ok {
+			a.Seconds *= f
+		}
 		xs, rs = append(xs, a), append(rs, b)
 	}
 	return xs, rs, nil
@@ -547,12 +586,13 @@ type Report struct {
 	Rows   []Row    // the table, one row per figure
 	Checks []Check  // the checksum comparison of each workload
 	Notes  []string // what the reader of the table should know
+	Small  bool     // the run was --small
 }
 
 // report makes the report of rows, and the error of the checksums that
 // disagree.
 func (e *benchEnv) report(rows []Row) (*Report, error) {
-	r := &Report{Ranks: e.world.Size(), Reps: e.reps, Rows: rows, Checks: e.checks, Notes: e.notes}
+	r := &Report{Ranks: e.world.Size(), Reps: e.reps, Rows: rows, Checks: e.checks, Notes: e.notes, Small: e.small}
 	return r, r.Err()
 }
 

@@ -6,6 +6,14 @@
 #   scripts/bench.sh                 # everything, 5 repetitions
 #   scripts/bench.sh --only W3,W4    # extra arguments go to xpmpi bench
 #   scripts/bench.sh --small --reps 1
+#   scripts/bench.sh --check         # the regression guard: fails naming the
+#                                    # rows slower than bench/baseline.json
+#   scripts/bench.sh --write-baseline --baseline-note "quiet machine"
+#
+# --check [FILE] and --write-baseline [FILE] go to xpmpi bench at every
+# rank count (FILE: bench/baseline.json when left out); --check makes a run
+# fail when a row's ratio rose beyond the guard's margin (docs/PERFORMANCE.md,
+# "The regression guard").
 #
 # It installs what is missing through scripts/setup.sh, builds bin/xpmpi
 # (-tags mpi, or mpi,petsc where PETSc is installed) and build/libxpref.so (bench/ref/xpref.c), then runs
@@ -29,6 +37,10 @@
 #   XPMPI_BENCH_NP="1 2"   rank counts to run
 #   XPMPI_BENCH_TIMEOUT=3600  seconds one run may take
 #   XPMPI_BENCH_PEERS=0    run no peers (no --peers)
+#   XPMPI_BENCH_COMMIT     the commit --write-baseline records (default: git's
+#                          HEAD, +dirty for a changed tree)
+#   XPMPI_BENCH_SLOWDOWN=W3=1.3  multiply xpmpi's measured times of W3 by 1.3
+#                          (to see --check fail)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,6 +48,27 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
 say() { printf 'bench: %s\n' "$*"; }
+
+# --check and --write-baseline without a file name take bench/baseline.json.
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--check | --write-baseline)
+		if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then
+			args+=("$1" "$2")
+			shift 2
+		else
+			args+=("$1" bench/baseline.json)
+			shift
+		fi
+		;;
+	*)
+		args+=("$1")
+		shift
+		;;
+	esac
+done
+set -- "${args[@]}"
 
 scripts/setup.sh || exit 1
 
@@ -160,6 +193,14 @@ launch=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then
 	launch+=(--allow-run-as-root)
 fi
+# The commit --write-baseline records: the one bin/xpmpi was built from,
+# "+dirty" if the tree differed from it (the baseline file aside).
+if [ -z "${XPMPI_BENCH_COMMIT:-}" ] && c=$(git rev-parse --short HEAD 2>/dev/null); then
+	git diff --quiet HEAD -- . ':(exclude)bench/baseline.json' 2>/dev/null || c="$c+dirty"
+	export XPMPI_BENCH_COMMIT=$c
+fi
+[ -n "${XPMPI_BENCH_COMMIT:-}" ] && launch+=(-x XPMPI_BENCH_COMMIT)
+[ -n "${XPMPI_BENCH_SLOWDOWN:-}" ] && launch+=(-x XPMPI_BENCH_SLOWDOWN)
 np_list=${XPMPI_BENCH_NP:-"1 2"}
 limit=${XPMPI_BENCH_TIMEOUT:-3600}
 
@@ -190,7 +231,7 @@ for np in $np_list; do
 done
 echo
 if [ ${#failed[@]} -gt 0 ]; then
-	say "FAILED at ${failed[*]} rank(s): see the logs above (a checksum that disagrees fails the run)"
+	say "FAILED at ${failed[*]} rank(s): see the logs above (a checksum that disagrees fails the run; with --check, so does a row slower than the baseline)"
 	exit 1
 fi
 say "all runs passed; results in build/bench-np*.json and build/bench-np*.png"

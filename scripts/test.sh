@@ -36,6 +36,8 @@
 #               dist subset, xpmpi info, selftest and heat2d (skipped with
 #               the reason where hosts.sh cannot run: not root, no ip netns)
 #   integration bin/xpmpi and the default-build CLI, then go test ./tests/
+#   bench guard bin/xpmpi bench --small --check bench/baseline.json at 1 rank:
+#               a slower row is a WARNING in the summary, never a failure
 #   petsc       only once petsc/ holds Go files: -tags mpi,petsc under mpirun
 #   hdf5        h5 with -tags mpi,hdf5 under mpirun at 1-4 ranks (where
 #               pkg-config hdf5-openmpi finds parallel HDF5)
@@ -874,6 +876,36 @@ integration() {
 	env "${env[@]}" go test -tags mpi -count=1 -v -timeout 10m -parallel 4 "${short[@]}" ./tests/
 }
 step "go test -tags mpi ./tests/ (integration)" integration
+
+# ---------------------------------------------------------------- bench guard
+# The regression guard's short form (docs/PERFORMANCE.md): bin/xpmpi bench
+# --small at 1 rank against bench/baseline.json's small rows. It prints the
+# comparison and never fails the suite (a shared machine's noise must not
+# fail CI): a slower row, or a bench that could not run, is a warning in the
+# summary. scripts/bench.sh --check is the full form.
+bench_guard() {
+	local name="xpmpi bench --small --check bench/baseline.json (regression guard: a warning, never a failure)"
+	local t0=$EPOCHREALTIME rc secs
+	printf '\n==> %s\n' "$name"
+	local flags=(--oversubscribe --bind-to none)
+	[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+	timeout 180 "$ompi_run" "${flags[@]}" -np 1 bin/xpmpi bench --small --reps 15 --quiet --check bench/baseline.json 2>&1 |
+		sed -n '/^xpmpi bench:/,/^checksums/p; /^regression guard:/,$p; /^bench:/p'
+	rc=${PIPESTATUS[0]}
+	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" -eq 0 ]; then
+		printf '<== %s: ok (%ss)\n' "$name" "$secs"
+		results+=("ok|$secs|$name")
+	else
+		printf '<== %s: WARNING (exit %d, %ss): see the comparison above; not counted as a failure\n' "$name" "$rc" "$secs"
+		results+=("WARNING|$secs|$name")
+	fi
+}
+if [ -z "$ompi_run" ] || [ ! -x bin/xpmpi ] || [ ! -f "${XPMPI_BENCH_REF:-build/libxpref.so}" ]; then
+	skip "xpmpi bench --small --check (regression guard)" "needs Open MPI's mpirun, bin/xpmpi and build/libxpref.so"
+else
+	bench_guard
+fi
 
 # ---------------------------------------------------------------- petsc
 if [ $have_petsc = 1 ]; then

@@ -23,6 +23,9 @@ type benchFlags struct {
 	Quiet      bool
 	Samples    bool
 	Peers      []string
+	Check      string
+	Baseline   string
+	Note       string
 }
 
 func newBenchCmd(world mpi.Comm) *cobra.Command {
@@ -62,6 +65,16 @@ bandwidth, reference GB/s over xpmpi GB/s), the target of issue 4, whether
 the checksums agree, and the spread ((max-min)/median, the larger of the two
 sides'). A checksum that disagrees fails the bench after the table.
 
+--check FILE is the regression guard: after the table it compares every
+row's ratio (the median of the per-repetition ratios) with the baseline
+FILE (bench/baseline.json) at the same rank count and size, prints the
+comparison, and fails naming the rows whose ratio rose beyond the margin,
+max(10%, 4 x the combined standard error of the two ratios); a row whose
+margin would exceed 25% is "noisy" and does not fail. --write-baseline
+FILE merges this run's ratios into FILE, stamped with the commit, the date,
+the machine and --baseline-note. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
+xpmpi's measured times of W3 by 1.3, to see the guard fail.
+
 --peers FILE adds the figures of programs run separately before the bench,
 at the same rank count and sizes (scripts/bench.sh runs them): W6 as a
 plain C + MPI program at MPI_THREAD_SINGLE (bench/ref/w6.c, "C alone") and
@@ -75,7 +88,8 @@ library with ` + bench.RefBuildCommand + `).`,
 		Example: `  mpirun -np 2 bin/xpmpi bench --json build/bench-np2.json --plot build/bench-np2.png
   bin/xpmpi bench --only W3,W4 --reps 3
   bin/xpmpi bench --small --reps 1
-  mpirun -np 2 bin/xpmpi bench --peers build/peers-np2.json`,
+  mpirun -np 2 bin/xpmpi bench --peers build/peers-np2.json
+  bin/xpmpi bench --small --reps 7 --check bench/baseline.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchCmd(world, o, cmd.OutOrStdout())
@@ -93,6 +107,9 @@ library with ` + bench.RefBuildCommand + `).`,
 	f.BoolVar(&o.Quiet, "quiet", false, "print no progress")
 	f.BoolVar(&o.Samples, "samples", false, "also print every repetition's figures")
 	f.StringArrayVar(&o.Peers, "peers", nil, "add the figures of separately run programs from this JSON file (bench.ReadPeers); repeatable")
+	f.StringVar(&o.Check, "check", "", "compare the ratios with this baseline (bench/baseline.json) and fail naming the rows that got slower beyond the margin")
+	f.StringVar(&o.Baseline, "write-baseline", "", "merge this run's ratios into this baseline file (replacing the rows of this rank count and size)")
+	f.StringVar(&o.Note, "baseline-note", "", "with --write-baseline: the conditions of the run, recorded with its rows")
 	return cmd
 }
 
@@ -149,6 +166,27 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 			return werr
 		}
 		fmt.Fprintf(out, "wrote %s\n", o.Plot)
+	}
+	if o.Baseline != "" {
+		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
+		if werr := bench.WriteBaseline(o.Baseline, entries); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
+	}
+	if o.Check != "" {
+		base, cerr := bench.ReadBaseline(o.Check)
+		if cerr != nil {
+			return cerr
+		}
+		vs := bench.Compare(rep, base)
+		fmt.Fprintln(out)
+		if werr := bench.WriteVerdicts(out, o.Check, vs); werr != nil {
+			return werr
+		}
+		if gerr := bench.GuardError(o.Check, vs); gerr != nil && err == nil {
+			err = gerr
+		}
 	}
 	return err
 }

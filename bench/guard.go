@@ -1,0 +1,349 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The regression guard: `xpmpi bench --check FILE` compares this run's
+// ratios, row by row (workload, metric, rank count, --small or not), with
+// a committed baseline (bench/baseline.json), and fails naming the rows
+// that got slower beyond a margin; `--write-baseline FILE` records this
+// run's ratios in the baseline.
+//
+// A row's ratio for the guard is the median of its per-repetition ratios
+// (xpmpi's repetition i over the reference's repetition i, which ran next
+// to it), not the ratio of the two medians the table shows: a load burst
+// that slows one pair of repetitions moves one ratio, not the median. Its
+// noise is the relative standard error of that median estimated from the
+// repetitions themselves: 1.858 * MAD / median / sqrt(n) (MAD, the median
+// absolute deviation, times 1.4826 estimates a standard deviation; the
+// median's standard error is 1.253 standard deviations over sqrt(n)).
+//
+// A row is slower when its ratio exceeds the baseline's by more than
+//
+//	margin = max(GuardMinMargin, GuardNoiseFactor * sqrt(noise_base^2 + noise_now^2))
+//
+// and faster when it is below the baseline's by the same margin. The
+// constants were chosen from measured spreads (docs/PERFORMANCE.md, "The
+// regression guard"): on the shared 2-core machine, unchanged code's
+// ratios moved from run to run by up to 3.6 of their combined standard
+// errors (W7's read; most rows under 2.6), so the factor is 4. A margin
+// above GuardMaxMargin means the run is too noisy to tell a slowdown of
+// 30% from noise: such a row is reported as "noisy" and does not fail the
+// check (run again with more --reps). So a row made 30% slower is either
+// flagged or reported as noisy, never passed as "same".
+
+// GuardMinMargin is the smallest relative margin of the guard.
+const GuardMinMargin = 0.10
+
+// GuardNoiseFactor multiplies the combined noise of the baseline and the
+// run in the guard's margin.
+const GuardNoiseFactor = 4.0
+
+// GuardMaxMargin is the largest margin at which the guard still judges a
+// row; a noisier row is reported as "noisy" and passes.
+const GuardMaxMargin = 0.25
+
+// Baseline is the guard's reference file (bench/baseline.json).
+type Baseline struct {
+	// Doc says what the file is and under which conditions it was
+	// measured.
+	Doc     string          `json:"doc"`
+	Entries []BaselineEntry `json:"entries"`
+}
+
+// BaselineEntry is one row's ratio in a baseline.
+type BaselineEntry struct {
+	Workload string  `json:"workload"`
+	Metric   string  `json:"metric"`
+	Ranks    int     `json:"ranks"`
+	Small    bool    `json:"small"`
+	Ratio    float64 `json:"ratio"`  // median of the per-repetition ratios
+	Noise    float64 `json:"noise"`  // relative standard error of Ratio
+	Spread   float64 `json:"spread"` // (max-min)/median of the per-repetition ratios
+	Reps     int     `json:"reps"`
+	Commit   string  `json:"commit"`
+	Date     string  `json:"date"`
+	Machine  string  `json:"machine"`
+	Note     string  `json:"note,omitempty"` // the conditions of the measurement
+}
+
+func (b BaselineEntry) key() string {
+	return fmt.Sprintf("%s|%s|%d|%v", b.Workload, b.Metric, b.Ranks, b.Small)
+}
+
+// pairRatios returns the per-repetition ratios of r, or nil where the row
+// has no samples of both sides.
+func pairRatios(r Row) []float64 {
+	if len(r.XSamples) == 0 || len(r.XSamples) != len(r.RefSamples) {
+		return nil
+	}
+	q := make([]float64, 0, len(r.XSamples))
+	for i := range r.XSamples {
+		if v := ratioOf(r.Kind, r.XSamples[i], r.RefSamples[i]); v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			q = append(q, v)
+		}
+	}
+	return q
+}
+
+// guardFigures returns the guard's ratio of r, its relative noise and the
+// spread of the per-repetition ratios. A row without samples falls back
+// on the table's ratio, with a noise of half its spread over sqrt(reps).
+func guardFigures(r Row) (ratio, noise, sprd float64) {
+	q := pairRatios(r)
+	if len(q) == 0 {
+		n := math.Max(1, float64(r.Reps))
+		return r.Ratio, r.Spread / 2 / math.Sqrt(n), r.Spread
+	}
+	ratio = median(q)
+	if ratio == 0 {
+		return 0, 0, 0
+	}
+	dev := make([]float64, len(q))
+	for i, v := range q {
+		dev[i] = math.Abs(v - ratio)
+	}
+	noise = 1.858 * median(dev) / ratio / math.Sqrt(float64(len(q)))
+	return ratio, noise, spread(q)
+}
+
+// guarded reports whether the guard compares row r: speeds, not
+// iteration counts or residuals.
+func guarded(r Row) bool { return r.Kind != KindInfo }
+
+// BaselineEntries returns the baseline entries of rep's rows, stamped
+// with commit, date, machine and note.
+func BaselineEntries(rep *Report, commit, date, machine, note string) []BaselineEntry {
+	var out []BaselineEntry
+	for _, r := range rep.Rows {
+		if !guarded(r) {
+			continue
+		}
+		ratio, noise, sp := guardFigures(r)
+		out = append(out, BaselineEntry{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Small: rep.Small,
+			Ratio: ratio, Noise: noise, Spread: sp, Reps: r.Reps, Commit: commit, Date: date, Machine: machine, Note: note})
+	}
+	return out
+}
+
+// Merge returns b with entries added, replacing those of the same
+// workload, metric, rank count and size; the entries are kept sorted.
+func (b Baseline) Merge(entries []BaselineEntry) Baseline {
+	byKey := map[string]int{}
+	out := Baseline{Doc: b.Doc, Entries: slices.Clone(b.Entries)}
+	for i, e := range out.Entries {
+		byKey[e.key()] = i
+	}
+	for _, e := range entries {
+		if i, ok := byKey[e.key()]; ok {
+			out.Entries[i] = e
+		} else {
+			byKey[e.key()] = len(out.Entries)
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	slices.SortStableFunc(out.Entries, func(x, y BaselineEntry) int {
+		if c := compareBool(x.Small, y.Small); c != 0 {
+			return c
+		}
+		if x.Ranks != y.Ranks {
+			return x.Ranks - y.Ranks
+		}
+		return benchOrder(x.Workload) - benchOrder(y.Workload)
+	})
+	return out
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// benchOrder is a workload's place in the bench's order.
+func benchOrder(w string) int {
+	if i := slices.Index(benchIDs, w); i >= 0 {
+		return i
+	}
+	return len(benchIDs)
+}
+
+// baselineDoc is the Doc of a baseline file written anew.
+const baselineDoc = "The regression guard's baseline (xpmpi bench --check, scripts/bench.sh --check): per workload, metric, rank count and size (small: --small), " +
+	"the median of the per-repetition ratios xpmpi/C (lower is better), its relative standard error (noise), the spread of the per-repetition ratios, " +
+	"and the commit, date, machine and conditions of the run that set it. Written by xpmpi bench --write-baseline; see docs/PERFORMANCE.md."
+
+// ReadBaseline reads a baseline file.
+func ReadBaseline(path string) (Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Baseline{}, fmt.Errorf("bench: baseline: %w", err)
+	}
+	var b Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return Baseline{}, fmt.Errorf("bench: baseline %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// WriteBaseline merges entries into the baseline file at path (created
+// if it does not exist) and writes it.
+func WriteBaseline(path string, entries []BaselineEntry) error {
+	b, err := ReadBaseline(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		b = Baseline{}
+	}
+	if b.Doc == "" {
+		b.Doc = baselineDoc
+	}
+	b = b.Merge(entries)
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Verdict is the guard's judgement of one row.
+type Verdict struct {
+	Workload, Metric string
+	Ranks            int
+	Base, Now        float64 // the guard's ratios
+	Margin           float64 // relative
+	Status           string  // "same", "slower", "faster", "noisy", "new"
+	BaseCommit       string
+}
+
+// Compare judges every guarded row of rep against the baseline entries of
+// the same workload, metric, rank count and size.
+func Compare(rep *Report, base Baseline) []Verdict {
+	byKey := map[string]BaselineEntry{}
+	for _, e := range base.Entries {
+		byKey[e.key()] = e
+	}
+	var out []Verdict
+	for _, r := range rep.Rows {
+		if !guarded(r) {
+			continue
+		}
+		now, noise, _ := guardFigures(r)
+		v := Verdict{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Now: now, Status: "new"}
+		e, ok := byKey[BaselineEntry{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Small: rep.Small}.key()]
+		if ok {
+			v.Base, v.BaseCommit = e.Ratio, e.Commit
+			v.Margin = math.Max(GuardMinMargin, GuardNoiseFactor*math.Hypot(e.Noise, noise))
+			switch {
+			case now > e.Ratio*(1+v.Margin) && v.Margin <= GuardMaxMargin:
+				v.Status = "slower"
+			case now < e.Ratio/(1+v.Margin) && v.Margin <= GuardMaxMargin:
+				v.Status = "faster"
+			case v.Margin > GuardMaxMargin:
+				v.Status = "noisy"
+			default:
+				v.Status = "same"
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Slower returns the verdicts that failed the check.
+func Slower(vs []Verdict) []Verdict {
+	var out []Verdict
+	for _, v := range vs {
+		if v.Status == "slower" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// WriteVerdicts prints the comparison as a table.
+func WriteVerdicts(w io.Writer, path string, vs []Verdict) error {
+	fmt.Fprintf(w, "regression guard: this run against %s (ratio = median of the per-repetition ratios xpmpi/C; slower: above the baseline by more than the margin)\n", path)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "workload\tranks\tmetric\tbaseline\tnow\tchange\tmargin\tverdict\tbaseline commit")
+	for _, v := range vs {
+		change, base, margin := "-", "-", "-"
+		if v.Status != "new" {
+			change = fmt.Sprintf("%+.1f%%", 100*(v.Now/v.Base-1))
+			base = fmt.Sprintf("%.3f", v.Base)
+			margin = fmt.Sprintf("%.0f%%", 100*v.Margin)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\n", v.Workload, v.Ranks, v.Metric, base, v.Now, change, margin, v.Status, v.BaseCommit)
+	}
+	return tw.Flush()
+}
+
+// GuardError returns the error of the slower verdicts, nil for none.
+func GuardError(path string, vs []Verdict) error {
+	slow := Slower(vs)
+	if len(slow) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, v := range slow {
+		parts = append(parts, fmt.Sprintf("%s at %s (%s: %.3f against %.3f, margin %.0f%%)", v.Workload, plural(v.Ranks, "rank"), v.Metric, v.Now, v.Base, 100*v.Margin))
+	}
+	return fmt.Errorf("bench: slower than the baseline %s: %s", path, strings.Join(parts, "; "))
+}
+
+// GitCommit returns the short commit of the working directory's
+// repository ($XPMPI_BENCH_COMMIT if set), with "+dirty" when the tree
+// has changes, or "unknown".
+func GitCommit() string {
+	if c := os.Getenv("XPMPI_BENCH_COMMIT"); c != "" {
+		return c
+	}
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "+dirty"
+	}
+	return c
+}
+
+// MachineName describes this machine: the CPU model, the CPU count and the
+// operating system.
+func MachineName() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	return model + ", " + strconv.Itoa(runtime.NumCPU()) + " CPUs, " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// Today returns the current UTC time as the baseline records it.
+func Today() string { return time.Now().UTC().Format("2006-01-02 15:04 UTC") }

@@ -43,7 +43,7 @@ import (
 //
 // They are the correctly rounded reference, and cost far more than Sum: a few integer operations per term, on one
 // thread, instead of a vector add on the thread budget (about 34 times
-// Sum's time for 2^20 float64 here; docs/PERFORMANCE.md). A block on a
+// Sum's time for 2^20 float64 here; docs/PERFORMANCE-LOG.md). A block on a
 // device is copied to the host for them (recorded), until a device kernel
 // exists.
 

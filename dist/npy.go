@@ -668,7 +668,7 @@ func readBox[T backend.Numeric](c mpi.Comm, f mpi.File, off int64, sub mpi.Subar
 
 // sumChunkBytes is the size of the chunks that readSummed reads and
 // checksums (a variable so that tests can exercise the chunking). Large,
-// because on the machines measured (issue 15, docs/PERFORMANCE.md) a
+// because on the machines measured (issue 15, docs/PERFORMANCE-LOG.md) a
 // pread from the page cache costs more per byte in small calls, and a
 // copy out of the page cache does not leave its data in the cache either
 // way: what chunking buys is the overlap of one chunk's checksum with the

@@ -38,7 +38,7 @@ type Config struct {
 	// Freed runs the freed cells (every operation on a freed array) instead
 	// of the others.
 	Freed bool
-	// FreedTimeout is how long a freed cell may take (default 10 s).
+	// FreedTimeout is how long a freed cell may take (default 3 s).
 	FreedTimeout time.Duration
 	// Dir is a directory shared by the ranks, for Save and Load.
 	Dir string
@@ -226,12 +226,14 @@ type harness struct {
 	tally  Tally
 	cells  []Cell // Cells: the list, nothing run
 	hung   bool   // a freed cell timed out: no more freed cells
+	world  mpi.Comm
 	failed []string
 	files  int // Save's files so far: the next file's name
 }
 
-// suites returns the element types of a level on a backend.
-func suites(l Level, bk Backend) []typed {
+// suites returns the element types of a level on a backend: for the freed
+// cells, float64 and complex128 on the CPU, float64 on the fake device.
+func suites(l Level, freed bool, bk Backend) []typed {
 	all := []typed{
 		floatSuite[float64](), floatSuite[float32](),
 		intSuite[int32](), intSuite[int64](), intSuite[uint32](), intSuite[uint64](),
@@ -248,6 +250,10 @@ func suites(l Level, bk Backend) []typed {
 		return s
 	}
 	switch {
+	case freed && bk.Name == "cpu":
+		return pick(backend.Float64, backend.Complex128)
+	case freed:
+		return pick(backend.Float64)
 	case l == Long:
 		return all
 	case l == Default && bk.Name == "cpu":
@@ -273,7 +279,7 @@ func Cells(cfg Config, p int) []Cell {
 // ranks where it failed; it returns the counts of this rank.
 func Run(t *testing.T, c mpi.Comm, cfg Config) Tally {
 	if cfg.FreedTimeout == 0 {
-		cfg.FreedTimeout = 10 * time.Second
+		cfg.FreedTimeout = 3 * time.Second
 	}
 	h := &harness{t: t, c: c, cfg: cfg}
 	h.each(false)
@@ -282,7 +288,7 @@ func Run(t *testing.T, c mpi.Comm, cfg Config) Tally {
 
 func (h *harness) each(list bool) {
 	for _, bk := range Backends {
-		for _, s := range suites(h.cfg.Level, bk) {
+		for _, s := range suites(h.cfg.Level, h.cfg.Freed, bk) {
 			for si, shape := range Shapes(h.cfg.Level) {
 				if h.cfg.Freed && !freedShape(si, shape) {
 					continue
@@ -292,7 +298,11 @@ func (h *harness) each(list bool) {
 					if _, ok := lk.options(shape, h.c.Size()); !ok {
 						continue
 					}
-					s.run(h, bk, shape, lk, list)
+					if list || !h.cfg.Freed {
+						s.run(h, bk, shape, lk, list)
+						continue
+					}
+					h.runIsolated(func() { s.run(h, bk, shape, lk, false) })
 				}
 			}
 			if !list {
@@ -300,6 +310,43 @@ func (h *harness) each(list bool) {
 			}
 		}
 	}
+}
+
+// runIsolated runs a batch of freed cells on a communicator of its own
+// (a Split of the world), so that a call left waiting in a collective by a
+// cell that hung meets no later collective. After a hang no freed cell runs
+// (the device may be held by the call that waits) and nothing of the batch
+// is freed.
+func (h *harness) runIsolated(f func()) {
+	world := h.c
+	h.world = world
+	cc, err := world.Split(0, world.Rank())
+	if err != nil {
+		h.t.Fatalf("a communicator for the freed cells: %v", err)
+	}
+	h.c = cc
+	defer func() {
+		if !h.hung {
+			cc.Free()
+		}
+		h.c = world
+	}()
+	f()
+}
+
+// agreeHung makes every rank learn, on the world communicator, whether a
+// freed cell hung on some rank: then none runs the rest of the batch, whose
+// collectives would meet the one that waits.
+func (h *harness) agreeHung() {
+	v := int32(0)
+	if h.hung {
+		v = 1
+	}
+	n, err := mpi.AllreduceValue(h.world, v, mpi.Max)
+	if err != nil {
+		h.t.Fatalf("agreeing on a hang: %v", err)
+	}
+	h.hung = n != 0
 }
 
 // freedShape: the freed cells run on one 1-D and one 2-D shape.
@@ -328,6 +375,14 @@ func (h *harness) record(cell Cell, o Outcome, detail string) {
 		h.cfg.Log(fmt.Sprintf("%-7s %s %s", o, cell, detail))
 	}
 	if o == Fail {
+		if f := os.Getenv("XPMPI_DISTTEST_FAILS"); f != "" {
+			// One file per rank, for reading the failures of a job whose
+			// ranks' output interleaves.
+			if w, err := os.OpenFile(fmt.Sprintf("%s.%d", f, h.c.Rank()), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintf(w, "%s: %s\n", cell, detail)
+				w.Close()
+			}
+		}
 		h.failed = append(h.failed, cell.String())
 		h.t.Errorf("rank %d: %s: %s", h.c.Rank(), cell, detail)
 	}

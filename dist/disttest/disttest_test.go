@@ -67,3 +67,25 @@ func TestCells(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestSupportPage fails when docs/SUPPORT.md is not the page that the
+// matrix makes; XPMPI_UPDATE_SUPPORT=1 writes it.
+func TestSupportPage(t *testing.T) {
+	const path = "../../docs/SUPPORT.md"
+	page := disttest.SupportPage()
+	if os.Getenv("XPMPI_UPDATE_SUPPORT") == "1" {
+		if mpitest.World(t).Rank() == 0 {
+			if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: regenerate it with XPMPI_UPDATE_SUPPORT=1 go test ./dist/disttest -run TestSupportPage", err)
+	}
+	if string(got) != page {
+		t.Errorf("%s is not the page that the matrix makes: regenerate it with XPMPI_UPDATE_SUPPORT=1 go test ./dist/disttest -run TestSupportPage", path)
+	}
+}

@@ -106,7 +106,7 @@ func (in *input[T]) free() {
 func (s *suite[T]) run(h *harness, bk Backend, shape []int, lk *Layout, list bool) {
 	var in *input[T]
 	var setup error
-	if !list {
+	if !list && !h.hung {
 		in = &input[T]{h: h, c: h.c, p: h.c.Size(), rank: h.c.Rank(), shape: shape, lk: lk, bk: bk, tol: Tolerance(backend.DTypeOf[T]())}
 		setup = call(func() error {
 			var err error
@@ -125,7 +125,24 @@ func (s *suite[T]) run(h *harness, bk Backend, shape []int, lk *Layout, list boo
 			in.mask, err = dist.FromFunc(h.c, shape, func(idx []int) uint8 { return in.gm[flat(idx, shape)] }, in.opts(shape)...)
 			return err
 		})
-		defer in.free()
+		defer func() {
+			if !h.hung {
+				in.free()
+			}
+		}()
+		// Every rank runs the batch or none: a rank whose input failed
+		// (a device error left by an earlier cell, say) would otherwise
+		// skip the collectives the others wait in.
+		v := int32(0)
+		if setup != nil {
+			v = 1
+		}
+		n, err := mpi.AllreduceValue(h.c, v, mpi.Max)
+		if err != nil {
+			setup = fmt.Errorf("agreeing on the input: %v", err)
+		} else if n != 0 && setup == nil {
+			setup = errors.New("another rank failed to make its input")
+		}
 	}
 	for _, o := range s.ops {
 		if o.applies != nil && !o.applies(shape) {
@@ -142,17 +159,18 @@ func (s *suite[T]) run(h *harness, bk Backend, shape []int, lk *Layout, list boo
 			h.cells = append(h.cells, cell)
 			continue
 		}
+		if h.hung {
+			h.record(cell, Fail, "not run: an earlier freed cell hung")
+			continue
+		}
 		if setup != nil {
 			h.record(cell, Fail, "making the input: "+setup.Error())
 			continue
 		}
 		var err error
 		if cell.Freed {
-			if h.hung {
-				h.record(cell, Fail, "not run: an earlier freed cell hung")
-				continue
-			}
 			err = runFreed(h, in, o)
+			h.agreeHung()
 		} else {
 			err = call(func() error { return o.run(in) })
 		}
@@ -163,18 +181,21 @@ func (s *suite[T]) run(h *harness, bk Backend, shape []int, lk *Layout, list boo
 
 // runFreed runs o on a freed copy of x, under a watchdog: a call that has not
 // returned within the time limit fails the cell (and the freed cells after it
-// are not run: the call still waits in a collective).
+// in its batch are not run: the call still waits in a collective).
 func runFreed[T backend.Numeric](h *harness, in *input[T], o op[T]) error {
-	xf, _, err := makeArray[T](in, in.c, in.shape, 0)
-	if err != nil {
-		return err
-	}
-	xf.Free()
-	fin := *in
-	fin.x = xf
-	fin.freed = true
 	done := make(chan error, 1)
-	go func() { done <- call(func() error { return o.run(&fin) }) }()
+	go func() {
+		xf, _, err := makeArray[T](in, in.c, in.shape, 0)
+		if err != nil {
+			done <- fmt.Errorf("making the array to free: %v", err)
+			return
+		}
+		xf.Free()
+		fin := *in
+		fin.x = xf
+		fin.freed = true
+		done <- call(func() error { return o.run(&fin) })
+	}()
 	select {
 	case err := <-done:
 		return err

@@ -826,7 +826,7 @@ func complexOps[T backend.Complex]() []op[T] {
 	}}, op[T]{fn: "Astype", variant: "float64 DiscardImag", family: "astype", run: func(in *input[T]) error {
 		d, err := dist.Astype[float64](in.x, dist.DiscardImag())
 		return result(in, d, err, in.shape, refMap(in.gx, func(a T) float64 { return real(toC(a)) }), 0)
-	}}, op[T]{fn: "Astype", variant: "float64 without DiscardImag", family: "astype", refuse: func(string, []int, int) string { return "DiscardImag" }, run: func(in *input[T]) error {
+	}}, op[T]{fn: "Astype without DiscardImag", variant: "complex to float64", family: "astype", refuse: func(string, []int, int) string { return "DiscardImag" }, run: func(in *input[T]) error {
 		d, err := dist.Astype[float64](in.x)
 		return result(in, d, err, in.shape, refMap(in.gx, func(a T) float64 { return real(toC(a)) }), 0)
 	}})

@@ -25,7 +25,8 @@ func intSuite[T backend.Element]() typed {
 }
 
 func complexSuite[T backend.Complex]() typed {
-	return &suite[T]{ops: slices.Concat(numericOps[T](), complexOps[T](), inexactOps[T]())}
+	own := complexOps[T]()
+	return &suite[T]{ops: slices.Concat(own, numericOps[T](), inexactOps[T]()), own: len(own)}
 }
 
 // dims returns a predicate: the shape has one of these numbers of axes.

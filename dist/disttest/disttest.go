@@ -230,7 +230,8 @@ type harness struct {
 	hung   bool   // a freed cell timed out: no more freed cells
 	world  mpi.Comm
 	failed []string
-	files  int // Save's files so far: the next file's name
+	files  int    // Save's files so far: the next file's name
+	only   string // list only the cells of this backend, where not ""
 }
 
 // suites returns the element types of a level on a backend: for the freed
@@ -293,6 +294,9 @@ func Run(t *testing.T, c mpi.Comm, cfg Config) Tally {
 
 func (h *harness) each(list bool) {
 	for _, bk := range Backends {
+		if h.only != "" && bk.Name != h.only {
+			continue
+		}
 		for _, s := range suites(h.cfg.Level, h.cfg.Freed, bk) {
 			for si, shape := range Shapes(h.cfg.Level) {
 				if h.cfg.Freed && !freedShape(si, shape) {

@@ -61,8 +61,8 @@ func TestFreed(t *testing.T) {
 // matrix makes; XPMPI_UPDATE_SUPPORT=1 writes it.
 func TestSupportPage(t *testing.T) {
 	const path = "../../docs/SUPPORT.md"
-	if mpitest.World(t).Rank() != 0 {
-		t.Skip("the page is checked on rank 0")
+	if mpitest.World(t).Size() != 1 {
+		t.Skip("the page does not depend on the rank count: checked at 1 rank")
 	}
 	page := disttest.SupportPage()
 	if os.Getenv("XPMPI_UPDATE_SUPPORT") == "1" {

@@ -881,13 +881,15 @@ func fftOps[T backend.Complex]() []op[T] {
 }
 
 // fftRefuse: FFT along an axis needs the axis local to every block.
+// splitAxisOf is the split axis of the kinds of layout split on one axis.
+var splitAxisOf = map[string]int{"rows": 0, "uneven": 0, "ghost": 0, "ghostp": 0, "axis1": 1, "axis2": 2}
+
 // The axis is local where the layout's process grid (P along the split
 // axis, GridDims on a grid) has one rank along it.
 func fftRefuse(ax int) func(lk string, shape []int, p int) string {
 	return func(lk string, shape []int, p int) string {
-		split := map[string]int{"rows": 0, "uneven": 0, "ghost": 0, "ghostp": 0, "axis1": 1, "axis2": 2}
 		local := true
-		if a, ok := split[lk]; ok {
+		if a, ok := splitAxisOf[lk]; ok {
 			local = a != ax || p == 1
 		} else if isGrid(lk) {
 			local = GridDims(len(shape), p)[ax] == 1

@@ -58,6 +58,7 @@ type input[T backend.Numeric] struct {
 	x, y    *dist.Array[T] // the operands: salts 0 and 1
 	gx, gy  []T            // their global contents, row-major
 	mask    *dist.Array[uint8]
+	scratch *dist.Array[T] // the destination of into, made at its first call
 	gm      []uint8
 	tol     float64 // Tolerance of T
 	freed   bool    // x is freed
@@ -98,7 +99,7 @@ func flat(idx, shape []int) int {
 }
 
 func (in *input[T]) free() {
-	for _, a := range []*dist.Array[T]{in.x, in.y} {
+	for _, a := range []*dist.Array[T]{in.x, in.y, in.scratch} {
 		if a != nil {
 			a.Free()
 		}
@@ -128,6 +129,10 @@ func (s *suite[T]) run(h *harness, bk Backend, shape []int, lk *Layout, list boo
 				}
 			}
 			in.mask, err = dist.FromFunc(h.c, shape, func(idx []int) uint8 { return in.gm[flat(idx, shape)] }, in.opts(shape)...)
+			if err != nil {
+				return err
+			}
+			in.scratch, err = dist.ZerosLike(in.y)
 			return err
 		})
 		defer func() {

@@ -64,13 +64,18 @@ func copyOf[T backend.Numeric](in *input[T], a *dist.Array[T]) (*dist.Array[T], 
 	return d, nil
 }
 
-// into runs f into a new array of x's layout and compares it with want.
+// into runs f into a zero array of x's layout (the batch's scratch array:
+// an allocation is a collective) and compares it with want.
 func into[T backend.Numeric](in *input[T], f func(d *dist.Array[T]) error, want []T, tol float64) error {
-	d, err := newLike(in)
-	if err != nil {
-		return fmt.Errorf("ZerosLike: %v", err)
+	if in.scratch == nil {
+		d, err := newLike(in)
+		if err != nil {
+			return fmt.Errorf("ZerosLike: %v", err)
+		}
+		in.scratch = d
 	}
-	defer d.Free()
+	d := in.scratch
+	dist.Fill(d, 0)
 	if err := call(func() error { return f(d) }); err != nil {
 		return opErr(err)
 	}

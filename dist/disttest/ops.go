@@ -121,7 +121,7 @@ func ghostOnly(lk string, shape []int, p int) string {
 	case "ghost", "ghostp", "ghostgrid":
 		return ""
 	}
-	return "ghost"
+	return "without ghost layers|Ghosts option"
 }
 
 func numericOps[T backend.Numeric]() []op[T] {
@@ -466,7 +466,7 @@ func mutate[T backend.Numeric](in *input[T], f func(d *dist.Array[T]) error, wan
 
 func matmulRefuse(lk string, shape []int, p int) string {
 	if lk == "axis1" {
-		return "axis 1"
+		return "split on axis 1|a must be split on axis 0 or replicated"
 	}
 	return ""
 }

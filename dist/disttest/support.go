@@ -134,6 +134,20 @@ complex128; "real" is the ten real types, "float" float32 and float64).
 		}
 		b.WriteString("\n")
 	}
+	fmt.Fprintf(&b, `
+## Where the reference differs from NumPy
+
+The reference loops follow dist's documented conventions where they differ
+from NumPy's:
+
+- an axis reduction of a 1-D array (SumAxis, MeanAxis, ArgminAxis, ...)
+  gives an array of shape [1], where NumPy gives a 0-d array;
+- integer sums, products and their cumulative forms wrap in the element type
+  (NumPy widens int32 and uint32 to 64 bits);
+- floating-point products are taken in float64 (complex128) and rounded at
+  the end; where the result overflows the element type, both must be
+  infinite.
+`)
 	fmt.Fprintf(&b, "\n## The size of the matrix\n\n")
 	fmt.Fprintf(&b, "Cells, and freed cells, at every rank count. The test command runs the short matrix (-short) where the ranks outnumber the cores, the default one otherwise; XPMPI_DISTTEST_LONG=1 runs the long one.\n\n")
 	fmt.Fprintf(&b, "| matrix | cells | freed cells |\n|---|---|---|\n")

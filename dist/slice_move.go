@@ -383,7 +383,7 @@ func recordDeviceCopy(desc string, n, size int) {
 func singleAxis(op string, ls ...Layout) {
 	for _, l := range ls {
 		if l.axis != Replicated && (l.axis < 0 || l.axis >= len(l.shape) || len(l.counts) != l.ranks) {
-			panic(fmt.Sprintf("dist: %s of %v: only arrays split on one axis, or replicated, are supported", op, l))
+			panic(fmt.Sprintf("dist: %s of %v: only arrays split on one axis, or replicated, are supported: Redistribute it to such a layout (NewLayout) first", op, l))
 		}
 	}
 }

@@ -439,7 +439,7 @@ func numericOps[T backend.Numeric]() []op[T] {
 
 	// Ghost layers.
 	add(op[T]{fn: "Exchange", family: "stencil", refuse: ghostOnly, run: func(in *input[T]) error {
-		if err := call(in.x.Exchange); err != nil {
+		if err := call(func() error { return opErr(in.x.Exchange()) }); err != nil {
 			return err
 		}
 		return checkGhosts(in)

@@ -415,6 +415,21 @@ func numericOps[T backend.Numeric]() []op[T] {
 		defer b.Free()
 		d, err := dist.MatMul(in.x, b)
 		return result(in, d, err, []int{m, 2}, refMatMul(in.gx, gb, m, k, 2), 0)
+	}}, op[T]{fn: "MatMulInto", family: "matmul", applies: dims(2), refuse: matmulRefuse, run: func(in *input[T]) error {
+		// Into a zeroed array of the layout MatMul gives.
+		m, k := in.shape[0], in.shape[1]
+		b, gb, err := makeArray[T](in, in.c, []int{k, 2}, 2)
+		if err != nil {
+			return fmt.Errorf("making b: %v", err)
+		}
+		defer b.Free()
+		d, err := dist.MatMul(in.x, b)
+		if err != nil {
+			return opErr(err)
+		}
+		dist.Fill(d, 0)
+		err = dist.MatMulInto(d, in.x, b)
+		return result(in, d, err, []int{m, 2}, refMatMul(in.gx, gb, m, k, 2), 0)
 	}}, op[T]{fn: "MatVec", family: "matmul", applies: dims(2), refuse: matvecRefuse, run: func(in *input[T]) error {
 		m, k := in.shape[0], in.shape[1]
 		v, gv, err := makeArray[T](in, in.c, []int{k}, 2)
@@ -577,6 +592,25 @@ func elementOps[T backend.Element]() []op[T] {
 		}), 0)
 	}}, op[T]{fn: "Clip", family: "elementwise", run: func(in *input[T]) error {
 		return into(in, func(d *dist.Array[T]) error { return dist.Clip(d, in.x, lo, hi) }, refMap(in.gx, func(a T) T { return min(max(a, lo), hi) }), 0)
+	}}, op[T]{fn: "Map", family: "elementwise", run: func(in *input[T]) error {
+		// In place, on a copy of x (into's scratch array).
+		f := func(a T) T { return a/2 + 1 }
+		return into(in, func(d *dist.Array[T]) error {
+			dist.Copy(d, in.x)
+			return dist.Map(d, f)
+		}, refMap(in.gx, f), 0)
+	}}, op[T]{fn: "MapIndex", family: "elementwise", run: func(in *input[T]) error {
+		// v + the global index along axis 0: each rank's block must see
+		// its own global indices.
+		inner := prod(in.shape[1:])
+		want := make([]T, len(in.gx))
+		for i, v := range in.gx {
+			want[i] = v + T(i/inner)
+		}
+		return into(in, func(d *dist.Array[T]) error {
+			dist.Copy(d, in.x)
+			return dist.MapIndex(d, func(idx []int, v T) T { return v + T(idx[0]) })
+		}, want, 0)
 	}})
 	cmpOp := func(name string, f func(x, y *dist.Array[T]) (*dist.Array[uint8], error), r func(a, b T) bool) op[T] {
 		return op[T]{fn: name, family: "mask", run: func(in *input[T]) error {
@@ -864,6 +898,19 @@ func fftOps[T backend.Complex]() []op[T] {
 				return result(in, d, err, in.shape, refDFT(g, in.shape, ax, inv), 1e-11)
 			}})
 		}
+	}
+	for _, inv := range []bool{false, true} {
+		name, f := "fft.FFT2", fft.FFT2
+		if inv {
+			name, f = "fft.IFFT2", fft.IFFT2
+		}
+		ops = append(ops, op[T]{fn: name, family: "fft", applies: func(s []int) bool { return len(s) >= 2 }, run: func(in *input[T]) error {
+			x, g := as(in)
+			d, err := f(x)
+			n := len(in.shape)
+			want := refDFT(refDFT(g, in.shape, n-2, inv), in.shape, n-1, inv)
+			return result(in, d, err, in.shape, want, 1e-11)
+		}})
 	}
 	ops = append(ops, op[T]{fn: "fft.FFTN", family: "fft", run: func(in *input[T]) error {
 		x, g := as(in)

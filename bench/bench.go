@@ -442,6 +442,14 @@ func Run(comm mpi.Comm, o Options) (*Report, error) {
 	return e.report(rows)
 }
 
+// CheckSlowdownEnv returns the error Run would give for the value of
+// XPMPI_BENCH_SLOWDOWN (nil where it is unset or valid), for the CLI's
+// check of the environment.
+func CheckSlowdownEnv() error {
+	_, err := parseSlowdown(os.Getenv("XPMPI_BENCH_SLOWDOWN"))
+	return err
+}
+
 // parseSlowdown parses XPMPI_BENCH_SLOWDOWN, a comma list of WORKLOAD=FACTOR
 // (W3=1.3): the regression guard's test hook, which multiplies the
 // seconds that xpmpi's side of those workloads measured (Sample.Seconds:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/bench"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/internal/envvar"
 	"github.com/xpmpi/xpmpi/kernels"
@@ -43,8 +44,8 @@ func anyText(string) error { return nil }
 
 // envVars are every XPMPI_ variable that the library and the CLI read
 // (the test harness's own, XPMPI_KERNELS_EMULATION and
-// XPMPI_FAKECUDA_CACHE of internal/fakecudatest, and the tests/ package's,
-// are not read by xpmpi). TestEnvVarsListed checks the list against the
+// XPMPI_FAKECUDA_CACHE of internal/fakecudatest, dist/disttest's, and the
+// tests/ package's, are not read by xpmpi). TestEnvVarsListed checks the list against the
 // source.
 var envVars = []envVar{
 	{"XPMPI_BACKEND", func(string) error { return backend.CheckEnv() }},
@@ -69,6 +70,8 @@ var envVars = []envVar{
 	{"XPMPI_LIBCUDA", anyText},
 	{"XPMPI_PROBE_CACHE", anyText},
 	{"XPMPI_BENCH_REF", anyText},
+	{"XPMPI_BENCH_COMMIT", anyText},
+	{"XPMPI_BENCH_SLOWDOWN", func(string) error { return bench.CheckSlowdownEnv() }},
 	{"XPMPI_FAILWRITE_RANK", func(v string) error {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 0 {
 			return fmt.Errorf("XPMPI_FAILWRITE_RANK=%s: want a rank, 0 or more (fault tests only)", envvar.Quote(v))

@@ -102,15 +102,8 @@ func NewVec[T backend.Element](a *dist.Array[T]) (*Vec, error) {
 	return newVecOver(f)
 }
 
-// freed reports whether a was freed: by dist.Array's Freed where it has
-// one, and otherwise by its block, which Free empties, being shorter than
-// its layout's.
-func freed[T backend.Element](a *dist.Array[T]) bool {
-	if f, ok := any(a).(interface{ Freed() bool }); ok && f.Freed() {
-		return true
-	}
-	return a.Local().Len() < a.Layout().LocalLen(a.Comm().Rank())
-}
+// freed reports whether a was freed (dist.Array.Free, on this rank).
+func freed[T backend.Element](a *dist.Array[T]) bool { return a.Freed() }
 
 func noCUDA(d backend.Device) error {
 	how := "stage it through the host: h, _ := backend.ToHost(a.Local()); petsc.NewVec(dist.FromLocal(a.Comm(), a.Layout(), h)); copy back with backend.CopyFromHostSlice"

@@ -685,7 +685,11 @@ hosts_info() {
 	hosts_job "$log" "$lib" 30 '"thread_level"' 1 "$cli" info --json
 	local want="Open MPI"
 	[ "$lib" = mpich ] && want=MPICH
-	sed -E 's/^(\[1,[0-9]+\]<stdout>:|\[[0-9]+\] )//' "$log" | python3 -c '
+	# Open MPI's output forwarding may deliver a long line in pieces, and
+	# --tag-output tags each piece, so its tags are removed wherever they
+	# are (seen: "[1,0]<stdout>:local_rank" inside rank 0's JSON), MPICH's
+	# at the start of a line.
+	sed -E 's/\[1,[0-9]+\]<stdout>://g; s/^\[[0-9]+\] //' "$log" | python3 -c '
 import json, sys
 text = sys.stdin.read()
 doc = json.loads(text[text.index("{"):text.rindex("}") + 1])
@@ -733,13 +737,13 @@ hosts_heat() {
 		echo "heat2d on one host failed (exit $?): $one"
 		return 1
 	}
-	one=$(sed -E 's/^(\[1,[0-9]+\]<stdout>:|\[[0-9]+\] )//' <<<"$one" | grep -oE '^checksum .*') || {
+	one=$(sed -E 's/\[1,[0-9]+\]<stdout>://g; s/^\[[0-9]+\] //' <<<"$one" | grep -oE '^checksum .*') || {
 		echo "heat2d on one host printed no checksum"
 		return 1
 	}
 	hosts_job "$log" "$lib" 40 'checksum ' 1 "$cli" "${args[@]}"
 	local two
-	two=$(sed -E 's/^(\[1,[0-9]+\]<stdout>:|\[[0-9]+\] )//' "$log" | grep -oE '^checksum .*')
+	two=$(sed -E 's/\[1,[0-9]+\]<stdout>://g; s/^\[[0-9]+\] //' "$log" | grep -oE '^checksum .*')
 	echo "    one host: $one; two hosts: $two"
 	[ "$one" = "$two" ] || {
 		echo "heat2d across two hosts: '$two', on one host: '$one'"

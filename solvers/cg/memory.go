@@ -1,11 +1,9 @@
 package cg
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/dist"
-	"github.com/xpmpi/xpmpi/internal/sysmem"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/solvers"
 )
@@ -53,22 +51,6 @@ func CheckMemory(comm mpi.Comm, n int) error {
 		return err
 	}
 	err = dist.CheckMemory(comm, fmt.Sprintf("cg: N %d on %d ranks", n, p), need)
-	var me *dist.MemoryError
-	if !errors.As(err, &me) {
-		return err
-	}
-	it := *me
-	it.What = "it"
-	reason := it.Error()
-	perRank := me.Available / uint64(me.NodeRanks)
-	rowBytes := uint64(n+2) * 8
-	// Rows per rank that fit: cgVectors*(rows+2) rows of n+2 float64.
-	if perRank/rowBytes < cgVectors*3 {
-		reason += fmt.Sprintf("; no rank count fits: one row per rank needs %s per rank", sysmem.Bytes(cgVectors*3*rowBytes))
-	} else {
-		rows := perRank/rowBytes/cgVectors - 2
-		ranks := (uint64(n) + rows - 1) / rows
-		reason += fmt.Sprintf("; it fits on %d or more ranks, %d per node like this one", ranks, me.NodeRanks)
-	}
-	return &solvers.ConfigError{Solver: "cg", Field: "N", Value: n, Ranks: p, Reason: reason, Err: err}
+	// cgVectors*(rows+2) rows per rank.
+	return solvers.MemoryError("cg", n, p, err, cgVectors, 2*cgVectors)
 }

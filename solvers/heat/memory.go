@@ -1,11 +1,9 @@
 package heat
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/dist"
-	"github.com/xpmpi/xpmpi/internal/sysmem"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/solvers"
 )
@@ -24,26 +22,8 @@ func CheckMemory(comm mpi.Comm, n int) error {
 		return err
 	}
 	err = dist.CheckMemory(comm, fmt.Sprintf("heat: N %d on %d ranks", n, p), need)
-	var me *dist.MemoryError
-	if !errors.As(err, &me) {
-		return err
-	}
-	// The reason is the memory error's own text about "it", and the rank
-	// count that would do.
-	it := *me
-	it.What = "it"
-	reason := it.Error()
-	perRank := me.Available / uint64(me.NodeRanks)
-	rowBytes := uint64(n+2) * 8
-	// Rows per rank that fit: 3*rows+4 rows of n+2 float64.
-	if perRank/rowBytes < 7 {
-		reason += fmt.Sprintf("; no rank count fits: one row per rank needs %s per rank", sysmem.Bytes(7*rowBytes))
-	} else {
-		rows := (perRank/rowBytes - 4) / 3
-		ranks := (uint64(n) + rows - 1) / rows
-		reason += fmt.Sprintf("; it fits on %d or more ranks, %d per node like this one", ranks, me.NodeRanks)
-	}
-	return &solvers.ConfigError{Solver: "heat", Field: "N", Value: n, Ranks: p, Reason: reason, Err: err}
+	// 3*rows+4 rows per rank.
+	return solvers.MemoryError("heat", n, p, err, 3, 4)
 }
 
 // BytesPerRank returns the memory Solve allocates on the rank with the most

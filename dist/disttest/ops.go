@@ -17,16 +17,36 @@ import (
 // The operations of the matrix, by the set of element types they take.
 
 func floatSuite[T backend.Float]() typed {
-	return &suite[T]{ops: slices.Concat(numericOps[T](), elementOps[T](), floatOps[T](), inexactOps[T]())}
+	return &suite[T]{ops: slices.Concat(numericOps[T](), elementOps[T](), floatOps[T](), inexactOps[T](),
+		extNumeric[T](), extElement[T](), extFloat[T]())}
 }
 
 func intSuite[T backend.Element]() typed {
-	return &suite[T]{ops: slices.Concat(numericOps[T](), elementOps[T]())}
+	return &suite[T]{ops: slices.Concat(numericOps[T](), elementOps[T](), extNumeric[T](), extElement[T]())}
 }
 
 func complexSuite[T backend.Complex]() typed {
-	own := complexOps[T]()
-	return &suite[T]{ops: slices.Concat(own, numericOps[T](), inexactOps[T]()), own: len(own)}
+	own := slices.Concat(complexOps[T](), extComplex[T]())
+	return &suite[T]{ops: slices.Concat(own, numericOps[T](), inexactOps[T](), extNumeric[T]()), own: len(own)}
+}
+
+// The operations kept in files of their own (ops_*.go), by set of element
+// types.
+
+func extNumeric[T backend.Numeric]() []op[T] {
+	return slices.Concat(ewNumericOps[T](), orderNumericOps[T](), indexNumericOps[T](), gridshapeNumericOps[T](), rfftNumericOps[T](), linalgNumericOps[T]())
+}
+
+func extElement[T backend.Element]() []op[T] {
+	return slices.Concat(ewElementOps[T](), orderElementOps[T](), indexElementOps[T](), gridshapeElementOps[T](), rfftElementOps[T](), linalgElementOps[T]())
+}
+
+func extFloat[T backend.Float]() []op[T] {
+	return slices.Concat(ewFloatOps[T](), orderFloatOps[T](), indexFloatOps[T](), gridshapeFloatOps[T](), rfftFloatOps[T](), linalgFloatOps[T]())
+}
+
+func extComplex[T backend.Complex]() []op[T] {
+	return slices.Concat(ewComplexOps[T](), orderComplexOps[T](), indexComplexOps[T](), gridshapeComplexOps[T](), rfftComplexOps[T](), linalgComplexOps[T]())
 }
 
 // dims returns a predicate: the shape has one of these numbers of axes.

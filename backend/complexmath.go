@@ -1,12 +1,14 @@
 package backend
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/dtype"
+)
 
 // Inexact is the set of floating-point and complex element types: those
 // of Exp, Log, Sqrt and Pow.
-type Inexact interface {
-	Float | Complex
-}
+type Inexact = dtype.Inexact
 
 // ComplexOp is an elementwise function of a complex argument, as
 // ComplexMath.ComplexUnary applies it.

@@ -5,38 +5,38 @@ import (
 	"reflect"
 	"unsafe"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/dtype"
 )
 
 // Datatype names the element type of a buffer handed to MPI: one of the
-// element types of package backend, which holds the one list of them
-// (Datatype(backend.Float64) is Float64), or Byte for raw bytes.
+// element types of package dtype, which holds the one list of them
+// (Datatype(dtype.Float64) is Float64), or Byte for raw bytes.
 type Datatype int
 
 // The element types that xpmpi passes through MPI.
 const (
-	Float32 = Datatype(backend.Float32)
-	Float64 = Datatype(backend.Float64)
-	Int32   = Datatype(backend.Int32)
-	Int64   = Datatype(backend.Int64)
-	Uint32  = Datatype(backend.Uint32)
-	Uint64  = Datatype(backend.Uint64)
-	Int8    = Datatype(backend.Int8)
-	Int16   = Datatype(backend.Int16)
-	Uint8   = Datatype(backend.Uint8)
-	Uint16  = Datatype(backend.Uint16)
+	Float32 = Datatype(dtype.Float32)
+	Float64 = Datatype(dtype.Float64)
+	Int32   = Datatype(dtype.Int32)
+	Int64   = Datatype(dtype.Int64)
+	Uint32  = Datatype(dtype.Uint32)
+	Uint64  = Datatype(dtype.Uint64)
+	Int8    = Datatype(dtype.Int8)
+	Int16   = Datatype(dtype.Int16)
+	Uint8   = Datatype(dtype.Uint8)
+	Uint16  = Datatype(dtype.Uint16)
 	// Complex64 and Complex128 are MPI_C_FLOAT_COMPLEX and
 	// MPI_C_DOUBLE_COMPLEX: Sum and Prod are defined on them, Min, Max,
 	// LAnd and LOr are not.
-	Complex64  = Datatype(backend.Complex64)
-	Complex128 = Datatype(backend.Complex128)
+	Complex64  = Datatype(dtype.Complex64)
+	Complex128 = Datatype(dtype.Complex128)
 	// Byte is raw bytes (serialized messages), not an element type of
 	// arrays.
-	Byte = Datatype(backend.NumDTypes)
+	Byte = Datatype(dtype.NumDTypes)
 )
 
 // DatatypeOf returns the Datatype of an element type.
-func DatatypeOf(dt backend.DType) Datatype {
+func DatatypeOf(dt dtype.DType) Datatype {
 	if !dt.Valid() {
 		panic(fmt.Sprintf("mpi: invalid DType %d", int(dt)))
 	}
@@ -51,16 +51,16 @@ func (d Datatype) Size() int {
 	if !d.valid() {
 		panic(fmt.Sprintf("mpi: invalid Datatype %d", int(d)))
 	}
-	return backend.DType(d).Size()
+	return dtype.DType(d).Size()
 }
 
-func (d Datatype) valid() bool { return d == Byte || backend.DType(d).Valid() }
+func (d Datatype) valid() bool { return d == Byte || dtype.DType(d).Valid() }
 
 // IsFloat reports whether d is a floating-point type.
-func (d Datatype) IsFloat() bool { return d != Byte && backend.DType(d).IsFloat() }
+func (d Datatype) IsFloat() bool { return d != Byte && dtype.DType(d).IsFloat() }
 
 // IsComplex reports whether d is a complex type.
-func (d Datatype) IsComplex() bool { return d != Byte && backend.DType(d).IsComplex() }
+func (d Datatype) IsComplex() bool { return d != Byte && dtype.DType(d).IsComplex() }
 
 func (d Datatype) String() string {
 	switch {
@@ -69,7 +69,7 @@ func (d Datatype) String() string {
 	case !d.valid():
 		return fmt.Sprintf("Datatype(%d)", int(d))
 	}
-	return backend.DType(d).String()
+	return dtype.DType(d).String()
 }
 
 // Op is a reduction operation.

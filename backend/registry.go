@@ -86,6 +86,16 @@ func mustLookup(name string) Backend {
 	return b
 }
 
+// HostBackend returns the CPU backend (registered as "cpu" by package
+// backend/cpu), whose operations run on host memory: the backend that code
+// falling back from a device to host copies runs them with, so that such
+// code reaches the CPU backend through the registry rather than by
+// importing it. It panics if no CPU backend is registered (import
+// github.com/xpmpi/xpmpi/backend/cpu; package dist does).
+func HostBackend() Backend { return hostBackend() }
+
+var hostBackend = sync.OnceValue(func() Backend { return mustLookup("cpu") })
+
 // SelectStrict makes the named backend the one where new arrays are made.
 // An unknown name, or a backend that cannot run here, is an error and
 // changes nothing.

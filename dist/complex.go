@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -188,7 +187,7 @@ func complexMath[T backend.Complex, R backend.Numeric](name string, dst *Array[R
 		bufs[i] = h.Buffer()
 	}
 	out := make([]R, dst.local.Len())
-	f(cpu.Default, backend.HostBufferOf(out), bufs)
+	f(hostComplex(), backend.HostBufferOf(out), bufs)
 	return backend.CopyFromHostSlice(dst.local, out)
 }
 
@@ -215,7 +214,7 @@ func complexScalar[T backend.Complex](x *Array[T], y *Array[T], f func(m backend
 		}
 		yb = hy.Buffer()
 	}
-	return f(cpu.Default, hx.Buffer(), yb), nil
+	return f(hostComplex(), hx.Buffer(), yb), nil
 }
 
 // Vdot returns the sum of conj(x[i])*y[i] over all elements, as

@@ -1,9 +1,6 @@
 package dist
 
-import (
-	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/backend/cpu"
-)
+import "github.com/xpmpi/xpmpi/backend"
 
 // convCall runs backend.Converter operations for arrays of one backend: on
 // their device where the backend is a Converter, and otherwise on host
@@ -26,7 +23,7 @@ func newConvCall(b backend.Backend, complex bool) *convCall {
 			return &convCall{conv: c}
 		}
 	}
-	return &convCall{conv: cpu.Default, host: true}
+	return &convCall{conv: backend.HostBackend().(backend.Converter), host: true}
 }
 
 // onHost reports whether the operations run on host copies.
@@ -69,3 +66,7 @@ func (cc *convCall) done() error {
 	}
 	return nil
 }
+
+// hostComplex returns the CPU backend's complex functions, which run on
+// host copies where the array's backend has none.
+func hostComplex() backend.ComplexMath { return backend.HostBackend().(backend.ComplexMath) }

@@ -31,4 +31,17 @@
 //     untouched; float grids only.
 //   - Alloc zeroes; views made by Slice see and change only their elements;
 //     CopyFromHost and CopyToHost round-trip bitwise.
+//
+// TestCapabilities runs, in the same pattern, one suite per optional
+// interface of package backend (Capabilities: Math, Converter,
+// AxisReducer, StatsReducer, Sorter, FFTer, GEMM, RandomFiller, the three
+// kinds of stencils, ComplexMath, ComplexKernels, Async, Describer) that
+// the backend implements, each against the contract in the interface's
+// documentation: bitwise where the contract fixes the order of the
+// arithmetic (axis sums, scans, products, Clip, comparisons, sorts,
+// random fills), within a stated bound elsewhere (Math within 4 ulps of
+// Go's math in float64, FFTs of a direct DFT, GEMM within 4(k+1) eps of
+// the exact sum of magnitudes). A backend's test names the capabilities it
+// claims, so that losing one fails. TestMutantsFail shows that the suites
+// can fail: it runs them on the CPU backend with one method made wrong.
 package backendtest

@@ -15,6 +15,14 @@ func TestBackend(t *testing.T) {
 	backendtest.TestBackend(t, cpu.Default)
 }
 
+// TestCapabilities runs the suite of every optional interface the CPU
+// backend claims. It has no RandomFiller (its blocks are host memory,
+// which package rng fills) and no Async (host copies are synchronous).
+func TestCapabilities(t *testing.T) {
+	backendtest.TestCapabilities(t, cpu.Default, "Math", "Converter", "AxisReducer", "StatsReducer", "Sorter",
+		"FFTer", "GEMM", "Stencils", "WeightedStencils", "StencilDots", "ComplexMath", "ComplexKernels", "Describer")
+}
+
 func TestRegistered(t *testing.T) {
 	b, err := backend.Lookup("cpu")
 	if err != nil {

@@ -22,6 +22,13 @@ func TestBackend(t *testing.T) {
 	backendtest.TestBackend(t, fakedev.Default)
 }
 
+// TestCapabilities runs the suite of every optional interface the fake
+// device claims: the device paths of package dist take each of them.
+func TestCapabilities(t *testing.T) {
+	backendtest.TestCapabilities(t, fakedev.Default, "Math", "Converter", "AxisReducer", "StatsReducer", "Sorter",
+		"FFTer", "GEMM", "RandomFiller", "Stencils", "WeightedStencils", "ComplexMath", "ComplexKernels", "Async", "Describer")
+}
+
 func TestRegistered(t *testing.T) {
 	b, err := backend.Lookup("fake")
 	if err != nil || b != backend.Backend(fakedev.Default) {

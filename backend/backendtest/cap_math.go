@@ -1,0 +1,191 @@
+package backendtest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend"
+)
+
+// mathUlps is the bound of Math's results in units of the last place of
+// the element type, against Go's math in float64 rounded to the type: what
+// the implementations state (the CPU backend is within 1 ulp; CUDA's libm
+// within 2 for float64 and 4 for float32; powf within 8).
+const mathUlps = 4
+
+// unaryRef is the reference of each UnaryOp on float64 arguments. An op
+// without a reference fails the suite: a new UnaryOp needs one here.
+var unaryRef = map[string]func(float64) float64{
+	"exp": refExp, "log": math.Log, "sqrt": math.Sqrt, "sin": math.Sin,
+	"cos": math.Cos, "tanh": math.Tanh, "floor": math.Floor, "abs": math.Abs,
+}
+
+// refExp is math.Exp, except just below the overflow threshold (709.78),
+// where Go's amd64 math.Exp returns +Inf for finite results (exp(709.7) =
+// 1.6549840276802644e+308, NumPy's and the CPU backend's): there the square
+// of exp(x/2), within an ulp.
+func refExp(x float64) float64 {
+	if x > 709 && x < 709.79 {
+		h := math.Exp(x / 2)
+		return h * h
+	}
+	return math.Exp(x)
+}
+
+// exactUnary are the ops whose results must be bitwise Go's.
+var exactUnary = map[string]bool{"floor": true, "abs": true}
+
+func testMath(t *testing.T, b backend.Backend) {
+	m := b.(backend.Math)
+	t.Run("Unary/float64", func(t *testing.T) { unaryFloat[float64](t, b, m) })
+	t.Run("Unary/float32", func(t *testing.T) { unaryFloat[float32](t, b, m) })
+	t.Run("Abs/int32", func(t *testing.T) { absInt[int32](t, b, m) })
+	t.Run("Abs/int8", func(t *testing.T) { absInt[int8](t, b, m) })
+	t.Run("Abs/uint16", func(t *testing.T) { absInt[uint16](t, b, m) })
+	t.Run("Abs/int64", func(t *testing.T) { absInt[int64](t, b, m) })
+	t.Run("Pow/float64", func(t *testing.T) { powFloat[float64](t, b, m, mathUlps) })
+	t.Run("Pow/float32", func(t *testing.T) { powFloat[float32](t, b, m, 2*mathUlps) })
+	t.Run("Clip/float64", func(t *testing.T) { clip[float64](t, b, m) })
+	t.Run("Clip/float32", func(t *testing.T) { clip[float32](t, b, m) })
+	t.Run("Clip/int32", func(t *testing.T) { clip[int32](t, b, m) })
+	t.Run("Clip/uint8", func(t *testing.T) { clip[uint8](t, b, m) })
+}
+
+// specials are the special arguments every float function meets.
+func specials[T backend.Float]() []T {
+	inf := math.Inf(1)
+	return []T{0, T(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, T(inf), T(-inf), T(math.NaN()), 1000, -1000, 1e-30, 3.75, -2.25, 88.5, 710}
+}
+
+func unaryFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math) {
+	for op := backend.UnaryOp(0); op.Valid(); op++ {
+		ref, ok := unaryRef[op.String()]
+		if !ok {
+			t.Errorf("UnaryOp %v has no reference in backendtest: add one to unaryRef", op)
+			continue
+		}
+		bound := float64(mathUlps)
+		if exactUnary[op.String()] {
+			bound = 0
+		}
+		for _, n := range capSizesOf[T]() {
+			r := rng(t, n)
+			var x []T
+			if n > 0 {
+				x = append(specials[T](), randFloats[T](r, n)...)
+			}
+			want := make([]T, len(x))
+			for i, v := range x {
+				want[i] = T(ref(float64(v)))
+			}
+			bx := up(t, b, x)
+			bd := zeros[T](t, b, len(x))
+			m.Unary(op, bd, bx)
+			checkUlps(t, fmt.Sprintf("%v of %d elements", op, len(x)), down[T](t, b, bd), want, bound)
+			// In place: dst is x.
+			m.Unary(op, bx, bx)
+			checkUlps(t, fmt.Sprintf("%v in place of %d elements", op, len(x)), down[T](t, b, bx), want, bound)
+			freeAll(b, bx, bd)
+		}
+	}
+}
+
+// integer is the set of integer element types.
+type integer interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64
+}
+
+func absInt[T integer](t *testing.T, b backend.Backend, m backend.Math) {
+	for _, n := range capSizesOf[T]() {
+		r := rng(t, n)
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(r.Uint64())
+		}
+		if n > 2 {
+			// The most negative value wraps to itself; the largest stays.
+			var z T
+			x[0] = z - 1                            // -1, or the largest unsigned value
+			x[1] = T(1) << (8*unsafe.Sizeof(z) - 1) // the most negative, or the top bit
+		}
+		want := make([]T, n)
+		for i, v := range x {
+			want[i] = v
+			if v < 0 {
+				want[i] = -v
+			}
+		}
+		bx, bd := up(t, b, x), zeros[T](t, b, n)
+		m.Unary(backend.Abs, bd, bx)
+		checkSame(t, fmt.Sprintf("abs of %d elements", n), down[T](t, b, bd), want)
+		freeAll(b, bx, bd)
+	}
+}
+
+func powFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math, bound float64) {
+	nan, inf := T(math.NaN()), T(math.Inf(1))
+	// NumPy's special cases: pow(x, 0) = 1 and pow(1, y) = 1 even for NaN,
+	// pow(0, y < 0) = +Inf, pow(x < 0, non-integer y) = NaN.
+	sx := []T{nan, 1, 0, 0, -2, -2, 2, inf, -inf, 0.5, T(math.Copysign(0, -1))}
+	sy := []T{0, nan, -1, 2, 0.5, 3, -inf, -1, 3, inf, -3}
+	for _, n := range capSizesOf[T]() {
+		r := rng(t, n)
+		x, y := slicesClone(sx), slicesClone(sy)
+		for i := 0; i < n; i++ {
+			x = append(x, T(0.5+1.5*r.Float64()))
+			y = append(y, T(6*r.Float64()-3))
+		}
+		want := make([]T, len(x))
+		for i := range x {
+			want[i] = T(math.Pow(float64(x[i]), float64(y[i])))
+		}
+		bx, by, bd := up(t, b, x), up(t, b, y), zeros[T](t, b, len(x))
+		m.Pow(bd, bx, by)
+		checkUlps(t, fmt.Sprintf("Pow of %d elements", len(x)), down[T](t, b, bd), want, bound)
+		for _, s := range []T{2, -1.5, 0, nan} {
+			for i := range x {
+				want[i] = T(math.Pow(float64(x[i]), float64(s)))
+			}
+			m.PowScalar(bd, bx, backend.ScalarOf(s))
+			checkUlps(t, fmt.Sprintf("PowScalar(%v) of %d elements", s, len(x)), down[T](t, b, bd), want, bound)
+		}
+		freeAll(b, bx, by, bd)
+	}
+}
+
+func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
+
+func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
+	float := backend.DTypeOf[T]().IsFloat()
+	type bounds struct{ lo, hi T }
+	cases := []bounds{{2, 9}, {5, 5}, {9, 2}} // lo > hi: hi everywhere
+	if float {
+		nan := T(math.NaN())
+		m1 := -1.0
+		cases = append(cases, bounds{nan, 3}, bounds{T(m1), nan}, bounds{T(math.Inf(-1)), T(math.Inf(1))})
+	}
+	for _, n := range capSizesOf[T]() {
+		r := rng(t, n)
+		x := randSmall[T](r, n, 0, 12)
+		if float && n > 3 {
+			x[1], x[2] = T(math.NaN()), T(math.Inf(-1))
+		}
+		bx, bd := up(t, b, x), zeros[T](t, b, n)
+		for _, c := range cases {
+			want := make([]T, n)
+			for i, v := range x {
+				switch {
+				case v != v || c.lo != c.lo || c.hi != c.hi:
+					want[i] = T(math.NaN())
+				default:
+					want[i] = min(max(v, c.lo), c.hi)
+				}
+			}
+			m.Clip(bd, bx, backend.ScalarOf(c.lo), backend.ScalarOf(c.hi))
+			checkSame(t, fmt.Sprintf("Clip(%v, %v) of %d elements", c.lo, c.hi, n), down[T](t, b, bd), want)
+		}
+		freeAll(b, bx, bd)
+	}
+}

@@ -238,7 +238,7 @@ func vdot[T backend.Complex](x, y *Array[T]) (complex128, error) {
 	if err := mpi.Agree(x.comm, err); err != nil {
 		return 0, err
 	}
-	return allreduceAcc[complex128](x.comm, x.layout, s)
+	return allreduceAcc[complex128](x.comm, x.layout, "Vdot", s, nil)
 }
 
 // normComplex is Norm of a complex array: the square root of the sum of
@@ -301,7 +301,8 @@ func MeanComplex[T backend.Complex](x *Array[T]) (T, error) {
 	if x.Len() == 0 {
 		return nan, emptyErr("Mean", x)
 	}
-	s, err := allreduceAcc[complex128](x.comm, x.layout, backend.SumScalar(x.local))
+	ls, derr := localValue(func() backend.Scalar { return backend.SumScalar(x.local) })
+	s, err := allreduceAcc[complex128](x.comm, x.layout, "Mean", ls, derr)
 	if err != nil {
 		return nan, err
 	}

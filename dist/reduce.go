@@ -17,31 +17,116 @@ import (
 // same result.
 
 // allreduceAcc combines the per-rank Sum/Dot scalars s of the blocks of
-// an array of layout l on c.
-func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, s backend.Scalar) (T, error) {
+// an array of layout l (Float64 for floats, Int64 or Uint64 for integers,
+// Complex128 for complex types) and converts the total to T. derr is the
+// failure of the rank's local step on its device (localValue), or nil: a
+// rank that failed contributes a count of one in the same message as the
+// values (one allreduce of two accumulators, however many ranks failed),
+// so that every rank returns an error wrapping backend.ErrDevice, naming
+// op, and none waits in a collective for a rank that left.
+func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, op string, s backend.Scalar, derr error) (T, error) {
+	var zero T
 	if l.axis == Replicated {
+		if derr != nil {
+			return zero, deviceFailure(op, derr, 1)
+		}
 		return backend.ValueOf[T](s), nil
 	}
+	var failed int
 	var err error
-	switch s.DType() {
+	switch accType[T]() {
 	case backend.Float64:
-		var v float64
-		v, err = mpi.AllreduceValue(c, s.Float64(), mpi.Sum)
-		s = backend.ScalarOf(v)
+		var v [2]float64
+		v, failed, err = allreduceFlagged(c, s.Float64(), derr, 1.0)
+		s = backend.ScalarOf(v[0])
 	case backend.Int64:
-		var v int64
-		v, err = mpi.AllreduceValue(c, s.Int64(), mpi.Sum)
-		s = backend.ScalarOf(v)
+		var v [2]int64
+		v, failed, err = allreduceFlagged(c, s.Int64(), derr, int64(1))
+		s = backend.ScalarOf(v[0])
 	case backend.Complex128:
-		var v complex128
-		v, err = mpi.AllreduceValue(c, s.Complex128(), mpi.Sum)
-		s = backend.ScalarOf(v)
+		var v [2]complex128
+		v, failed, err = allreduceFlagged(c, s.Complex128(), derr, complex128(1))
+		s = backend.ScalarOf(v[0])
 	default:
-		var v uint64
-		v, err = mpi.AllreduceValue(c, s.Uint64(), mpi.Sum)
-		s = backend.ScalarOf(v)
+		var v [2]uint64
+		v, failed, err = allreduceFlagged(c, s.Uint64(), derr, uint64(1))
+		s = backend.ScalarOf(v[0])
 	}
-	return backend.ValueOf[T](s), err
+	if err != nil {
+		return zero, err
+	}
+	if failed > 0 {
+		return zero, deviceFailure(op, derr, failed)
+	}
+	return backend.ValueOf[T](s), nil
+}
+
+// accType is the type of the accumulator of Sum and Dot of T (as
+// Backend.Sum types it), known on every rank, also on one whose local step
+// failed and returned no scalar.
+func accType[T backend.Numeric]() backend.DType {
+	switch dt := backend.DTypeOf[T](); {
+	case dt.IsFloat():
+		return backend.Float64
+	case dt.IsComplex():
+		return backend.Complex128
+	case dt.IsSigned():
+		return backend.Int64
+	}
+	return backend.Uint64
+}
+
+// allreduceFlagged sums (v, a failure flag: one where derr is not nil)
+// over the ranks and returns the sums and the number of ranks that failed.
+// A failed rank contributes 0 as its value.
+func allreduceFlagged[A float64 | int64 | uint64 | complex128](c mpi.Comm, v A, derr error, one A) ([2]A, int, error) {
+	in := [2]A{v, 0}
+	if derr != nil {
+		in = [2]A{0, one}
+	}
+	var out [2]A
+	if err := mpi.Allreduce(c, in[:], out[:], mpi.Sum); err != nil {
+		return out, 0, err
+	}
+	var failed int
+	switch f := any(out[1]).(type) {
+	case float64:
+		failed = int(f)
+	case int64:
+		failed = int(f)
+	case uint64:
+		failed = int(f)
+	case complex128:
+		failed = int(real(f))
+	}
+	return out, failed, nil
+}
+
+// localValue runs f, the local step of a reduction, and returns the
+// device failure that it panicked with (an error wrapping
+// backend.ErrDevice: a device reports a fault at the next call that
+// returns a value) as an error. Any other panic goes on.
+func localValue(f func() backend.Scalar) (s backend.Scalar, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok || !errors.Is(e, backend.ErrDevice) {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return f(), nil
+}
+
+// deviceFailure is the error of a reduction op that failed on the devices
+// of failed ranks: own is this rank's failure, or nil where another rank
+// failed.
+func deviceFailure(op string, own error, failed int) error {
+	if own != nil {
+		return fmt.Errorf("dist.%s: %w", op, own)
+	}
+	return fmt.Errorf("dist.%s: a device failed on %d other rank(s): %w", op, failed, backend.ErrDevice)
 }
 
 // Sum returns the sum of all elements. Complex sums accumulate their real
@@ -54,7 +139,8 @@ func Sum[T backend.Numeric](x *Array[T]) (T, error) {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc[T](x.comm, x.layout, backend.SumScalar(x.local))
+	s, derr := localValue(func() backend.Scalar { return backend.SumScalar(x.local) })
+	return allreduceAcc[T](x.comm, x.layout, "Sum", s, derr)
 }
 
 // Dot returns the sum of x[i]*y[i] over all elements. As numpy.dot, it
@@ -68,7 +154,8 @@ func Dot[T backend.Numeric](x, y *Array[T]) (T, error) {
 		var zero T
 		return zero, err
 	}
-	return allreduceAcc[T](x.comm, x.layout, backend.DotScalar(x.local, y.local))
+	s, derr := localValue(func() backend.Scalar { return backend.DotScalar(x.local, y.local) })
+	return allreduceAcc[T](x.comm, x.layout, "Dot", s, derr)
 }
 
 // Norm returns the 2-norm of all elements, accumulated in float64; of a
@@ -84,12 +171,10 @@ func Norm[T backend.Inexact](x *Array[T]) (float64, error) {
 	if isComplex[T]() {
 		return normComplex(x)
 	}
-	s := x.local.Backend().Dot(x.local.Buffer(), x.local.Buffer()).Float64()
-	if x.layout.axis != Replicated {
-		var err error
-		if s, err = mpi.AllreduceValue(x.comm, s, mpi.Sum); err != nil {
-			return 0, err
-		}
+	ls, derr := localValue(func() backend.Scalar { return x.local.Backend().Dot(x.local.Buffer(), x.local.Buffer()) })
+	s, err := allreduceAcc[float64](x.comm, x.layout, "Norm", ls, derr)
+	if err != nil {
+		return 0, err
 	}
 	return math.Sqrt(s), nil
 }

@@ -8,7 +8,6 @@ import "C"
 import (
 	"fmt"
 	"math"
-	"strings"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -48,9 +47,10 @@ func jacobiGrid(rows, cols int) Dim3 {
 
 // fail panics for a failure of the driver in an operation that has no
 // error result (it happens only when the device is lost or a kernel
-// faulted).
+// faulted), with a *backend.DeviceError as the panic's value, which
+// package dist's reductions return as an error on every rank.
 func fail(op string, err error) {
-	panic(fmt.Sprintf("cuda: %s: %s", op, strings.TrimPrefix(err.Error(), "cuda: ")))
+	panic(&backend.DeviceError{Device: backend.Device{Kind: backend.CUDA}, Op: op, Err: err})
 }
 
 // launch launches the backend's kernel name on its stream.

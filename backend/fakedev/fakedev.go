@@ -427,6 +427,16 @@ func (b *Backend) kernel(op func()) {
 	}
 }
 
+// InjectFault queues on the default stream an operation that fails with
+// err, as a kernel that faults on a GPU: the failure is kept and reported
+// by the next synchronization (as an error) or the next operation that
+// returns a value (as a panic whose value is an *OpError wrapping
+// backend.ErrDevice and err). It is for tests of what a device failure
+// does to the code above the backend.
+func (b *Backend) InjectFault(err error) {
+	b.kernel(func() { panic(err) })
+}
+
 // call runs op on the default stream and waits for it; a failure of op or
 // of earlier work panics here, on the caller's goroutine.
 func (b *Backend) call(op func()) {

@@ -76,6 +76,17 @@ type OpError struct {
 // Error says that an operation failed, and how.
 func (e *OpError) Error() string { return fmt.Sprintf("fakedev: an operation failed: %v", e.Value) }
 
+// Unwrap returns backend.ErrDevice, and the panic's value where it is an
+// error, so that errors.Is finds either: a failure of an operation on the
+// device is a device failure, reported late as a GPU reports one.
+func (e *OpError) Unwrap() []error {
+	errs := []error{backend.ErrDevice}
+	if err, ok := e.Value.(error); ok {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
 // protect runs f and returns its panic as an *OpError.
 func protect(f func()) (err error) {
 	defer func() {

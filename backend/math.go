@@ -66,7 +66,8 @@ type BinaryMathOp int
 // element type; Arctan2 for float32 and float64 only.
 //
 //   - Maximum and Minimum propagate NaN: a NaN in either argument gives
-//     NaN. Of +0 and -0 either may be returned, as NumPy's SIMD loops.
+//     NaN. Of equal arguments (+0 and -0) they return y, as NumPy 1.24's
+//     loops do on x86-64: maximum(+0, -0) = -0.
 //   - Mod is np.remainder: x - floor(x/y)*y, with the sign of y (a zero
 //     result is a zero of y's sign), computed as NumPy's npy_divmod from
 //     fmod; mod(x, ±0) = NaN, mod(±Inf, y) = NaN, mod(x, ±Inf) = x where x

@@ -143,9 +143,11 @@ func EqualNaN() CloseOption { return func(o *closeOptions) { o.equalNaN = true }
 // EqualNaN is given and both are. rtol is 1e-5 and atol 1e-8 unless the
 // options say otherwise. The arithmetic is in the element type (float32
 // for float32 arrays, as NumPy's); integer arrays are compared as float64,
-// as NumPy converts them; complex elements use the modulus |a - b| and |b|,
-// and a complex element is finite, NaN or equal as Isfinite, Isnan and ==
-// of both parts say. a and b must have the same layout (a different one
+// as NumPy converts them; complex elements use the modulus |a - b| and |b|
+// where both are finite, and a non-finite complex element (a part NaN or
+// infinite) is close to none (not even to itself), or with EqualNaN to
+// every non-finite one: NumPy 1.24 multiplies the arrays by ones before
+// comparing them, and (Inf+1i)*1 is Inf+NaNi. a and b must have the same layout (a different one
 // panics) and device. It is collective, as the masks' allocations are; the
 // computation needs no communication and stays on the blocks' device
 // (several temporary arrays of a's size).
@@ -336,31 +338,18 @@ func iscloseComplex[F backend.Float, C backend.Complex](a, b *Array[C], o closeO
 	if err != nil {
 		return fail(err)
 	}
-	// a == b: both parts equal.
-	var parts [4]*Array[F]
-	for i, f := range []func(*Array[C]) (*Array[F], error){Real[F, C], Imag[F, C]} {
-		if parts[2*i], err = keep(f(a)); err != nil {
-			return fail(err)
-		}
-		if parts[2*i+1], err = keep(f(b)); err != nil {
-			return fail(err)
-		}
-	}
-	eq, err := ms.add(Equal(parts[0], parts[1]))
+	// NumPy multiplies a and b by ones before it compares the non-finite
+	// elements, which makes the other part of a complex infinity NaN: a
+	// non-finite complex element is never equal to another, and with
+	// EqualNaN close to every non-finite one.
+	eq, err := ms.add(newOn[uint8](a.comm, a.layout, a.local.Backend()))
 	if err != nil {
-		return fail(err)
-	}
-	eqi, err := ms.add(Equal(parts[2], parts[3]))
-	if err != nil {
-		return fail(err)
-	}
-	if err := Minimum(eq, eq, eqi); err != nil {
 		return fail(err)
 	}
 	var na, nb *Array[uint8]
 	if o.equalNaN {
-		if na, err = ms.add(Isnan(a)); err == nil {
-			nb, err = ms.add(Isnan(b))
+		if na, err = ms.add(EqualScalar(fa, 0)); err == nil {
+			nb, err = ms.add(EqualScalar(fb, 0))
 		}
 		if err != nil {
 			return fail(err)

@@ -136,14 +136,15 @@ func Sign[T backend.Element](dst, x *Array[T]) error {
 
 // Maximum sets dst to the larger of x and y elementwise, as np.maximum,
 // for every real element type; dst may be x or y. A NaN in either gives
-// NaN (np.fmax's NaN-ignoring form is not provided). Of +0 and -0 either
-// may be returned, as from NumPy's SIMD loops.
+// NaN (np.fmax's NaN-ignoring form is not provided). Of equal elements
+// (+0 and -0) it returns y's, as NumPy 1.24 does on x86-64: maximum(+0,
+// -0) = -0.
 func Maximum[T backend.Element](dst, x, y *Array[T]) error {
 	return binaryMath(backend.Maximum, "Maximum", dst, x, y)
 }
 
 // Minimum sets dst to the smaller of x and y elementwise, as np.minimum;
-// NaN as Maximum.
+// NaN and equal elements as Maximum.
 func Minimum[T backend.Element](dst, x, y *Array[T]) error {
 	return binaryMath(backend.Minimum, "Minimum", dst, x, y)
 }

@@ -226,27 +226,29 @@ func map2K[T backend.Element](dst, x, y []T, f func(a, b T) T) {
 	k(dst, x, y)
 }
 
-// fmaximum is np.maximum of floats: NaN if either is NaN.
+// fmaximum is np.maximum of floats: NaN if either is NaN, and b where a
+// == b (so maximum(+0, -0) = -0, as NumPy 1.24's loops give on x86-64).
 func fmaximum[T backend.Float](a, b T) T {
 	switch {
 	case a != a:
 		return a
 	case b != b:
 		return b
-	case a >= b:
+	case a > b:
 		return a
 	}
 	return b
 }
 
-// fminimum is np.minimum of floats: NaN if either is NaN.
+// fminimum is np.minimum of floats: NaN if either is NaN, and b where a
+// == b.
 func fminimum[T backend.Float](a, b T) T {
 	switch {
 	case a != a:
 		return a
 	case b != b:
 		return b
-	case a <= b:
+	case a < b:
 		return a
 	}
 	return b

@@ -165,7 +165,7 @@ template <typename T> __device__ __forceinline__ T xp_sign(T v)
 }
 
 // xp_maximum and xp_minimum are np.maximum and np.minimum: a NaN in either
-// argument gives NaN.
+// argument gives NaN, and of equal arguments (+0 and -0) the second.
 template <typename T> __device__ __forceinline__ T xp_maximum(T a, T b)
 {
 	if (a != a) {
@@ -174,7 +174,7 @@ template <typename T> __device__ __forceinline__ T xp_maximum(T a, T b)
 	if (b != b) {
 		return b;
 	}
-	return a >= b ? a : b;
+	return a > b ? a : b;
 }
 
 template <typename T> __device__ __forceinline__ T xp_minimum(T a, T b)
@@ -185,7 +185,7 @@ template <typename T> __device__ __forceinline__ T xp_minimum(T a, T b)
 	if (b != b) {
 		return b;
 	}
-	return a <= b ? a : b;
+	return a < b ? a : b;
 }
 
 // xp_fdivmod is NumPy's npy_divmod of floats: the floor quotient, and in

@@ -23,7 +23,7 @@ import (
 // fixtures: Log10 and Log2 are correctly rounded but for rare double
 // roundings (exact at powers of 10 and 2); the others within the ulps that
 // math_more_test.go states (Tan loses bits in Go's argument reduction as
-// Sin does: 25 ulps at 1.8e308). On CUDA they are CUDA's functions, with
+// Sin does: 26 ulps at 1.8e308). On CUDA they are CUDA's functions, with
 // the errors the CUDA C Programming Guide states. Maximum, Minimum, Mod,
 // FloorDivide and Sign are exact everywhere.
 

@@ -26,6 +26,7 @@ var _ backend.Math = (*Backend)(nil)
 // type.
 type mathOps interface {
 	unary(op backend.UnaryOp, dst, x backend.Buffer)
+	binary(op backend.BinaryMathOp, dst, x, y backend.Buffer)
 	pow(dst, x, y backend.Buffer)
 	powScalar(dst, x backend.Buffer, s backend.Scalar)
 	clip(dst, x backend.Buffer, lo, hi backend.Scalar)
@@ -108,6 +109,19 @@ var floatFuncs = [...]func(float64) float64{
 	backend.Tanh:  math.Tanh,
 	backend.Floor: math.Floor,
 	backend.Abs:   math.Abs,
+	// math_more.go
+	backend.Log10:   log10,
+	backend.Log2:    log2,
+	backend.Tan:     math.Tan,
+	backend.Arcsin:  asin,
+	backend.Arccos:  acos,
+	backend.Arctan:  math.Atan,
+	backend.Sinh:    sinh,
+	backend.Cosh:    cosh,
+	backend.Arcsinh: math.Asinh,
+	backend.Arccosh: math.Acosh,
+	backend.Arctanh: math.Atanh,
+	backend.Sign:    sign,
 }
 
 type floatMath[T backend.Float] struct{}
@@ -146,6 +160,10 @@ func (floatMath[T]) clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
 type intMath[T backend.Element] struct{}
 
 func (intMath[T]) unary(op backend.UnaryOp, dst, x backend.Buffer) {
+	if op == backend.Sign {
+		mapK(hs[T](dst), hs[T](x), intSign[T])
+		return
+	}
 	if op != backend.Abs {
 		panic(fmt.Sprintf("cpu: %v of %v: only float32 and float64 have it", op, dst.DType()))
 	}

@@ -22,8 +22,9 @@ var mathSource string
 // The operations of math.cu: floats have mathOpsFloat, every element type
 // mathOpsAll. The unary ones are named as backend.UnaryOp's String.
 var (
-	mathOpsFloat = []string{"exp", "log", "sqrt", "sin", "cos", "tanh", "floor", "pow", "pows"}
-	mathOpsAll   = []string{"abs", "clip"}
+	mathOpsFloat = []string{"exp", "log", "sqrt", "sin", "cos", "tanh", "floor", "pow", "pows",
+		"log10", "log2", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2"}
+	mathOpsAll = []string{"abs", "clip", "sign", "maximum", "minimum", "mod", "floordiv"}
 )
 
 // mathEntries returns the names of the entries of math.cu.
@@ -65,6 +66,22 @@ func (b *Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
 	}
 	b.launch(op.String(), kernelName(op.String(), dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
 		(&Args{}).Int64(int64(dd.N)).Buffer(dd).Buffer(dx))
+}
+
+// BinaryMath sets dst = op(x, y) elementwise on the device; dst may be x
+// or y. It panics for Arctan2 of integer buffers.
+func (b *Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+	if !op.Valid() {
+		panic(fmt.Sprintf("cuda: invalid BinaryMathOp %d", int(op)))
+	}
+	dd, dx := b.mathBufs(op.String(), op.FloatOnly(), dst, x)
+	dy := b.buf(op.String(), y)
+	sameShape(op.String(), dd, dy)
+	if dd.N == 0 {
+		return
+	}
+	b.launch(op.String(), kernelName(op.String(), dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
+		(&Args{}).Int64(int64(dd.N)).Buffer(dd).Buffer(dx).Buffer(dy))
 }
 
 // Pow sets dst = x**y elementwise on the device (float buffers); dst may

@@ -64,3 +64,13 @@ func (b *Backend) mathBufs(op string, floatOnly bool, dst, x backend.Buffer, y .
 	}
 	return hd, hx, hy
 }
+
+// BinaryMath sets dst = op(x, y) elementwise on the device; dst may be x
+// or y.
+func (b *Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+	if !op.Valid() {
+		panic(fmt.Sprintf("fakedev: invalid BinaryMathOp %d", int(op)))
+	}
+	hd, hx, hy := b.mathBufs(op.String(), op.FloatOnly(), dst, x, y)
+	b.kernel(func() { cpu.Default.BinaryMath(op, hd, hx, hy) })
+}

@@ -1,7 +1,9 @@
 package dist_test
 
 import (
+	"cmp"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -243,7 +245,8 @@ func TestArgsortAxesNumPy(t *testing.T) {
 	for _, tc := range cases {
 		for _, lk := range orderLayoutsN {
 			x := fromSlice(t, c, tc.data, tc.shape, lk.opts(tc.shape, c.Size()))
-			for ax, want := range tc.want {
+			for _, ax := range sortedKeys(tc.want) {
+				want := tc.want[ax]
 				a, err := dist.Argsort(x, ax)
 				if err != nil {
 					t.Fatalf("%s/%s/axis %d: %v", tc.name, lk.name, ax, err)
@@ -267,7 +270,8 @@ func TestSearchsortedNumPy(t *testing.T) {
 		a := fromSlice(t, c, searchA, []int{len(searchA)}, lk.opts([]int{len(searchA)}, c.Size()))
 		for _, vk := range orderLayouts1 {
 			v := fromSlice(t, c, searchV, []int{len(searchV)}, vk.opts([]int{len(searchV)}, c.Size()))
-			for side, want := range map[dist.Side][]int64{dist.SideLeft: searchLeft, dist.SideRight: searchRight} {
+			for _, side := range []dist.Side{dist.SideLeft, dist.SideRight} {
+				want := map[dist.Side][]int64{dist.SideLeft: searchLeft, dist.SideRight: searchRight}[side]
 				r, err := dist.Searchsorted(a, v, side)
 				if err != nil {
 					t.Fatalf("%s/%s/%v: %v", lk.name, vk.name, side, err)
@@ -344,8 +348,10 @@ func TestQuantileNumPy(t *testing.T) {
 			if err != nil || !sameFloat(pc, tc.percentile37) {
 				t.Errorf("%s: Percentile(37.5) %v, %v; want %v", name, pc, err, tc.percentile37)
 			}
-			for q, ms := range map[float64]map[dist.QuantileMethod]float64{0.43: tc.methods43, 0.45: tc.methods45} {
-				for m, want := range ms {
+			for _, q := range []float64{0.43, 0.45} {
+				ms := map[float64]map[dist.QuantileMethod]float64{0.43: tc.methods43, 0.45: tc.methods45}[q]
+				for _, m := range sortedKeys(ms) {
+					want := ms[m]
 					v, err := dist.Quantile(x, q, m)
 					if err != nil || !sameFloat(v, want) {
 						t.Errorf("%s: Quantile(%v, %s) %v, %v; want %v", name, q, m, v, err, want)
@@ -385,7 +391,8 @@ func TestQuantileLarge(t *testing.T) {
 		if err != nil || med != bigMedian {
 			t.Errorf("%s: Median %v, %v; want %v", lk.name, med, err, bigMedian)
 		}
-		for m, want := range bigMethods {
+		for _, m := range sortedKeys(bigMethods) {
+			want := bigMethods[m]
 			v, err := dist.Quantile(x, 0.43, m)
 			if err != nil || !sameFloat(v, want) {
 				t.Errorf("%s: Quantile(0.43, %s) %v, %v; want %v", lk.name, m, v, err, want)
@@ -400,7 +407,9 @@ func TestQuantileAxesNumPy(t *testing.T) {
 	for _, lk := range orderLayoutsN {
 		shape := []int{5, 4}
 		x := fromSlice(t, c, grid2Data(), shape, lk.opts(shape, c.Size()))
-		for ax, want := range map[int][2][]float64{0: {grid2Median0, grid2Pct0}, 1: {grid2Median1, grid2Pct1}, -1: {grid2Median1, grid2Pct1}} {
+		wants := map[int][2][]float64{0: {grid2Median0, grid2Pct0}, 1: {grid2Median1, grid2Pct1}, -1: {grid2Median1, grid2Pct1}}
+		for _, ax := range sortedKeys(wants) {
+			want := wants[ax]
 			m, err := dist.MedianAxis(x, ax)
 			if err != nil {
 				t.Fatalf("%s: MedianAxis(%d): %v", lk.name, ax, err)
@@ -421,7 +430,9 @@ func TestQuantileAxesNumPy(t *testing.T) {
 		x.Free()
 		shape = []int{2, 3, 4}
 		x = fromSlice(t, c, cube3Data(), shape, lk.opts(shape, c.Size()))
-		for ax, want := range map[int][]float64{0: cube3Quantile0, 1: cube3Quantile1, 2: cube3Quantile2, -3: cube3Quantile0} {
+		cubes := map[int][]float64{0: cube3Quantile0, 1: cube3Quantile1, 2: cube3Quantile2, -3: cube3Quantile0}
+		for _, ax := range sortedKeys(cubes) {
+			want := cubes[ax]
 			q, err := dist.QuantileAxis(x, 0.6, ax, dist.QuantileLinear)
 			if err != nil {
 				t.Fatalf("%s: QuantileAxis(%d): %v", lk.name, ax, err)
@@ -481,6 +492,10 @@ func TestQuantileErrors(t *testing.T) {
 		u.Free()
 	}
 }
+
+// sortedKeys returns m's keys in order: every rank must call the
+// collectives in the same order, which a map's iteration does not keep.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }
 
 func containsAll(s string, words ...string) bool {
 	for _, w := range words {

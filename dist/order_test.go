@@ -570,3 +570,30 @@ func TestArgsortIntegers(t *testing.T) {
 		}
 	}
 }
+
+func TestQuantileFloat32NumPy(t *testing.T) {
+	// NumPy interpolates float32 data with b-a in float32 and the rest in
+	// float64 (its linear quantile of float32 is float64), and its median of
+	// float32 is the float32 mean of the middle two.
+	c := mpitest.World(t)
+	data := []float32{0.1, 0.7, 0.3, 0.9}
+	for _, lk := range orderLayouts1 {
+		x, err := dist.FromFunc(c, []int{4}, func(idx []int) float32 { return data[idx[0]] }, lk.opts([]int{4}, c.Size())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		med, err := dist.Median(x)
+		if err != nil || med != 0.5 {
+			t.Errorf("%s: Median %v, %v; want 0.5", lk.name, med, err)
+		}
+		q, err := dist.Quantile(x, 0.3, "")
+		if err != nil || q != 0.2800000101327896 {
+			t.Errorf("%s: Quantile(0.3) %v, %v; want 0.2800000101327896", lk.name, q, err)
+		}
+		p, err := dist.Percentile(x, 70, dist.QuantileMidpoint)
+		if err != nil || p != 0.7999999821186066 {
+			t.Errorf("%s: Percentile(70, midpoint) %v, %v; want 0.7999999821186066", lk.name, p, err)
+		}
+		x.Free()
+	}
+}

@@ -147,9 +147,12 @@ func planValue[T backend.Element](pl plan, a, b T) float64 {
 
 // Quantile returns quantile q (in [0, 1]) of all of x's elements, of any
 // shape and layout, as NumPy's quantile(x, q, method=m) (m "" is linear,
-// NumPy's default): a NaN if x has a NaN. The result is a float64 (NumPy
-// gives float32 for float32 data with the linear method: the same value,
-// computed as NumPy does, in float64). On an empty x every rank returns an
+// NumPy's default): a NaN if x has a NaN. The result is a float64, with
+// NumPy's value: NumPy's linear, midpoint and median results of float32
+// data (b-a in float32, the rest in float64; Median's mean in float32) are
+// computed as NumPy computes them, and the methods that pick an element
+// (lower, higher, nearest), which NumPy returns in x's type, give that
+// element. On an empty x every rank returns an
 // error wrapping ErrEmpty; a q outside [0, 1] or another method is an
 // error (see QuantileMethod). It is collective.
 //

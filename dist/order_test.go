@@ -597,3 +597,52 @@ func TestQuantileFloat32NumPy(t *testing.T) {
 		x.Free()
 	}
 }
+
+func TestQuantileRounds(t *testing.T) {
+	// More elements than the selection gathers (65536): rounds of pivot
+	// counting, with the two elements of an interpolation on either side of
+	// a pivot (twolevel). NumPy 1.24's values.
+	c := mpitest.World(t)
+	qs := []float64{0, 0.1, 0.25, 0.5, 0.73, 0.999, 1}
+	cases := []struct {
+		name      string
+		n         int
+		f         func(i int) float64
+		quantiles []float64
+		median    float64
+		methods   map[dist.QuantileMethod]float64 // at 0.4999
+	}{
+		{"huge", 200004, func(i int) float64 { return float64((i*7919)%100003 - 50000) },
+			[]float64{-50000.0, -40000.0, -25000.0, 0.5, 23001.0, 49902.0, 50002.0}, 0.5,
+			map[dist.QuantileMethod]float64{"lower": -10.0, "higher": -9.0, "nearest": -10.0, "midpoint": -9.5, "linear": -9.500299999999697}},
+		{"dups", 150001, func(i int) float64 { return float64((i*31)%7 - 3) },
+			[]float64{-3.0, -3.0, -2.0, 0.0, 2.0, 3.0, 3.0}, 0,
+			map[dist.QuantileMethod]float64{"lower": 0, "higher": 0, "nearest": 0, "midpoint": 0, "linear": 0}},
+		{"twolevel", 140000, func(i int) float64 { return float64(1 - i%2) },
+			[]float64{0, 0, 0, 0.5, 1, 1, 1}, 0.5,
+			map[dist.QuantileMethod]float64{"lower": 0, "higher": 0, "nearest": 0, "midpoint": 0, "linear": 0}},
+	}
+	for _, tc := range cases {
+		for _, lk := range orderLayouts1[:3] {
+			x, err := dist.FromFunc(c, []int{tc.n}, func(idx []int) float64 { return tc.f(idx[0]) }, lk.opts([]int{tc.n}, c.Size())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dist.Quantiles(x, qs, "")
+			if err != nil || !sameFloats(got, tc.quantiles) {
+				t.Errorf("%s/%s: Quantiles %v, %v; want %v", tc.name, lk.name, got, err, tc.quantiles)
+			}
+			med, err := dist.Median(x)
+			if err != nil || med != tc.median {
+				t.Errorf("%s/%s: Median %v, %v; want %v", tc.name, lk.name, med, err, tc.median)
+			}
+			for _, m := range sortedKeys(tc.methods) {
+				v, err := dist.Quantile(x, 0.4999, m)
+				if err != nil || !sameFloat(v, tc.methods[m]) {
+					t.Errorf("%s/%s: Quantile(0.4999, %s) %v, %v; want %v", tc.name, lk.name, m, v, err, tc.methods[m])
+				}
+			}
+			x.Free()
+		}
+	}
+}

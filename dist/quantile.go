@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
@@ -200,18 +199,19 @@ func Median[T backend.Element](x *Array[T]) (float64, error) {
 // Quantiles returns the quantiles qs (each in [0, 1]) of all of x's
 // elements, as Quantile does for each. It is collective.
 //
-// The elements are not gathered and do not move. Each rank sorts a host
-// copy of its block once; then each element that a quantile needs is
-// found by rounds of pivot counting: every rank offers the median of its
-// remaining candidates (a range of its sorted block) and their count, one
-// all-gather of these p pairs gives every rank the same pivot, their
-// weighted median, and one all-reduce of two counts (candidates below and
-// equal to the pivot, by binary search) tells every rank which side to
-// keep. Each round discards at least a quarter of the candidates, so it
-// takes O(log n) rounds, each of two collectives of O(p) values, and a
-// last all-gather of at most 4096 candidates; a quantile needs one or two
-// such selections. One all-reduce first counts the NaNs. A replicated x
-// needs no communication.
+// The elements are not gathered and do not move. Each rank works on a
+// host copy of its block; the one or two elements that each quantile
+// needs (neighbours in the sorted order) are found together by rounds of
+// pivot counting: every rank offers the median of its remaining
+// candidates (by quickselect) and their count, two all-gathers of these p
+// pairs give every rank the same pivot, their weighted median, and one
+// all-reduce of two counts (candidates below and equal to the pivot, after
+// a three-way partition) tells every rank which side to keep. Each round
+// discards at least a quarter of the candidates and costs O(candidates)
+// local work, so a selection takes O(n/p) work and O(log(n/65536)) rounds
+// of three collectives of O(p) values, ending with an all-gather of the
+// last 65536 candidates at most. One all-reduce first counts the NaNs. A
+// replicated x needs no communication.
 func Quantiles[T backend.Element](x *Array[T], qs []float64, m QuantileMethod) ([]float64, error) {
 	if x.freed {
 		return nil, freedCollective("Quantiles", x.comm)
@@ -261,8 +261,7 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 		}
 		return out, nil
 	}
-	slices.Sort(s)
-	sel := selector[T]{c: cc, s: s}
+	sel := selector[T]{c: cc, data: s}
 	for i, q := range qs {
 		pl := medianPlan(n)
 		if !median {
@@ -271,88 +270,180 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 			}
 			pl = quantilePlan(n, q, m)
 		}
-		a, err := sel.kth(int64(pl.lo))
+		a, b, err := sel.pair(int64(pl.lo), pl.hi != pl.lo)
 		if err != nil {
 			return nil, err
-		}
-		b := a
-		if pl.hi != pl.lo {
-			if b, err = sel.kth(int64(pl.hi)); err != nil {
-				return nil, err
-			}
 		}
 		out[i] = planValue(pl, a, b)
 	}
 	return out, nil
 }
 
-// selector finds the k-th smallest element of the union of the ranks'
-// sorted blocks s, without moving them (see Quantiles).
+// selector finds elements by their position in the sorted union of the
+// ranks' blocks data (without NaN), without moving them (see Quantiles).
 type selector[T backend.Element] struct {
-	c mpi.Comm
-	s []T
+	c    mpi.Comm
+	data []T
 }
 
 // gatherLimit is the number of candidates left at which selection gathers
 // them.
-const gatherLimit = 4096
+const gatherLimit = 1 << 16
 
-// kth returns the element at position k (from 0) of the sorted union.
-func (sel selector[T]) kth(k int64) (T, error) {
-	c, s := sel.c, sel.s
+// pair returns the elements at position k (from 0) of the sorted union and,
+// if two, at k+1 (which must exist); b is a otherwise.
+func (sel selector[T]) pair(k int64, two bool) (a, b T, err error) {
+	c := sel.c
 	p := c.Size()
-	a, z := 0, len(s) // my candidates: s[a:z]
+	cand := slices.Clone(sel.data) // my candidates, reordered in place
 	meds, cnts := make([]T, p), make([]int64, p)
+	hi := k
+	if two {
+		hi = k + 1
+	}
 	for {
-		m, err := mpi.AllreduceValue(c, int64(z-a), mpi.Sum)
-		if err != nil {
-			return *new(T), err
+		if err := mpi.Allgather(c, []int64{int64(len(cand))}, cnts); err != nil {
+			return a, b, err
+		}
+		var m int64
+		for _, v := range cnts {
+			m += v
 		}
 		if m <= gatherLimit {
-			counts := make([]int64, p)
-			if err := mpi.Allgather(c, []int64{int64(z - a)}, counts); err != nil {
-				return *new(T), err
-			}
 			rc, rd := make([]int, p), make([]int, p)
 			for r := range p {
-				rc[r] = int(counts[r])
+				rc[r] = int(cnts[r])
 				if r > 0 {
 					rd[r] = rd[r-1] + rc[r-1]
 				}
 			}
 			all := make([]T, m)
-			if err := mpi.Allgatherv(c, s[a:z], all, rc, rd); err != nil {
-				return *new(T), err
+			if err := mpi.Allgatherv(c, cand, all, rc, rd); err != nil {
+				return a, b, err
 			}
 			slices.Sort(all)
-			return all[k], nil
+			return all[k], all[hi], nil
 		}
 		var med T
-		if z > a {
-			med = s[a+(z-a)/2]
+		if len(cand) > 0 {
+			nthElement(cand, len(cand)/2)
+			med = cand[len(cand)/2]
 		}
 		if err := mpi.Allgather(c, []T{med}, meds); err != nil {
-			return *new(T), err
-		}
-		if err := mpi.Allgather(c, []int64{int64(z - a)}, cnts); err != nil {
-			return *new(T), err
+			return a, b, err
 		}
 		pivot := weightedMedian(meds, cnts, m)
-		less := sort.Search(z-a, func(i int) bool { return s[a+i] >= pivot })
-		equal := sort.Search(z-a-less, func(i int) bool { return s[a+less+i] > pivot })
-		le := []int64{int64(less), int64(equal)}
+		less, equal := partition3(cand, pivot)
 		tot := make([]int64, 2)
-		if err := mpi.Allreduce(c, le, tot, mpi.Sum); err != nil {
-			return *new(T), err
+		if err := mpi.Allreduce(c, []int64{int64(less), int64(equal)}, tot, mpi.Sum); err != nil {
+			return a, b, err
+		}
+		L, E := tot[0], tot[1]
+		switch {
+		case hi < L:
+			cand = cand[:less]
+		case k >= L+E:
+			cand = cand[less+equal:]
+			k, hi = k-(L+E), hi-(L+E)
+		case k >= L && hi < L+E:
+			return pivot, pivot, nil
+		case k >= L:
+			// k is the last of the pivots, k+1 the smallest above them.
+			b, err := extreme(c, cand[less+equal:], false)
+			return pivot, b, err
+		default:
+			// k is the largest below the pivots, k+1 the first of them.
+			a, err := extreme(c, cand[:less], true)
+			return a, pivot, err
+		}
+	}
+}
+
+// extreme returns the largest (or smallest) element of the ranks' s, of
+// which some rank has one: two all-gathers of p values.
+func extreme[T backend.Element](c mpi.Comm, s []T, largest bool) (T, error) {
+	p := c.Size()
+	var v T
+	if len(s) > 0 {
+		v = slices.Min(s)
+		if largest {
+			v = slices.Max(s)
+		}
+	}
+	vals, has := make([]T, p), make([]int64, p)
+	if err := mpi.Allgather(c, []T{v}, vals); err != nil {
+		return v, err
+	}
+	if err := mpi.Allgather(c, []int64{int64(len(s))}, has); err != nil {
+		return v, err
+	}
+	found := false
+	for r := range p {
+		if has[r] > 0 && (!found || (largest && vals[r] > v) || (!largest && vals[r] < v)) {
+			v, found = vals[r], true
+		}
+	}
+	return v, nil
+}
+
+// partition3 reorders s into the elements below pivot, those equal to it
+// and those above it, and returns the first two counts.
+func partition3[T backend.Element](s []T, pivot T) (less, equal int) {
+	lt, i, gt := 0, 0, len(s)
+	for i < gt {
+		switch v := s[i]; {
+		case v < pivot:
+			s[lt], s[i] = s[i], s[lt]
+			lt++
+			i++
+		case v > pivot:
+			gt--
+			s[i], s[gt] = s[gt], s[i]
+		default:
+			i++
+		}
+	}
+	return lt, gt - lt
+}
+
+// nthElement reorders s (without NaN) so that s[k] is the element the
+// sorted s has there, those before it no larger and those after no
+// smaller: quickselect with a median-of-three pivot, O(len(s)) expected.
+func nthElement[T backend.Element](s []T, k int) {
+	lo, hi := 0, len(s)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for s[j] > pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
 		}
 		switch {
-		case k < tot[0]:
-			z = a + less
-		case k < tot[0]+tot[1]:
-			return pivot, nil
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
 		default:
-			k -= tot[0] + tot[1]
-			a += less + equal
+			return
 		}
 	}
 }

@@ -105,7 +105,9 @@ func orderElementOps[T backend.Element]() []op[T] {
 			}}
 		}
 		add(axisOp("MedianAxis", dist.MedianAxis[T], refMedian[T]),
-			axisOp("PercentileAxis", func(x *dist.Array[T], ax int) (*dist.Array[float64], error) { return dist.PercentileAxis(x, 30, ax, "") },
+			axisOp("PercentileAxis", func(x *dist.Array[T], ax int) (*dist.Array[float64], error) {
+				return dist.PercentileAxis(x, 30, ax, "")
+			},
 				func(v []T) float64 { return refQuantile(v, 30.0/100) }),
 			axisOp("QuantileAxis", func(x *dist.Array[T], ax int) (*dist.Array[float64], error) {
 				return dist.QuantileAxis(x, 0.6, ax, dist.QuantileLinear)

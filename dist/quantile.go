@@ -321,8 +321,13 @@ func (sel selector[T]) pair(k int64, two bool) (a, b T, err error) {
 			if err := mpi.Allgatherv(c, cand, all, rc, rd); err != nil {
 				return a, b, err
 			}
-			slices.Sort(all)
-			return all[k], all[hi], nil
+			nthElement(all, int(k))
+			a = all[k]
+			b = a
+			if hi != k {
+				b = slices.Min(all[k+1:])
+			}
+			return a, b, nil
 		}
 		var med T
 		if len(cand) > 0 {

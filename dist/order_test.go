@@ -646,3 +646,63 @@ func TestQuantileRounds(t *testing.T) {
 		}
 	}
 }
+
+func TestNanQuantileNumPy(t *testing.T) {
+	// NumPy 1.24's nanmedian, nanpercentile and nanquantile.
+	c := mpitest.World(t)
+	tc := orderCases[0] // "mixed": two NaNs
+	for _, lk := range orderLayouts1 {
+		x := fromSlice(t, c, tc.x, []int{len(tc.x)}, lk.opts([]int{len(tc.x)}, c.Size()))
+		for _, chk := range []struct {
+			name string
+			f    func() (float64, error)
+			want float64
+		}{
+			{"NanMedian", func() (float64, error) { return dist.NanMedian(x) }, 2.0},
+			{"NanPercentile(37.5)", func() (float64, error) { return dist.NanPercentile(x, 37.5, "") }, 1.0},
+			{"NanQuantile(0.73)", func() (float64, error) { return dist.NanQuantile(x, 0.73, "") }, 2.65},
+			{"NanQuantile(0.43, midpoint)", func() (float64, error) { return dist.NanQuantile(x, 0.43, dist.QuantileMidpoint) }, 1.5},
+		} {
+			if v, err := chk.f(); err != nil || !sameFloat(v, chk.want) {
+				t.Errorf("%s: %s %v, %v; want %v", lk.name, chk.name, v, err, chk.want)
+			}
+		}
+		x.Free()
+	}
+	all, err := dist.Full(c, []int{3}, math.NaN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := dist.NanMedian(all); err != nil || !math.IsNaN(v) {
+		t.Errorf("NanMedian of NaNs only: %v, %v; want NaN", v, err)
+	}
+	all.Free()
+	g := grid2Data()
+	for r := range 5 {
+		g[r*4+3] = nan
+	}
+	for _, lk := range orderLayoutsN {
+		x := fromSlice(t, c, g, []int{5, 4}, lk.opts([]int{5, 4}, c.Size()))
+		for _, chk := range []struct {
+			name string
+			f    func() (*dist.Array[float64], error)
+			want []float64
+		}{
+			{"NanMedianAxis(0)", func() (*dist.Array[float64], error) { return dist.NanMedianAxis(x, 0) }, []float64{1, 1, 0.5, nan}},
+			{"NanPercentileAxis(30, 1)", func() (*dist.Array[float64], error) { return dist.NanPercentileAxis(x, 30, -1, "") },
+				[]float64{-0.20000000000000018, -0.4, 1.2, -0.8, 0.19999999999999996}},
+			{"NanQuantileAxis(0.6, 0)", func() (*dist.Array[float64], error) { return dist.NanQuantileAxis(x, 0.6, 0, "") },
+				[]float64{1.7999999999999998, 1.4, 0.7999999999999998, nan}},
+		} {
+			a, err := chk.f()
+			if err != nil {
+				t.Fatalf("%s: %s: %v", lk.name, chk.name, err)
+			}
+			if got := allOf(t, a); !sameFloats(got, chk.want) {
+				t.Errorf("%s: %s %v, want %v", lk.name, chk.name, got, chk.want)
+			}
+			a.Free()
+		}
+		x.Free()
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
@@ -255,7 +256,12 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 		return nil, err
 	}
 	out := make([]float64, len(qs))
-	if nan > 0 {
+	skip := strings.HasPrefix(op, "Nan") // the NaN-ignoring forms
+	if skip && nan > 0 {
+		s = slices.DeleteFunc(s, isNaN[T])
+		n -= int(nan)
+	}
+	if (nan > 0 && !skip) || n == 0 {
 		for i := range out {
 			out[i] = math.NaN()
 		}
@@ -557,27 +563,104 @@ func quantileAxis[T backend.Element](x *Array[T], op string, q, top float64, axi
 		return nil, err
 	}
 	n := l.shape[axis]
-	pl := medianPlan(n)
-	if !median {
-		if top == 100 {
-			q /= 100
-		}
-		pl = quantilePlan(n, q, m)
+	skip := strings.HasPrefix(op, "Nan") // the NaN-ignoring forms
+	if top == 100 {
+		q /= 100
 	}
 	out := make([]float64, len(block)/n)
-	line := make([]T, n)
+	line := make([]T, 0, n)
 	alongLines(work.LocalShape(x.comm.Rank()), axis, func(k, base, stride, _ int) {
+		line = line[:0]
 		nan := false
 		for j := range n {
-			line[j] = block[base+j*stride]
-			nan = nan || isNaN(line[j])
+			v := block[base+j*stride]
+			if isNaN(v) {
+				nan = true
+				if skip {
+					continue
+				}
+			}
+			line = append(line, v)
 		}
-		if nan {
+		if (nan && !skip) || len(line) == 0 {
 			out[k] = math.NaN()
 			return
 		}
 		slices.Sort(line)
+		pl := medianPlan(len(line))
+		if !median {
+			pl = quantilePlan(len(line), q, m)
+		}
 		out[k] = planValue(pl, line[pl.lo], line[pl.hi])
 	})
 	return fromHost(x.comm, axisLayout(work, axis), b, out)
+}
+
+// NanQuantile is Quantile ignoring NaNs, as NumPy's nanquantile: the
+// quantile of the elements that are not NaN, or NaN if every element is
+// (NumPy warns there). On an empty x every rank returns an error wrapping
+// ErrEmpty. It is collective, with the cost of Quantiles.
+func NanQuantile[T backend.Element](x *Array[T], q float64, m QuantileMethod) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("NanQuantile", x.comm)
+	}
+	v, err := quantiles(x, "NanQuantile", []float64{q}, 1, m, false)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// NanPercentile is Percentile ignoring NaNs, as NumPy's nanpercentile (see
+// NanQuantile).
+func NanPercentile[T backend.Element](x *Array[T], q float64, m QuantileMethod) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("NanPercentile", x.comm)
+	}
+	v, err := quantiles(x, "NanPercentile", []float64{q}, 100, m, false)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// NanMedian is Median ignoring NaNs, as NumPy's nanmedian (see
+// NanQuantile).
+func NanMedian[T backend.Element](x *Array[T]) (float64, error) {
+	if x.freed {
+		return 0, freedCollective("NanMedian", x.comm)
+	}
+	v, err := quantiles(x, "NanMedian", []float64{0.5}, 1, QuantileLinear, true)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
+}
+
+// NanQuantileAxis is QuantileAxis ignoring NaNs, as NumPy's
+// nanquantile(x, q, axis): each line's quantile of its elements that are
+// not NaN, NaN for a line of NaNs only. Layout and cost are QuantileAxis's.
+func NanQuantileAxis[T backend.Element](x *Array[T], q float64, axis int, m QuantileMethod) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("NanQuantileAxis", x.comm)
+	}
+	return quantileAxis(x, "NanQuantileAxis", q, 1, axis, m, false)
+}
+
+// NanPercentileAxis is PercentileAxis ignoring NaNs, as NumPy's
+// nanpercentile(x, q, axis) (see NanQuantileAxis).
+func NanPercentileAxis[T backend.Element](x *Array[T], q float64, axis int, m QuantileMethod) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("NanPercentileAxis", x.comm)
+	}
+	return quantileAxis(x, "NanPercentileAxis", q, 100, axis, m, false)
+}
+
+// NanMedianAxis is MedianAxis ignoring NaNs, as NumPy's nanmedian(x, axis)
+// (see NanQuantileAxis).
+func NanMedianAxis[T backend.Element](x *Array[T], axis int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("NanMedianAxis", x.comm)
+	}
+	return quantileAxis(x, "NanMedianAxis", 0.5, 1, axis, QuantileLinear, true)
 }

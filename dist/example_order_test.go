@@ -105,3 +105,16 @@ func ExampleQuantileAxis() {
 	// Output:
 	// [1.5 3] [3 6]
 }
+
+// The NaN-ignoring forms, as NumPy's nanmedian and nanpercentile.
+func ExampleNanMedian() {
+	world := mpi.World()
+	data := []float64{4, math.NaN(), 1, 3, math.NaN()}
+	x, _ := dist.FromFunc(world, []int{len(data)}, func(idx []int) float64 { return data[idx[0]] })
+	m, _ := dist.Median(x)
+	nm, _ := dist.NanMedian(x)
+	np, _ := dist.NanPercentile(x, 50, "")
+	fmt.Println(m, nm, np)
+	// Output:
+	// NaN 3 3
+}

@@ -116,7 +116,53 @@ func orderElementOps[T backend.Element]() []op[T] {
 	return ops
 }
 
-func orderFloatOps[T backend.Float]() []op[T] { return nil }
+// orderFloatOps: the NaN-ignoring quantiles (the matrix's data have no
+// NaN: they must agree with the plain ones on every layout).
+func orderFloatOps[T backend.Float]() []op[T] {
+	var ops []op[T]
+	add := func(o ...op[T]) { ops = append(ops, o...) }
+	full := func(name string, f func(x *dist.Array[T]) (float64, error), r func([]T) float64) op[T] {
+		return op[T]{fn: name, family: "order", run: func(in *input[T]) error {
+			v, err := f(in.x)
+			if len(in.gx) == 0 {
+				return emptyErr(err)
+			}
+			return scalar(v, err, r(in.gx), 1e-12)
+		}}
+	}
+	add(full("NanMedian", dist.NanMedian[T], refMedian[T]),
+		full("NanPercentile", func(x *dist.Array[T]) (float64, error) { return dist.NanPercentile(x, 30, "") },
+			func(v []T) float64 { return refQuantile(v, 30.0/100) }),
+		full("NanQuantile", func(x *dist.Array[T]) (float64, error) { return dist.NanQuantile(x, 0.6, "") },
+			func(v []T) float64 { return refQuantile(v, 0.6) }))
+	for _, ax := range axisVariants() {
+		v := fmt.Sprintf("axis=%d", ax)
+		axisOp := func(name string, f func(x *dist.Array[T], ax int) (*dist.Array[float64], error), r func([]T) float64) op[T] {
+			return op[T]{fn: name, variant: v, family: "order", applies: hasAxis(ax), run: func(in *input[T]) error {
+				d, err := f(in.x, ax)
+				a := normAxis(ax, len(in.shape))
+				if in.shape[a] == 0 {
+					if err == nil {
+						d.Free()
+					}
+					return emptyErr(err)
+				}
+				want, sh := refAxis(in.gx, in.shape, a, r)
+				return result(in, d, err, sh, want, 1e-12)
+			}}
+		}
+		add(axisOp("NanMedianAxis", dist.NanMedianAxis[T], refMedian[T]),
+			axisOp("NanPercentileAxis", func(x *dist.Array[T], ax int) (*dist.Array[float64], error) {
+				return dist.NanPercentileAxis(x, 30, ax, "")
+			},
+				func(v []T) float64 { return refQuantile(v, 30.0/100) }),
+			axisOp("NanQuantileAxis", func(x *dist.Array[T], ax int) (*dist.Array[float64], error) {
+				return dist.NanQuantileAxis(x, 0.6, ax, "")
+			},
+				func(v []T) float64 { return refQuantile(v, 0.6) }))
+	}
+	return ops
+}
 
 func orderComplexOps[T backend.Complex]() []op[T] { return nil }
 

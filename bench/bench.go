@@ -304,7 +304,7 @@ type Options struct {
 }
 
 // benchIDs are the workloads the bench runs, in order.
-var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", fftID, matmulID, "W10"}
+var benchIDs = []string{"W1", "W2", "W3", "W4", "W4F", "W5", "W6", "W7", fftID, matmulID, "W10", "W11"}
 
 // parseOnly returns the workloads --only names (all for ""), in the
 // bench's order.

@@ -115,7 +115,8 @@ func TestParseOnly(t *testing.T) {
 		{"w4, W1,W4", []string{"W1", "W4"}, ""},
 		{"W7", []string{"W7"}, ""},
 		{"W10", []string{"W10"}, ""},
-		{"W11", nil, "unknown workload"},
+		{"W11", []string{"W11"}, ""},
+		{"W12", nil, "unknown workload"},
 		{",", nil, "names no workload"},
 	} {
 		got, err := parseOnly(c.in)
@@ -463,6 +464,7 @@ func TestBenchWithFakeReference(t *testing.T) {
 	want = append(want, fftID)                        // forward and inverse
 	want = append(want, matmulID, matmulID, matmulID) // B replicated; B split; grid
 	want = append(want, "W10", "W10", "W10", "W10")   // Newton and RK45 time and steps
+	want = append(want, "W11", "W11")                 // percentiles and unique
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Workload)

@@ -3,9 +3,10 @@
 // conjugate gradients, W5 sample sort, W6 MPI latency and bandwidth, W7
 // checkpoint write and read; W9 the matrix product of dist.MatMul against
 // OpenBLAS's cblas_dgemm; W10 batched Newton on Kepler's equation and
-// batched RK45 on small ODE systems) on xpmpi and, in the same MPI job and
-// alternating repetitions, on a plain C + MPI reference of the same
-// computation, and reports each side's median, their ratio, the target and
+// batched RK45 on small ODE systems; W11 percentiles and distinct values,
+// whose reference is a gather to rank 0 and a serial computation there, in
+// Go) on xpmpi and, in the same MPI job and alternating repetitions, on a
+// plain C + MPI reference of the same computation, and reports each side's median, their ratio, the target and
 // whether the checksums agree. A fast wrong answer is not a result: a
 // checksum that disagrees is an error.
 //

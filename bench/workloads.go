@@ -117,6 +117,8 @@ func (e *benchEnv) runWorkload(id string) ([]Row, error) {
 		}
 		more, err := e.benchRK45()
 		return append(rows, more...), err
+	case "W11":
+		return e.benchOrder() // bench/order.go
 	case matmulID:
 		return e.benchMatMul()
 	case fftID:

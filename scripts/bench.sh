@@ -28,7 +28,7 @@
 # on), and gives their figures to the bench with --peers build/peers-npN.json:
 #   build/xpmpi-w6 (bench/ref/w6.c)   W6 as a plain C + MPI program at
 #                                     MPI_THREAD_SINGLE: column "C alone"
-#   bench/peers/mpi4py_w2_w5.py       W2-W6 in NumPy + mpi4py: column "mpi4py";
+#   bench/peers/mpi4py_w2_w5.py       W2-W6, W11 in NumPy + mpi4py: column "mpi4py";
 #                                     python3-mpi4py is installed with apt-get
 #                                     when missing; left out if it cannot be
 # A peer that fails fails the run, as a checksum that disagrees does.
@@ -153,7 +153,7 @@ peers_run() {
 	local fwd=(-x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS)
 	local jobs=()
 	[ "$peers_c" = 1 ] && peers_want W6 && jobs+=("build/xpmpi-w6 ${peer_flags[*]}")
-	if [ "$peers_py" = 1 ] && peers_want W2 W3 W4 W5 W6; then
+	if [ "$peers_py" = 1 ] && peers_want W2 W3 W4 W5 W6 W11; then
 		local only=()
 		[ -n "$peer_only" ] && only=(--only "$peer_only")
 		jobs+=("$peer_py bench/peers/mpi4py_w2_w5.py ${peer_flags[*]} ${only[*]}")

@@ -12,6 +12,8 @@ the one core the rank has, like the C reference):
   W4  conjugate gradients, matrix-free 5-point Laplacian with slicing
   W5  sample sort: np.sort, regular samples, np.searchsorted, Alltoallv, np.sort
   W6  8-byte Allreduce latency; ping-pong between ranks 0 and 1
+  W11 order statistics the NumPy way: Gatherv to rank 0, then np.percentile
+      (1st, 50th, 99th) there, and np.unique of the integer keys
 
 The sizes, initial values, timed regions and checksums are those of
 bench/workloads.go and bench/ref/xpref.c (--small: sizesFor(true)), so that
@@ -323,14 +325,57 @@ def check(workload, what, values, oks=None):
     return {"workload": workload, "what": what, "values": [float(v) for v in values], "ok": [bool(v) for v in oks]}
 
 
-RUNS = {"W2": w2, "W3": w3, "W4": w4, "W5": w5, "W6": w6}
+# ---- W11 ----
+
+def w11(s, reps):
+    """bench/order.go's W11: W5's keys, their 1st, 50th and 99th percentiles,
+    and the distinct values of floor(key * n/8), each by a Gatherv to rank 0
+    and NumPy there."""
+    n = s["sort_n"]
+    lo, m = block(n, size, rank)
+    keys = uniform_keys(SEED, lo, m)
+    ints = (keys * float(max(n // 8, 1))).astype(np.int64)
+    counts = np.array([block(n, size, r)[1] for r in range(size)])
+    gf = np.empty(n) if rank == 0 else None
+    gi = np.empty(n, dtype=np.int64) if rank == 0 else None
+    out = np.zeros(3)
+
+    def pct():
+        comm.Gatherv(keys, [gf, counts] if rank == 0 else None, root=0)
+        if rank == 0:
+            out[:] = np.percentile(gf, [1, 50, 99])
+        comm.Bcast(out, root=0)
+        return float(out.sum())
+
+    def uniq():
+        comm.Gatherv(ints, [gi, counts] if rank == 0 else None, root=0)
+        res = 0.0
+        if rank == 0:
+            u = np.unique(gi)
+            res = float(len(u)) + float(u.sum(dtype=np.float64))
+        return res
+
+    psamples, psums, usamples, usums = [], [], [], []
+    for _ in range(reps):
+        secs, v = timed(pct)
+        psamples.append(secs * 1e3)
+        psums.append(v)
+        secs, v = timed(uniq)
+        usamples.append(secs * 1e3)
+        usums.append(comm.bcast(v, root=0))
+    return ([fig("W11", "ms/percentile", psamples), fig("W11", "ms/unique", usamples)],
+            [check("W11", "sum of the 1st, 50th and 99th percentiles", psums),
+             check("W11", "count plus sum of the distinct values", usums)])
+
+
+RUNS = {"W2": w2, "W3": w3, "W4": w4, "W5": w5, "W6": w6, "W11": w11}
 
 
 def main():
-    ap = argparse.ArgumentParser(description="W2-W6 in NumPy + mpi4py, for xpmpi bench --peers")
+    ap = argparse.ArgumentParser(description="W2-W6 and W11 in NumPy + mpi4py, for xpmpi bench --peers")
     ap.add_argument("--reps", type=int, default=5, help="repetitions of each workload")
     ap.add_argument("--small", action="store_true", help="the sizes of xpmpi bench --small")
-    ap.add_argument("--only", default="", help="a comma list of workloads (default W2,W3,W4,W5,W6)")
+    ap.add_argument("--only", default="", help="a comma list of workloads (default W2,W3,W4,W5,W6,W11)")
     a = ap.parse_args()
     if a.reps < 1:
         ap.error("--reps must be at least 1")

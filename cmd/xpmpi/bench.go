@@ -54,6 +54,9 @@ count it was launched with:
       SUMMA on a 1 x p grid) against OpenBLAS's cblas_dgemm
   W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
       batched RK45 (integrate.SolveIVPIndexed) on 10^5 Van der Pol systems
+  W11 percentiles (dist.Quantiles: 1st, 50th, 99th) and distinct values
+      (dist.Unique) of 2^23 keys, against a gather to rank 0 and a serial
+      selection or sort there (NumPy + mpi4py's way, which --peers adds)
   In a binary built with -tags mpi,petsc, W2 also runs as PETSc's VecDot
   over the same arrays (no copy) and W4 through PETSc's KSP; W3 and W5
   have no PETSc row (PETSc has neither a stencil sweep nor a distributed

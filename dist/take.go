@@ -180,6 +180,23 @@ func dedupe(owner []int, key []int64, p int) (reqs [][]int64, pos []int) {
 func fetch[T backend.Numeric](a *Array[T], reqs [][]int64, replyLen []int, expand func(r int, key int64, pos []int) []int) (_ *backend.Array[T], rdispls []int, err error) {
 	c := a.comm
 	p := c.Size()
+	b := a.local.Backend()
+	if p == 1 {
+		// This rank's own block: no MPI, no staging.
+		var pos []int
+		for _, k := range reqs[0] {
+			pos = expand(0, k, pos)
+		}
+		recv, err := backend.NewOn[T](b, len(pos))
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := localTake(recv, a.local, pos, "dist.Take"); err != nil {
+			recv.Free()
+			return nil, nil, err
+		}
+		return recv, []int{0}, nil
+	}
 	sc := make([]int64, p)
 	for q := range reqs {
 		sc[q] = int64(len(reqs[q]))
@@ -211,7 +228,6 @@ func fetch[T backend.Numeric](a *Array[T], reqs [][]int64, replyLen []int, expan
 		off += rcounts[r]
 		acounts[r] = len(pos) - begin
 	}
-	b := a.local.Backend()
 	send, err := backend.NewOn[T](b, len(pos))
 	var recv *backend.Array[T]
 	if err == nil {

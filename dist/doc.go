@@ -79,6 +79,15 @@
 // broadcast by NumPy's rules (a row vector, a column, a scalar-shaped
 // array) without communication.
 //
+// Indexing (Take, TakeFlat, FillWhere, AssignWhere, Place, Roll,
+// RollAxes, RollFlat, Flip, Tile, Repeat, RepeatFlat, Pad, PadConstant,
+// Diff) follows NumPy on every layout, process grids included: Take's
+// indices are a distributed integer array answered by an all-to-all of
+// requests and replies, mask assignment ranks the selected elements by a
+// distributed prefix count, and the others move each block's parts, by
+// an index map per axis, in one all-to-all. A result of the input's shape
+// has its layout; a new shape keeps its kind (see each function).
+//
 // MatMul multiplies 2-D arrays (a split by rows or replicated; b
 // replicated, or split, its blocks passed around a ring of the ranks or
 // allgathered: MatMulWithOptions; or a and b on one 2-D process grid, by

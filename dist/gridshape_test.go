@@ -479,3 +479,127 @@ func TestBroadcastNeither(t *testing.T) {
 }
 
 func bvalOf(i int) float64 { return 3 + float64(i)*0.5 }
+
+// TestGridNumPy checks Slice, Reshape, Transpose, Concatenate and
+// Broadcast of arrays on process grids (DimsCreate's, and uneven with
+// empty blocks) against NumPy's results for the fixtures' cases, and
+// Transpose with axes against values NumPy computed
+// (np.arange(24.).reshape(2, 3, 4).transpose(axes).ravel()).
+func TestGridNumPy(t *testing.T) {
+	c := mpitest.World(t)
+	p := c.Size()
+	fx := loadSliceFixtures(t)
+	iota := func(i int) float64 { return float64(i) }
+	grids := func(shape []int) []shapeGrid {
+		gs := gridCases(shape, p)
+		return []shapeGrid{{gridCase: gs[len(gs)-2]}, {gridCase: gs[len(gs)-1], dev: true}}
+	}
+	for k, fc := range fx.Cases {
+		shape := fc.Shape
+		if fc.Op == "concatenate" {
+			shape = fc.Shapes[0]
+		}
+		for gi, g := range grids(shape) {
+			t.Run(fmt.Sprintf("%d-%s/%v", k, fc.Op, g), func(t *testing.T) {
+				var y *dist.Array[float64]
+				var err error
+				switch fc.Op {
+				case "slice":
+					x := gridArray(t, c, fc.Shape, g, iota)
+					defer x.Free()
+					ranges := make([]dist.Range, len(fc.Ranges))
+					for a, r := range fc.Ranges {
+						ranges[a] = fx.rangeOf(r)
+					}
+					y, err = dist.Slice(x, ranges...)
+				case "reshape":
+					x := gridArray(t, c, fc.Shape, g, iota)
+					defer x.Free()
+					y, err = dist.Reshape(x, fc.New...)
+				case "transpose":
+					x := gridArray(t, c, fc.Shape, g, iota)
+					defer x.Free()
+					y, err = dist.Transpose(x)
+				case "concatenate":
+					var xs []*dist.Array[float64]
+					off := 0
+					for i, s := range fc.Shapes {
+						o := off
+						f := func(j int) float64 { return float64(o + j) }
+						var x *dist.Array[float64]
+						if i%2 == 0 {
+							x = gridArray(t, c, s, grids(s)[gi], f)
+						} else {
+							// Every other one split along its last axis.
+							var opts []dist.Option
+							if g.dev {
+								opts = append(opts, dist.OnBackend(fakedev.Default))
+							}
+							x = sliceArray(t, c, s, sliceLayout{len(s) - 1, true}, f, opts...)
+						}
+						defer x.Free()
+						xs = append(xs, x)
+						off += prod(s)
+					}
+					y, err = dist.Concatenate(fc.Axis, xs...)
+					if err == nil {
+						wl := dist.NewGridLayout(y.Shape(), grids(fc.Shapes[0])[gi].dims())
+						mpitest.Check(t, c, y.Layout().Equal(wl), "Concatenate made %v, want %v", y.Layout(), wl)
+					}
+				case "broadcast":
+					x := gridArray(t, c, fc.Shape, g, iota)
+					defer x.Free()
+					b := sliceArray(t, c, fc.Bshape, sliceLayout{0, true}, func(i int) float64 { return 100 * float64(i+1) }, dist.OnBackend(x.Local().Backend()))
+					defer b.Free()
+					r, err := dist.ZerosLike(x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer r.Free()
+					if err := dist.Broadcast(backend.Sub, r, b, x); err != nil {
+						t.Fatal(err)
+					}
+					got := gatherAll(t, r)
+					mpitest.Check(t, c, slices.Equal(got, fc.Reversed), "b - x = %v, NumPy %v", got, fc.Reversed)
+					y, err = dist.ZerosLike(x)
+					if err == nil {
+						err = dist.Broadcast(backend.Sub, y, x, b)
+					}
+				default:
+					t.Fatalf("unknown fixture %q", fc.Op)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer y.Free()
+				got := gatherAll(t, y)
+				mpitest.Check(t, c, slices.Equal(y.Shape(), fc.OutShape) && slices.Equal(got, fc.Values),
+					"%s: shape %v, %v; NumPy %v, %v", fc.Op, y.Shape(), got, fc.OutShape, fc.Values)
+			})
+		}
+	}
+	numpy := []struct {
+		axes  []int
+		shape []int
+		want  []float64
+	}{
+		{[]int{1, 2, 0}, []int{3, 4, 2}, []float64{0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23}},
+		{nil, []int{4, 3, 2}, []float64{0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23}},
+		{[]int{0, -1, 1}, []int{2, 4, 3}, []float64{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23}},
+	}
+	for _, tc := range numpy {
+		for _, g := range grids([]int{2, 3, 4}) {
+			t.Run(fmt.Sprintf("transpose%v/%v", tc.axes, g), func(t *testing.T) {
+				x := gridArray(t, c, []int{2, 3, 4}, g, iota)
+				defer x.Free()
+				y, err := dist.Transpose(x, tc.axes...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer y.Free()
+				got := gatherAll(t, y)
+				mpitest.Check(t, c, slices.Equal(y.Shape(), tc.shape) && slices.Equal(got, tc.want), "Transpose%v: %v %v, NumPy %v %v", tc.axes, y.Shape(), got, tc.shape, tc.want)
+			})
+		}
+	}
+}

@@ -377,7 +377,7 @@ func numericOps[T backend.Numeric]() []op[T] {
 		return result(in, d, err, []int{n1, n0}, want, 0)
 	}})
 	for _, ax := range axisVariants() {
-		add(op[T]{fn: "Concatenate", refuse: singleAxis, variant: fmt.Sprintf("axis=%d", ax), family: "shape", applies: hasAxis(ax), run: func(in *input[T]) error {
+		add(op[T]{fn: "Concatenate", variant: fmt.Sprintf("axis=%d", ax), family: "shape", applies: hasAxis(ax), run: func(in *input[T]) error {
 			a := normAxis(ax, len(in.shape))
 			want, sh := refConcat(in.gx, in.gy, in.shape, in.shape, a)
 			d, err := dist.Concatenate(ax, in.x, in.y)
@@ -518,15 +518,6 @@ func matvecRefuse(lk string, shape []int, p int) string {
 
 // isGrid reports whether the kind of layout is a process grid.
 func isGrid(lk string) bool { return lk == "grid" || lk == "gridu" || lk == "ghostgrid" }
-
-// singleAxis: the operations that take arrays split on one axis, or
-// replicated, and refuse process grids.
-func singleAxis(lk string, shape []int, p int) string {
-	if isGrid(lk) {
-		return "process grid|Redistribute"
-	}
-	return ""
-}
 
 func checkSlice[T backend.Numeric](got, want []T) error {
 	if len(got) != len(want) {

@@ -158,11 +158,11 @@ func inferShape(old, shape []int) []int {
 //   - x on a process grid (with or without ghost layers, which the result
 //     has not): on the process grid with its dimensions permuted as the
 //     axes are, each block keeping its sizes (NewGridLayoutCounts of the
-//     permuted GridCounts). Each block is transposed in place and goes to
+//     permuted GridCounts). Each block is transposed locally and goes to
 //     the rank at its permuted grid coordinates: no communication where
-//     that is the same rank (the grid splits one axis, as a p x 1 grid,
-//     or the permutation keeps the order of the split axes), and
-//     otherwise one message per rank, its whole block, to one other rank.
+//     that is the same rank (the grid splits one axis, as a p x 1 grid
+//     does, or the permutation keeps the order of the split axes), and
+//     otherwise each rank sends its whole block to one rank.
 //
 // Each rank packs the transposed parts of its block that the other ranks'
 // new blocks hold (a local transpose, on the device for a device block)

@@ -10,9 +10,11 @@ import (
 // Concatenate returns the arrays joined along axis, as NumPy's
 // concatenate: they must have the same number of dimensions and the same
 // shape except along axis, the same communicator, and blocks on one
-// device; each may have any layout (split on any axis, or replicated).
-// The result is split evenly (NewLayout) along the split axis of arrays[0],
-// or replicated if arrays[0] is, on arrays[0]'s backend. Every rank sends
+// device; each may have any layout (split on any axis, on a process grid,
+// or replicated). The result is split evenly (NewLayout) along the split
+// axis of arrays[0], or replicated if arrays[0] is, or on the process grid
+// of arrays[0] with even blocks (NewGridLayout with its GridDims), on
+// arrays[0]'s backend. Every rank sends
 // the others the parts of its blocks that their new blocks hold, for all
 // the arrays in one all-to-all. It is collective.
 func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T], err error) {
@@ -31,7 +33,6 @@ func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T],
 	shape[axis] = 0
 	offsets := make([]int, len(arrays))
 	for i, a := range arrays {
-		singleAxis("Concatenate", a.layout)
 		s := a.layout.shape
 		if len(s) != d {
 			panic(fmt.Sprintf("dist: Concatenate of shapes %v and %v: dimensions differ", x.layout.shape, s))
@@ -52,7 +53,7 @@ func Concatenate[T backend.Numeric](axis int, arrays ...*Array[T]) (_ *Array[T],
 	if err := check("Concatenate", x, extra...); err != nil {
 		return nil, err
 	}
-	l := NewLayout(shape, x.layout.axis, x.comm.Size())
+	l := x.layout.evenLike(shape)
 	out, err := newOn[T](x.comm, l, x.local.Backend())
 	if err != nil {
 		return nil, err

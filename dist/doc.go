@@ -72,12 +72,14 @@
 // the earlier ranks' block totals.
 //
 // Slicing by global index ranges (Slice, SetSlice, SetSliceScalar, with
-// NumPy's start:stop:step rules as Range), Reshape, Transpose of 2-D
-// arrays and Concatenate along any axis move elements in one all-to-all of
-// the parts each rank needs, packed on the device for device blocks;
-// Broadcast applies an elementwise operation with a replicated operand
-// broadcast by NumPy's rules (a row vector, a column, a scalar-shaped
-// array) without communication.
+// NumPy's start:stop:step rules as Range), Reshape, Transpose (with
+// NumPy's axes) and Concatenate along any axis move elements in one
+// all-to-all of the parts each rank needs, packed on the device for device
+// blocks, on every layout, process grids included; Broadcast applies an
+// elementwise operation with an operand broadcast by NumPy's rules (a row
+// vector, a column, a scalar-shaped array), without communication where
+// that operand is replicated, and otherwise after one all-to-all of the
+// part each rank meets.
 //
 // Indexing (Take, TakeFlat, FillWhere, AssignWhere, Place, Roll,
 // RollAxes, RollFlat, Flip, Tile, Repeat, RepeatFlat, Pad, PadConstant,
@@ -161,8 +163,8 @@
 //   - Masks are uint8 arrays of 0 and 1 (NumPy's bool storage), and
 //     MeanAxis returns float64 for every real type (MeanAxisComplex keeps
 //     a complex type).
-//   - Broadcasting (Broadcast) takes a replicated operand of a
-//     broadcastable shape, not any two shapes.
+//   - Broadcasting (Broadcast) takes operands whose shapes broadcast to
+//     the result's shape (as NumPy's out= argument), not any two shapes.
 //
 // An array's memory is released by Free, which is per rank: every rank
 // frees its own block, and an array must be freed on every rank or on

@@ -375,3 +375,14 @@ func (l Layout) offGridAxis(axis int) int {
 func offGrid[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return Redistribute(x, NewLayout(x.layout.shape, x.layout.offGridAxis(axis), x.layout.ranks))
 }
+
+// evenLike returns the even layout of the same kind as l for shape, which
+// has l's number of dimensions: split evenly along l's split axis (NewLayout),
+// replicated if l is, or on a process grid of l's dimensions with even
+// blocks (NewGridLayout).
+func (l Layout) evenLike(shape []int) Layout {
+	if l.axis == Grid {
+		return NewGridLayout(shape, l.grid)
+	}
+	return NewLayout(shape, l.axis, l.ranks)
+}

@@ -161,20 +161,25 @@ func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
 // one Range per axis from the first (missing trailing axes are whole), as
 // NumPy's x[r0, r1, ...] with slices does; the result keeps every axis.
 // The result is split evenly (NewLayout) along x's split axis, or
-// replicated if x is, on x's backend. Each rank sends every other the
-// selected elements of its block that the other's new block holds, in one
-// all-to-all (a replicated x needs no communication); a block on a device
-// stays there, packed on the device. It is collective.
+// replicated if x is, on x's backend. The result of an array on a process
+// grid (ProcessGrid, GridBlockSizes; with or without ghost layers, which
+// the result has not) is on a process grid of the same dimensions with
+// even blocks: NewGridLayout(shape, x.Layout().GridDims()), so that a
+// selection from one corner of the array is balanced again. Each rank
+// sends every other the selected elements of its block that the other's
+// new block holds, in one all-to-all: at most the selected elements cross
+// the network, and none where every rank's new block lies in its old one
+// (a replicated x, one rank); a block on a device stays there, packed on
+// the device. It is collective.
 func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err error) {
 	if x.freed {
 		return nil, freedCollective("Slice", x.comm)
 	}
-	singleAxis("Slice", x.layout)
 	sel := selectionOf("Slice", x.layout.shape, ranges)
 	if err := check("Slice", x, mpi.Arg{Name: "ranges", Value: sel.hash()}); err != nil {
 		return nil, err
 	}
-	l := NewLayout(sel.n, x.layout.axis, x.comm.Size())
+	l := x.layout.evenLike(sel.n)
 	out, err := newOn[T](x.comm, l, x.local.Backend())
 	if err != nil {
 		return nil, err
@@ -193,15 +198,16 @@ func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err er
 
 // SetSlice copies v into the elements of x that ranges select (as Slice
 // selects them), as NumPy's x[r0, r1, ...] = v. v must have the shape of
-// the selection (Slice's result); it may have any layout (split on any
-// axis, or replicated) on the same communicator, and its blocks must be on
-// the device of x's. The elements move in one all-to-all, packed and
-// unpacked on the device. It is collective.
+// the selection (Slice's result); x and v may each have any layout (split
+// on any axis, on a process grid, or replicated) on the same
+// communicator, and v's blocks must be on the device of x's. The elements
+// move in one all-to-all, packed and unpacked on the device: each rank
+// receives the part of the selection that its block of x holds from the
+// ranks whose blocks of v hold it. It is collective.
 func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error {
 	if x.freed || v.freed {
 		return freedCollective("SetSlice", x.comm)
 	}
-	singleAxis("SetSlice", x.layout, v.layout)
 	sel := selectionOf("SetSlice", x.layout.shape, ranges)
 	if !equalInts(sel.n, v.layout.shape) {
 		panic(fmt.Sprintf("dist: SetSlice of a selection of shape %v from an array of shape %v", sel.n, v.layout.shape))
@@ -217,13 +223,13 @@ func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error
 // SetSliceScalar sets every element of x that ranges select (as Slice
 // selects them) to s, as NumPy's x[r0, r1, ...] = s. It needs no
 // communication: each rank sets the selected elements of its own block,
-// on its device (one fill per contiguous run). It is not collective, but
-// every rank must call it for the whole selection to be set.
+// on its device (one fill per contiguous run), on any layout (a process
+// grid included). It is not collective, but every rank must call it for
+// the whole selection to be set.
 func SetSliceScalar[T backend.Numeric](x *Array[T], ranges []Range, s T) {
 	if x.freed {
 		panic(freedError("SetSliceScalar"))
 	}
-	singleAxis("SetSliceScalar", x.layout)
 	sel := selectionOf("SetSliceScalar", x.layout.shape, ranges)
 	pc := sel.pieces(x.layout)(x.comm.Rank())[0]
 	var runs []prun

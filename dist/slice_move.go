@@ -377,17 +377,6 @@ func recordDeviceCopy(desc string, n, size int) {
 	}
 }
 
-// singleAxis panics unless every layout is split on one axis or
-// replicated: the one place where slicing, reshaping, concatenation,
-// transposition and broadcasting refuse other layouts (process grids).
-func singleAxis(op string, ls ...Layout) {
-	for _, l := range ls {
-		if l.axis != Replicated && (l.axis < 0 || l.axis >= len(l.shape) || len(l.counts) != l.ranks) {
-			panic(fmt.Sprintf("dist: %s of %v: only arrays split on one axis, or replicated, are supported: Redistribute it to such a layout (NewLayout) first", op, l))
-		}
-	}
-}
-
 // sameDevice panics unless every local array is on the device of the
 // first.
 func sameDevice[T backend.Numeric](op string, arrays ...*Array[T]) {

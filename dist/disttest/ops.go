@@ -342,11 +342,11 @@ func numericOps[T backend.Numeric]() []op[T] {
 		}},
 	}
 	for _, sv := range sliceVariants {
-		add(op[T]{fn: "Slice", refuse: singleAxis, variant: sv.name, family: "slice", run: func(in *input[T]) error {
+		add(op[T]{fn: "Slice", variant: sv.name, family: "slice", run: func(in *input[T]) error {
 			want, sh := refSelect(in.gx, in.shape, sv.idx(in.shape))
 			d, err := dist.Slice(in.x, sv.r(len(in.shape))...)
 			return result(in, d, err, sh, want, 0)
-		}}, op[T]{fn: "SetSliceScalar", refuse: singleAxis, variant: sv.name, family: "slice", run: func(in *input[T]) error {
+		}}, op[T]{fn: "SetSliceScalar", variant: sv.name, family: "slice", run: func(in *input[T]) error {
 			want := slices.Clone(in.gx)
 			pos, _ := refSelect(all(len(want)), in.shape, sv.idx(in.shape))
 			for _, p := range pos {
@@ -357,15 +357,15 @@ func numericOps[T backend.Numeric]() []op[T] {
 	}
 
 	// Shape.
-	add(op[T]{fn: "Reshape", refuse: singleAxis, variant: "-1", family: "shape", run: func(in *input[T]) error {
+	add(op[T]{fn: "Reshape", variant: "-1", family: "shape", run: func(in *input[T]) error {
 		d, err := dist.Reshape(in.x, -1)
 		return result(in, d, err, []int{len(in.gx)}, in.gx, 0)
-	}}, op[T]{fn: "Reshape", refuse: singleAxis, variant: "reversed", family: "shape", run: func(in *input[T]) error {
+	}}, op[T]{fn: "Reshape", variant: "reversed", family: "shape", run: func(in *input[T]) error {
 		sh := slices.Clone(in.shape)
 		slices.Reverse(sh)
 		d, err := dist.Reshape(in.x, sh...)
 		return result(in, d, err, sh, in.gx, 0)
-	}}, op[T]{fn: "Transpose", refuse: singleAxis, family: "shape", applies: dims(2), run: func(in *input[T]) error {
+	}}, op[T]{fn: "Transpose", family: "shape", applies: dims(2), run: func(in *input[T]) error {
 		want := make([]T, len(in.gx))
 		n0, n1 := in.shape[0], in.shape[1]
 		for i := 0; i < n0; i++ {
@@ -377,7 +377,7 @@ func numericOps[T backend.Numeric]() []op[T] {
 		return result(in, d, err, []int{n1, n0}, want, 0)
 	}})
 	for _, ax := range axisVariants() {
-		add(op[T]{fn: "Concatenate", refuse: singleAxis, variant: fmt.Sprintf("axis=%d", ax), family: "shape", applies: hasAxis(ax), run: func(in *input[T]) error {
+		add(op[T]{fn: "Concatenate", variant: fmt.Sprintf("axis=%d", ax), family: "shape", applies: hasAxis(ax), run: func(in *input[T]) error {
 			a := normAxis(ax, len(in.shape))
 			want, sh := refConcat(in.gx, in.gy, in.shape, in.shape, a)
 			d, err := dist.Concatenate(ax, in.x, in.y)
@@ -518,15 +518,6 @@ func matvecRefuse(lk string, shape []int, p int) string {
 
 // isGrid reports whether the kind of layout is a process grid.
 func isGrid(lk string) bool { return lk == "grid" || lk == "gridu" || lk == "ghostgrid" }
-
-// singleAxis: the operations that take arrays split on one axis, or
-// replicated, and refuse process grids.
-func singleAxis(lk string, shape []int, p int) string {
-	if isGrid(lk) {
-		return "process grid|Redistribute"
-	}
-	return ""
-}
 
 func checkSlice[T backend.Numeric](got, want []T) error {
 	if len(got) != len(want) {

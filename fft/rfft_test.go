@@ -109,28 +109,49 @@ func withLen(shape []int, axis, n int) []int {
 	return s
 }
 
+// rlayout is one way to lay out the arrays of the real transforms' tests:
+// the options for an array of shape.
+type rlayout struct {
+	name string
+	opts func(shape []int) []dist.Option
+}
+
 // realLayoutCases are layoutCases and, at 2 ranks or more, uneven blocks
 // along axis 0 with rank 1 empty, and ghost layers along axis 0.
-func realLayoutCases(shape []int, p int) []layoutCase {
-	cs := layoutCases(len(shape), p)
+func realLayoutCases(nd, p int) []rlayout {
+	var cs []rlayout
+	for _, lc := range layoutCases(nd, p) {
+		cs = append(cs, rlayout{lc.name, func([]int) []dist.Option { return lc.opts }})
+	}
 	if p > 1 {
-		counts := make([]int, p)
-		rem := shape[0]
-		for r := 0; r < p; r++ {
-			if r == 1 {
-				continue
-			}
+		cs = append(cs, rlayout{"uneven", func(shape []int) []dist.Option {
+			return []dist.Option{dist.BlockSizes(unevenCounts(shape[0], p))}
+		}}, rlayout{"ghost", func([]int) []dist.Option { return []dist.Option{dist.Ghosts(1)} }})
+	}
+	return cs
+}
+
+// unevenCounts are uneven block sizes of n over p ranks, rank 1 empty:
+// every other rank half of what is left, the last the rest.
+func unevenCounts(n, p int) []int {
+	counts := make([]int, p)
+	last := p - 1
+	if last == 1 {
+		last = 0
+	}
+	rem := n
+	for r := 0; r < p; r++ {
+		switch {
+		case r == 1 && p > 1:
+		case r == last:
+			counts[r] = rem
+		default:
 			take := (rem + 1) / 2
-			if r == p-1 {
-				take = rem
-			}
 			counts[r] = take
 			rem -= take
 		}
-		cs = append(cs, layoutCase{"uneven", []dist.Option{dist.BlockSizes(counts)}},
-			layoutCase{"ghost", []dist.Option{dist.Ghosts(1)}})
 	}
-	return cs
+	return counts
 }
 
 func realFromFlat(t *testing.T, c mpi.Comm, shape []int, data []float64, opts []dist.Option) *dist.Array[float64] {
@@ -243,16 +264,16 @@ func TestRFFTAxisNumPy(t *testing.T) {
 			ax += len(fc.Shape)
 		}
 		yshape := withLen(fc.Shape, ax, fc.Shape[ax]/2+1)
-		for _, lc := range realLayoutCases(fc.Shape, c.Size()) {
-			a := realFromFlat(t, c, fc.Shape, fc.X, lc.opts)
-			ya := fromFlat(t, c, yshape, cplx(fc.Y), lc.opts)
+		for _, lc := range realLayoutCases(len(fc.Shape), c.Size()) {
+			a := realFromFlat(t, c, fc.Shape, fc.X, lc.opts(fc.Shape))
+			ya := fromFlat(t, c, yshape, cplx(fc.Y), lc.opts(yshape))
 			cut := dimsOf(a.Layout())[ax] > 1
 			what := fmt.Sprintf("%v axis %d %s", fc.Shape, fc.Axis, lc.name)
 			X, err := RFFT(a, fc.Axis)
 			if cut {
 				want := fmt.Sprintf("fft: RFFT along axis %d: the axis is split", ax)
 				mpitest.Check(t, c, err != nil && strings.HasPrefix(err.Error(), want) && strings.Contains(err.Error(), "RFFTN"), "RFFT %s: error %v, want one starting %q", what, err, want)
-				_, err = IRFFT(ya, 0, fc.Axis)
+				_, err = IRFFT(ya, fc.Shape[ax], fc.Axis)
 				want = fmt.Sprintf("fft: IRFFT along axis %d: the axis is split", ax)
 				mpitest.Check(t, c, err != nil && strings.HasPrefix(err.Error(), want), "IRFFT %s: error %v, want one starting %q", what, err, want)
 			} else {
@@ -331,9 +352,9 @@ func TestRFFTNNumPy(t *testing.T) {
 		ax := checkAxes("test", nd, axes)
 		r := ax[len(ax)-1]
 		yshape := withLen(fc.Shape, r, fc.Shape[r]/2+1)
-		for _, lc := range realLayoutCases(fc.Shape, c.Size()) {
-			a := realFromFlat(t, c, fc.Shape, fc.X, lc.opts)
-			ya := fromFlat(t, c, yshape, cplx(fc.Y), lc.opts)
+		for _, lc := range realLayoutCases(len(fc.Shape), c.Size()) {
+			a := realFromFlat(t, c, fc.Shape, fc.X, lc.opts(fc.Shape))
+			ya := fromFlat(t, c, yshape, cplx(fc.Y), lc.opts(yshape))
 			for _, transposed := range []bool{false, true} {
 				var opts []Option
 				if transposed {
@@ -393,7 +414,7 @@ func TestRFFTNNumPy(t *testing.T) {
 					mpitest.Check(t, c, e <= tol, "RFFT2 %s: relative error %.3g against NumPy", what, e)
 					X.Free()
 					y2shape := withLen(fc.Shape, nd-1, fc.Shape[nd-1]/2+1)
-					y2 := fromFlat(t, c, y2shape, cplx(fc.Y2), lc.opts)
+					y2 := fromFlat(t, c, y2shape, cplx(fc.Y2), lc.opts(y2shape))
 					if fc.IRFFT2 != nil {
 						x, err := IRFFT2(y2, 0, opts...)
 						if err != nil {
@@ -484,18 +505,18 @@ func TestRealErrors(t *testing.T) {
 		mpitest.Check(t, c, err != nil && strings.HasPrefix(err.Error(), tc.want), "%s: error %v, want one starting %q", tc.name, err, tc.want)
 	}
 	// A length 0 along another axis is an empty result, as NumPy's.
-	X, err := RFFT(z, 0)
+	X, err := RFFTN(z, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mpitest.Check(t, c, slices.Equal(X.Shape(), []int{2, 0}), "RFFT of [3 0] along 0: shape %v, want [2 0]", X.Shape())
+	mpitest.Check(t, c, slices.Equal(X.Shape(), []int{2, 0}), "RFFTN of [3 0] along 0: shape %v, want [2 0]", X.Shape())
 	X.Free()
 	// An empty spectrum with n given is zeros, as NumPy's irfft.
 	e, err := dist.Zeros[complex128](c, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := IRFFT(e, 4, 0)
+	x, err := IRFFTN(e, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,9 +626,9 @@ func TestShiftNumPy(t *testing.T) {
 		for i := range x {
 			x[i] = float64(i)
 		}
-		for _, lc := range realLayoutCases(fc.Shape, c.Size()) {
+		for _, lc := range realLayoutCases(len(fc.Shape), c.Size()) {
 			what := fmt.Sprintf("%v axes %v %s", fc.Shape, fc.Axes, lc.name)
-			a := realFromFlat(t, c, fc.Shape, x, lc.opts)
+			a := realFromFlat(t, c, fc.Shape, x, lc.opts(fc.Shape))
 			for _, tc := range []struct {
 				name string
 				f    func(*dist.Array[float64], []int) (*dist.Array[float64], error)
@@ -636,7 +657,7 @@ func TestShiftNumPy(t *testing.T) {
 			for i := range cx {
 				cx[i] = complex(float64(i), -float64(i))
 			}
-			ca := fromFlat(t, c, fc.Shape, cx, lc.opts)
+			ca := fromFlat(t, c, fc.Shape, cx, lc.opts(fc.Shape))
 			cy, err := FFTShift(ca, fc.Axes)
 			if err != nil {
 				t.Fatal(err)
@@ -649,7 +670,7 @@ func TestShiftNumPy(t *testing.T) {
 			mpitest.Check(t, c, ok, "FFTShift complex128 %s: %v", what, g)
 			ca.Free()
 			cy.Free()
-			ia, err := dist.FromFunc(c, fc.Shape, func(idx []int) int32 { return int32(flatIndex(idx, fc.Shape)) }, lc.opts...)
+			ia, err := dist.FromFunc(c, fc.Shape, func(idx []int) int32 { return int32(flatIndex(idx, fc.Shape)) }, lc.opts(fc.Shape)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -106,50 +106,99 @@ func rfftBlock(x []float64, out []complex128, pre, n, post int) {
 			w, xb, ls, es := g.unit(u, n)
 			_, ob, ols, _ := g.unit(u, h)
 			L := fftLen
-			// Pack.
-			if n%2 == 0 {
+			// Pack: along the lines where they are contiguous (rows),
+			// across them where they are not (adjacent columns).
+			switch {
+			case n%2 == 0 && es == 1:
 				for l := 0; l < w; l++ {
 					line := s[l*L : (l+1)*L]
 					p := xb + l*ls
 					for j := range line {
-						line[j] = complex(x[p+2*j*es], x[p+(2*j+1)*es])
+						line[j] = complex(x[p+2*j], x[p+2*j+1])
 					}
 				}
-			} else {
+			case n%2 == 0:
+				for j := 0; j < L; j++ {
+					re, im := x[xb+2*j*es:xb+2*j*es+w], x[xb+(2*j+1)*es:xb+(2*j+1)*es+w]
+					for l := range re {
+						s[l*L+j] = complex(re[l], im[l])
+					}
+				}
+			case es == 1:
 				for l := 0; l < w; l++ {
 					line := s[l*L : (l+1)*L]
 					p := xb + l*ls
 					for j := range line {
-						line[j] = complex(x[p+j*es], 0)
+						line[j] = complex(x[p+j], 0)
+					}
+				}
+			default:
+				for j := 0; j < L; j++ {
+					re := x[xb+j*es : xb+j*es+w]
+					for l := range re {
+						s[l*L+j] = complex(re[l], 0)
 					}
 				}
 			}
 			cpu.Default.FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, false)
-			// Unpack.
-			for l := 0; l < w; l++ {
-				z := s[l*L : (l+1)*L]
-				p := ob + l*ols
-				if n%2 == 1 {
-					for k := 0; k < h; k++ {
-						out[p+k*es] = z[k]
-					}
-					continue
+			// Unpack, row by row or a row of every column at a time.
+			if es == 1 {
+				for l := 0; l < w; l++ {
+					unpackHalf(out[ob+l*ols:ob+l*ols+h], s[l*L:(l+1)*L], n, tw)
 				}
-				M := L
-				z0 := z[0]
-				out[p] = complex(real(z0)+imag(z0), 0)
-				out[p+M*es] = complex(real(z0)-imag(z0), 0)
-				for k := 1; k < M; k++ {
-					a, b := z[k], z[M-k]
-					// e = (a + conj b)/2, o = (a - conj b)/(2i)
-					er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
-					or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
-					t := tw[k]
-					out[p+k*es] = complex(er+real(t)*or-imag(t)*oi, ei+real(t)*oi+imag(t)*or)
+				continue
+			}
+			for k := 0; k < h; k++ {
+				row := out[ob+k*es : ob+k*es+w]
+				for l := range row {
+					row[l] = halfTerm(s[l*L:(l+1)*L], k, n, tw)
 				}
 			}
 		}
 	})
+}
+
+// unpackHalf writes the half spectrum (n/2+1 terms) of a real line of
+// length n into dst from z, the FFT of its packed samples (length n/2 for
+// even n, n for odd n: the line itself, whose first terms are the half
+// spectrum).
+func unpackHalf(dst, z []complex128, n int, tw []complex128) {
+	if n%2 == 1 {
+		copy(dst, z[:len(dst)])
+		return
+	}
+	M := n / 2
+	z0 := z[0]
+	dst[0] = complex(real(z0)+imag(z0), 0)
+	dst[M] = complex(real(z0)-imag(z0), 0)
+	for k := 1; k < M; k++ {
+		dst[k] = evenTerm(z, k, M, tw[k])
+	}
+}
+
+// halfTerm is term k of the half spectrum that unpackHalf writes.
+func halfTerm(z []complex128, k, n int, tw []complex128) complex128 {
+	if n%2 == 1 {
+		return z[k]
+	}
+	M := n / 2
+	switch k {
+	case 0:
+		return complex(real(z[0])+imag(z[0]), 0)
+	case M:
+		return complex(real(z[0])-imag(z[0]), 0)
+	}
+	return evenTerm(z, k, M, tw[k])
+}
+
+// evenTerm is X[k] = E[k] + w^k O[k], 0 < k < M, from Z, the FFT of the
+// M packed samples: E[k] = (Z[k] + conj Z[M-k])/2, O[k] = (Z[k] - conj
+// Z[M-k])/(2i).
+func evenTerm(z []complex128, k, M int, t complex128) complex128 {
+	a, b := z[k], z[M-k]
+	er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
+	or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
+	return complex(er+real(t)*or-imag(t)*oi, ei+real(t)*oi+imag(t)*or)
 }
 
 // irfftBlock computes the real lines of length n whose half spectra are
@@ -176,14 +225,28 @@ func irfftBlock(in []complex128, m int, out []float64, pre, n, post int) {
 	backend.ParallelFor(g.units, grain, func(lo, hi int) {
 		s := make([]complex128, g.lines*fftLen)
 		X := make([]complex128, n/2+1)
+		var xs []complex128 // the terms of strided lines, gathered
+		if post > 1 {
+			xs = make([]complex128, g.lines*(n/2+1))
+		}
 		for u := lo; u < hi; u++ {
 			w, ib, ils, es := g.unit(u, m)
 			_, ob, ols, _ := g.unit(u, n)
 			L := fftLen
-			for l := 0; l < w; l++ {
-				p := ib + l*ils
+			if es != 1 {
+				// Gather the lines' terms across them, contiguously.
 				for k := 0; k < q; k++ {
-					X[k] = in[p+k*es]
+					row := in[ib+k*es : ib+k*es+w]
+					for l, v := range row {
+						xs[l*(n/2+1)+k] = v
+					}
+				}
+			}
+			for l := 0; l < w; l++ {
+				if es == 1 {
+					copy(X[:q], in[ib+l*ils:ib+l*ils+q])
+				} else {
+					copy(X[:q], xs[l*(n/2+1):l*(n/2+1)+q])
 				}
 				clear(X[q:])
 				X[0] = complex(real(X[0]), 0)
@@ -211,18 +274,35 @@ func irfftBlock(in []complex128, m int, out []float64, pre, n, post int) {
 				}
 			}
 			cpu.Default.FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, true)
-			for l := 0; l < w; l++ {
-				z := s[l*L : (l+1)*L]
-				p := ob + l*ols
-				if n%2 == 1 {
-					for j := range z {
-						out[p+j*es] = real(z[j])
+			switch {
+			case es == 1:
+				for l := 0; l < w; l++ {
+					z := s[l*L : (l+1)*L]
+					line := out[ob+l*ols : ob+l*ols+n]
+					if n%2 == 1 {
+						for j, v := range z {
+							line[j] = real(v)
+						}
+						continue
 					}
-					continue
+					for j, v := range z {
+						line[2*j], line[2*j+1] = real(v), imag(v)
+					}
 				}
-				for j, v := range z {
-					out[p+2*j*es] = real(v)
-					out[p+(2*j+1)*es] = imag(v)
+			case n%2 == 1:
+				for j := 0; j < L; j++ {
+					row := out[ob+j*es : ob+j*es+w]
+					for l := range row {
+						row[l] = real(s[l*L+j])
+					}
+				}
+			default:
+				for j := 0; j < L; j++ {
+					re, im := out[ob+2*j*es:ob+2*j*es+w], out[ob+(2*j+1)*es:ob+(2*j+1)*es+w]
+					for l := range re {
+						v := s[l*L+j]
+						re[l], im[l] = real(v), imag(v)
+					}
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 // Package fft computes discrete Fourier transforms of complex128 data:
 // of local blocks (LocalFFT, LocalIFFT), and of distributed arrays
-// (FFT, IFFT along one axis; FFT2, IFFT2, FFTN, IFFTN over several axes).
+// (FFT, IFFT along one axis; FFT2, IFFT2, FFTN, IFFTN over several axes);
+// of real float64 data (RFFT, IRFFT, RFFT2, IRFFT2, RFFTN, IRFFTN,
+// LocalRFFT, LocalIRFFT); and NumPy's helpers FFTFreq, RFFTFreq,
+// FFTShift and IFFTShift.
 // The 1-D transforms are those of the block's backend (backend.FFTer): on
 // the CPU a Stockham kernel of its own for lengths 2^a 3^b 5^c (radix 4,
 // 2, 3 and 5 passes) and gonum's fourier.CmplxFFT (FFTPACK's mixed-radix
@@ -68,4 +71,24 @@
 // closely (about 1e-15 relative). A block on a backend that is not an
 // FFTer is copied to the host and back for each stage (backend.HostCall,
 // recorded as the copies it makes) and transformed by the CPU backend.
+//
+// # Real input
+//
+// RFFT, RFFT2 and RFFTN take float64 arrays and return the half spectrum
+// (n/2+1 terms along the last transformed axis), IRFFT, IRFFT2 and IRFFTN
+// return the real array of a given length (NumPy's default 2(m-1), odd
+// lengths too), as numpy.fft.rfft, irfft, rfft2, irfft2, rfftn and
+// irfftn. A real line of even length n is transformed as n/2 complex
+// values (its even and odd samples) by one complex FFT of length n/2 and
+// an O(n) pass (LocalRFFT describes it): half the work and the memory of
+// transforming a complex128 copy, and the distributed transposes move the
+// half spectrum, about half the bytes of FFTN's; an odd length is
+// transformed as complex128 lines, a few at a time. The real step runs on
+// the host: a block on a device is copied to the host and its result back
+// for that step alone (recorded copies), the complex stages and
+// redistributions staying on the device. float32 input goes through
+// dist.Astype to float64 first. FFTShift and IFFTShift roll any
+// distributed array by n/2 along the axes asked for: no communication
+// along axes local to the blocks, one all-to-all where a rolled axis is
+// split.
 package fft

@@ -149,11 +149,36 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 	}
 	l := a.Layout()
 	axes = checkAxes(name, l.Dims(), axes)
+	mode := copyInput
+	if o.overwrite {
+		mode = overwriteInput
+	}
+	return runStages(a, mode, planStages(l, axes), inverse, l, o.transposedOut)
+}
+
+// inputMode says what runStages may do with its input array.
+type inputMode int
+
+const (
+	copyInput      inputMode = iota // transform a copy; a is left as it is
+	overwriteInput                  // transform a in place (Overwrite); never free it
+	ownInput                        // a is the caller's intermediate: transform it in place, free it once moved away
+)
+
+// runStages runs stages on a (each a redistribution where the stage's
+// layout is not the array's, then the local transforms), and leaves the
+// result in final unless transposedOut. With ownInput, a is freed on
+// every path where it is not the result, errors included.
+func runStages(a *dist.Array[complex128], mode inputMode, stages []stage, inverse bool, final dist.Layout, transposedOut bool) (_ *dist.Array[complex128], err error) {
+	l := a.Layout()
 	// y is the array being transformed: a copy of a, a itself (with
-	// Overwrite), or an array that a redistribution made.
+	// Overwrite, or owned), or an array that a redistribution made.
 	var y *dist.Array[complex128]
+	if mode == ownInput {
+		y = a
+	}
 	defer func() {
-		if err != nil && y != nil && y != a {
+		if err != nil && y != nil && (y != a || mode == ownInput) {
 			y.Free()
 		}
 	}()
@@ -166,15 +191,15 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 		if err != nil {
 			return err
 		}
-		if y != nil && y != a {
+		if y != nil && (y != a || mode == ownInput) {
 			y.Free()
 		}
 		y = z
 		return nil
 	}
-	for _, s := range planStages(l, axes) {
+	for _, s := range stages {
 		switch {
-		case y == nil && s.layout.Equal(l) && o.overwrite:
+		case y == nil && s.layout.Equal(l) && mode == overwriteInput:
 			y = a
 		case y == nil && s.layout.Equal(l):
 			if y, err = copyAgreed(a); err != nil {
@@ -190,13 +215,14 @@ func transformN(a *dist.Array[complex128], axes []int, inverse bool, name string
 		}
 	}
 	if y == nil { // no axes
-		if o.overwrite {
-			return a, nil
+		if mode == overwriteInput {
+			y = a
+		} else if y, err = copyAgreed(a); err != nil {
+			return nil, err
 		}
-		return copyAgreed(a)
 	}
-	if !o.transposedOut && !y.Layout().Equal(l) {
-		if err := move(l); err != nil {
+	if !transposedOut && !y.Layout().Equal(final) {
+		if err := move(final); err != nil {
 			return nil, err
 		}
 	}

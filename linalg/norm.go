@@ -355,6 +355,15 @@ func svdNorm[R backend.Float, T backend.Inexact](x *dist.Array[T], pl normPlan) 
 	sh := x.Shape()
 	y := x
 	if sh[0] < sh[1] {
+		if x.Layout().Axis() == dist.Grid {
+			// dist.Transpose takes arrays split on one axis.
+			xr, _, err := rowsOf(x)
+			if err != nil {
+				return nil, err
+			}
+			defer xr.Free()
+			x = xr
+		}
 		t, err := dist.Transpose(x)
 		if err != nil {
 			return nil, err

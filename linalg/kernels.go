@@ -169,14 +169,46 @@ func colNorm[T backend.Inexact](x []T, n, s int) float64 {
 	return scale * math.Sqrt(sum)
 }
 
+// conjFunc returns T's conjugation: the identity for a real T.
+func conjFunc[T backend.Inexact]() func(T) T {
+	var z T
+	switch any(z).(type) {
+	case complex128:
+		return func(v T) T { return any(cmplx.Conj(any(v).(complex128))).(T) }
+	case complex64:
+		return func(v T) T {
+			c := any(v).(complex64)
+			return any(complex(real(c), -imag(c))).(T)
+		}
+	}
+	return nil
+}
+
+// dotc returns sum conj(v[r]) x[r] over r, in T.
+func dotc[T backend.Inexact](cj func(T) T, v, x []T) T {
+	var w T
+	if cj == nil {
+		for r, vr := range v {
+			w += vr * x[r]
+		}
+		return w
+	}
+	for r, vr := range v {
+		w += cj(vr) * x[r]
+	}
+	return w
+}
+
 // householderQR factors the m x n column-major matrix a (column j at
 // a[j*m:]) in place as LAPACK's geqr2 does: R in the upper triangle, the
 // reflectors' vectors below it, their scalars in tau (min(m, n) of them).
 // A reflector is H = I - tau v v^H with v[0] = 1, and beta (the new
-// diagonal) real, as zlarfg makes it.
+// diagonal) real, as zlarfg makes it. The reflections are computed in T,
+// as LAPACK's; the norms in float64, scaled.
 func householderQR[T backend.Inexact](a []T, m, n int) (tau []T) {
 	k := min(m, n)
 	tau = make([]T, k)
+	cj := conjFunc[T]()
 	for i := 0; i < k; i++ {
 		col := a[i*m:]
 		alpha := toC128(col[i])
@@ -186,24 +218,22 @@ func householderQR[T backend.Inexact](a []T, m, n int) (tau []T) {
 		}
 		beta := -math.Copysign(math.Hypot(cmplx.Abs(alpha), xnorm), real(alpha))
 		t := (complex(beta, 0) - alpha) / complex(beta, 0)
-		scal := 1 / (alpha - complex(beta, 0))
-		for r := i + 1; r < m; r++ {
-			col[r] = fromC128[T](toC128(col[r]) * scal)
+		scal := fromC128[T](1 / (alpha - complex(beta, 0)))
+		v := col[i+1 : m]
+		for r := range v {
+			v[r] *= scal
 		}
 		col[i] = fromC128[T](complex(beta, 0))
 		tau[i] = fromC128[T](t)
 		// Apply H^H = I - conj(tau) v v^H to the columns on the right.
-		ct := cmplx.Conj(t)
+		ct := fromC128[T](cmplx.Conj(t))
 		for j := i + 1; j < n; j++ {
-			cj := a[j*m:]
-			w := toC128(cj[i])
-			for r := i + 1; r < m; r++ {
-				w += cmplx.Conj(toC128(col[r])) * toC128(cj[r])
-			}
-			w *= ct
-			cj[i] = fromC128[T](toC128(cj[i]) - w)
-			for r := i + 1; r < m; r++ {
-				cj[r] = fromC128[T](toC128(cj[r]) - toC128(col[r])*w)
+			cj0 := a[j*m+i : (j+1)*m]
+			w := (cj0[0] + dotc(cj, v, cj0[1:])) * ct
+			cj0[0] -= w
+			x := cj0[1:]
+			for r, vr := range v {
+				x[r] -= vr * w
 			}
 		}
 	}
@@ -214,27 +244,25 @@ func householderQR[T backend.Inexact](a []T, m, n int) (tau []T) {
 // householderQR's reflectors, row-major.
 func formQ[T backend.Inexact](a []T, m int, tau []T) []T {
 	k := len(tau)
+	cj := conjFunc[T]()
 	// Column-major work: column j of Q at q[j*m:].
 	q := make([]T, m*k)
 	for j := 0; j < k; j++ {
 		q[j*m+j] = 1
 	}
 	for i := k - 1; i >= 0; i-- {
-		t := toC128(tau[i])
+		t := tau[i]
 		if t == 0 {
 			continue
 		}
-		v := a[i*m:]
+		v := a[i*m+i+1 : (i+1)*m]
 		for j := i; j < k; j++ {
-			cj := q[j*m:]
-			w := toC128(cj[i])
-			for r := i + 1; r < m; r++ {
-				w += cmplx.Conj(toC128(v[r])) * toC128(cj[r])
-			}
-			w *= t
-			cj[i] = fromC128[T](toC128(cj[i]) - w)
-			for r := i + 1; r < m; r++ {
-				cj[r] = fromC128[T](toC128(cj[r]) - toC128(v[r])*w)
+			c := q[j*m+i : (j+1)*m]
+			w := (c[0] + dotc(cj, v, c[1:])) * t
+			c[0] -= w
+			x := c[1:]
+			for r, vr := range v {
+				x[r] -= vr * w
 			}
 		}
 	}

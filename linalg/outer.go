@@ -22,8 +22,9 @@ import (
 //
 // Communication: b is gathered on every rank (one all-gather of n
 // elements) unless it is replicated; a moves only where flattening an
-// N-D a needs it (dist.Reshape's all-to-all). Arrays on different
-// communicators and freed arrays (dist.ErrFreed) are errors.
+// N-D a needs it (dist.Reshape's all-to-all, after a redistribution to row
+// blocks for an a on a process grid). Arrays on different communicators
+// or devices, and freed arrays (dist.ErrFreed), are errors.
 func Outer[T backend.Numeric](a, b *dist.Array[T]) (_ *dist.Array[T], err error) {
 	const op = "Outer"
 	if anyFreed(a, b) {
@@ -31,6 +32,9 @@ func Outer[T backend.Numeric](a, b *dist.Array[T]) (_ *dist.Array[T], err error)
 	}
 	if a.Comm() != b.Comm() {
 		return nil, fmt.Errorf("linalg: Outer: a and b are on different communicators")
+	}
+	if a.Device() != b.Device() {
+		return nil, fmt.Errorf("linalg: Outer: a on %v and b on %v: move one to the other's device (dist.Astype with dist.OnBackend)", a.Device(), b.Device())
 	}
 	if err := check(op, a, b); err != nil {
 		return nil, err
@@ -50,7 +54,13 @@ func Outer[T backend.Numeric](a, b *dist.Array[T]) (_ *dist.Array[T], err error)
 	m, n := a.Len(), b.Len()
 	af := a
 	if len(a.Shape()) != 1 {
-		if af, err = keep(dist.Reshape(a, m)); err != nil {
+		if a.Layout().Axis() == dist.Grid {
+			// dist.Reshape takes arrays split on one axis.
+			if af, err = keep(dist.Resplit(a, 0)); err != nil {
+				return nil, err
+			}
+		}
+		if af, err = keep(dist.Reshape(af, m)); err != nil {
 			return nil, err
 		}
 	}

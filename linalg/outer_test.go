@@ -65,6 +65,26 @@ func TestOuter(t *testing.T) {
 		mpitest.Check(t, c, ok, "complex: %v", got)
 		yc.Free()
 	}
+	// 2-D operands on a process grid are flattened.
+	ag := mk[float64](t, c, []int{2, 3}, 0, 0, dist.ProcessGrid(0, 0))
+	bg := mk[float64](t, c, []int{2, 2}, 1, 0, dist.ProcessGrid(0, 0))
+	yg, err := Outer(ag, bg)
+	mpitest.Check(t, c, err == nil, "grid: %v", err)
+	if err == nil {
+		got, ok := all(t, yg), slices.Equal(yg.Shape(), []int{6, 4})
+		for i := range got {
+			ok = ok && got[i] == fval(i/4, 0)*fval(i%4, 1)
+		}
+		mpitest.Check(t, c, ok, "grid: %v of shape %v", got, yg.Shape())
+		yg.Free()
+	}
+	// Different devices: an error.
+	bd := mk[float64](t, c, []int{2}, 1, 0, dist.OnBackend(fakedev.Default))
+	_, err = Outer(ag, bd)
+	mpitest.Check(t, c, err != nil && contains(err.Error(), "move one to the other's device"), "different devices: %v", err)
+	for _, x := range []*dist.Array[float64]{ag, bg, bd} {
+		x.Free()
+	}
 	for _, x := range []*dist.Array[int32]{ai, bi, yi} {
 		x.Free()
 	}

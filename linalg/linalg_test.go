@@ -346,6 +346,51 @@ func TestSolveSingular(t *testing.T) {
 	}
 }
 
+// TestSolveNaN: NaN as NumPy's solve takes it (LAPACK's i?amax): a NaN
+// at the pivot's position gives NaN results, NaNs below a zero pivot are
+// passed over and the matrix is singular; NumPy computed the outcomes.
+func TestSolveNaN(t *testing.T) {
+	c := mpitest.World(t)
+	for _, tc := range []struct {
+		name     string
+		nan      func(i int) bool
+		zero     bool
+		singular bool
+	}{
+		{"NaN at [0, 0]", func(i int) bool { return i == 0 }, false, false},
+		{"NaN at [2, 0]", func(i int) bool { return i == 2 }, false, false},
+		{"zero at [0, 0], NaN below", func(i int) bool { return i > 0 }, true, true},
+	} {
+		for _, la := range matLayouts[:4] {
+			a := mk[float64](t, c, []int{4, 4}, 0, 0, la.opts([]int{4, 4}, c.Size())...)
+			dist.MapIndex(a, func(idx []int, v float64) float64 {
+				switch {
+				case idx[1] == 0 && tc.nan(idx[0]):
+					return math.NaN()
+				case idx[1] == 0 && idx[0] == 0 && tc.zero:
+					return 0
+				}
+				return v
+			})
+			b := mk[float64](t, c, []int{4}, 1, 0)
+			x, err := Solve(a, b)
+			if tc.singular {
+				var se *SingularError
+				mpitest.Check(t, c, errors.As(err, &se) && se.Column == 0, "%s, %s: %v, want a singular matrix", tc.name, la.name, err)
+			} else {
+				mpitest.Check(t, c, err == nil, "%s, %s: %v", tc.name, la.name, err)
+				if err == nil {
+					g := all(t, x)
+					mpitest.Check(t, c, math.IsNaN(g[0]) && math.IsNaN(g[3]), "%s, %s: x = %v, want NaN", tc.name, la.name, g)
+					x.Free()
+				}
+			}
+			a.Free()
+			b.Free()
+		}
+	}
+}
+
 func TestSolveBadInput(t *testing.T) {
 	c := mpitest.World(t)
 	a := mk[float64](t, c, []int{3, 4}, 0, 0)

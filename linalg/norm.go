@@ -65,7 +65,9 @@ func (o Ord) String() string {
 // of a 2-D x, or for OrdDefault the 2-norm of all of x's elements. The
 // result has the axes removed, shape [1] where none is left (NumPy's 0-d
 // array), and x's element type (NumPy's float32 for float32 input);
-// NormComplex takes complex arrays. Negative axes count from the end.
+// NormComplex takes complex arrays, and an integer array is converted
+// first (dist.Astype[float64], as NumPy converts it). Negative axes count
+// from the end.
 //
 // The orders are NumPy's. Vectors: OrdDefault and OrdP(2), sqrt(sum
 // |x|²); OrdP(1), sum |x|; OrdP(±Inf), max and min |x|; OrdP(0), the

@@ -29,7 +29,9 @@ var panelWidth = PanelWidth
 // *SingularError wrapping ErrSingular that names the 0-based pivot column,
 // as NumPy raises LinAlgError("Singular matrix"); a merely ill-conditioned
 // a gives what LAPACK gives, inaccurate values without an error. NaN in a
-// or b propagates. Shapes that do not fit (a not square, b's first axis
+// or b propagates to x, with LAPACK's (and NumPy's) pivot choice: a NaN on
+// the diagonal position is the pivot, one below it is passed over, so a
+// column of zeros and NaNs below a zero is singular, as NumPy reports it. Shapes that do not fit (a not square, b's first axis
 // not n, b not 1-D or 2-D) are errors, as are arrays on different
 // communicators and freed arrays (wrapping dist.ErrFreed).
 //
@@ -204,14 +206,20 @@ func (f *lu[T]) factor() error {
 		na0 := f.na
 		for j := j0; j < j1; j++ {
 			// This rank's candidate: the largest |a[i][j]| of its rows not
-			// yet pivoted (-2: none; a NaN counts as -1, below a zero).
+			// yet pivoted (-2: none). NaNs as i?amax sees them: the first
+			// element (position j) is the maximum so far, which a NaN
+			// there stays (it compares false); a NaN elsewhere never
+			// exceeds it.
 			best, bestAt, bestPos := -2.0, -1, math.MaxInt
 			for i := f.na; i < f.mr; i++ {
 				v := abs1(f.w[i*ncol+j])
+				ps := pos[f.gidx[i]]
 				if math.IsNaN(v) {
 					v = -1
+					if ps == j {
+						v = math.Inf(1)
+					}
 				}
-				ps := pos[f.gidx[i]]
 				if v > best || (v == best && ps < bestPos) {
 					best, bestAt, bestPos = v, i, ps
 				}

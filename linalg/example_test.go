@@ -138,3 +138,25 @@ func ExampleNorm() {
 	// 1 [1] [6 15]
 	// 2 [] [9.508032]
 }
+
+// Norms of the complex vector [3+4i, 0, 1i], as numpy.linalg.norm: of the
+// moduli, in float64.
+func ExampleNormComplex() {
+	world := mpi.World()
+	v := []complex128{3 + 4i, 0, 1i}
+	x, _ := dist.FromFunc(world, []int{3}, func(i []int) complex128 { return v[i[0]] })
+	for _, ord := range []linalg.Ord{linalg.OrdDefault, linalg.OrdP(math.Inf(1)), linalg.OrdP(0)} {
+		y, err := linalg.NormComplex[float64](x, ord)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n, _ := dist.Allgather(y)
+		fmt.Println(ord, rounded(n))
+		y.Free()
+	}
+	// Output:
+	// None [5.09901951]
+	// +Inf [5]
+	// 0 [2]
+}

@@ -7,6 +7,7 @@ package cuda
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -75,6 +76,14 @@ func LibModeFromEnv() (LibMode, error) {
 	return VendorMode, fmt.Errorf("cuda: %s=%s: want vendor (cuBLAS and cuFFT where present, the default) or parity (xpmpi's kernels: the CPU's bits)", LibModeEnv, envvar.Quote(s))
 }
 
+// CUBLASEnv and CUFFTEnv name the environment variables that give the
+// cuBLAS and cuFFT library files to load (a path), instead of searching
+// the loader's path and the CUDA folders.
+const (
+	CUBLASEnv = "XPMPI_CUBLAS"
+	CUFFTEnv  = "XPMPI_CUFFT"
+)
+
 // vendorLib is a vendor library once loaded.
 type vendorLib struct {
 	name    string // "cuBLAS"
@@ -91,7 +100,7 @@ type vendorLib struct {
 }
 
 var (
-	cublasLib = &vendorLib{name: "cuBLAS", env: "XPMPI_CUBLAS",
+	cublasLib = &vendorLib{name: "cuBLAS", env: CUBLASEnv,
 		names:   []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"},
 		preload: []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"},
 		load: func(p string, e *C.char, n C.size_t) C.int {
@@ -106,7 +115,7 @@ var (
 			}
 			return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2])
 		}}
-	cufftLib = &vendorLib{name: "cuFFT", env: "XPMPI_CUFFT",
+	cufftLib = &vendorLib{name: "cuFFT", env: CUFFTEnv,
 		names: []string{"libcufft.so.12", "libcufft.so.11", "libcufft.so.10", "libcufft.so"},
 		load: func(p string, e *C.char, n C.size_t) C.int {
 			cp := C.CString(p)
@@ -172,7 +181,23 @@ func (l *vendorLib) open() error {
 			l.path, l.ver = c, l.version()
 			return
 		}
-		l.err = fmt.Errorf("cuda: %s not found (tried %s; set %s to its path)", l.name, strings.Join(tried, "; "), l.env)
+		if strings.TrimSpace(os.Getenv(l.env)) != "" {
+			l.err = fmt.Errorf("cuda: %s not found (tried %s; set %s to its path)", l.name, strings.Join(tried, "; "), l.env)
+			return
+		}
+		// The search: say where, and only the failures that are not a
+		// missing file.
+		var other []string
+		for _, t := range tried {
+			if !strings.Contains(t, "cannot open shared object file") && !strings.Contains(t, "no such file") {
+				other = append(other, t)
+			}
+		}
+		msg := fmt.Sprintf("cuda: %s not found (tried %s on the loader's path and under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda (lib64); set %s to its path)", l.name, strings.Join(l.names, ", "), l.env)
+		if len(other) > 0 {
+			msg += ": " + strings.Join(other, "; ")
+		}
+		l.err = errors.New(msg)
 	})
 	return l.err
 }

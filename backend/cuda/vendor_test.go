@@ -1,12 +1,15 @@
 package cuda_test
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
@@ -208,4 +211,142 @@ func TestGPUVendor(t *testing.T) {
 	if st := b.Vendor(); st.Mode != "parity" || !strings.Contains(st.GEMM, "XPMPI_CUDA_LIBS=parity") {
 		t.Errorf("parity mode: %+v", st)
 	}
+}
+
+// TestVendorTiming times, on a GPU only (skipped elsewhere, the fake
+// driver included), W9's matrix product (2048 x 2048 float64 and float32,
+// GFLOP/s counting 2n^3) and W8's 2-D FFT (2048 x 2048 complex128, a
+// forward and an inverse transform along both axes, GFLOP/s counting
+// 5 N log2 N per transform of N = n^2 points), in the vendor mode (cuBLAS,
+// cuFFT) and the parity mode (xpmpi's kernels), best of three each, and
+// checks the two modes against each other: GEMM within 2γ(k+1)·(|A||B|)ij
+// elementwise (|A||B| computed on the device), the FFT within 1e-12 of
+// the largest modulus. It prints one GPUTIME line per figure for
+// scripts/gpu-check.sh.
+func TestVendorTiming(t *testing.T) {
+	b, err := cuda.Default()
+	if err != nil {
+		t.Skipf("no CUDA backend here: %v", err)
+	}
+	if emulated(b) {
+		t.Skip("the fake driver: timings need a GPU")
+	}
+	old := b.LibMode()
+	defer b.SetLibMode(old)
+	st := b.Vendor()
+	t.Logf("vendor mode: GEMM %s; FFT %s", st.GEMM, st.FFT)
+	const n = 2048
+	best := func(f func()) float64 {
+		bt := math.Inf(1)
+		for range 3 {
+			if err := b.Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			f()
+			if err := b.Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+			bt = math.Min(bt, time.Since(start).Seconds())
+		}
+		return bt
+	}
+	t.Run("W9 GEMM", func(t *testing.T) {
+		a, bm := statsInputs[float64](n*n, false, 11), statsInputs[float64](n*n, false, 12)
+		abs := func(x []float64) []float64 {
+			out := make([]float64, len(x))
+			for i, v := range x {
+				out[i] = math.Abs(v)
+			}
+			return out
+		}
+		da, db := upload(t, b, a), upload(t, b, bm)
+		c := map[cuda.LibMode][]float64{}
+		for _, mode := range []cuda.LibMode{cuda.VendorMode, cuda.ParityMode} {
+			b.SetLibMode(mode)
+			dc, err := b.Alloc(backend.Float64, n*n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := best(func() { b.Gemm(dc, da, db, n, n, n, n, n, n, false) })
+			fmt.Printf("GPUTIME W9 float64 %s %.1f GFLOP/s (%.2f ms)\n", mode, 2*n*n*float64(n)/s/1e9, s*1e3)
+			c[mode] = download[float64](t, b, dc)
+			b.Free(dc)
+			// float32 at the same size
+			a32, b32 := upload(t, b, toF32(a)), upload(t, b, toF32(bm))
+			c32, err := b.Alloc(backend.Float32, n*n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = best(func() { b.Gemm(c32, a32, b32, n, n, n, n, n, n, false) })
+			fmt.Printf("GPUTIME W9 float32 %s %.1f GFLOP/s (%.2f ms)\n", mode, 2*n*n*float64(n)/s/1e9, s*1e3)
+			b.Free(a32)
+			b.Free(b32)
+			b.Free(c32)
+		}
+		b.SetLibMode(cuda.ParityMode)
+		dA, dB := upload(t, b, abs(a)), upload(t, b, abs(bm))
+		dAB, err := b.Alloc(backend.Float64, n*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Gemm(dAB, dA, dB, n, n, n, n, n, n, false)
+		ab := download[float64](t, b, dAB)
+		u := math.Ldexp(1, -53)
+		gamma := float64(n+1) * u / (1 - float64(n+1)*u)
+		for i, v := range c[cuda.VendorMode] {
+			if d := math.Abs(v - c[cuda.ParityMode][i]); d > 2*gamma*ab[i]*(1+1e-10) {
+				t.Fatalf("W9 GEMM element %d: vendor %v, parity %v: %g apart, bound %g", i, v, c[cuda.ParityMode][i], d, 2*gamma*ab[i])
+			}
+		}
+		for _, x := range []backend.Buffer{da, db, dA, dB, dAB} {
+			b.Free(x)
+		}
+	})
+	t.Run("W8 FFT", func(t *testing.T) {
+		x := make([]complex128, n*n)
+		for i := range x {
+			x[i] = complex(math.Sin(float64(i)*0.001), math.Cos(float64(i)*0.0007))
+		}
+		res := map[cuda.LibMode][]complex128{}
+		for _, mode := range []cuda.LibMode{cuda.VendorMode, cuda.ParityMode} {
+			b.SetLibMode(mode)
+			d := upload(t, b, x)
+			fwd := func(inverse bool) {
+				if err := b.FFT(d, 1, n, n, inverse); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.FFT(d, n, n, 1, inverse); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := best(func() { fwd(false); fwd(true) })
+			flops := 2 * 5 * float64(n*n) * math.Log2(float64(n*n))
+			fmt.Printf("GPUTIME W8 complex128 %s %.1f GFLOP/s (%.2f ms forward and inverse)\n", mode, flops/s/1e9, s*1e3)
+			// One forward transform from x, kept for the comparison.
+			if err := b.CopyFromHost(d, unsafe.Pointer(&x[0])); err != nil {
+				t.Fatal(err)
+			}
+			fwd(false)
+			res[mode] = download[complex128](t, b, d)
+			b.Free(d)
+		}
+		scale := 0.0
+		for _, z := range res[cuda.ParityMode] {
+			scale = math.Max(scale, cmplx.Abs(z))
+		}
+		for i, v := range res[cuda.VendorMode] {
+			if cmplx.Abs(v-res[cuda.ParityMode][i]) > 1e-12*scale {
+				t.Fatalf("W8 FFT element %d: vendor %v, parity %v (max modulus %g)", i, v, res[cuda.ParityMode][i], scale)
+			}
+		}
+	})
+}
+
+func toF32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }

@@ -54,7 +54,7 @@
 // Each rank then launches as Launch does, with the same argument checks,
 // host fallback, profiling events and strict mode; the launch size
 // defaults to the first array's length on the rank. Nothing is
-// communicated. Example_cupyStencil ports a CuPy RawKernel stencil
+// communicated. ExampleKernel_LaunchDist ports a CuPy RawKernel stencil
 // program.
 //
 // # Fallback and strict mode

@@ -35,7 +35,7 @@ import (
 // program runs on the CPU (the host implementation), on the fake device,
 // and on a GPU (the CUDA source, with XPMPI_BACKEND=cuda), at any number
 // of ranks, with the same bits.
-func Example_cupyStencil() {
+func ExampleKernel_LaunchDist() {
 	step := kernels.MustNew(kernels.Spec{
 		Name: "step",
 		CUDA: `extern "C" __global__ void step(const double *u, double *un, long long rows, long long row0,

@@ -207,7 +207,7 @@ run() {
 	local rc2=$?
 	[ $rc2 -ne 0 ] && rc=$rc2
 	result kernels $rc "catalog parity on the GPU ($(grep -c '^ok   ' "$out/kernels-cli.log") cases compared)" "exit $rc; see kernels.log and kernels-cli.log (exit 3: nothing compared)"
-	t "$out/dist-kernels.log" 120 "$gpu/kernels.test" -test.v -test.run '^(TestLaunchDist|TestLaunchDistEmulated|Example_cupyStencil)$'
+	t "$out/dist-kernels.log" 120 "$gpu/kernels.test" -test.v -test.run '^(TestLaunchDist|TestLaunchDistEmulated|ExampleKernel_LaunchDist)$'
 	rc=$?
 	[ $rc -eq 0 ] && [ -z "${dry:-}" ] && grep -q -- '--- SKIP: TestLaunchDistEmulated' "$out/dist-kernels.log" && rc=1
 	result dist-kernels $rc "a stencil kernel on dist blocks on the GPU, the serial steps' bits" "exit $rc; see dist-kernels.log"

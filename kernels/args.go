@@ -27,6 +27,8 @@ const (
 	argInt   // an untyped integer, converted to the parameter's type
 	argFloat // an untyped float, converted to a float parameter's type
 	argStruct
+	argDist    // a dist array's block, or a number of it (LaunchDist resolves it)
+	argInvalid // a dist argument that cannot be resolved (err says why)
 )
 
 // Arg is one argument of a kernel call: an array, a scalar or a struct
@@ -43,6 +45,8 @@ type Arg struct {
 	f     float64
 	st    reflect.Type // structs
 	bytes []byte       // structs
+	dist  *distArg     // argDist
+	err   string       // argInvalid
 }
 
 // Array returns an array argument: a pointer parameter of a's element type.
@@ -142,6 +146,8 @@ func (a Arg) describe() string {
 		return fmt.Sprintf("the float %v", a.f)
 	case argStruct:
 		return "a struct " + a.st.String()
+	case argDist:
+		return a.dist.what + " argument"
 	}
 	return "an invalid argument"
 }

@@ -181,6 +181,11 @@ func (k *Kernel) bind(cfg Config, args []Arg) (*binding, error) {
 	// of a generic parameter.
 	tIndex := -1
 	var tType Type
+	for i, a := range args {
+		if a.kind == argDist || a.kind == argInvalid {
+			return nil, argErr(i, "%s", errDistInLaunch)
+		}
+	}
 	for i, p := range params {
 		a := args[i]
 		if p.Type != Generic {

@@ -43,6 +43,20 @@
 // into one multiply-add on some processors, and kernels compile with
 // --fmad=false.
 //
+// # Dist arrays
+//
+// LaunchDist (CallDist) runs a kernel on every rank over that rank's part
+// of dist arrays: Dist(a) is the rank's block of a (a.Local()),
+// DistGhosted(a) its ghosted storage with the ghost layers (a.Ghosted(),
+// filled by a.Exchange()), and DistShape(a, axis), DistOffset(a, axis)
+// and DistGhosts(a, axis) integer arguments of the block's extent, the
+// global index of its first element, and the ghost width along an axis.
+// Each rank then launches as Launch does, with the same argument checks,
+// host fallback, profiling events and strict mode; the launch size
+// defaults to the first array's length on the rank. Nothing is
+// communicated. ExampleKernel_LaunchDist ports a CuPy RawKernel stencil
+// program.
+//
 // # Fallback and strict mode
 //
 // Where the CUDA kernel cannot run (the kernel has no CUDA source, NVRTC
@@ -111,9 +125,14 @@
 // ParityCases; Kernel.CheckParity runs one on the host and on a device and
 // compares the results (bit for bit or within a tolerance in ULPs, naming
 // the first differing index), Catalog.Parity runs them all, and package
-// kerneltest runs them in tests. `xpmpi kernels` lists the catalog,
-// `--compile` compiles it, `--parity` runs the parity cases on the
-// selected backend's device, `--json` is for scripts.
+// kerneltest runs them in tests. A parity check compares the host
+// implementation with the CUDA source run on a CUDA device: on a device
+// that runs no CUDA code, or for a kernel without CUDA source, there is
+// nothing to compare and it says so (ParityUnavailable) instead of
+// comparing the host implementation with itself. `xpmpi kernels` lists
+// the catalog, `--compile` compiles it, `--parity` runs the parity cases
+// on the selected backend's CUDA device (exit code 3: nothing to
+// compare), `--json` is for scripts.
 //
 // # Environment
 //
@@ -139,9 +158,10 @@
 // NVRTC 11.8 in the tests), and the CUDA launch path (variant compilation,
 // module loading, argument and struct packing, launch sizes, the shipped
 // headers) runs on backend/cuda's fake driver, which executes the kernels
-// compiled as C++ on the host; package kerneltest runs parity on the fake
-// device (the host implementation on device memory) or, where there is
-// one, on the GPU.
+// compiled as C++ on the host; package kerneltest runs parity on the GPU
+// where there is one, else on the fake driver with every parity variant
+// of the kernels compiled in (the CUDA source against the host
+// implementation, for every element type and define).
 //
 // Built without cgo, the package keeps its host paths; CUDA and NVRTC
 // report that they are not built in.

@@ -23,11 +23,11 @@ func (k *Kernel) CheckParity(c ParityCase, dev backend.Backend, dt backend.DType
 	if err != nil {
 		return err
 	}
-	hres, err := runCase(k, c, host, dt)
+	hres, err := runCase(k, c, host, dt, false)
 	if err != nil {
 		return fmt.Errorf("kernels: %s (%s) on the host: %w", k.Name(), c.Name, err)
 	}
-	dres, err := runCase(k, c, dev, dt)
+	dres, err := runCase(k, c, dev, dt, !dev.Device().IsHost())
 	if err != nil {
 		return fmt.Errorf("kernels: %s (%s) on %v: %w", k.Name(), c.Name, dev.Device(), err)
 	}
@@ -64,11 +64,16 @@ type result struct {
 }
 
 // runCase makes a case's arguments on b, runs k and returns each array
-// argument's bytes before and after (nil for other arguments).
-func runCase(k *Kernel, c ParityCase, b backend.Backend, dt backend.DType) ([]*result, error) {
+// argument's bytes before and after (nil for other arguments). strict
+// refuses a host fallback (the device side of a parity check must run
+// the CUDA kernel).
+func runCase(k *Kernel, c ParityCase, b backend.Backend, dt backend.DType, strict bool) ([]*result, error) {
 	args, cfg, err := c.Make(b, dt)
 	if err != nil {
 		return nil, err
+	}
+	if strict && b.Device().Kind == backend.CUDA {
+		cfg.Strict = true
 	}
 	res := make([]*result, len(args))
 	for i, a := range args {
@@ -234,30 +239,73 @@ func format(dt backend.DType, bits uint64) string {
 }
 
 // ParityUnavailable returns why k's parity cannot be checked on dev, or ""
-// if it can: a kernel needs parity cases, and on a device that runs no CUDA
-// code (the fake device) a host implementation that strict mode lets run
-// there.
+// if it can. A parity check compares two implementations: the host one
+// and the CUDA source run on a CUDA device (a GPU, or backend/cuda's fake
+// driver, which runs the CUDA source compiled as C++). It has nothing to
+// compare where the kernel has no parity cases, no host implementation or
+// no CUDA source, or where dev runs no CUDA code (the host, the fake
+// device of backend/fakedev): there the device side would be the host
+// implementation again.
 func (k *Kernel) ParityUnavailable(dev backend.Backend) string {
 	switch {
 	case len(k.spec.Parity) == 0:
 		return fmt.Sprintf("%s has no parity cases", k.Name())
-	case dev.Device().IsHost() || dev.Device().Kind == backend.CUDA:
-		return ""
 	case !k.HasHost():
-		return fmt.Sprintf("%s has no host implementation, and %v runs no CUDA code: its parity needs a GPU", k.Name(), dev.Device())
-	case strictEnv() || k.spec.Strict:
-		return fmt.Sprintf("strict mode refuses the host fallback that %s needs on %v", k.Name(), dev.Device())
+		return fmt.Sprintf("%s has no host implementation: nothing to compare its CUDA kernel with", k.Name())
+	case !k.HasCUDA():
+		return fmt.Sprintf("%s has no CUDA source: nothing to compare its host implementation with", k.Name())
+	case dev == nil || dev.Device().Kind != backend.CUDA:
+		where := "no device"
+		if dev != nil {
+			where = dev.Device().String()
+		}
+		return fmt.Sprintf("%s runs no CUDA code: the device side would be the host implementation of %s again, nothing to compare (run on a GPU, or on the fake CUDA driver: kerneltest.Parity)", where, k.Name())
 	}
 	return ""
 }
 
-// parityTypes returns the element types a kernel's parity cases run for:
-// its Types, or one (unused) for a kernel without a type parameter.
-func (k *Kernel) parityTypes() []backend.DType {
+// ParityTypes returns the element types a kernel's parity cases run for:
+// its Types, or one (Float64, unused) for a kernel without a type
+// parameter.
+func (k *Kernel) ParityTypes() []backend.DType {
 	if len(k.spec.Types) == 0 {
 		return []backend.DType{backend.Float64}
 	}
 	return append([]backend.DType(nil), k.spec.Types...)
+}
+
+// ParityVariants returns the variants that k's parity cases launch, in
+// order, each once: every element type of ParityTypes with each case's
+// defines. It makes each case's arguments on host (the CPU backend) to
+// find them. A case that cannot be made is an error naming it.
+func (k *Kernel) ParityVariants(host backend.Backend) ([]Variant, error) {
+	var out []Variant
+	seen := map[string]bool{}
+	for _, dt := range k.ParityTypes() {
+		for _, pc := range k.spec.Parity {
+			args, cfg, err := pc.Make(host, dt)
+			if err != nil {
+				return nil, fmt.Errorf("kernels: %s (%s, %v): making the case: %w", k.Name(), pc.Name, dt, err)
+			}
+			b, err := k.bind(cfg, args)
+			if err != nil {
+				return nil, fmt.Errorf("kernels: %s (%s, %v): %w", k.Name(), pc.Name, dt, err)
+			}
+			if key := b.variant.String(); !seen[key] {
+				seen[key] = true
+				out = append(out, b.variant)
+			}
+		}
+	}
+	return out, nil
+}
+
+// VariantTag returns the tag of a variant: what follows "// xpmpi kernel "
+// on the first line of its VariantSource ("axpy, variant float32"). The
+// fake CUDA driver's NVRTC copies it into its PTX, by which the driver
+// finds that variant's entry among those compiled in.
+func (k *Kernel) VariantTag(v Variant) string {
+	return fmt.Sprintf("%s, variant %s", k.spec.Name, v)
 }
 
 // ParityResult is the outcome of one parity case of one kernel for one
@@ -270,12 +318,20 @@ type ParityResult struct {
 	Skipped string `json:"skipped,omitempty"` // why the kernel's cases did not run
 }
 
+// Compared reports whether the result compared two implementations
+// (passed or failed), rather than being skipped.
+func (r ParityResult) Compared() bool { return r.Skipped == "" }
+
 // Parity runs every parity case of every kernel of the catalog, for each
-// element type, on the host and on dev (see Kernel.CheckParity). A kernel
-// that cannot be checked on dev gets one result that says why
-// (ParityUnavailable). It returns the results in catalog order and every
-// failure joined (nil if none). It needs the CPU backend registered
-// (import backend/cpu).
+// element type, on the host and on dev (see Kernel.CheckParity), where the
+// device side is the CUDA kernel: a kernel that cannot be checked on dev
+// gets one skipped result that says why (ParityUnavailable; on a device
+// that runs no CUDA code, every kernel), and a case whose CUDA kernel
+// cannot run on dev (NVRTC missing: the launch would fall back to the
+// host implementation, which strict mode refuses here) is skipped saying
+// so. It returns the results in catalog order and every failure joined
+// (nil if none). It needs the CPU backend registered (import
+// backend/cpu).
 func (c *Catalog) Parity(dev backend.Backend) ([]ParityResult, error) {
 	var out []ParityResult
 	var errs []error
@@ -284,15 +340,20 @@ func (c *Catalog) Parity(dev backend.Backend) ([]ParityResult, error) {
 			out = append(out, ParityResult{Kernel: k.Name(), Skipped: why})
 			continue
 		}
-		for _, dt := range k.parityTypes() {
+		for _, dt := range k.ParityTypes() {
 			for _, pc := range k.spec.Parity {
 				r := ParityResult{Kernel: k.Name(), Case: pc.Name}
 				if len(k.spec.Types) > 0 {
 					r.Type = dt.String()
 				}
 				if err := k.CheckParity(pc, dev, dt); err != nil {
-					r.Error = err.Error()
-					errs = append(errs, err)
+					var fe *FallbackError
+					if errors.As(err, &fe) {
+						r.Skipped = "the CUDA kernel cannot run on " + dev.Device().String() + ": " + fe.Reason
+					} else {
+						r.Error = err.Error()
+						errs = append(errs, err)
+					}
 				}
 				out = append(out, r)
 			}

@@ -40,6 +40,8 @@ type Backend struct {
 	// the integer division check.
 	scratchMu sync.Mutex
 	scratch   uint64 // device memory for partial results
+
+	vendor vendorState // cuBLAS and cuFFT (vendor.go)
 }
 
 // Check at compile time that Backend is a backend.
@@ -109,7 +111,12 @@ func open(id int) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	mode, err := LibModeFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	b := &Backend{id: id, info: info, fns: map[string]*Function{}}
+	b.vendor.mode = mode
 	if err := check("cuDeviceGet", C.xpcu_cuDeviceGet(&b.dev, C.int(id))); err != nil {
 		return nil, err
 	}

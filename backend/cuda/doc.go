@@ -76,7 +76,8 @@
 // and backend.WeightedStencils and backend.StencilDots (stencil.cu:
 // Stencil9, Stencil7 and the fused Laplace5Dot), backend.FFTer
 // (fft.cu: Stockham passes of radix 2, 3, 4 and 5 and Bluestein's chirp-z;
-// within about 1e-15 of NumPy's results, not the CPU's bits), and
+// within about 1e-15 of NumPy's results, not the CPU's bits; cuFFT in the
+// vendor mode, below), and
 // backend.Sorter (sort.cu: dist.Sort's local steps and the gather of
 // dist's slicing packs). Their results are the
 // CPU backend's bit for bit (Math's transcendental functions and float
@@ -94,6 +95,8 @@
 // digit counts and ranks are integers, so its results are the CPU's bits.
 // Complex GEMM is the same tiled kernel over complex elements (the naive
 // loop's bits; within the bound Backend.Gemm states of the CPU's BLAS).
+// These are the parity mode's GEMM and FFT: the default vendor mode uses
+// cuBLAS and cuFFT where they start (see Vendor libraries below).
 //
 // Complex buffers (complex64 and complex128) have the arithmetic of
 // backend.Backend (backend.ComplexArith: Fill, Scale, Axpy, Axpby,
@@ -110,6 +113,18 @@
 // Operations without an error result panic with a message that starts
 // "cuda:" if the driver fails (a lost device, a kernel that faulted
 // earlier); asynchronous errors are returned by Synchronize and the copies.
+//
+// # Vendor libraries and the parity mode
+//
+// Float and complex GEMM and the FFT have two implementations, chosen by
+// the backend's LibMode: in the default vendor mode ("vendor speed")
+// cuBLAS and cuFFT, loaded at run time with dlopen where present (as the
+// driver is; XPMPI_CUBLAS and XPMPI_CUFFT name the files), and this
+// package's kernels where they are missing or do not start (one log line;
+// Backend.Vendor says which and why); in the parity mode ("same bits as
+// the CPU", XPMPI_CUDA_LIBS=parity or Backend.SetLibMode) the kernels
+// always, whose results are described above. VendorLibraries says whether
+// the libraries load, without a device. See LibMode for the bounds.
 //
 // # NVRTC
 //
@@ -128,4 +143,7 @@
 //	XPMPI_NVRTC=PATH    the NVRTC library to load
 //	XPMPI_LIBCUDA=PATH  the driver library to load instead of libcuda.so.1
 //	XPMPI_PTX_CACHE=off no PTX cache on disk
+//	XPMPI_CUDA_LIBS=vendor|parity  cuBLAS and cuFFT where present (default), or this package's kernels
+//	XPMPI_CUBLAS=PATH   the cuBLAS library to load
+//	XPMPI_CUFFT=PATH    the cuFFT library to load
 package cuda

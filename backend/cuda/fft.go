@@ -232,6 +232,15 @@ func (b *Backend) fftUpload(dt backend.DType, v []complex128) (backend.Buffer, e
 // blocks are allocated for the call and freed after it (which waits for
 // the device). complex64 is computed in float32 throughout.
 //
+// That is the parity mode (LibMode: ParityMode, XPMPI_CUDA_LIBS=parity).
+// In the default vendor mode the transform is cuFFT's (loaded at run time
+// where present: a batched plan per shape, made once and kept; lines of
+// stride post take one execution per block of post lines; the inverse then
+// scaled by 1/n), with the same bound against NumPy's; where cuFFT is
+// missing or does not plan, the kernels above run (Backend.Vendor says
+// which). An error of cuFFT's execution is returned: x may be partly
+// transformed.
+//
 // Results agree with NumPy's (pocketfft) to about 1e-15 relative in the
 // max norm for complex128 (measured: 8e-16 at n = 2048, 1.2e-15 for the
 // prime 4099 through Bluestein), and complex64 to about 5e-7; they are not
@@ -243,6 +252,9 @@ func (b *Backend) FFT(x backend.Buffer, pre, n, post int, inverse bool) error {
 	backend.CheckFFT(x, pre, n, post)
 	if d.N == 0 || n == 1 {
 		return nil
+	}
+	if done, err := b.vendorFFT(d, pre, n, post, inverse); done {
+		return err
 	}
 	p, err := b.fftPlanFor(n, d.DT)
 	if err != nil {

@@ -59,12 +59,15 @@ func gemmEntries() []string {
 // 2γ·(|C| + |A|·|B|) (C counted only if accumulate). Integer products
 // wrap, as Go's do, and are the CPU backend's exactly.
 //
-// Why not cuBLAS: it cannot be loaded or tested without an NVIDIA GPU, its
-// order of summation is its own (results change with the library's
-// version and the device), and it has no integer GEMM that wraps as Go
-// does. It is faster on large float products; a run-time cuBLAS binding
-// (dlopen of libcublas, as the driver is loaded) could replace this kernel
-// for float32 and float64 where it is present, behind the same interface.
+// That is the parity mode (LibMode: ParityMode, XPMPI_CUDA_LIBS=parity).
+// In the default vendor mode, float and complex products go to cuBLAS
+// (sgemm, dgemm, cgemm, zgemm; loaded at run time where present, see
+// LibMode and vendor.go) when it loads and starts on the device: its order
+// of summation is its own (it changes with the library's version and the
+// device), so its results are within the OpenBLAS bound above of the exact
+// product, not the naive loop's bits; where cuBLAS is missing or refuses,
+// this kernel runs (Backend.Vendor says which). Integer products are this
+// kernel's in both modes (cuBLAS has no GEMM that wraps as Go does).
 //
 // Complex matrices (complex64 and complex128; the backend is a
 // backend.ComplexKernels) go through the same tiled kernel, over
@@ -87,6 +90,9 @@ func (b *Backend) Gemm(c, a, bm backend.Buffer, m, n, k, lda, ldb, ldc int, accu
 	backend.CheckGemm(c, a, bm, m, n, k, lda, ldb, ldc)
 	cd, ad, bd := b.buf("Gemm", c), b.buf("Gemm", a), b.buf("Gemm", bm)
 	if m == 0 || n == 0 || (k == 0 && accumulate) {
+		return
+	}
+	if b.vendorGemm(cd, ad, bd, m, n, k, lda, ldb, ldc, accumulate) {
 		return
 	}
 	tiles := func(x int) int { return min((x+gemmTile-1)/gemmTile, maxGemmGrid) }

@@ -20,13 +20,17 @@ import (
 // none. TestFakeDriver runs them here too, against a fake driver that
 // emulates the kernels on the host.
 
-// gpu returns the CUDA backend, or skips the test.
+// gpu returns the CUDA backend in the parity mode (xpmpi's kernels: the
+// bits these tests check), restored to its mode at the end of the test,
+// or skips the test. TestGPUVendor tests the vendor mode.
 func gpu(t *testing.T) *cuda.Backend {
 	t.Helper()
 	b, err := cuda.Default()
 	if err != nil {
 		t.Skipf("no CUDA backend here: %v", err)
 	}
+	old := b.SetLibMode(cuda.ParityMode)
+	t.Cleanup(func() { b.SetLibMode(old) })
 	return b
 }
 

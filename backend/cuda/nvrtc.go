@@ -190,8 +190,11 @@ func (e *CompileError) Error() string {
 
 // CompilePTX compiles CUDA C source src, named name in messages, to PTX
 // with NVRTC and the given options (as "--gpu-architecture=compute_90").
-// The source can include no header: NVRTC's built-ins only. It loads NVRTC
-// on first use; it needs no driver and no GPU.
+// NVRTC is given no include files: src can include only what NVRTC has
+// built in, so a source with an #include of a file must have its text in
+// place (package kernels does this for its shipped headers, xpmpi/*.cuh,
+// which its kernels include: see kernels.Headers). It loads NVRTC on
+// first use; it needs no driver and no GPU.
 func CompilePTX(src, name string, opts ...string) ([]byte, error) {
 	if err := loadNVRTC(driverMaxVersion()); err != nil {
 		return nil, err

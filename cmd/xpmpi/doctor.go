@@ -166,6 +166,7 @@ func diagnose(np int, runner string) []finding {
 	}
 	dev, gpus := deviceFindings()
 	out = append(out, dev...)
+	out = append(out, vendorFindings()...)
 	launcher := runner
 	if launcher == "" {
 		for _, name := range []string{"mpirun.openmpi", "mpirun"} {
@@ -217,6 +218,35 @@ func deviceFindings() ([]finding, int) {
 			"for the cuda backend, check nvidia-smi, CUDA_VISIBLE_DEVICES and the container's device access")), 0
 	}
 	return append(out, okFinding("devices", fmt.Sprintf("%d CUDA device(s)", n))), n
+}
+
+// vendorFindings checks that cuBLAS and cuFFT load (no device needed):
+// the CUDA backend's float GEMM and FFT use them in the vendor mode (the
+// default), and xpmpi's own kernels where they are missing, which is a
+// note: the results are right, the speed is not the vendor's.
+func vendorFindings() []finding {
+	var out []finding
+	mode, err := cuda.LibModeFromEnv()
+	if err != nil {
+		return []finding{problemFinding("gpu libraries", err.Error(), "set XPMPI_CUDA_LIBS to vendor or parity")}
+	}
+	if mode == cuda.ParityMode {
+		return []finding{okFinding("gpu libraries", "XPMPI_CUDA_LIBS=parity: the CUDA backend's GEMM and FFT are xpmpi's kernels (the CPU's bits)")}
+	}
+	for _, l := range cuda.VendorLibraries() {
+		check := strings.ToLower(l.Name)
+		if l.Err != "" {
+			op, env := "GEMM (gemm.cu)", cuda.CUBLASEnv
+			if l.Name == "cuFFT" {
+				op, env = "FFT (fft.cu)", cuda.CUFFTEnv
+			}
+			out = append(out, noteFinding(check, l.String()+": the CUDA backend's "+op+" falls back to xpmpi's kernel",
+				"for the vendor's speed on a GPU, install "+l.Name+" (the CUDA toolkit's libraries) or set "+env+" to the library; XPMPI_CUDA_LIBS=parity chooses xpmpi's kernels"))
+			continue
+		}
+		out = append(out, okFinding(check, l.String()))
+	}
+	return out
 }
 
 // childJob runs launcher -np np self args..., and returns rank 0's

@@ -30,7 +30,7 @@ func TestCheckEnvHostile(t *testing.T) {
 		"XPMPI_THREAD_LEVEL": "serialized", "XPMPI_MPI_WAIT": "sleep", "XPMPI_KERNELS_STRICT": "yes",
 		"XPMPI_CUDA_DEBUG": "0", "XPMPI_GEMM": "gonum", "XPMPI_CPU_VECTOR": "off", "XPMPI_CPU_AVX512": "on",
 		"XPMPI_PTX_CACHE": "off", "XPMPI_OPENBLAS": "/usr/lib/libopenblas.so.0", "XPMPI_NVRTC": "/x/libnvrtc.so",
-		"XPMPI_LIBCUDA": "/x/libcuda.so", "XPMPI_PROBE_CACHE": "off", "XPMPI_BENCH_REF": "/x/ref", "XPMPI_BENCH_COMMIT": "abc123", "XPMPI_BENCH_SLOWDOWN": "W3=1.3",
+		"XPMPI_LIBCUDA": "/x/libcuda.so", "XPMPI_CUDA_LIBS": "parity", "XPMPI_CUBLAS": "/x/libcublas.so.12", "XPMPI_CUFFT": "/x/libcufft.so.11", "XPMPI_PROBE_CACHE": "off", "XPMPI_BENCH_REF": "/x/ref", "XPMPI_BENCH_COMMIT": "abc123", "XPMPI_BENCH_SLOWDOWN": "W3=1.3",
 		"XPMPI_FAILWRITE_RANK": "1", "XPMPI_FAILWRITE_ERRNO": "ENOSPC", "XPMPI_FAILWRITE_MATCH": ".json",
 	}
 	for _, ev := range envVars {
@@ -47,7 +47,7 @@ func TestCheckEnvHostile(t *testing.T) {
 			t.Errorf("%s=%q refused: %v", ev.name, g, err)
 		}
 		for what, v := range hostile {
-			anyText := slices.Contains([]string{"XPMPI_OPENBLAS", "XPMPI_NVRTC", "XPMPI_LIBCUDA", "XPMPI_PROBE_CACHE", "XPMPI_BENCH_REF", "XPMPI_BENCH_COMMIT", "XPMPI_FAILWRITE_MATCH"}, ev.name)
+			anyText := slices.Contains([]string{"XPMPI_OPENBLAS", "XPMPI_NVRTC", "XPMPI_LIBCUDA", "XPMPI_CUBLAS", "XPMPI_CUFFT", "XPMPI_PROBE_CACHE", "XPMPI_BENCH_REF", "XPMPI_BENCH_COMMIT", "XPMPI_FAILWRITE_MATCH"}, ev.name)
 			if anyText && (what == "negative" || what == "huge" || what == "non-numeric") {
 				continue
 			}

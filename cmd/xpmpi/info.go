@@ -17,16 +17,20 @@ import (
 
 // rankInfo is what one rank reports about itself.
 type rankInfo struct {
-	Rank       int    `json:"rank"`
-	Size       int    `json:"size"`
-	LocalRank  int    `json:"local_rank"`
-	LocalSize  int    `json:"local_size"`
-	Host       string `json:"host"`
-	PID        int    `json:"pid"`
-	Backend    string `json:"backend"`
-	Device     string `json:"device"`
-	Threads    int    `json:"threads"`
-	GPU        string `json:"gpu"` // the GPU this rank binds, or why none
+	Rank      int    `json:"rank"`
+	Size      int    `json:"size"`
+	LocalRank int    `json:"local_rank"`
+	LocalSize int    `json:"local_size"`
+	Host      string `json:"host"`
+	PID       int    `json:"pid"`
+	Backend   string `json:"backend"`
+	Device    string `json:"device"`
+	Threads   int    `json:"threads"`
+	GPU       string `json:"gpu"` // the GPU this rank binds, or why none
+	// GPULibs says what computes the CUDA backend's GEMM and FFT:
+	// cuBLAS and cuFFT, or xpmpi's kernels and why (missing, not started,
+	// XPMPI_CUDA_LIBS=parity).
+	GPULibs    string `json:"gpu_libs"`
 	MPI        string `json:"mpi"`
 	MPIVersion string `json:"mpi_version"`
 	Thread     string `json:"thread_level"`
@@ -102,7 +106,7 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		Rank: world.Rank(), Size: world.Size(), LocalRank: lr, LocalSize: ls,
 		Host: host, PID: os.Getpid(), Backend: beName, Device: device,
 		Threads: backend.Threads(), MPI: lib.Implementation, MPIVersion: lib.Version,
-		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(), GPU: gpuOf(),
+		Thread: lib.ThreadLevel, Warning: mpi.NodeRankWarning(), GPU: gpuOf(), GPULibs: gpuLibsOf(),
 	}
 	ld := launch.Detect()
 	me.Launcher, me.LaunchLocalRank, me.LaunchLocalSize, me.Node = ld.Kind.String(), ld.LocalRank, ld.LocalSize, ld.Node
@@ -197,7 +201,32 @@ func printInfo(w io.Writer, doc jobInfo, asJSON bool) error {
 			fmt.Fprintf(w, "rank %d: %s\n", r.Rank, r.Warning)
 		}
 	}
+	if len(doc.Ranks) > 0 {
+		fmt.Fprintf(w, "GPU libraries (rank 0): %s\n", doc.Ranks[0].GPULibs)
+	}
 	return nil
+}
+
+// gpuLibsOf says what computes the CUDA backend's GEMM and FFT on this
+// rank: with a device, the backend's answer (cuBLAS and cuFFT started on
+// it, or xpmpi's kernels and why); without one, whether the libraries
+// load here at all.
+func gpuLibsOf() string {
+	if cuda.Available() == nil {
+		if b, err := cuda.Default(); err == nil {
+			st := b.Vendor()
+			return fmt.Sprintf("mode %s; GEMM: %s; FFT: %s", st.Mode, st.GEMM, st.FFT)
+		}
+	}
+	mode, err := cuda.LibModeFromEnv()
+	if err != nil {
+		return err.Error()
+	}
+	var parts []string
+	for _, l := range cuda.VendorLibraries() {
+		parts = append(parts, l.String())
+	}
+	return fmt.Sprintf("mode %s; no CUDA device; %s", mode, strings.Join(parts, "; "))
 }
 
 // gpuOf says which GPU this rank binds (local rank modulo the device count,

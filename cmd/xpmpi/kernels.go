@@ -23,7 +23,15 @@ type kernelsDoc struct {
 	Parity  []kernels.ParityResult  `json:"parity,omitempty"`  // with --parity
 	Device  string                  `json:"device,omitempty"`  // where --parity ran the device side
 	Failed  []string                `json:"failed,omitempty"`  // kernel (variant or case) that failed
+	// NothingToCompare says why --parity compared no two implementations
+	// (the exit code is then exitNothingToCompare).
+	NothingToCompare string `json:"nothing_to_compare,omitempty"`
 }
+
+// exitNothingToCompare is the exit code of `xpmpi kernels --parity` when
+// it compared nothing: no CUDA device selected (the device side would be
+// the host implementation again), or no kernel whose CUDA kernel ran.
+const exitNothingToCompare = 3
 
 func newKernelsCmd(world mpi.Comm) *cobra.Command {
 	var asJSON, compile, parity bool
@@ -40,11 +48,16 @@ GPU needed; XPMPI_NVRTC names the library), checks the struct layouts, prints
 one line per variant, and exits 1 naming the kernels that failed; without
 NVRTC it exits 1 saying so.
 
---parity runs every kernel's parity cases on the host and on the selected
-backend's device (XPMPI_BACKEND=cuda for the GPU), compares the results (bit
-for bit, or within each case's tolerance in ULPs), prints one line per case,
-and exits 1 naming the cases that differ. On the CPU backend both sides are
-the host implementation.
+--parity compares each kernel's host implementation with its CUDA kernel:
+it runs every parity case, for every element type, on the host and on the
+selected backend's CUDA device (XPMPI_BACKEND=cuda), compares the results
+(bit for bit, or within each case's tolerance in ULPs), prints one line per
+case, and exits 1 naming the cases that differ. Kernels without CUDA source
+or without a host implementation are listed as skipped. Where the selected
+backend runs no CUDA code (the CPU, the fake device) or no CUDA kernel ran
+(NVRTC missing), there is nothing to compare: it says so and exits 3 (no
+"ok" lines). Without a GPU, the tests compare the two on the fake CUDA
+driver (kernels/kerneltest).
 
 --json prints one JSON document instead.`,
 		Args: cobra.NoArgs,
@@ -97,12 +110,28 @@ func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool, parity 
 	nCompileFailed := len(doc.Failed)
 	if parity != nil {
 		doc.Device = parity.Device().String()
-		res, err := cat.Parity(parity)
-		doc.Parity = res
-		for _, r := range res {
-			if r.Error != "" {
-				doc.Failed = append(doc.Failed, "parity "+parityName(r))
+		var res []kernels.ParityResult
+		var err error
+		if parity.Device().Kind != backend.CUDA {
+			doc.NothingToCompare = fmt.Sprintf("%s runs no CUDA code: the device side would be the host implementation again; select a CUDA device (XPMPI_BACKEND=cuda) on a machine with a GPU", doc.Device)
+		} else {
+			res, err = cat.Parity(parity)
+			doc.Parity = res
+			compared := 0
+			for _, r := range res {
+				if r.Compared() {
+					compared++
+				}
+				if r.Error != "" {
+					doc.Failed = append(doc.Failed, "parity "+parityName(r))
+				}
 			}
+			if compared == 0 {
+				doc.NothingToCompare = fmt.Sprintf("no kernel's CUDA kernel ran on %s (%d skipped)", doc.Device, len(res))
+			}
+		}
+		if doc.NothingToCompare != "" && failure == nil {
+			failure = &exitError{exitNothingToCompare, fmt.Errorf("kernels --parity: nothing to compare: %s", doc.NothingToCompare)}
 		}
 		if err != nil {
 			msg := fmt.Sprintf("kernels --parity on %s: %d failed: %s", doc.Device, len(doc.Failed)-nCompileFailed, strings.Join(doc.Failed[nCompileFailed:], ", "))
@@ -139,7 +168,9 @@ func runKernels(w io.Writer, cat *kernels.Catalog, asJSON, compile bool, parity 
 			}
 		}
 	}
-	if parity != nil {
+	if parity != nil && doc.NothingToCompare != "" && len(doc.Parity) == 0 {
+		fmt.Fprintf(w, "parity: nothing to compare: %s\n", doc.NothingToCompare)
+	} else if parity != nil {
 		fmt.Fprintf(w, "parity: host and %s\n", doc.Device)
 		for _, r := range doc.Parity {
 			switch {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/kernels"
+	"github.com/xpmpi/xpmpi/kernels/kerneltest"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
@@ -70,42 +72,93 @@ func TestKernelsCompile(t *testing.T) {
 }
 
 func TestKernelsParity(t *testing.T) {
+	// On the CPU backend there is nothing to compare: no "ok" lines, and
+	// exit code 3.
 	out, _, err := execute(t, "kernels", "--parity")
-	if err != nil {
-		t.Fatal(err)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitNothingToCompare {
+		t.Fatalf("kernels --parity on the CPU: %v, want exit code %d", err, exitNothingToCompare)
 	}
+	oneLine(t, "kernels --parity on the CPU", err, "kernels --parity: nothing to compare: cpu", "runs no CUDA code")
 	if mpitest.World(t).Rank() == 0 {
-		for _, w := range []string{"parity: host and cpu", "ok   axpy (float32, odd size)", "ok   laplace5 (float64, NaN and infinities)"} {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
+		if !strings.Contains(out, "parity: nothing to compare: cpu") || strings.Contains(out, "ok ") {
+			t.Errorf("output:\n%s", out)
 		}
 	}
-	// A case that differs is named. (The fake device is not imported here:
-	// it would register a backend that the CLI would then offer.)
-	cpu, err := backend.Lookup("cpu")
-	if err != nil {
-		t.Fatal(err)
+	js, _, err := execute(t, "kernels", "--parity", "--json")
+	var doc kernelsDoc
+	if mpitest.World(t).Rank() == 0 {
+		if jerr := json.Unmarshal([]byte(js), &doc); jerr != nil || !errors.As(err, &ee) || ee.code != exitNothingToCompare || doc.NothingToCompare == "" || len(doc.Parity) != 0 {
+			t.Errorf("--parity --json: %v, %v, %+v", err, jerr, doc)
+		}
 	}
-	calls := 0
-	cat := kernels.NewCatalog()
-	cat.MustRegister(kernels.AxpyKernel)
-	cat.MustRegister(kernels.MustNew(kernels.Spec{Name: "uneven", Signature: "void uneven(float *x)",
+}
+
+// doubleKernel is y = 2x on the device; its host implementation is wrong
+// at index 2 when wrong is set.
+func doubleKernel(name string, wrong bool) *kernels.Kernel {
+	return kernels.MustNew(kernels.Spec{
+		Name: name,
+		CUDA: `extern "C" __global__ void ` + name + `(const double *x, double *y, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		y[i] = 2.0 * x[i];
+	}
+}`,
 		Host: func(c *kernels.HostCall) error {
-			kernels.Out[float32](c, 0)[0] = float32(c.Len())
+			x, y := kernels.In[float64](c, 0), kernels.Out[float64](c, 1)
+			for i := range kernels.IntAt(c, 2) {
+				y[i] = 2 * x[i]
+				if wrong && i == 2 {
+					y[i] = -1
+				}
+			}
 			return nil
 		},
-		Parity: []kernels.ParityCase{{Name: "sizes", Make: func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
-			calls++
-			n := 2 + calls // 3 elements on the host side, 4 on the device side
-			x, err := backend.NewOn[float32](b, n)
-			return []kernels.Arg{kernels.Array(x)}, kernels.Config{}, err
-		}}},
-	}))
+		Parity: kernels.StandardCases(func(b backend.Backend, dt backend.DType, in kernels.Inputs) ([]kernels.Arg, kernels.Config, error) {
+			x, err := kernels.NewArray[float64](b, in.Values(dt, 0))
+			if err != nil {
+				return nil, kernels.Config{}, err
+			}
+			y, err := backend.NewOn[float64](b, in.N)
+			return []kernels.Arg{kernels.Array(x), kernels.Array(y), kernels.Int(in.N)}, kernels.Config{}, err
+		}),
+	})
+}
+
+var (
+	rightDouble = doubleKernel("rightdouble", false)
+	wrongDouble = doubleKernel("wrongdouble", true)
+)
+
+// TestKernelsParityEmulated runs --parity's comparison on the fake CUDA
+// driver (in a child process; skipped with -short and in MPI builds): a
+// right kernel passes, a wrong host implementation fails, named, with
+// exit code 1, and a host-only kernel is skipped.
+func TestKernelsParityEmulated(t *testing.T) {
+	dev := kerneltest.Emulate(t, rightDouble, wrongDouble)
+	if dev == nil {
+		return
+	}
+	cat := kernels.NewCatalog()
+	cat.MustRegister(rightDouble)
+	cat.MustRegister(wrongDouble)
+	cat.MustRegister(kernels.MustNew(kernels.Spec{Name: "hostonly", Signature: "void hostonly(float *x)",
+		Host:   func(*kernels.HostCall) error { return nil },
+		Parity: []kernels.ParityCase{{Name: "x"}}}))
 	var buf bytes.Buffer
-	err = runKernels(&buf, cat, false, false, cpu)
-	oneLine(t, "a kernel whose sides differ", err, "kernels --parity on cpu: 1 failed: parity uneven (sizes)")
-	if !strings.Contains(buf.String(), "ok   axpy (int64, NaN and infinities)") || !strings.Contains(buf.String(), "FAIL uneven (sizes): kernels: uneven (sizes, float64), argument 0 (x): host and cpu differ: lengths 3 and 4") {
-		t.Errorf("output:\n%s", buf.String())
+	err := runKernels(&buf, cat, false, false, dev)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		t.Errorf("exit code %d, want 1", ee.code)
+	}
+	oneLine(t, "a wrong host implementation", err, "kernels --parity on cuda:0: 2 failed: parity wrongdouble (odd size), parity wrongdouble (NaN and infinities)")
+	for _, w := range []string{"parity: host and cuda:0", "ok   rightdouble (odd size)", "ok   rightdouble (NaN and infinities)",
+		"FAIL wrongdouble (odd size): kernels: wrongdouble (odd size, float64), argument 1 (y): host and cuda:0 differ: first difference at index 2",
+		"skip hostonly: hostonly has no CUDA source"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, buf.String())
+		}
 	}
 }

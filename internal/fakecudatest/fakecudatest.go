@@ -122,6 +122,15 @@ type Entry struct {
 	// the threads of its blocks as fibers (without it, a barrier aborts
 	// the process, and the threads run as a plain loop).
 	Syncs bool
+	// Key, if not empty, registers the entry as one variant of a kernel
+	// of package kernels: the driver finds it for a module compiled by
+	// the fake NVRTC from a variant source whose first line is
+	// "// xpmpi kernel "+Key (kernels.Kernel.VariantTag), and finds the
+	// entries without a Key by name only. Entries of one name with
+	// different Keys must be in sources of different Scopes. Variants
+	// are told apart only with the fake NVRTC (Driver.NVRTC = Driver.Lib):
+	// a real NVRTC's PTX has no tag.
+	Key string
 }
 
 // Source is CUDA C source compiled into the fake driver, and the entries
@@ -185,15 +194,26 @@ func TranslationUnit(srcs ...Source) string {
 			if !identRE.MatchString(e.Name) {
 				panic(fmt.Sprintf("fakecudatest: source %d: entry %q is not a C identifier", i, e.Name))
 			}
-			if seen[e.Name] {
-				panic(fmt.Sprintf("fakecudatest: entry %s given twice (the driver finds entries by name)", e.Name))
+			key := e.Name
+			if e.Key != "" {
+				key = e.Name + "|" + e.Key
+				if strings.ContainsAny(e.Key, "\"\\\n") {
+					panic(fmt.Sprintf("fakecudatest: entry %s: key %q has a quote, backslash or newline", e.Name, e.Key))
+				}
 			}
-			seen[e.Name] = true
+			if seen[key] {
+				panic(fmt.Sprintf("fakecudatest: entry %s given twice (the driver finds entries by name, or by name and Key)", key))
+			}
+			seen[key] = true
 			syncs := 0
 			if e.Syncs {
 				syncs = 1
 			}
-			fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", e.Name, syncs)
+			if e.Key != "" {
+				fmt.Fprintf(&tu, "XP_REGISTER_KEY(%s, %q, %d)\n", e.Name, key, syncs)
+			} else {
+				fmt.Fprintf(&tu, "XP_REGISTER(%s, %d)\n", e.Name, syncs)
+			}
 		}
 		if s.Scope != "" {
 			fmt.Fprintf(&tu, "} // namespace %s\n", s.Scope)

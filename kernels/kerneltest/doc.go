@@ -7,13 +7,14 @@
 // that the arrays of const parameters come back unchanged on both sides.
 //
 // On a machine with a GPU the device side is the CUDA kernel. Without one
-// it is the fake device (backend/fakedev), whose memory is host memory:
-// there a kernel runs its host implementation on device memory (a
-// recorded fallback), which checks the dispatch, the argument handling and
-// the conversions, not the CUDA code; a kernel without a host
-// implementation is skipped with a message. PTX compilation of the CUDA
-// code (kernels.Catalog.CompileAll) needs NVRTC only, and runs in the
-// tests of package kernels.
+// it is the same CUDA source on backend/cuda's fake CUDA driver, which
+// runs it compiled as C++ on the host (Emulate: the driver is built with
+// every variant of the kernels' parity cases compiled in, and the test
+// runs again in a child process on it). Where neither can run (-short,
+// no g++, an MPI build) the test is skipped, saying there is nothing to
+// compare: the host implementation is never compared with itself. PTX
+// compilation of the CUDA code (kernels.Catalog.CompileAll) needs NVRTC
+// only, and runs in the tests of package kernels.
 //
 // kernels.StandardCases makes the standard cases of an elementwise kernel
 // (empty, one element, an odd size, NaN and infinities) from one function

@@ -113,3 +113,127 @@ func TestConstChecked(t *testing.T) {
 		t.Errorf("CheckCase = %v", err)
 	}
 }
+
+// scaleKernel is y = K*x, K a compile-time define (default 2), for
+// float32 and float64. Its host implementation is deliberately wrong for
+// float32 at index 3 when wrong is set: the parity check must catch it
+// against the CUDA source run on the fake driver (or a GPU).
+func scaleKernel(name string, wrong bool) *kernels.Kernel {
+	host := func(c *kernels.HostCall) error {
+		kv, _ := c.Define("K")
+		k := 2.0
+		if kv == "3" {
+			k = 3
+		}
+		switch c.DType() {
+		case backend.Float32:
+			x, y := kernels.In[float32](c, 0), kernels.Out[float32](c, 1)
+			for i := range y {
+				y[i] = float32(k) * x[i]
+				if wrong && i == 3 {
+					y[i] += 1
+				}
+			}
+		case backend.Float64:
+			x, y := kernels.In[float64](c, 0), kernels.Out[float64](c, 1)
+			for i := range y {
+				y[i] = k * x[i]
+			}
+		}
+		return nil
+	}
+	mk := func(defines map[string]string) func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
+		return func(b backend.Backend, dt backend.DType) ([]kernels.Arg, kernels.Config, error) {
+			in := kernels.Inputs{N: 9}
+			var x, y kernels.Arg
+			if dt == backend.Float32 {
+				xa, err := kernels.NewArray[float32](b, in.Values(dt, 0))
+				if err != nil {
+					return nil, kernels.Config{}, err
+				}
+				ya, err := backend.NewOn[float32](b, in.N)
+				if err != nil {
+					return nil, kernels.Config{}, err
+				}
+				x, y = kernels.Array(xa), kernels.Array(ya)
+			} else {
+				xa, err := kernels.NewArray[float64](b, in.Values(dt, 0))
+				if err != nil {
+					return nil, kernels.Config{}, err
+				}
+				ya, err := backend.NewOn[float64](b, in.N)
+				if err != nil {
+					return nil, kernels.Config{}, err
+				}
+				x, y = kernels.Array(xa), kernels.Array(ya)
+			}
+			return []kernels.Arg{x, y}, kernels.Config{Defines: defines, Block: kernels.Dim3{X: 4}}, nil
+		}
+	}
+	return kernels.MustNew(kernels.Spec{
+		Name: name,
+		CUDA: `extern "C" __global__ void ` + name + `(const T *x, T *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < 9) {
+		y[i] = (T)K * x[i];
+	}
+}`,
+		Types:   []backend.DType{backend.Float32, backend.Float64},
+		Defines: map[string]string{"K": "2"},
+		Host:    host,
+		Parity: []kernels.ParityCase{
+			{Name: "K=2", Make: mk(nil)},
+			{Name: "K=3", Make: mk(map[string]string{"K": "3"})},
+		},
+	})
+}
+
+var (
+	wrongScale = scaleKernel("wrongscale", true)
+	rightScale = scaleKernel("rightscale", false)
+)
+
+// TestParityCanFail: parity compares the host implementation with the
+// CUDA source (here on the fake CUDA driver, every variant compiled in:
+// two types, two values of a define): a host implementation that is wrong
+// for float32 only fails there, naming the index, and a right one passes
+// for every variant. Without a device and without the fake driver
+// (-short) there is nothing to compare, and the test skips.
+func TestParityCanFail(t *testing.T) {
+	dev := kerneltest.Emulate(t, wrongScale, rightScale)
+	if dev == nil {
+		return
+	}
+	for _, c := range wrongScale.ParityCases() {
+		err := kerneltest.CheckCase(wrongScale, c, dev, backend.Float32)
+		if err == nil || !strings.Contains(err.Error(), "argument 1 (y): host and cuda:0 differ: first difference at index 3") {
+			t.Errorf("the wrong float32 host implementation (%s): CheckCase = %v, want a difference at index 3", c.Name, err)
+		}
+		if err := kerneltest.CheckCase(wrongScale, c, dev, backend.Float64); err != nil {
+			t.Errorf("float64 (%s): %v", c.Name, err)
+		}
+	}
+	kerneltest.ParityOn(t, rightScale, dev)
+}
+
+// TestNothingToCompare: on a device that runs no CUDA code (the fake
+// device, whose kernels fall back to their host implementations) and for
+// a host-only kernel, parity says there is nothing to compare.
+func TestNothingToCompare(t *testing.T) {
+	if why := rightScale.ParityUnavailable(fakedev.Default); !strings.Contains(why, "runs no CUDA code") || !strings.Contains(why, "nothing to compare") {
+		t.Errorf("on the fake device: %q", why)
+	}
+	hostOnly := kernels.MustNew(kernels.Spec{Name: "hostonly", Signature: "void hostonly(float *y)",
+		Host:   func(*kernels.HostCall) error { return nil },
+		Parity: []kernels.ParityCase{{Name: "x"}}})
+	if why := hostOnly.ParityUnavailable(fakedev.Default); !strings.Contains(why, "no CUDA source") {
+		t.Errorf("host-only: %q", why)
+	}
+	cat := kernels.NewCatalog()
+	cat.MustRegister(rightScale)
+	res, err := cat.Parity(fakedev.Default)
+	if err != nil || len(res) != 1 || res[0].Compared() {
+		t.Errorf("Catalog.Parity on the fake device = %+v, %v; want one skipped result", res, err)
+	}
+}

@@ -15,7 +15,11 @@
 //
 // cuModuleGetFunction finds an entry only if it was compiled in and, for
 // PTX from a real NVRTC, if the PTX has ".entry <name>(". The fake NVRTC
-// (used where no real one is found) returns PTX that says it is fake.
+// (used where no real one is found, or where a test asks for it) returns
+// PTX that says it is fake, with the variant tag of a kernel of package
+// kernels ("// xpmpi kernel <tag>", the first line of its variant source):
+// an entry registered with XP_REGISTER_KEY under "name|tag" is found
+// first, so that every variant of a kernel can be compiled in.
 //
 // Environment: FAKECUDA_DEVICES=N devices (default 1; 0 makes cuInit
 // return CUDA_ERROR_NO_DEVICE, as the real driver does without a GPU).
@@ -114,6 +118,13 @@ struct xp_registrar {
 
 #define XP_HOST_EMULATION 1
 #define XP_REGISTER(name, syncs) static xp_registrar xp_reg_##name(#name, name, syncs);
+// XP_REGISTER_KEY registers an entry under a key of its own, "name|tag":
+// one variant of a kernel of package kernels, whose variant source starts
+// with the line "// xpmpi kernel <tag>" (tag: "name, variant float32").
+// The fake NVRTC copies that tag into its PTX, and cuModuleGetFunction
+// looks the entry up by name and tag first, so that every variant of a
+// kernel (each compiled in a namespace of its own) can be compiled in.
+#define XP_REGISTER_KEY(name, key, syncs) static xp_registrar xp_reg_##name(key, name, syncs);
 
 #include "kernels.cu"
 // XP_FAKECUDA_KERNELS_ONLY leaves out the backend's other kernel files: a
@@ -298,6 +309,7 @@ struct xpCUevent {
 struct xpCUmodule {
 	std::string ptx;
 	bool fake;
+	std::string tag; // the variant tag of the fake NVRTC's PTX, or ""
 };
 struct xpCUfunction {
 	const Entry *entry;
@@ -678,7 +690,12 @@ API CUresult cuModuleLoadData(xpCUmodule **m, const void *image)
 	if (s == nullptr || *s == 0) {
 		return ERR_INVALID_PTX;
 	}
-	*m = new xpCUmodule{s, strncmp(s, "// fakenvrtc", 12) == 0};
+	*m = new xpCUmodule{s, strncmp(s, "// fakenvrtc", 12) == 0, ""};
+	const char *tag = strstr(s, "\n// variant-tag: ");
+	if ((*m)->fake && tag != nullptr) {
+		tag += strlen("\n// variant-tag: ");
+		(*m)->tag = std::string(tag, strcspn(tag, "\n"));
+	}
 	return OK;
 }
 
@@ -692,7 +709,13 @@ API CUresult cuModuleUnload(xpCUmodule *m)
 API CUresult cuModuleGetFunction(xpCUfunction **f, xpCUmodule *m, const char *name)
 {
 	NEED_CTX();
-	auto it = registry().find(name);
+	auto it = registry().end();
+	if (!m->tag.empty()) {
+		it = registry().find(std::string(name) + "|" + m->tag);
+	}
+	if (it == registry().end()) {
+		it = registry().find(name);
+	}
 	if (it == registry().end()) {
 		return ERR_NOT_FOUND;
 	}
@@ -837,6 +860,14 @@ API int nvrtcCompileProgram(xpNvrtcProgram *p, int n, const char *const *opts)
 		return 5;
 	}
 	p->ptx = "// fakenvrtc\n";
+	// A variant of a kernel of package kernels starts with the line
+	// "// xpmpi kernel <tag>": the tag goes into the PTX, by which the
+	// driver finds that variant's entry (XP_REGISTER_KEY).
+	static const char prefix[] = "// xpmpi kernel ";
+	if (p->src.compare(0, sizeof prefix - 1, prefix) == 0) {
+		size_t end = p->src.find('\n');
+		p->ptx += "// variant-tag: " + p->src.substr(sizeof prefix - 1, end == std::string::npos ? std::string::npos : end - (sizeof prefix - 1)) + "\n";
+	}
 	return p->src.empty() ? 6 : 0;
 }
 

@@ -10,7 +10,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"os"
 	"sort"
@@ -82,8 +81,12 @@ func open(c mpi.Comm, path string, mode C.int) (*file, error) {
 	if mode == modeRead {
 		var err error
 		if c.Rank() == 0 {
-			if _, err = os.Stat(path); err != nil {
+			var st os.FileInfo
+			if st, err = os.Stat(path); err != nil {
 				err = fmt.Errorf("no HDF5 file: %w", err)
+			} else if !st.Mode().IsRegular() {
+				// A FIFO would block MPI_File_open forever.
+				err = fmt.Errorf("%s is not a regular file (%v): not reading it", path, st.Mode().Type())
 			}
 		}
 		if err := mpi.Agree(c, err); err != nil {
@@ -243,8 +246,6 @@ func part(l dist.Layout, rank int, all bool) (start, count, memshape, memstart [
 	}
 	return
 }
-
-func where(path, name string) string { return path + ":" + name }
 
 // Save writes x as the dataset name (a path of groups, "fields/u", made
 // where missing) of the HDF5 file at path, which it creates where there is
@@ -494,12 +495,6 @@ func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T,
 		}
 	}
 	return nil
-}
-
-func pathArg(path, name string) mpi.Arg {
-	h := fnv.New64a()
-	h.Write([]byte(path + "\x00" + name))
-	return mpi.Arg{Name: "path", Value: int64(h.Sum64()), Text: where(path, name)}
 }
 
 // writeAttrs writes attrs on the object name (every rank the same: HDF5's

@@ -157,6 +157,14 @@ func (t typed[T]) verify(f *file, name string) (arrayInfo, error) {
 // the manifest describes as want, into a new array laid out by opts, and
 // checks it against want's checksum.
 func loadCheckpoint[T backend.Numeric](c mpi.Comm, path, name string, want arrayInfo, opts []dist.Option) (*dist.Array[T], error) {
+	x, err := loadCheckpointFile[T](c, path, name, want, opts)
+	if err != nil {
+		return nil, fmt.Errorf("h5: read %s: %w", where(path, name), err)
+	}
+	return x, nil
+}
+
+func loadCheckpointFile[T backend.Numeric](c mpi.Comm, path, name string, want arrayInfo, opts []dist.Option) (*dist.Array[T], error) {
 	f, err := open(c, path, modeRead)
 	if err != nil {
 		return nil, err

@@ -56,7 +56,8 @@ func lib(f func() C.int) (int, error) {
 	if rc < 0 {
 		buf := make([]byte, 4096)
 		n := C.xp_h5_error((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
-		return int(rc), errors.New(string(buf[:n]))
+		// HDF5's POSIX driver puts ctime's newline in its messages.
+		return int(rc), errors.New(strings.ReplaceAll(string(buf[:n]), "\n", " "))
 	}
 	return int(rc), nil
 }

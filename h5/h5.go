@@ -19,6 +19,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
+	chunkrule "github.com/xpmpi/xpmpi/internal/chunks"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -356,7 +357,7 @@ func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) 
 	if (o.chunks != nil || o.gzip >= 0) && n > 0 {
 		ch := o.chunks
 		if ch == nil {
-			ch = defaultChunks(x, dt.Size())
+			ch = chunkrule.Default(x, dt.Size(), chunkrule.MaxBytes)
 		}
 		chunks = hsizes(ch)
 		for a := range shape {
@@ -376,48 +377,6 @@ func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) 
 		return C.xp_h5_create(f.id, cname, C.int(dt), C.int(len(shape)), &hs[0], cp, gz)
 	})
 	return mpi.Agree(f.c, err)
-}
-
-// defaultChunks returns chunks for l: along each split axis the largest
-// block, along the others the whole axis, halved along the axes that are
-// not split while a chunk is over 16 MiB, then along the split ones.
-func defaultChunks(l dist.Layout, size int) []int {
-	shape := l.Shape()
-	split := make([]bool, len(shape))
-	switch ax := l.Axis(); {
-	case ax >= 0:
-		split[ax] = true
-	case ax != dist.Replicated:
-		for a, d := range l.GridDims() {
-			split[a] = d > 1
-		}
-	}
-	ch := make([]int, len(shape))
-	for a, n := range shape {
-		ch[a] = max(n, 1)
-		if split[a] {
-			m := 1
-			for _, k := range l.GridCounts(a) {
-				m = max(m, k)
-			}
-			ch[a] = m
-		}
-	}
-	bytes := func() int64 {
-		b := int64(size)
-		for _, k := range ch {
-			b *= int64(k)
-		}
-		return b
-	}
-	for _, pass := range []bool{false, true} {
-		for a := range ch {
-			for split[a] == pass && ch[a] > 1 && bytes() > 16<<20 {
-				ch[a] = (ch[a] + 1) / 2
-			}
-		}
-	}
-	return ch
 }
 
 func equalInts(a, b []int) bool {

@@ -179,8 +179,8 @@ func TestCheckpointWriteFaults(t *testing.T) {
 		errno error
 		want  []string
 	}{
-		{"EIO", syscall.EIO, []string{"h5: write ", "checkpoint.h5:/f", "input/output error"}},
-		{"ENOSPC", syscall.ENOSPC, []string{"h5: write ", "checkpoint.h5:/f", "no space left on device"}},
+		{"EIO", syscall.EIO, []string{"h5: write ", "checkpoint.h5: failed on rank", "dataset /f: ", "input/output error"}},
+		{"ENOSPC", syscall.ENOSPC, []string{"h5: write ", "checkpoint.h5: failed on rank", "dataset /f: ", "no space left on device"}},
 		{"lost", nil, []string{"checkpoint.h5"}},
 	} {
 		for r := 0; r < c.Size(); r++ {

@@ -8,6 +8,7 @@ package h5
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -431,22 +432,30 @@ func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T,
 	}
 	size := int(unsafe.Sizeof(back[0]))
 	nd := len(count)
-	idx := make([]int, nd)
-	for i := range back {
+	row := count[nd-1]
+	idx := make([]int, nd) // the row's index; idx[nd-1] stays 0
+	for i := 0; i < len(back); i += row {
 		off := 0
 		for a := 0; a < nd; a++ {
 			off = off*memshape[a] + memstart[a] + idx[a]
 		}
-		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size)
-		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size)
-		if string(x) != string(y) {
+		// A whole row at once; element by element only to name the first
+		// that differs.
+		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size*row)
+		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size*row)
+		if !bytes.Equal(x, y) {
+			k := 0
+			for bytes.Equal(x[k*size:(k+1)*size], y[k*size:(k+1)*size]) {
+				k++
+			}
 			at := make([]int, nd)
 			for a := range at {
 				at[a] = start[a] + idx[a]
 			}
-			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i], host[off])
+			at[nd-1] += k
+			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i+k], host[off+k])
 		}
-		for a := nd - 1; a >= 0; a-- {
+		for a := nd - 2; a >= 0; a-- {
 			idx[a]++
 			if idx[a] < count[a] {
 				break

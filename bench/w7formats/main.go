@@ -96,35 +96,43 @@ func run(c mpi.Comm, n, reps int, base string) error {
 	if c.Rank() == 0 {
 		fmt.Printf("w7formats: %d float64 (%d MiB), %d ranks, median of %d, GB/s (slowest rank)\n", n, n*8>>20, c.Size(), reps)
 	}
-	for _, f := range formats {
-		var ws, rs []float64
-		var ferr error
-		for i := 0; i < reps && ferr == nil; i++ {
-			var w, r float64
-			w, ferr = timed(c, f.write)
-			if ferr != nil {
-				break
+	// The formats in turn within each run, so that a machine whose load
+	// changes slows each alike.
+	ws, rs := make([][]float64, len(formats)), make([][]float64, len(formats))
+	ferr := make([]error, len(formats))
+	for i := 0; i < reps; i++ {
+		for k, f := range formats {
+			if ferr[k] != nil {
+				continue
+			}
+			w, err := timed(c, f.write)
+			if err != nil {
+				ferr[k] = err
+				continue
 			}
 			dist.Fill(y, -1)
-			r, ferr = timed(c, f.read)
-			if ferr != nil {
-				break
+			r, err := timed(c, f.read)
+			if err != nil {
+				ferr[k] = err
+				continue
 			}
 			got, err := dist.Sum(y)
 			if err != nil || got != want {
-				ferr = fmt.Errorf("%s: read back a sum of %v, want %v (%v)", f.name, got, want, err)
-				break
+				ferr[k] = fmt.Errorf("%s: read back a sum of %v, want %v (%v)", f.name, got, want, err)
+				continue
 			}
-			ws, rs = append(ws, bytes/w/1e9), append(rs, bytes/r/1e9)
+			ws[k], rs[k] = append(ws[k], bytes/w/1e9), append(rs[k], bytes/r/1e9)
 		}
+	}
+	for k, f := range formats {
 		if c.Rank() != 0 {
 			continue
 		}
-		if ferr != nil {
-			fmt.Printf("%-5s write  -  read  -  (%v)\n", f.name, ferr)
+		if ferr[k] != nil {
+			fmt.Printf("%-5s write  -  read  -  (%v)\n", f.name, ferr[k])
 			continue
 		}
-		fmt.Printf("%-5s write %7.3f  read %7.3f\n", f.name, median(ws), median(rs))
+		fmt.Printf("%-5s write %7.3f  read %7.3f\n", f.name, median(ws[k]), median(rs[k]))
 	}
 	return nil
 }

@@ -26,14 +26,21 @@ import (
 // Package dist cannot import this package (it imports dist), so the HDF5
 // writer plugs into dist's save protocol through dist.SaveCheckpointFiles:
 // the temporary directory, the lock, the renames, the .old recovery and
-// the manifest are dist's, unchanged; this package writes checkpoint.h5
-// into the temporary directory, closes and syncs it on every rank, opens
-// it afresh (no HDF5 cache left over from the write: what it reads comes
-// from the file), reads every rank's part back, compares it with memory
-// and computes the CRC-32C of each array from what it read, and hands dist
-// the entries below for the manifest, which rank 0 writes only then. A
-// failure on any rank fails the save on every rank, naming the operation,
-// the file and the dataset, and the previous checkpoint stays.
+// the manifest are dist's, unchanged. This package writes checkpoint.h5
+// into the temporary directory: rank 0 makes the file alone with HDF5's
+// POSIX driver (every dataset contiguous, its storage allocated at
+// creation, nothing written); every rank writes its part of each dataset
+// into that storage itself, as dist writes a .npy file (pwrite where every
+// rank is on one node, independent MPI-IO writes across nodes; XPMPI_IO
+// chooses), syncs, and reads it back through a file handle of its own,
+// comparing it with memory and computing each array's CRC-32C from the
+// bytes read; rank 0 then opens the file again with HDF5 and checks every
+// dataset's type, shape and place. dist writes the manifest, with the
+// entries below, only then. A failure on any rank fails the save on every
+// rank, naming the operation, the file and the dataset, and the previous
+// checkpoint stays. The data does not go through HDF5's collective
+// transfers because a collective write that fails on one rank (Open MPI
+// 4.1: EIO on rank 0 of 3) leaves the other ranks waiting inside HDF5.
 //
 // The manifest's metadata holds, besides the caller's:
 //
@@ -108,12 +115,12 @@ func (e Entry) Name() string { return e.name }
 // recovery are dist's. It is collective over c: every rank passes the
 // same arguments. Metadata keys starting with "xpmpi." are reserved.
 //
-// Every rank writes its block of each array as a hyperslab of the
-// dataset, in one collective MPI-IO transfer per array (as Save does), then
-// reads it back: about twice the array's bytes through the file system,
-// plus one small Allgather per array for the checksum. Without HDF5 (a
-// build without the tags mpi and hdf5) it returns an error wrapping
-// ErrUnavailable.
+// Every rank writes its block of each array into the dataset's storage
+// and reads it back (see the comment at the top of this file): about twice
+// the array's bytes through the file system, plus a few small collectives
+// per array (the agreement on each step, one Allgather for the checksum).
+// Without HDF5 (a build without the tags mpi and hdf5) it returns an error
+// wrapping ErrUnavailable.
 func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, arrays ...Entry) error {
 	seen := map[string]bool{}
 	for _, e := range arrays {

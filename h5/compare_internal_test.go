@@ -22,4 +22,9 @@ func TestCompareBox(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "element [2 1] reads back as -9, written as 9") {
 		t.Fatalf("got %v", err)
 	}
+	back[2], back[3] = 9, -10
+	err = compareBox(host, []int{3, 4}, []int{1, 1}, back, []int{2, 2}, []int{1, 1})
+	if err == nil || !strings.Contains(err.Error(), "element [2 2] reads back as -10, written as 10") {
+		t.Fatalf("second in its row: got %v", err)
+	}
 }

@@ -76,6 +76,16 @@
 // HDF5 writes in place: a crash during Save can leave a damaged file (HDF5
 // 1.10 has no journal). Where that matters, write a new file and rename it.
 //
+// # Checkpoints
+//
+// SaveCheckpoint writes a dist checkpoint (dist.SaveCheckpoint's
+// directory, lock, verification and crash recovery, through
+// dist.SaveCheckpointFiles) whose arrays are the datasets of one HDF5 file,
+// checkpoint.h5, which h5py reads; dist.OpenCheckpoint opens it and
+// LoadCheckpointArray reads an array into any layout at any rank count,
+// checked against the manifest's CRC-32C. `xpmpi run heat2d
+// --checkpoint-format h5` uses them. checkpoint.go has the design.
+//
 // Every call into HDF5 holds package mpi's library lock (mpi.LockLibrary):
 // HDF5 calls MPI itself, and Debian's build is not thread-safe.
 package h5

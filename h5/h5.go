@@ -8,9 +8,9 @@ package h5
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io/fs"
 	"os"
 	"sort"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
+	chunkrule "github.com/xpmpi/xpmpi/internal/chunks"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -57,7 +58,8 @@ func lib(f func() C.int) (int, error) {
 	if rc < 0 {
 		buf := make([]byte, 4096)
 		n := C.xp_h5_error((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
-		return int(rc), errors.New(string(buf[:n]))
+		// HDF5's POSIX driver puts ctime's newline in its messages.
+		return int(rc), errors.New(strings.ReplaceAll(string(buf[:n]), "\n", " "))
 	}
 	return int(rc), nil
 }
@@ -82,8 +84,12 @@ func open(c mpi.Comm, path string, mode C.int) (*file, error) {
 	if mode == modeRead {
 		var err error
 		if c.Rank() == 0 {
-			if _, err = os.Stat(path); err != nil {
+			var st os.FileInfo
+			if st, err = os.Stat(path); err != nil {
 				err = fmt.Errorf("no HDF5 file: %w", err)
+			} else if !st.Mode().IsRegular() {
+				// A FIFO would block MPI_File_open forever.
+				err = fmt.Errorf("%s is not a regular file (%v): not reading it", path, st.Mode().Type())
 			}
 		}
 		if err := mpi.Agree(c, err); err != nil {
@@ -244,8 +250,6 @@ func part(l dist.Layout, rank int, all bool) (start, count, memshape, memstart [
 	return
 }
 
-func where(path, name string) string { return path + ":" + name }
-
 // Save writes x as the dataset name (a path of groups, "fields/u", made
 // where missing) of the HDF5 file at path, which it creates where there is
 // none (with Truncate, always anew). It is collective: the ranks open the
@@ -354,7 +358,7 @@ func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) 
 	if (o.chunks != nil || o.gzip >= 0) && n > 0 {
 		ch := o.chunks
 		if ch == nil {
-			ch = defaultChunks(x, dt.Size())
+			ch = chunkrule.Default(x, dt.Size(), chunkrule.MaxBytes)
 		}
 		chunks = hsizes(ch)
 		for a := range shape {
@@ -374,48 +378,6 @@ func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) 
 		return C.xp_h5_create(f.id, cname, C.int(dt), C.int(len(shape)), &hs[0], cp, gz)
 	})
 	return mpi.Agree(f.c, err)
-}
-
-// defaultChunks returns chunks for l: along each split axis the largest
-// block, along the others the whole axis, halved along the axes that are
-// not split while a chunk is over 16 MiB, then along the split ones.
-func defaultChunks(l dist.Layout, size int) []int {
-	shape := l.Shape()
-	split := make([]bool, len(shape))
-	switch ax := l.Axis(); {
-	case ax >= 0:
-		split[ax] = true
-	case ax != dist.Replicated:
-		for a, d := range l.GridDims() {
-			split[a] = d > 1
-		}
-	}
-	ch := make([]int, len(shape))
-	for a, n := range shape {
-		ch[a] = max(n, 1)
-		if split[a] {
-			m := 1
-			for _, k := range l.GridCounts(a) {
-				m = max(m, k)
-			}
-			ch[a] = m
-		}
-	}
-	bytes := func() int64 {
-		b := int64(size)
-		for _, k := range ch {
-			b *= int64(k)
-		}
-		return b
-	}
-	for _, pass := range []bool{false, true} {
-		for a := range ch {
-			for split[a] == pass && ch[a] > 1 && bytes() > 16<<20 {
-				ch[a] = (ch[a] + 1) / 2
-			}
-		}
-	}
-	return ch
 }
 
 func equalInts(a, b []int) bool {
@@ -470,22 +432,30 @@ func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T,
 	}
 	size := int(unsafe.Sizeof(back[0]))
 	nd := len(count)
-	idx := make([]int, nd)
-	for i := range back {
+	row := count[nd-1]
+	idx := make([]int, nd) // the row's index; idx[nd-1] stays 0
+	for i := 0; i < len(back); i += row {
 		off := 0
 		for a := 0; a < nd; a++ {
 			off = off*memshape[a] + memstart[a] + idx[a]
 		}
-		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size)
-		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size)
-		if string(x) != string(y) {
+		// A whole row at once; element by element only to name the first
+		// that differs.
+		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size*row)
+		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size*row)
+		if !bytes.Equal(x, y) {
+			k := 0
+			for bytes.Equal(x[k*size:(k+1)*size], y[k*size:(k+1)*size]) {
+				k++
+			}
 			at := make([]int, nd)
 			for a := range at {
 				at[a] = start[a] + idx[a]
 			}
-			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i], host[off])
+			at[nd-1] += k
+			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i+k], host[off+k])
 		}
-		for a := nd - 1; a >= 0; a-- {
+		for a := nd - 2; a >= 0; a-- {
 			idx[a]++
 			if idx[a] < count[a] {
 				break
@@ -494,12 +464,6 @@ func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T,
 		}
 	}
 	return nil
-}
-
-func pathArg(path, name string) mpi.Arg {
-	h := fnv.New64a()
-	h.Write([]byte(path + "\x00" + name))
-	return mpi.Arg{Name: "path", Value: int64(h.Sum64()), Text: where(path, name)}
 }
 
 // writeAttrs writes attrs on the object name (every rank the same: HDF5's

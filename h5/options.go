@@ -3,8 +3,11 @@ package h5
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
+
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // ErrUnavailable is (wrapped in) the error of every function of a build
@@ -108,4 +111,12 @@ func checkName(op, name string) string {
 		}
 	}
 	return "/" + n
+}
+
+func where(path, name string) string { return path + ":" + name }
+
+func pathArg(path, name string) mpi.Arg {
+	h := fnv.New64a()
+	h.Write([]byte(path + "\x00" + name))
+	return mpi.Arg{Name: "path", Value: int64(h.Sum64()), Text: where(path, name)}
 }

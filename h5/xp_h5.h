@@ -22,6 +22,10 @@ int xp_h5_delete(hid_t f, const char *name);
 int xp_h5_create(hid_t f, const char *name, int dt, int rank, const hsize_t *shape, const hsize_t *chunks, int gzip);
 int xp_h5_io(hid_t f, const char *name, int dt, int write, int rank, const hsize_t *start, const hsize_t *count,
 	const hsize_t *memshape, const hsize_t *memstart, void *buf, int collective);
+hid_t xp_h5_serial_open(const char *path, int create);
+int xp_h5_create_alloc(hid_t f, const char *name, int dt, int rank, const hsize_t *shape, int64_t *offset);
+int xp_h5_offset(hid_t f, const char *name, int64_t *offset);
+int xp_h5_serial_close(hid_t f);
 int xp_h5_attr_write(hid_t f, const char *obj, const char *name, int kind, size_t n, const void *data);
 int xp_h5_attr_count(hid_t f, const char *obj);
 int xp_h5_attr_info(hid_t f, const char *obj, int i, char *name, size_t namelen, int *kind, size_t *n);

@@ -39,8 +39,9 @@
 #   bench guard bin/xpmpi bench --small --check bench/baseline.json at 1 rank:
 #               a slower row is a WARNING in the summary, never a failure
 #   petsc       only once petsc/ holds Go files: -tags mpi,petsc under mpirun
-#   hdf5        h5 with -tags mpi,hdf5 under mpirun at 1-4 ranks (where
-#               pkg-config hdf5-openmpi finds parallel HDF5)
+#   hdf5        h5 with -tags mpi,hdf5 under mpirun at 1-4 ranks, and the
+#               CLI built with them (build/xpmpi-hdf5) under tests/' TestH5*
+#               (where pkg-config hdf5-openmpi finds parallel HDF5)
 # It ends with a line "N passed, M failed" and exits non-zero on a failure.
 #
 # Environment:
@@ -928,6 +929,13 @@ fi
 # ---------------------------------------------------------------- hdf5
 if [ $have_hdf5 = 1 ]; then
 	mpi_phase mpi,hdf5 h5- ./h5
+	# heat2d --checkpoint-format h5 with failing writes (tests/, LD_PRELOAD).
+	step "go build -tags mpi,hdf5 -o build/xpmpi-hdf5 ./cmd/xpmpi" build_cli build/xpmpi-hdf5 -tags mpi,hdf5
+	h5_integration() {
+		XPMPI_MPIRUN="$ompi_run" XPMPI_H5_BIN="$root/build/xpmpi-hdf5" \
+			go test -tags mpi -count=1 -v -timeout 5m -parallel 4 -run 'TestH5' ./tests/
+	}
+	[ -x build/xpmpi-hdf5 ] && step "go test -tags mpi -run TestH5 ./tests/ (HDF5 checkpoints)" h5_integration
 else
 	skip "hdf5 phase" "parallel HDF5 not found (pkg-config hdf5-openmpi): scripts/setup.sh installs libhdf5-openmpi-dev"
 fi

@@ -7,62 +7,6 @@ import (
 	"github.com/xpmpi/xpmpi/dist"
 )
 
-// maxChunkBytes bounds the size of the chunks that Save chooses by itself.
-var maxChunkBytes int64 = 16 << 20
-
-// splitAxes reports, for each axis of l, whether l divides it among ranks.
-func splitAxes(l dist.Layout) []bool {
-	s := make([]bool, l.Dims())
-	switch ax := l.Axis(); {
-	case ax == dist.Replicated:
-	case ax >= 0:
-		s[ax] = true
-	default:
-		for a, d := range l.GridDims() {
-			s[a] = d > 1
-		}
-	}
-	return s
-}
-
-// defaultChunks returns the chunk shape Save chooses for l: along a split
-// axis the largest block, along the others the whole axis; then, while a
-// chunk is larger than maxChunkBytes, the axes that are not split are halved,
-// from the first on, and then the split ones.
-func defaultChunks(l dist.Layout, size int) []int {
-	shape := l.Shape()
-	split := splitAxes(l)
-	c := make([]int, len(shape))
-	for a, n := range shape {
-		c[a] = max(n, 1)
-		if split[a] {
-			m := 1
-			for _, k := range l.GridCounts(a) {
-				m = max(m, k)
-			}
-			c[a] = m
-		}
-	}
-	bytes := func() int64 {
-		b := int64(size)
-		for _, k := range c {
-			b *= int64(k)
-		}
-		return b
-	}
-	for _, pass := range []bool{false, true} {
-		for a := range c {
-			if split[a] != pass {
-				continue
-			}
-			for c[a] > 1 && bytes() > maxChunkBytes {
-				c[a] = (c[a] + 1) / 2
-			}
-		}
-	}
-	return c
-}
-
 // alignedCounts returns block sizes for an axis of length n, as close to
 // counts as the chunk length c allows, whose every block boundary is a
 // multiple of c or n: each boundary rounded to the nearest multiple of c.

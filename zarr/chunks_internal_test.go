@@ -85,26 +85,6 @@ func wholeChunks(l dist.Layout, chunks []int) string {
 	return msg
 }
 
-func TestDefaultChunks(t *testing.T) {
-	defer func(m int64) { maxChunkBytes = m }(maxChunkBytes)
-	maxChunkBytes = 64 << 20
-	for _, tc := range []struct {
-		l    dist.Layout
-		want []int
-	}{
-		{dist.NewLayout([]int{7, 5}, 0, 2), []int{4, 5}},
-		{dist.NewLayout([]int{7, 5}, 1, 3), []int{7, 2}},
-		{dist.NewLayout([]int{0, 5}, 0, 3), []int{1, 5}},
-		{dist.NewLayout([]int{7, 5}, dist.Replicated, 3), []int{7, 5}},
-		{dist.NewGridLayout([]int{9, 10}, []int{2, 2}), []int{5, 5}},
-		{dist.NewLayout([]int{1 << 12, 1 << 13}, 0, 2), []int{2048, 4096}}, // 128 MiB of float64 per block, halved along axis 1
-	} {
-		if got := defaultChunks(tc.l, 8); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("%v: chunks %v, want %v", tc.l, got, tc.want)
-		}
-	}
-}
-
 func TestFillAs(t *testing.T) {
 	if v, ok := fillAs[int64](1 << 60); !ok || v != 1<<60 {
 		t.Errorf("int64 from 1<<60: %v %v", v, ok)

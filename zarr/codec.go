@@ -111,3 +111,8 @@ func swapBytes(b []byte, size int, complex bool) {
 		}
 	}
 }
+
+// Compressors returns the compressors that Save writes and Load reads, by
+// their numcodecs ids ("none": a store without a compressor); Load refuses
+// every other (blosc, lz4, zstd, ...) by name.
+func Compressors() []string { return []string{"none", "zlib", "gzip"} }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
+	chunkrule "github.com/xpmpi/xpmpi/internal/chunks"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
@@ -171,7 +172,7 @@ func save[T backend.Numeric](x *dist.Array[T], store, name, dir string, o option
 	dt := backend.DTypeOf[T]()
 	chunks := o.chunks
 	if chunks == nil {
-		chunks = defaultChunks(x.Layout(), dt.Size())
+		chunks = chunkrule.Default(x.Layout(), dt.Size(), chunkrule.MaxBytes)
 	}
 	// Blocks whose boundaries do not fall on chunk boundaries move to a
 	// layout whose blocks are whole chunks, so that every chunk is written

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/h5"
 	"github.com/xpmpi/xpmpi/launch"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/zarr"
 )
 
 // rankInfo is what one rank reports about itself.
@@ -56,9 +58,29 @@ type jobInfo struct {
 	Launched        bool           `json:"launched"`
 	Backend         backend.Info   `json:"backend"`
 	Ranks           []rankInfo     `json:"ranks"`
-	PETSc           string         `json:"petsc,omitempty"`    // the PETSc version of a -tags petsc build
+	PETSc           string         `json:"petsc,omitempty"` // the PETSc version of a -tags petsc build
+	Formats         formatsInfo    `json:"formats"`
 	Problems        []string       `json:"problems,omitempty"` // refused environment variables, one each
 	Extra           map[string]any `json:"extra,omitempty"`
+}
+
+// formatsInfo says which file formats this binary reads and writes
+// (docs/FORMATS.md): .npy and Zarr v2 always, HDF5 with -tags mpi,hdf5.
+type formatsInfo struct {
+	HDF5        bool     `json:"hdf5"`
+	HDF5Version string   `json:"hdf5_version,omitempty"` // the HDF5 library's, where HDF5 is built in
+	HDF5Note    string   `json:"hdf5_note,omitempty"`    // how to get it, where it is not
+	Zarr        bool     `json:"zarr"`
+	ZarrVersion int      `json:"zarr_version"`     // the Zarr format written and read
+	ZarrCodecs  []string `json:"zarr_compressors"` // the compressors written and read
+}
+
+func formatsOf() formatsInfo {
+	f := formatsInfo{HDF5: h5.Available(), HDF5Version: h5.Version(), Zarr: true, ZarrVersion: 2, ZarrCodecs: zarr.Compressors()}
+	if !f.HDF5 {
+		f.HDF5Note = h5.ErrUnavailable.Error()
+	}
+	return f
 }
 
 func newInfoCmd(world mpi.Comm) *cobra.Command {
@@ -70,7 +92,8 @@ func newInfoCmd(world mpi.Comm) *cobra.Command {
 and version, thread level, backend and device, and prints one table on rank
 0 (with --json also the launcher, its local rank and local size, and the
 node name a batch system gives), with whether MPI accepts device pointers (CUDA-aware) and where that answer
-came from. --json prints the same as one JSON document.
+came from, and which file formats the binary has: HDF5 (its library's
+version, in a build with -tags mpi,hdf5) and Zarr (v2, its compressors). --json prints the same as one JSON document.
 
 A refused environment variable (XPMPI_BACKEND naming no backend, say) does
 not stop info: it prints what it can, then the problem on standard error,
@@ -128,7 +151,7 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
 		WaitMode: lib.WaitMode, CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
 		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
-		Backend: beInfo, PETSc: petscVersion(),
+		Backend: beInfo, PETSc: petscVersion(), Formats: formatsOf(),
 	}
 	for _, raw := range all {
 		var r rankInfo
@@ -172,6 +195,12 @@ func printInfo(w io.Writer, doc jobInfo, asJSON bool) error {
 	if doc.PETSc != "" {
 		fmt.Fprintf(w, "PETSc:      %s\n", doc.PETSc)
 	}
+	if doc.Formats.HDF5 {
+		fmt.Fprintf(w, "HDF5:       %s (parallel, MPI-IO; h5 package, --checkpoint-format h5)\n", doc.Formats.HDF5Version)
+	} else {
+		fmt.Fprintf(w, "HDF5:       not in this build (%s)\n", strings.TrimPrefix(doc.Formats.HDF5Note, "this binary is built without HDF5: "))
+	}
+	fmt.Fprintf(w, "Zarr:       v%d, compressors %s (zarr package)\n", doc.Formats.ZarrVersion, strings.Join(doc.Formats.ZarrCodecs, ", "))
 	if doc.Backend.Selected == "" {
 		fmt.Fprintf(w, "Backend:    none (%s)", doc.Backend.Error)
 	} else {

@@ -1,8 +1,6 @@
 package dist_test
 
 import (
-	"math"
-
 	"github.com/xpmpi/xpmpi/dist"
 )
 
@@ -11,7 +9,7 @@ import (
 // np.searchsorted, np.median, np.quantile and np.percentile with their
 // methods).
 
-var nan = math.NaN()
+// nan is math.NaN(), declared in isclose_test.go.
 
 type orderCase struct {
 	name                     string

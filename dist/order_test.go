@@ -54,7 +54,7 @@ var orderLayoutsN = []orderLayout{
 	}},
 }
 
-func fromSlice(t *testing.T, c mpi.Comm, data []float64, shape []int, opts []dist.Option) *dist.Array[float64] {
+func orderFromSlice(t *testing.T, c mpi.Comm, data []float64, shape []int, opts []dist.Option) *dist.Array[float64] {
 	t.Helper()
 	x, err := dist.FromFunc(c, shape, func(idx []int) float64 {
 		off := 0
@@ -96,7 +96,7 @@ func TestUniqueNumPy(t *testing.T) {
 	for _, tc := range orderCases {
 		for _, lk := range orderLayouts1 {
 			shape := []int{len(tc.x)}
-			x := fromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
+			x := orderFromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
 			r, err := dist.UniqueWithOptions(x, dist.UniqueOptions{Counts: true, Inverse: true})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", tc.name, lk.name, err)
@@ -135,7 +135,7 @@ func TestUniqueGridNumPy(t *testing.T) {
 	data := grid2Data()
 	for _, lk := range orderLayoutsN {
 		shape := []int{5, 4}
-		x := fromSlice(t, c, data, shape, lk.opts(shape, c.Size()))
+		x := orderFromSlice(t, c, data, shape, lk.opts(shape, c.Size()))
 		r, err := dist.UniqueWithOptions(x, dist.UniqueOptions{Counts: true, Inverse: true})
 		if err != nil {
 			t.Fatalf("%s: %v", lk.name, err)
@@ -193,7 +193,7 @@ func TestArgsortNumPy(t *testing.T) {
 	for _, tc := range orderCases {
 		for _, lk := range orderLayouts1 {
 			shape := []int{len(tc.x)}
-			x := fromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
+			x := orderFromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
 			for _, ax := range []int{0, -1} {
 				a, err := dist.Argsort(x, ax)
 				if err != nil {
@@ -244,7 +244,7 @@ func TestArgsortAxesNumPy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, lk := range orderLayoutsN {
-			x := fromSlice(t, c, tc.data, tc.shape, lk.opts(tc.shape, c.Size()))
+			x := orderFromSlice(t, c, tc.data, tc.shape, lk.opts(tc.shape, c.Size()))
 			for _, ax := range sortedKeys(tc.want) {
 				want := tc.want[ax]
 				a, err := dist.Argsort(x, ax)
@@ -267,9 +267,9 @@ func TestArgsortAxesNumPy(t *testing.T) {
 func TestSearchsortedNumPy(t *testing.T) {
 	c := mpitest.World(t)
 	for _, lk := range orderLayouts1 {
-		a := fromSlice(t, c, searchA, []int{len(searchA)}, lk.opts([]int{len(searchA)}, c.Size()))
+		a := orderFromSlice(t, c, searchA, []int{len(searchA)}, lk.opts([]int{len(searchA)}, c.Size()))
 		for _, vk := range orderLayouts1 {
-			v := fromSlice(t, c, searchV, []int{len(searchV)}, vk.opts([]int{len(searchV)}, c.Size()))
+			v := orderFromSlice(t, c, searchV, []int{len(searchV)}, vk.opts([]int{len(searchV)}, c.Size()))
 			for _, side := range []dist.Side{dist.SideLeft, dist.SideRight} {
 				want := map[dist.Side][]int64{dist.SideLeft: searchLeft, dist.SideRight: searchRight}[side]
 				r, err := dist.Searchsorted(a, v, side)
@@ -334,7 +334,7 @@ func TestQuantileNumPy(t *testing.T) {
 	for _, tc := range orderCases {
 		for _, lk := range orderLayouts1 {
 			shape := []int{len(tc.x)}
-			x := fromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
+			x := orderFromSlice(t, c, tc.x, shape, lk.opts(shape, c.Size()))
 			name := tc.name + "/" + lk.name
 			med, err := dist.Median(x)
 			if err != nil || !sameFloat(med, tc.median) {
@@ -406,7 +406,7 @@ func TestQuantileAxesNumPy(t *testing.T) {
 	c := mpitest.World(t)
 	for _, lk := range orderLayoutsN {
 		shape := []int{5, 4}
-		x := fromSlice(t, c, grid2Data(), shape, lk.opts(shape, c.Size()))
+		x := orderFromSlice(t, c, grid2Data(), shape, lk.opts(shape, c.Size()))
 		wants := map[int][2][]float64{0: {grid2Median0, grid2Pct0}, 1: {grid2Median1, grid2Pct1}, -1: {grid2Median1, grid2Pct1}}
 		for _, ax := range sortedKeys(wants) {
 			want := wants[ax]
@@ -429,7 +429,7 @@ func TestQuantileAxesNumPy(t *testing.T) {
 		}
 		x.Free()
 		shape = []int{2, 3, 4}
-		x = fromSlice(t, c, cube3Data(), shape, lk.opts(shape, c.Size()))
+		x = orderFromSlice(t, c, cube3Data(), shape, lk.opts(shape, c.Size()))
 		cubes := map[int][]float64{0: cube3Quantile0, 1: cube3Quantile1, 2: cube3Quantile2, -3: cube3Quantile0}
 		for _, ax := range sortedKeys(cubes) {
 			want := cubes[ax]
@@ -652,7 +652,7 @@ func TestNanQuantileNumPy(t *testing.T) {
 	c := mpitest.World(t)
 	tc := orderCases[0] // "mixed": two NaNs
 	for _, lk := range orderLayouts1 {
-		x := fromSlice(t, c, tc.x, []int{len(tc.x)}, lk.opts([]int{len(tc.x)}, c.Size()))
+		x := orderFromSlice(t, c, tc.x, []int{len(tc.x)}, lk.opts([]int{len(tc.x)}, c.Size()))
 		for _, chk := range []struct {
 			name string
 			f    func() (float64, error)
@@ -682,7 +682,7 @@ func TestNanQuantileNumPy(t *testing.T) {
 		g[r*4+3] = nan
 	}
 	for _, lk := range orderLayoutsN {
-		x := fromSlice(t, c, g, []int{5, 4}, lk.opts([]int{5, 4}, c.Size()))
+		x := orderFromSlice(t, c, g, []int{5, 4}, lk.opts([]int{5, 4}, c.Size()))
 		for _, chk := range []struct {
 			name string
 			f    func() (*dist.Array[float64], error)

@@ -20,6 +20,44 @@ const mathUlps = 4
 var unaryRef = map[string]func(float64) float64{
 	"exp": refExp, "log": math.Log, "sqrt": math.Sqrt, "sin": math.Sin,
 	"cos": math.Cos, "tanh": math.Tanh, "floor": math.Floor, "abs": math.Abs,
+	// Go's Log2 is 13 ulps off near 1: log(x)/ln 2 is within two.
+	"log10": math.Log10, "log2": func(x float64) float64 { return math.Log(x) / math.Ln2 }, "tan": math.Tan, "arctan": math.Atan,
+	"arcsinh": math.Asinh, "arccosh": math.Acosh, "arctanh": math.Atanh,
+	// Go's Asin and Acos are 10 ulps off near 1, and its Sinh and Cosh
+	// overflow below sinh's threshold (710.47): these forms are within an
+	// ulp or two.
+	"arcsin": func(x float64) float64 { return math.Atan2(x, math.Sqrt((1-x)*(1+x))) },
+	"arccos": func(x float64) float64 { return 2 * math.Atan(math.Sqrt((1-x)/(1+x))) },
+	"sinh":   func(x float64) float64 { return bigHyp(x, math.Sinh, -1) },
+	"cosh":   func(x float64) float64 { return bigHyp(x, math.Cosh, 1) },
+	"sign": func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x * 0 // 0, or NaN
+	},
+}
+
+// bigHyp is sinh (odd = -1) or cosh (+1) of x: f for |x| <= 20, else
+// exp(|x|)/2 (the other exponential is below an ulp), computed above 709
+// as (exp(|x|/2)/2)*exp(|x|/2), finite up to the true overflow.
+func bigHyp(x float64, f func(float64) float64, odd float64) float64 {
+	a := math.Abs(x)
+	if a <= 20 || a != a {
+		return f(x)
+	}
+	v := math.Exp(a) / 2
+	if a > 709 {
+		h := math.Exp(a / 2)
+		v = h / 2 * h
+	}
+	if x < 0 && odd < 0 {
+		v = -v
+	}
+	return v
 }
 
 // refExp is math.Exp, except just below the overflow threshold (709.78),
@@ -35,7 +73,7 @@ func refExp(x float64) float64 {
 }
 
 // exactUnary are the ops whose results must be bitwise Go's.
-var exactUnary = map[string]bool{"floor": true, "abs": true}
+var exactUnary = map[string]bool{"floor": true, "abs": true, "sign": true}
 
 func testMath(t *testing.T, b backend.Backend) {
 	m := b.(backend.Math)
@@ -47,6 +85,11 @@ func testMath(t *testing.T, b backend.Backend) {
 	t.Run("Abs/int64", func(t *testing.T) { absInt[int64](t, b, m) })
 	t.Run("Pow/float64", func(t *testing.T) { powFloat[float64](t, b, m, mathUlps) })
 	t.Run("Pow/float32", func(t *testing.T) { powFloat[float32](t, b, m, 2*mathUlps) })
+	t.Run("BinaryMath/float64", func(t *testing.T) { binaryMath[float64](t, b, m) })
+	t.Run("BinaryMath/float32", func(t *testing.T) { binaryMath[float32](t, b, m) })
+	t.Run("BinaryMath/int32", func(t *testing.T) { binaryMath[int32](t, b, m) })
+	t.Run("BinaryMath/uint8", func(t *testing.T) { binaryMath[uint8](t, b, m) })
+	t.Run("BinaryMath/int64", func(t *testing.T) { binaryMath[int64](t, b, m) })
 	t.Run("Clip/float64", func(t *testing.T) { clip[float64](t, b, m) })
 	t.Run("Clip/float32", func(t *testing.T) { clip[float32](t, b, m) })
 	t.Run("Clip/int32", func(t *testing.T) { clip[int32](t, b, m) })
@@ -188,4 +231,124 @@ func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
 		}
 		freeAll(b, bx, bd)
 	}
+}
+
+// binaryMathRef is NumPy's function of each BinaryMathOp: maximum and
+// minimum propagate NaN and give the second argument for equal ones
+// (maximum(+0, -0) is -0), mod and floor_divide follow npy_divmod for
+// floats and Python's floor rule for integers (0 for a zero divisor,
+// the most negative integer divided by -1 is itself).
+func binaryMathRef[T backend.Element](op backend.BinaryMathOp, a, b T) T {
+	float := backend.DTypeOf[T]().IsFloat()
+	switch op.String() {
+	case "maximum", "minimum":
+		if a != a {
+			return a
+		}
+		if b != b || a == b {
+			return b
+		}
+		if (a > b) == (op.String() == "maximum") {
+			return a
+		}
+		return b
+	case "arctan2":
+		return T(math.Atan2(float64(a), float64(b)))
+	}
+	mod := op.String() == "mod"
+	if float {
+		fa, fb := float64(a), float64(b)
+		if fb == 0 {
+			if mod {
+				return T(math.Mod(fa, fb))
+			}
+			return T(fa / fb)
+		}
+		m := math.Mod(fa, fb)
+		div := (fa - m) / fb
+		if m != 0 {
+			if (fb < 0) != (m < 0) {
+				m += fb
+				div -= 1
+			}
+		} else {
+			m = math.Copysign(0, fb)
+		}
+		var fd float64
+		if div != 0 {
+			fd = math.Floor(div)
+			if div-fd > 0.5 {
+				fd++
+			}
+		} else {
+			fd = math.Copysign(0, fa/fb)
+		}
+		if mod {
+			return T(m)
+		}
+		return T(fd)
+	}
+	var zero T
+	if b == zero {
+		return zero
+	}
+	if !backend.DTypeOf[T]().IsSigned() {
+		ua, ub := uint64(a), uint64(b)
+		if mod {
+			return T(ua % ub)
+		}
+		return T(ua / ub)
+	}
+	// In int64, then wrapped to T: the most negative T divided by -1 is
+	// itself, as NumPy gives.
+	ia, ib := int64(a), int64(b)
+	q, r := ia/ib, ia%ib
+	if r != 0 && (r < 0) != (ib < 0) {
+		q--
+		r += ib
+	}
+	if mod {
+		return T(r)
+	}
+	return T(q)
+}
+
+func binaryMath[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
+	float := backend.DTypeOf[T]().IsFloat()
+	for op := backend.BinaryMathOp(0); op.Valid(); op++ {
+		if op.FloatOnly() && !float {
+			continue
+		}
+		for _, n := range capSizesOf[T]() {
+			r := rng(t, n)
+			x, y := randSmall[T](r, n, -7, 15), randSmall[T](r, n, -7, 15)
+			if float && n > 8 {
+				nan, inf, m1 := T(math.NaN()), T(math.Inf(1)), -1.0
+				x[0], y[1], x[2], y[3], x[4], y[4], x[5], y[5] = nan, nan, inf, inf, 0, T(math.Copysign(0, -1)), T(m1*5.5), T(-m1*2.25)
+				y[6], x[7] = 0, T(m1*3)
+			}
+			want := make([]T, n)
+			for i := range x {
+				want[i] = binaryMathRef(op, x[i], y[i])
+			}
+			bx, by, bd := up(t, b, x), up(t, b, y), zeros[T](t, b, n)
+			m.BinaryMath(op, bd, bx, by)
+			what := fmt.Sprintf("BinaryMath(%v) of %d", op, n)
+			got := down[T](t, b, bd)
+			if op.String() == "arctan2" {
+				checkUlps(t, what, toFloat64(got), toFloat64(want), mathUlps)
+			} else {
+				checkSame(t, what, got, want)
+			}
+			freeAll(b, bx, by, bd)
+		}
+	}
+}
+
+func toFloat64[T backend.Element](x []T) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
 }

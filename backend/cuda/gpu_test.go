@@ -52,6 +52,24 @@ func TestGPUConformance(t *testing.T) {
 	backendtest.TestBackend(t, b)
 }
 
+// TestGPUCapabilities runs the suite of every optional interface the CUDA
+// backend claims, in the bit-parity mode (gpu sets it), on a GPU. On the
+// fake driver it is skipped: the emulated kernels would take minutes over
+// the suites' sizes, and TestGPUConformance and the per-capability TestGPU
+// tests cover the emulated kernels there.
+func TestGPUCapabilities(t *testing.T) {
+	b := gpu(t)
+	if emulated(b) {
+		t.Skip("the capability suites on emulated kernels take minutes: run on a GPU (scripts/gpu-check.sh)")
+	}
+	if err := b.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	backendtest.TestCapabilities(t, b, "Math", "Converter", "AxisReducer", "StatsReducer", "Sorter",
+		"FFTer", "GEMM", "RandomFiller", "Stencils", "WeightedStencils", "StencilDots", "ComplexMath",
+		"ComplexKernels", "Async", "Describer")
+}
+
 func TestGPURegistered(t *testing.T) {
 	b := gpu(t)
 	lb, err := backend.Lookup("cuda")

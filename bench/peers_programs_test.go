@@ -57,8 +57,21 @@ func smallChecks(t *testing.T, ranks int) []Check {
 	for i := range s.PingBytes / 8 {
 		buf += float64(i % 1000)
 	}
+	// W11's checksums, as benchOrder computed them.
+	if _, err := e.benchOrder(); err != nil {
+		t.Fatal(err)
+	}
+	var w11 []Check
+	for _, c := range e.checks {
+		if c.Workload == "W11" {
+			w11 = append(w11, check("W11", c.What, c.XPMPI, tolSum))
+		}
+	}
+	if len(w11) != 2 {
+		t.Fatalf("W11 made %d checks, want 2", len(w11))
+	}
 	// The tolerances of workloads.go's compareChecksums calls.
-	return []Check{
+	return append([]Check{
 		check("W2", "dot", dot.Checksum, 0),
 		check("W3", "sum of u", jac.Checksum, tolSum),
 		check("W4", "iterations", float64(cgr.Iters), 0),
@@ -66,7 +79,7 @@ func smallChecks(t *testing.T, ranks int) []Check {
 		check("W5", "weighted sum of the sorted keys", srt.Checksum, tolSum),
 		check("W6", "sum of the allreduce results", float64(s.AllreduceCalls*ranks), 0),
 		check("W6", "ping-pong buffer sum", buf, 0),
-	}
+	}, w11...)
 }
 
 // TestPeerProgramsSmall builds bench/ref/w6.c as scripts/bench.sh does,
@@ -142,15 +155,15 @@ func TestPeerProgramsSmall(t *testing.T) {
 			t.Errorf("%d ranks: %v\n%s", np, err, text.String())
 		}
 		// Every checksum of every peer was compared: C alone's allreduce
-		// sum, mpi4py's W2, W3, W4 (two), W5 and allreduce sums, and at 2
-		// ranks each one's ping-pong sum.
-		compared := len(r.Checks) - 7
+		// sum, mpi4py's W2, W3, W4 (two), W5, allreduce and W11 (two)
+		// sums, and at 2 ranks each one's ping-pong sum.
+		compared := len(r.Checks) - 9
 		want := 1
 		if np > 1 {
 			want++
 		}
 		if py != "" {
-			want += 6
+			want += 8
 			if np > 1 {
 				want++
 			}

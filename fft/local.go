@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/backend/cpu"
 )
 
 // LocalFFT computes, in place, the forward discrete Fourier transform of
@@ -60,5 +59,9 @@ func checkBlock(x []complex128, shape []int, axis int, name string) (outer, n, i
 
 func along(x []complex128, shape []int, axis int, inverse bool, name string) {
 	outer, n, inner := checkBlock(x, shape, axis, name)
-	cpu.Default.FFT(backend.HostBufferOf(x), outer, n, inner, inverse) // the CPU's FFT returns no error
+	hostFFT().FFT(backend.HostBufferOf(x), outer, n, inner, inverse) // the CPU's FFT returns no error
 }
+
+// hostFFT returns the CPU backend's FFT, taken from the registry (package
+// dist registers the CPU backend): the FFT of host blocks and slices.
+func hostFFT() backend.FFTer { return backend.HostBackend().(backend.FFTer) }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/xpmpi/xpmpi/backend"
-	"github.com/xpmpi/xpmpi/backend/cpu"
 )
 
 // The real transforms of local blocks. For an even length n = 2M the M
@@ -140,7 +139,7 @@ func rfftBlock(x []float64, out []complex128, pre, n, post int) {
 					}
 				}
 			}
-			cpu.Default.FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, false)
+			hostFFT().FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, false)
 			// Unpack, row by row or a row of every column at a time.
 			if es == 1 {
 				for l := 0; l < w; l++ {
@@ -273,7 +272,7 @@ func irfftBlock(in []complex128, m int, out []float64, pre, n, post int) {
 					line[k] = complex(er-oi, ei+or)
 				}
 			}
-			cpu.Default.FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, true)
+			hostFFT().FFT(backend.HostBufferOf(s[:w*L]), w, L, 1, true)
 			switch {
 			case es == 1:
 				for l := 0; l < w; l++ {

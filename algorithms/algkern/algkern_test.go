@@ -66,11 +66,9 @@ func TestCatalog(t *testing.T) {
 }
 
 // TestParity runs every kernel's parity cases on the host and on the
-// device of kerneltest (the fake device without a GPU).
+// CUDA source (a GPU, or the fake CUDA driver built once for all of them).
 func TestParity(t *testing.T) {
-	for _, k := range allKernels {
-		t.Run(k.Name(), func(t *testing.T) { kerneltest.Parity(t, k) })
-	}
+	kerneltest.Parity(t, allKernels...)
 }
 
 // TestCompile compiles every variant with NVRTC (skipped without it).

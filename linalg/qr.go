@@ -220,27 +220,8 @@ func Lstsq[T backend.Inexact](a, b *dist.Array[T]) (*LstsqResult[T], error) {
 	if len(bs) == 2 {
 		nrhs = bs[1]
 	}
-	ar, own, err := rowsOf(a)
+	aw, bw, cnt, err := hostRows(c, a, b)
 	if err != nil {
-		return nil, err
-	}
-	if own {
-		defer ar.Free()
-	}
-	cnt := ar.Layout().Counts()
-	br, ownb, err := toCounts(b, cnt)
-	if err != nil {
-		return nil, err
-	}
-	if ownb {
-		defer br.Free()
-	}
-	aw, err := hostCopy(ar)
-	var bw []T
-	if err == nil {
-		bw, err = hostCopy(br)
-	}
-	if err = mpi.Agree(c, err); err != nil {
 		return nil, err
 	}
 	mr, nc := cnt[c.Rank()], n+nrhs

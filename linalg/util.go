@@ -115,6 +115,36 @@ func toCounts[T backend.Numeric](x *dist.Array[T], counts []int) (y *dist.Array[
 	return y, err == nil, err
 }
 
+// hostRows returns this rank's rows of a and b in host memory, a split by
+// rows (redistributed where it is not) and b by the same row counts, and
+// the row counts of every rank: the first step of Solve and Lstsq. It is
+// collective; a failure to copy on any rank is every rank's error.
+func hostRows[T backend.Numeric](c mpi.Comm, a, b *dist.Array[T]) (aw, bw []T, counts []int, err error) {
+	ar, own, err := rowsOf(a)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if own {
+		defer ar.Free()
+	}
+	counts = ar.Layout().Counts()
+	br, ownb, err := toCounts(b, counts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if ownb {
+		defer br.Free()
+	}
+	aw, err = hostCopy(ar)
+	if err == nil {
+		bw, err = hostCopy(br)
+	}
+	if err = mpi.Agree(c, err); err != nil {
+		return nil, nil, nil, err
+	}
+	return aw, bw, counts, nil
+}
+
 // hostCopy returns a copy of this rank's block of x in host memory (a
 // device block is copied to the host, recorded).
 func hostCopy[T backend.Numeric](x *dist.Array[T]) ([]T, error) {

@@ -248,37 +248,10 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 	// Rank 0 resolves the directory's symbolic links, once (the save
 	// writes the link's target, and renames there), locks it and makes the
 	// temporary directory; the others learn both names.
-	var suffix [16]byte
-	var real string
-	var err error
-	if c.Rank() == 0 {
-		var tmp string
-		real, err = resolveCheckpointDir(dir)
-		if err == nil {
-			err = lockCheckpointDir(real)
-		}
-		if err == nil {
-			tmp, err = makeTempCheckpoint(real, step)
-		}
-		if err == nil {
-			copy(suffix[:], tmp[len(tmp)-len(suffix):])
-		}
-	}
-	if err := mpi.Agree(c, err); err != nil {
+	real, tmp, err := startCheckpoint(c, dir, step)
+	if err != nil {
 		return fail(err)
 	}
-	realLen := []int64{int64(len(real))}
-	if err := mpi.Bcast(c, realLen, 0); err != nil {
-		return fail(err)
-	}
-	buf := make([]byte, int(realLen[0])+len(suffix))
-	copy(buf, real)
-	copy(buf[realLen[0]:], suffix[:])
-	if err := mpi.BcastBytes(c, buf, 0); err != nil {
-		return fail(err)
-	}
-	real = string(buf[:realLen[0]])
-	tmp := fmt.Sprintf("%s.tmp-%d-%s", real, step, buf[realLen[0]:])
 	cleanup := func() {
 		if c.Rank() == 0 {
 			os.RemoveAll(tmp)
@@ -297,17 +270,61 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 
 	// The data is synced on every rank: rank 0 writes the manifest, last,
 	// and moves the checkpoint into place.
-	err = nil
+	if err := finishCheckpoint(c, real, tmp, m); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// startCheckpoint is the first step of a save, collective over c: rank 0
+// resolves dir's symbolic links, locks the result and makes the temporary
+// directory of step; every rank learns the resolved directory and the
+// temporary one, or gets rank 0's error.
+func startCheckpoint(c mpi.Comm, dir string, step int64) (real, tmp string, err error) {
+	var suffix [16]byte
+	if c.Rank() == 0 {
+		var t string
+		real, err = resolveCheckpointDir(dir)
+		if err == nil {
+			err = lockCheckpointDir(real)
+		}
+		if err == nil {
+			t, err = makeTempCheckpoint(real, step)
+		}
+		if err == nil {
+			copy(suffix[:], t[len(t)-len(suffix):])
+		}
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return "", "", err
+	}
+	realLen := []int64{int64(len(real))}
+	if err := mpi.Bcast(c, realLen, 0); err != nil {
+		return "", "", err
+	}
+	buf := make([]byte, int(realLen[0])+len(suffix))
+	copy(buf, real)
+	copy(buf[realLen[0]:], suffix[:])
+	if err := mpi.BcastBytes(c, buf, 0); err != nil {
+		return "", "", err
+	}
+	real = string(buf[:realLen[0]])
+	return real, fmt.Sprintf("%s.tmp-%d-%s", real, step, buf[realLen[0]:]), nil
+}
+
+// finishCheckpoint is the last step of a save, collective over c, once the
+// data in tmp is synced on every rank: rank 0 writes m, the manifest, last,
+// and moves tmp into place at real (removing tmp if that fails); every
+// rank gets rank 0's error.
+func finishCheckpoint(c mpi.Comm, real, tmp string, m Manifest) error {
+	var err error
 	if c.Rank() == 0 {
 		err = commitCheckpoint(real, tmp, m)
 		if err != nil {
 			os.RemoveAll(tmp)
 		}
 	}
-	if err := mpi.Agree(c, err); err != nil {
-		return fail(err)
-	}
-	return nil
+	return mpi.Agree(c, err)
 }
 
 // saveHash hashes the arguments of SaveCheckpoint, for the check that

@@ -61,37 +61,10 @@ func SaveCheckpointFiles(c mpi.Comm, dir string, step int64, meta map[string]str
 
 	// As SaveCheckpoint: rank 0 resolves, locks and makes the temporary
 	// directory; the others learn both names.
-	var suffix [16]byte
-	var real string
-	var err error
-	if c.Rank() == 0 {
-		var tmp string
-		real, err = resolveCheckpointDir(dir)
-		if err == nil {
-			err = lockCheckpointDir(real)
-		}
-		if err == nil {
-			tmp, err = makeTempCheckpoint(real, step)
-		}
-		if err == nil {
-			copy(suffix[:], tmp[len(tmp)-len(suffix):])
-		}
-	}
-	if err := mpi.Agree(c, err); err != nil {
+	real, tmp, err := startCheckpoint(c, dir, step)
+	if err != nil {
 		return fail(err)
 	}
-	realLen := []int64{int64(len(real))}
-	if err := mpi.Bcast(c, realLen, 0); err != nil {
-		return fail(err)
-	}
-	buf := make([]byte, int(realLen[0])+len(suffix))
-	copy(buf, real)
-	copy(buf[realLen[0]:], suffix[:])
-	if err := mpi.BcastBytes(c, buf, 0); err != nil {
-		return fail(err)
-	}
-	real = string(buf[:realLen[0]])
-	tmp := fmt.Sprintf("%s.tmp-%d-%s", real, step, buf[realLen[0]:])
 	cleanup := func() {
 		if c.Rank() == 0 {
 			os.RemoveAll(tmp)
@@ -136,14 +109,7 @@ func SaveCheckpointFiles(c mpi.Comm, dir string, step int64, meta map[string]str
 		full[k] = v
 	}
 	m := Manifest{Step: step, Meta: full, Created: time.Now(), Ranks: c.Size()}
-	err = nil
-	if c.Rank() == 0 {
-		err = commitCheckpoint(real, tmp, m)
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}
-	if err := mpi.Agree(c, err); err != nil {
+	if err := finishCheckpoint(c, real, tmp, m); err != nil {
 		return fail(err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package backendtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -175,7 +176,7 @@ func powFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math, 
 	sy := []T{0, nan, -1, 2, 0.5, 3, -inf, -1, 3, inf, -3}
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
-		x, y := slicesClone(sx), slicesClone(sy)
+		x, y := slices.Clone(sx), slices.Clone(sy)
 		for i := 0; i < n; i++ {
 			x = append(x, T(0.5+1.5*r.Float64()))
 			y = append(y, T(6*r.Float64()-3))
@@ -197,8 +198,6 @@ func powFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math, 
 		freeAll(b, bx, by, bd)
 	}
 }
-
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
 func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
 	float := backend.DTypeOf[T]().IsFloat()

@@ -196,6 +196,32 @@ func laplaceDotRow[T backend.Float](dst, src []T, cols, i int) float64 {
 	return s
 }
 
+// lanes32 returns the sum of a[k]*b[k] over the first 32*(len(a)/32)
+// elements and that count: element k goes to lane k%32, each lane from +0,
+// the product rounded before the sum, and the lanes are combined as the
+// vector ((A0+A1)+(A2+A3))+((A4+A5)+(A6+A7)) of their 8 groups of 4 (lane
+// 4j+i is lane i of group j), then its lanes c as (c0+c2)+(c1+c3): the
+// arithmetic of vec.DotAVX2, which does it where the processor has AVX2.
+func lanes32(a, b []float64) (float64, int) {
+	if useVector && len(a) >= 32 {
+		return vec.DotAVX2(&a[0], &b[0], len(a))
+	}
+	m := len(a) &^ 31
+	b = b[:len(a)]
+	var l [32]float64
+	for k := 0; k < m; k += 32 {
+		a, b := a[k:k+32:k+32], b[k:k+32:k+32]
+		for q := range 32 {
+			l[q] += float64(a[q] * b[q])
+		}
+	}
+	var c [4]float64
+	for q := range 4 {
+		c[q] = ((l[q] + l[4+q]) + (l[8+q] + l[12+q])) + ((l[16+q] + l[20+q]) + (l[24+q] + l[28+q]))
+	}
+	return (c[0] + c[2]) + (c[1] + c[3]), m
+}
+
 // lanes16 returns the sum of a[k]*b[k] over the first 16*(len(a)/16)
 // elements, each product rounded to float64, in 16 lanes (element k in
 // lane k%16, each lane from +0) combined as c[i] = (l[i]+l[8+i]) +

@@ -36,17 +36,22 @@ func axpy32(a float32, x, y []float32) {
 	blas32.Axpy(a, blas32.Vector{N: n, Inc: 1, Data: x[:n]}, blas32.Vector{N: n, Inc: 1, Data: y})
 }
 
-// The per-chunk kernels of Sum and Dot for float64, and of Dot for
-// float32, are gonum's SSE2 assembly: single-threaded, 2^24 elements in
-// 4096-element chunks, they ran at 8.9-9.1 GB/s (Sum) and 8.4-9.8 GB/s
-// (Dot) against 5.9-6.4 and 6.5-7.6 GB/s for the Go loops with 8
-// accumulators, and 2.7-3.4 times as fast on a chunk in cache; float32 Dot
-// (f32.DdotUnitary, which converts to float64 before multiplying) 10.4-11.7
-// against 6.5-7.1 GB/s. gonum has no float32-to-float64 Sum: that one is the
-// Go loop. The assembly sums each chunk in a fixed order of 4 (Dot) or 8
-// (Sum) lanes, but Sum and float32 Dot first add single elements until the
-// address is 16-byte aligned, so the last bits of a result can depend on
-// the alignment of the data (never on the thread count).
+// The per-chunk kernels of Sum for float64 and of Dot for float32 are
+// gonum's SSE2 assembly: single-threaded, 2^24 elements in 4096-element
+// chunks, they ran at 8.9-9.1 GB/s (Sum) against 5.9-6.4 GB/s for the Go
+// loop with 8 accumulators, and 2.7-3.4 times as fast on a chunk in cache;
+// float32 Dot (f32.DdotUnitary, which converts to float64 before
+// multiplying) 10.4-11.7 against 6.5-7.1 GB/s. gonum has no
+// float32-to-float64 Sum: that one is the Go loop. The assembly sums each
+// chunk in a fixed order of 8 (Sum) lanes, but first adds single elements
+// until the address is 16-byte aligned, so the last bits of a result can
+// depend on the alignment of the data (never on the thread count).
+//
+// float64 Dot is dot64: 32 lanes (lanes32, the AVX2 kernel vec.DotAVX2
+// where it runs), whose grouping depends on the element index alone, so
+// its bits depend neither on the alignment nor on AVX2. On a 4096-element
+// chunk in cache it ran at 2 times gonum's SSE2 DotUnitary (2026-12-06,
+// AMD EPYC, BenchmarkDotChunk).
 
 // sumChunkF returns the float64 sum of one chunk of floats.
 func sumChunkF[T backend.Element](x []T) float64 {
@@ -60,9 +65,21 @@ func sumChunkF[T backend.Element](x []T) float64 {
 func dotChunkF[T backend.Element](x, y []T) float64 {
 	switch x := any(x).(type) {
 	case []float64:
-		return floats.Dot(x, any(y).([]float64)[:len(x)])
+		return dot64(x, any(y).([]float64)[:len(x)])
 	case []float32:
 		return gonum.Implementation{}.Dsdot(len(x), x, 1, any(y).([]float32)[:len(x)], 1)
 	}
 	return dotChunk(x, y)
+}
+
+// dot64 returns the sum of x[i]*y[i]: lanes32 over the first 32*(len(x)/32)
+// elements, then the rest added one at a time in order. It is the same
+// bits with and without AVX2.
+func dot64(x, y []float64) float64 {
+	s, i := lanes32(x, y)
+	y = y[:len(x)]
+	for ; i < len(x); i++ {
+		s += float64(x[i] * y[i])
+	}
+	return s
 }

@@ -28,6 +28,7 @@ func main() {
 	laplaceDotRow()
 	axpyRow()
 	axpbyRow()
+	dotRow()
 	Generate()
 }
 
@@ -206,4 +207,60 @@ func axpbyRow() {
 			VMOVUPD(v, at(y, i, k))
 		}
 	})
+}
+
+// dotRow: the sum of x[j]*y[j] over the first n&^31 elements in 32 lanes:
+// element j goes to lane j%32, lane 4k+i being lane i of accumulator k,
+// each lane from +0, the product rounded before the sum (no fused
+// multiply-add). The lanes are combined as package cpu's lanes32: the
+// vector ((A0+A1)+(A2+A3))+((A4+A5)+(A6+A7)), then its lanes c as
+// (c0+c2)+(c1+c3). Eight accumulators keep both of the processor's
+// floating-point adders busy through the adds' latency, and each load is a
+// full YMM register.
+func dotRow() {
+	TEXT("DotAVX2", NOSPLIT, "func(x, y *float64, n int) (sum float64, done int)")
+	Pragma("noescape")
+	Doc("DotAVX2 returns the sum of x[j]*y[j] over the first n&^31 elements in 32 lanes, combined as package cpu's lanes32, and how many it did.")
+	x, y := Load(Param("x"), GP64()), Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	var acc [8]VecVirtual
+	for k := range acc {
+		acc[k] = YMM()
+		VXORPD(acc[k], acc[k], acc[k])
+	}
+	i := GP64()
+	XORQ(i, i)
+	end := GP64()
+	MOVQ(n, end)
+	ANDQ(I32(^31), end)
+	Label("dot32loop")
+	CMPQ(i, end)
+	JGE(LabelRef("dot32done"))
+	for k := 0; k < 8; k++ {
+		v := YMM()
+		VMOVUPD(at(x, i, 4*k), v)
+		VMULPD(at(y, i, 4*k), v, v)
+		VADDPD(v, acc[k], acc[k])
+	}
+	ADDQ(I8(32), i)
+	JMP(LabelRef("dot32loop"))
+	Label("dot32done")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[5], acc[4], acc[4])
+	VADDPD(acc[7], acc[6], acc[6])
+	VADDPD(acc[2], acc[0], acc[0])
+	VADDPD(acc[6], acc[4], acc[4])
+	VADDPD(acc[4], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTF128(U8(1), acc[0], hi)
+	lo := acc[0].AsX()
+	VADDPD(hi, lo, lo) // (c0+c2, c1+c3)
+	h := XMM()
+	VUNPCKHPD(lo, lo, h)
+	VADDSD(h, lo, lo)
+	VZEROUPPER()
+	Store(lo, Return("sum"))
+	Store(i, Return("done"))
+	RET()
 }

@@ -215,3 +215,67 @@ done:
 	VZEROUPPER
 	MOVQ BX, ret+40(FP)
 	RET
+
+// func DotAVX2(x *float64, y *float64, n int) (sum float64, done int)
+// Requires: AVX, SSE2
+TEXT ·DotAVX2(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   BX, BX
+	ANDQ   $-32, DX
+
+dot32loop:
+	CMPQ    BX, DX
+	JGE     dot32done
+	VMOVUPD (AX)(BX*8), Y8
+	VMULPD  (CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y0, Y0
+	VMOVUPD 32(AX)(BX*8), Y8
+	VMULPD  32(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y1, Y1
+	VMOVUPD 64(AX)(BX*8), Y8
+	VMULPD  64(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y2, Y2
+	VMOVUPD 96(AX)(BX*8), Y8
+	VMULPD  96(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y3, Y3
+	VMOVUPD 128(AX)(BX*8), Y8
+	VMULPD  128(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y4, Y4
+	VMOVUPD 160(AX)(BX*8), Y8
+	VMULPD  160(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y5, Y5
+	VMOVUPD 192(AX)(BX*8), Y8
+	VMULPD  192(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y6, Y6
+	VMOVUPD 224(AX)(BX*8), Y8
+	VMULPD  224(CX)(BX*8), Y8, Y8
+	VADDPD  Y8, Y7, Y7
+	ADDQ    $+32, BX
+	JMP     dot32loop
+
+dot32done:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y5, Y4, Y4
+	VADDPD       Y7, Y6, Y6
+	VADDPD       Y2, Y0, Y0
+	VADDPD       Y6, Y4, Y4
+	VADDPD       Y4, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, sum+24(FP)
+	MOVQ         BX, done+32(FP)
+	RET

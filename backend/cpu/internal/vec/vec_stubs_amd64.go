@@ -20,3 +20,8 @@ func AxpyAVX2(a float64, x *float64, y *float64, n int) int
 
 // AxpbyAVX2 sets y[j] = a*x[j] + b*y[j] for the first n&^7 elements and returns how many it did.
 func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int
+
+// DotAVX2 returns the sum of x[j]*y[j] over the first n&^31 elements in 32 lanes, combined as package cpu's lanes32, and how many it did.
+//
+//go:noescape
+func DotAVX2(x *float64, y *float64, n int) (sum float64, done int)

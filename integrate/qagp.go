@@ -61,6 +61,13 @@ func (s *qagsState) firstP(r []ruleResult) {
 		s.end()
 		return
 	}
+	if s.last == s.limit {
+		// No breakpoint inside the interval and Limit 1: no room to
+		// bisect, where qagpe would go on to read past its lists.
+		s.ier = 1
+		s.end()
+		return
+	}
 	s.defabs = resabs
 	s.erlarg = s.errsum
 	s.ertest = s.errbnd

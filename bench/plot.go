@@ -5,14 +5,14 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
-	"os"
 	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/xpmpi/xpmpi/internal/pngfile"
 )
 
 // Colours of the bench chart.
@@ -130,15 +130,7 @@ func writeBenchPNG(path string, rows []Row, title string) error {
 	y1 := yOf(1)
 	hline(y1, left, left+plotW, lineOne)
 	hline(y1+1, left, left+plotW, lineOne)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return pngfile.Write(path, img)
 }
 
 // wrapWords splits s at spaces into lines of at most width characters

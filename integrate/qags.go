@@ -8,11 +8,14 @@ import (
 // interval is a subinterval in the rule's variable.
 type interval struct{ a, b float64 }
 
-// qagsState is QUADPACK's qagse/qagie written as a state machine, so that
-// the rule's evaluations of many problems can be gathered into one call of
-// the integrand (QuadBatch): want says which subintervals need the rule
-// next, give hands their results back and runs the algorithm on to the
-// next bisection. The arrays are 1-based as in the Fortran.
+// qagsState is QUADPACK's qagse/qagie, and qagpe where the problem has
+// breakpoints, written as a state machine, so that the rule's evaluations
+// of many problems can be gathered into one call of the integrand
+// (QuadBatch): want says which subintervals need the rule next, give hands
+// their results back and runs the algorithm on to the next bisection. The
+// three share one main loop (step); qagpe differs in its start (firstP)
+// and in what counts as a small subinterval (large). The arrays are
+// 1-based as in the Fortran.
 type qagsState struct {
 	p              problem
 	epsabs, epsrel float64
@@ -103,13 +106,10 @@ func (s *qagsState) give(r []ruleResult) {
 		}
 		return
 	}
-	if s.p.pts != nil {
-		s.stepP(r[0], r[1])
-		return
-	}
 	s.step(r[0], r[1])
 }
 
+// first is qagse's start: the rule on the whole interval.
 func (s *qagsState) first(r ruleResult) {
 	// qagse calls qk21(f,a,b,result,abserr,defabs,resabs): its defabs is
 	// the rule's resabs and its resabs the rule's resasc.
@@ -131,15 +131,23 @@ func (s *qagsState) first(r ruleResult) {
 		s.end()
 		return
 	}
-	s.rlist2[1] = s.result
-	s.errmax = s.abserr
-	s.maxerr = 1
-	s.area = s.result
 	s.errsum = s.abserr
+	// The table gets its second element after the first bisection (step).
+	s.startLoop(2)
+}
+
+// startLoop sets up the main loop once the first rule results are in
+// rlist, elist and iord: the largest error to bisect first, the sum, the
+// extrapolation table holding the first result, and no estimate yet.
+func (s *qagsState) startLoop(numrl2 int) {
+	s.rlist2[1] = s.result
+	s.maxerr = s.iord[1]
+	s.errmax = s.elist[s.maxerr]
+	s.area = s.result
 	s.abserr = oflow
 	s.nrmax = 1
 	s.nres = 0
-	s.numrl2 = 2
+	s.numrl2 = numrl2
 	s.ktmin = 0
 	s.ksgn = -1
 	if s.dres >= (1-50*epmach)*s.defabs {
@@ -147,11 +155,37 @@ func (s *qagsState) first(r ruleResult) {
 	}
 }
 
-// step is one pass of qagse's main loop, from the rule's results on the
-// two halves of the subinterval with the largest error.
+// large reports whether a subinterval of width w at bisection level lev
+// is still too large to take part in the next extrapolation: qagse
+// measures its width against small, which halves with each
+// extrapolation; qagpe its level against levmax, which grows by one.
+func (s *qagsState) large(w float64, lev int) bool {
+	if s.level != nil {
+		return lev+1 <= s.levmax
+	}
+	return math.Abs(w) > s.small
+}
+
+// largeAt is large for subinterval i.
+func (s *qagsState) largeAt(i int) bool {
+	lev := 0
+	if s.level != nil {
+		lev = s.level[i]
+	}
+	return s.large(s.blist[i]-s.alist[i], lev)
+}
+
+// step is one pass of the main loop of qagse and qagpe (they differ where
+// s.level, qagpe's, is tested), from the rule's results on the two halves
+// of the subinterval with the largest error.
 func (s *qagsState) step(r1, r2 ruleResult) {
 	s.last++
 	last := s.last
+	qagp := s.level != nil
+	levcur := 0
+	if qagp {
+		levcur = s.level[s.maxerr] + 1
+	}
 	a1, b1 := s.pending[0].a, s.pending[0].b
 	a2, b2 := s.pending[1].a, s.pending[1].b
 	s.erlast = s.errmax
@@ -172,6 +206,10 @@ func (s *qagsState) step(r1, r2 ruleResult) {
 		if last > 10 && erro12 > s.errmax {
 			s.iroff3++
 		}
+	}
+	if qagp {
+		s.level[s.maxerr] = levcur
+		s.level[last] = levcur
 	}
 	s.rlist[s.maxerr] = area1
 	s.rlist[last] = area2
@@ -212,7 +250,9 @@ func (s *qagsState) step(r1, r2 ruleResult) {
 		s.finish100()
 		return
 	}
-	if last == 2 {
+	if !qagp && last == 2 {
+		// qagse's table gets its second element, and small its first
+		// value, after the first bisection; qagpe set up both in firstP.
 		s.small = math.Abs(s.p.b-s.p.a) * 0.375
 		s.erlarg = s.errsum
 		s.ertest = s.errbnd
@@ -223,11 +263,11 @@ func (s *qagsState) step(r1, r2 ruleResult) {
 		return
 	}
 	s.erlarg -= s.erlast
-	if math.Abs(b1-a1) > s.small {
+	if s.large(b1-a1, levcur) {
 		s.erlarg += erro12
 	}
 	if !s.extrap {
-		if math.Abs(s.blist[s.maxerr]-s.alist[s.maxerr]) > s.small {
+		if s.largeAt(s.maxerr) {
 			return
 		}
 		s.extrap = true
@@ -242,43 +282,52 @@ func (s *qagsState) step(r1, r2 ruleResult) {
 		for k := id; k <= jupbnd; k++ {
 			s.maxerr = s.iord[s.nrmax]
 			s.errmax = s.elist[s.maxerr]
-			if math.Abs(s.blist[s.maxerr]-s.alist[s.maxerr]) > s.small {
+			if s.largeAt(s.maxerr) {
 				return
 			}
 			s.nrmax++
 		}
 	}
-	// Perform extrapolation.
+	// Perform extrapolation. qagpe's table starts with one element: it
+	// extrapolates from the third, as qagse (whose table starts with two)
+	// always does.
 	s.numrl2++
 	s.rlist2[s.numrl2] = s.area
-	reseps, abseps := s.qelg()
-	s.ktmin++
-	if s.ktmin > 5 && s.abserr < 1e-3*s.errsum {
-		s.ier = 5
-	}
-	if abseps < s.abserr {
-		s.ktmin = 0
-		s.abserr = abseps
-		s.result = reseps
-		s.correc = s.erlarg
-		s.ertest = math.Max(s.epsabs, s.epsrel*math.Abs(reseps))
-		if s.abserr <= s.ertest {
+	if s.numrl2 > 2 {
+		reseps, abseps := s.qelg()
+		s.ktmin++
+		if s.ktmin > 5 && s.abserr < 1e-3*s.errsum {
+			s.ier = 5
+		}
+		if abseps < s.abserr {
+			s.ktmin = 0
+			s.abserr = abseps
+			s.result = reseps
+			s.correc = s.erlarg
+			s.ertest = math.Max(s.epsabs, s.epsrel*math.Abs(reseps))
+			// qagse stops at abserr <= ertest, qagpe only below it.
+			if s.abserr < s.ertest || !qagp && s.abserr == s.ertest {
+				s.finish100()
+				return
+			}
+		}
+		if s.numrl2 == 1 {
+			s.noext = true
+		}
+		if s.ier == 5 {
 			s.finish100()
 			return
 		}
-	}
-	if s.numrl2 == 1 {
-		s.noext = true
-	}
-	if s.ier == 5 {
-		s.finish100()
-		return
 	}
 	s.maxerr = s.iord[1]
 	s.errmax = s.elist[s.maxerr]
 	s.nrmax = 1
 	s.extrap = false
-	s.small *= 0.5
+	if qagp {
+		s.levmax++
+	} else {
+		s.small *= 0.5
+	}
 	s.erlarg = s.errsum
 }
 

@@ -208,6 +208,35 @@ func TestQuadPanics(t *testing.T) {
 	}
 }
 
+// TestQuadPointsOutsideLimit1: breakpoints none of which lies inside the
+// interval leave one subinterval. With Limit 1 a result that has not
+// converged there ends with ErrMaxSubdivisions, as without points (it
+// wrote past the lists); one that has converged has no error.
+func TestQuadPointsOutsideLimit1(t *testing.T) {
+	f := quadFuncs["cos100"]
+	want, _ := Quad(f, 0, 1, &QuadOptions{Limit: 1})
+	for _, pts := range [][]float64{{5}, {-1, 0, 1, 2}, {}} {
+		r, err := Quad(f, 0, 1, &QuadOptions{Limit: 1, Points: pts})
+		if !errors.Is(err, ErrMaxSubdivisions) || r.Ier != 1 {
+			t.Errorf("points %v: ier %d, error %v; want 1 and ErrMaxSubdivisions", pts, r.Ier, err)
+		}
+		if r.Value != want.Value || r.AbsErr != want.AbsErr || r.Evals != want.Evals || r.Intervals != 1 {
+			t.Errorf("points %v: %+v, without points %+v", pts, r, want)
+		}
+		rs, _ := QuadBatch(func(_ []int, x, y []float64) {
+			for i, xi := range x {
+				y[i] = f(xi)
+			}
+		}, []float64{0, 1}, []float64{1, 0}, &QuadOptions{Limit: 1, Points: pts})
+		if rs[0].Value != want.Value || rs[1].Value != -want.Value || rs[0].Ier != 1 || rs[1].Ier != 1 {
+			t.Errorf("points %v, QuadBatch: %+v", pts, rs)
+		}
+		if r, err := Quad(math.Exp, 0, 1, &QuadOptions{Limit: 1, Points: pts}); err != nil || math.Abs(r.Value-(math.E-1)) > 1e-14 {
+			t.Errorf("points %v, exp: %+v", pts, r)
+		}
+	}
+}
+
 // TestQuadBatch: the batch gives each problem what Quad gives it alone,
 // with one call of the integrand per round.
 func TestQuadBatch(t *testing.T) {

@@ -5,13 +5,13 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"math"
-	"os"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/xpmpi/xpmpi/internal/pngfile"
 )
 
 // viridis holds control points of the viridis colour map, from 0 to 1.
@@ -98,13 +98,5 @@ func writeHeatPNG(path string, field []float64, shape []int) error {
 	}
 	d.Dot = fixed.P(margin, margin+h+margin+8)
 	d.DrawString(fmt.Sprintf("heat2d: u on a %d x %d interior (top edge u = 1)", shape[0], shape[1]-2))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return pngfile.Write(path, img)
 }

@@ -16,7 +16,8 @@
 #               -tags mpi and run under Open MPI's mpirun at 1, 2, 3, 4 ranks
 #               (-test.short where the ranks outnumber the cores)
 #   race        go test -race -short on the default build, on the packages
-#               whose own code is concurrent (goroutines, package sync)
+#               whose own code is concurrent (goroutines, sync/atomic,
+#               mutexes, wait groups)
 #   fuzz        each fuzzer for XPMPI_FUZZTIME (default 30000x: a count of
 #               inputs; a duration can end in a spurious "context deadline
 #               exceeded")
@@ -330,17 +331,21 @@ step "go test ./... (default build)" env ${fakecuda:+XPMPI_FAKECUDA=$fakecuda} g
 # The race detector on the default build (goroutine-parallel loops, the
 # stand-in's queues, the profiling counters), with -short to bound its time,
 # on the packages whose own code is concurrent: those that start goroutines
-# or use package sync (race_pkgs). The others (algorithms, integrate,
-# optimize, npy, the solvers ...) start none; the concurrency they call into
-# is raced in its own package.
+# or share state between goroutines (package sync/atomic, a sync.Mutex,
+# RWMutex, WaitGroup or Cond; a sync.Once or Pool alone does not count)
+# (race_pkgs). The others (algorithms, integrate, optimize, npy, fft, the
+# solvers ...) start none; the concurrency they call into is raced in its
+# own package. Without XPMPI_NVRTC: NVRTC's compile of every CUDA kernel
+# (backend/cuda's TestCompileKernels, C++ the race detector does not see)
+# ran in the default build above, and took 20 s more here.
 race_pkgs() {
 	go list -f '{{.Dir}}' ./... | while read -r d; do
-		grep -lE '^[[:space:]]*go [[:alnum:]_.(]|"sync"|"sync/atomic"' "$d"/*.go 2>/dev/null |
+		grep -lE '^[[:space:]]*go (func[[:space:]]*\(|[[:alnum:]_.]+(\[[^]]*\])?\()|"sync/atomic"|sync\.(Mutex|RWMutex|WaitGroup|Cond)\b' "$d"/*.go 2>/dev/null |
 			grep -qv '_test\.go$' && echo "./${d#"$root"/}"
 	done
 }
 mapfile -t rpkgs < <(race_pkgs)
-step "go test -race -short ${rpkgs[*]} (default build)" go test -race -short -timeout 15m "${rpkgs[@]}"
+step "go test -race -short ${rpkgs[*]} (default build)" env -u XPMPI_NVRTC go test -race -short -timeout 15m "${rpkgs[@]}"
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
 step "go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...

@@ -19,6 +19,7 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // slowDevice makes the fake device's copies and operations slow for the
@@ -42,26 +43,26 @@ func slowDevice(t *testing.T) {
 type awareMode int
 
 const (
-	staged  awareMode = iota // mpi.SetCUDAAware(false)
-	aware                    // mpi.SetCUDAAware(true): MPI gets the fake device's memory
+	staged  awareMode = iota // staging.SetCUDAAware(false)
+	aware                    // staging.SetCUDAAware(true): MPI gets the fake device's memory
 	library                  // no setting: the library's answer, or none
 )
 
 func (m awareMode) String() string { return [...]string{"staged", "aware", "library"}[m] }
 
 // setAware sets the answer for the test and clears it afterwards.
-func setAware(t *testing.T, m awareMode) mpi.CUDAAwareness {
+func setAware(t *testing.T, m awareMode) staging.CUDAAwareness {
 	t.Setenv("XPMPI_CUDA_AWARE", "")
 	switch m {
 	case staged:
-		mpi.SetCUDAAware(false)
+		staging.SetCUDAAware(false)
 	case aware:
-		mpi.SetCUDAAware(true)
+		staging.SetCUDAAware(true)
 	default:
-		mpi.ClearCUDAAware()
+		staging.ClearCUDAAware()
 	}
-	t.Cleanup(mpi.ClearCUDAAware)
-	return mpi.CUDAAware()
+	t.Cleanup(staging.ClearCUDAAware)
+	return staging.CUDAAware()
 }
 
 // haloMessage is one message of a halo exchange, as the layout says.
@@ -321,10 +322,10 @@ func TestDeviceHaloCUDA(t *testing.T) {
 // checkDeviceHalo runs one halo case on device backend b and checks it
 // against the CPU: the storage after each exchange, the events recorded,
 // and on the fake device what the device did.
-func checkDeviceHalo(t *testing.T, c mpi.Comm, hc haloCase, b backend.Backend, answer mpi.CUDAAwareness) {
+func checkDeviceHalo(t *testing.T, c mpi.Comm, hc haloCase, b backend.Backend, answer staging.CUDAAwareness) {
 	if !answer.Known {
 		// Nobody knows whether MPI takes device memory: dist stages.
-		answer = mpi.CUDAAwareness{Aware: false, Known: true, Source: answer.Source}
+		answer = staging.CUDAAwareness{Aware: false, Known: true, Source: answer.Source}
 	}
 	me := c.Rank()
 	fake := b == backend.Backend(fakedev.Default)

@@ -34,7 +34,7 @@ const haloTag = 0x4841
 //
 // A block on a device exchanges through package staging, which makes the
 // MPI calls: MPI is handed the device memory when it is CUDA-aware
-// (mpi.CUDAAware), after the device is synchronized; otherwise (not aware,
+// (staging.CUDAAware), after the device is synchronized; otherwise (not aware,
 // or nobody knows) each message goes through a pinned host buffer,
 // allocated once per message of the Halo at its first exchange, with one
 // copy to the host per message sent and one to the device per message

@@ -9,6 +9,7 @@ import (
 	_ "github.com/xpmpi/xpmpi/backend/cuda"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // TestDeviceFFTCUDA transforms CUDA arrays (the CUDA backend's
@@ -36,7 +37,7 @@ func TestDeviceFFTCUDA(t *testing.T) {
 		t.Skipf("no CUDA device on every rank (here: %v)", err)
 	}
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(true)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(true)
+	t.Cleanup(staging.ClearCUDAAware)
 	testDeviceFFTN(t, c, b, 1e-12)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // TestDeviceFFTN transforms arrays on the fake device (host memory treated
@@ -21,8 +22,8 @@ import (
 func TestDeviceFFTN(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(true)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(true)
+	t.Cleanup(staging.ClearCUDAAware)
 	testDeviceFFTN(t, c, fakedev.Default, 0)
 }
 
@@ -124,8 +125,8 @@ type noFFTer struct{ backend.Backend }
 func TestDeviceFFTNHost(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(true)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(true)
+	t.Cleanup(staging.ClearCUDAAware)
 	b := noFFTer{fakedev.Default}
 	for _, tc := range deviceCases {
 		f := func(idx []int) complex128 {

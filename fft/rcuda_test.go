@@ -8,6 +8,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // TestDeviceRealCUDA runs the real transforms and shifts on CUDA arrays
@@ -27,7 +28,7 @@ func TestDeviceRealCUDA(t *testing.T) {
 		t.Skipf("no CUDA device on every rank (here: %v)", err)
 	}
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(true)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(true)
+	t.Cleanup(staging.ClearCUDAAware)
 	testDeviceReal(t, c, b, 1e-12)
 }

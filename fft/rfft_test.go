@@ -18,6 +18,7 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // rfixtures are NumPy's real transforms, frequencies and shifts from
@@ -702,8 +703,8 @@ func TestShiftNumPy(t *testing.T) {
 func TestDeviceReal(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(true)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(true)
+	t.Cleanup(staging.ClearCUDAAware)
 	testDeviceReal(t, c, fakedev.Default, 0)
 	testDeviceReal(t, c, noFFTer{fakedev.Default}, 0)
 }

@@ -6,33 +6,22 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
-func TestCUDAAwareSetting(t *testing.T) {
-	mpi.ClearCUDAAware()
-	t.Cleanup(mpi.ClearCUDAAware)
-	t.Setenv("XPMPI_CUDA_AWARE", "1")
-	if a := mpi.CUDAAware(); !a.Aware || !a.Known || a.Source != "XPMPI_CUDA_AWARE" {
-		t.Fatalf("XPMPI_CUDA_AWARE=1: %+v", a)
-	}
-	t.Setenv("XPMPI_CUDA_AWARE", "0")
-	if a := mpi.CUDAAware(); a.Aware || !a.Known || a.Source != "XPMPI_CUDA_AWARE" {
-		t.Fatalf("XPMPI_CUDA_AWARE=0: %+v", a)
-	}
-	t.Setenv("XPMPI_CUDA_AWARE", "")
-	a := mpi.CUDAAware()
-	if mpi.Built {
-		// Open MPI answers through mpi-ext.h; other libraries may not.
-		if mpi.LibraryInfo().Implementation == "Open MPI" && (a.Source != "library" || !a.Known) {
-			t.Fatalf("Open MPI: %+v", a)
+// TestLibraryCUDAAware checks the library's own answer: Open MPI gives one
+// through mpi-ext.h, the serial stand-in none. Whether the answer is yes
+// depends on how the library was built, and is not checked; package
+// staging's tests check the policy built on it (staging.CUDAAware).
+func TestLibraryCUDAAware(t *testing.T) {
+	t.Setenv("XPMPI_CUDA_AWARE", "1") // the library's answer ignores the setting
+	aware, known := mpi.LibraryCUDAAware()
+	switch {
+	case !mpi.Built:
+		if aware || known {
+			t.Fatalf("stand-in: aware %v, known %v; want no answer", aware, known)
 		}
-	} else if a.Known || a.Source != "unknown" {
-		t.Fatalf("stand-in: %+v", a)
+	case mpi.LibraryInfo().Implementation == "Open MPI":
+		if !known {
+			t.Fatal("Open MPI: no answer from MPIX_Query_cuda_support")
+		}
 	}
-	mpi.SetCUDAAware(true)
-	if a := mpi.CUDAAware(); !a.Aware || a.Source != "SetCUDAAware" {
-		t.Fatalf("after SetCUDAAware(true): %+v", a)
-	}
-	mpi.SetCUDAAware(false)
-	if a := mpi.CUDAAware(); a.Aware || a.Source != "SetCUDAAware" {
-		t.Fatalf("after SetCUDAAware(false): %+v", a)
-	}
+	t.Logf("%s: aware %v, known %v", mpi.LibraryInfo().Implementation, aware, known)
 }

@@ -17,7 +17,9 @@
 // element counts and a Datatype, so that device memory can be handed to a
 // CUDA-aware MPI. The generic package functions (Allreduce, Gatherv, Isend,
 // ...) are the typed forms over Go slices; they check lengths and panic on a
-// mismatch the caller could have checked.
+// mismatch the caller could have checked. Whether MPI is handed device
+// memory is package staging's decision (staging.CUDAAware); this package
+// reports only the library's own answer (LibraryCUDAAware).
 //
 // # Goroutines
 //
@@ -68,9 +70,10 @@
 // ranks than CPUs (the union of its ranks' affinity masks), unless MPI is
 // Open MPI, which yields there by itself (sleep mode measured slower:
 // dist's tests at 4 ranks on 2 CPUs took 49-56 s against 46 s), or is
-// CUDA-aware (libraries differ on device memory in nonblocking
-// collectives); "sleep" and "block" force a mode. Any other value makes
-// Init fail with an error that names the variable. If any rank chooses
+// CUDA-aware by its own answer (LibraryCUDAAware; libraries differ on
+// device memory in nonblocking collectives); "sleep" and "block" force a
+// mode. Any other value makes Init fail with an error that names the
+// variable. If any rank chooses
 // sleep, every rank sleeps: MPI does not let a blocking collective match a
 // nonblocking one. LibraryInfo().WaitMode says which mode is in use.
 //

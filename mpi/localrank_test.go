@@ -87,9 +87,9 @@ func TestLocalRankMatchesSharedSplit(t *testing.T) {
 		if d.LocalRank != rank || d.LocalSize != size {
 			bad = append(bad, fmt.Sprintf("the launcher's local rank and size (launch.Detect) = %d, %d", d.LocalRank, d.LocalSize))
 		}
-		// The deprecated forwarders must agree too.
-		if r, s := mpi.LocalRank(), mpi.LocalSize(); r != rank || s != size {
-			bad = append(bad, fmt.Sprintf("mpi.LocalRank(), mpi.LocalSize() = %d, %d", r, s))
+		// The functions the CUDA backend and backend.Threads read agree too.
+		if r, s := launch.LocalRank(), launch.LocalSize(); r != rank || s != size {
+			bad = append(bad, fmt.Sprintf("launch.LocalRank(), launch.LocalSize() = %d, %d", r, s))
 		}
 	}
 	// The ranks of one node: local ranks 0..size-1 in world order, all

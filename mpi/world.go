@@ -132,7 +132,6 @@ type Info struct {
 	Implementation string // "serial stand-in", "Open MPI", "MPICH", ...
 	Version        string // the library's version string
 	ThreadLevel    string // the thread level granted
-	CUDAAware      CUDAAwareness
 	// WaitMode is how the binding waits for MPI, from Init: "block" (in
 	// MPI's blocking calls) or "sleep" (testing, with naps between
 	// tests); see the package documentation, Waiting. "n/a" in the
@@ -143,8 +142,16 @@ type Info struct {
 // LibraryInfo describes the MPI library this binary was built with.
 func LibraryInfo() Info {
 	impl, version, level := libraryInfo()
-	return Info{Implementation: impl, Version: version, ThreadLevel: level, CUDAAware: CUDAAware(), WaitMode: libraryWaitMode()}
+	return Info{Implementation: impl, Version: version, ThreadLevel: level, WaitMode: libraryWaitMode()}
 }
+
+// LibraryCUDAAware returns the MPI library's own answer to whether it takes
+// device memory: MPIX_Query_cuda_support where the library's mpi-ext.h
+// provides it (Open MPI). known is false where the library cannot say, and
+// in the serial stand-in. It is one source of the answer that package
+// staging decides with (staging.CUDAAware), after an explicit setting and
+// before a recorded probe; Init's choice of wait mode reads it alone.
+func LibraryCUDAAware() (aware, known bool) { return libraryCUDAAware() }
 
 // AbortOnPanic, deferred at the top of a rank's main goroutine, turns a
 // panic into an abort of the whole job: it prints the panic, the rank and the

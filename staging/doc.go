@@ -12,13 +12,20 @@
 // array is handed to MPI as follows:
 //
 //   - a host array passes through: MPI gets its own memory;
-//   - a device array, with a CUDA-aware MPI (mpi.CUDAAware says Aware): the
+//   - a device array, with a CUDA-aware MPI (CUDAAware says Aware): the
 //     device is synchronized and MPI gets the device memory;
 //   - a device array, with an MPI that is not CUDA-aware, or when nobody
 //     knows: MPI gets host memory, into which the array is copied first if
 //     MPI reads it, and from which it is copied back if MPI writes it.
 //     Staging through the host is always correct; Strict makes an unknown
 //     answer an error (ErrCUDAAwareUnknown) instead.
+//
+// Whether MPI is CUDA-aware is decided here too (CUDAAware), from the first
+// source that answers: XPMPI_CUDA_AWARE=1 or 0, SetCUDAAware, the MPI
+// library's own answer (mpi.LibraryCUDAAware), a probe recorded in this
+// process (RecordCUDAAwareProbe), and a probe's verdict cached by an
+// earlier job on this host with this library (SaveProbe, the cache file
+// XPMPI_PROBE_CACHE names). Package mpi only reports the library's answer.
 //
 // Point to point: a Staging is bound to a length, an element type and a
 // backend (a device); its Isend and Irecv start the MPI call and return an

@@ -14,8 +14,8 @@ import (
 // to itself through leases, with an MPI that is not CUDA-aware (the arrays
 // live on the fake device of the tests, which stands for a GPU).
 func Example() {
-	notAware := staging.WithCUDAAware(func() mpi.CUDAAwareness {
-		return mpi.CUDAAwareness{Known: true, Source: "example"} // as XPMPI_CUDA_AWARE=0 says
+	notAware := staging.WithCUDAAware(func() staging.CUDAAwareness {
+		return staging.CUDAAwareness{Known: true, Source: "example"} // as XPMPI_CUDA_AWARE=0 says
 	})
 	dev := fakedev.New()
 	x, _ := backend.NewOn[float64](dev, 3)

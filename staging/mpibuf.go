@@ -68,7 +68,7 @@ outer:
 // strict mode such an array is staged through host memory, which is always
 // correct.
 var ErrCUDAAwareUnknown = errors.New("staging: whether MPI is CUDA-aware is not known, and strict mode forbids staging device memory through the host: " +
-	"set it (XPMPI_CUDA_AWARE=1 or 0, or mpi.SetCUDAAware) or detect it first (xpmpi doctor, the CUDA backend's probe)")
+	"set it (XPMPI_CUDA_AWARE=1 or 0, or staging.SetCUDAAware) or detect it first (xpmpi doctor, the CUDA backend's probe)")
 
 // ErrLeased is the error of a Lease while another lease of the same
 // Staging is out.
@@ -78,12 +78,12 @@ var ErrLeased = errors.New("staging: Lease while an earlier lease of this Stagin
 type Option func(*config)
 
 type config struct {
-	aware  func() mpi.CUDAAwareness
+	aware  func() CUDAAwareness
 	strict bool
 }
 
 func newConfig(opts []Option) config {
-	c := config{aware: mpi.CUDAAware}
+	c := config{aware: CUDAAware}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -111,10 +111,10 @@ func (c *config) direct(dev backend.Device) (bool, error) {
 	return aw.Aware, nil
 }
 
-// WithCUDAAware makes a Staging ask f, instead of mpi.CUDAAware, whether MPI
+// WithCUDAAware makes a Staging ask f, instead of CUDAAware, whether MPI
 // takes device memory: for a program that decided per communicator, and
 // for tests.
-func WithCUDAAware(f func() mpi.CUDAAwareness) Option {
+func WithCUDAAware(f func() CUDAAwareness) Option {
 	return func(c *config) { c.aware = f }
 }
 

@@ -18,7 +18,7 @@ const probeTag = 0x5052
 //
 // A library that is not CUDA-aware can crash on a device pointer instead of
 // failing: run the probe in a process of its own (xpmpi doctor does), and
-// record its answer with mpi.RecordCUDAAwareProbe.
+// record its answer with RecordCUDAAwareProbe.
 func ProbeCUDAAware(c mpi.Comm, b backend.Backend) (bool, error) {
 	me, p := c.Rank(), c.Size()
 	ok, detail := probeRing(c, b, me, p)

@@ -21,12 +21,12 @@ import (
 func TestMain(m *testing.M) { mpitest.Main(m) }
 
 // answer returns a CUDA-awareness answer for WithCUDAAware.
-func answer(known, aware bool) func() mpi.CUDAAwareness {
-	return func() mpi.CUDAAwareness {
+func answer(known, aware bool) func() staging.CUDAAwareness {
+	return func() staging.CUDAAwareness {
 		if !known {
-			return mpi.CUDAAwareness{Source: "unknown"}
+			return staging.CUDAAwareness{Source: "unknown"}
 		}
-		return mpi.CUDAAwareness{Aware: aware, Known: true, Source: "test"}
+		return staging.CUDAAwareness{Aware: aware, Known: true, Source: "test"}
 	}
 }
 
@@ -553,14 +553,14 @@ func (device1) Device() backend.Device { return backend.Device{Kind: backend.Fak
 func TestLeaseRecovers(t *testing.T) {
 	dev := fakedev.New()
 	known := false
-	s := staging.NewStaging[float64](dev, 3, staging.Strict(), staging.WithCUDAAware(func() mpi.CUDAAwareness {
+	s := staging.NewStaging[float64](dev, 3, staging.Strict(), staging.WithCUDAAware(func() staging.CUDAAwareness {
 		return answer(known, false)()
 	}))
 	x := fill(t, dev, 3, func(i int) float64 { return float64(i) })
 	// No answer in strict mode: an error that says what to do, and the
 	// Staging stays free.
 	_, err := s.Lease(x, true)
-	if !errors.Is(err, staging.ErrCUDAAwareUnknown) || !strings.Contains(err.Error(), "mpi.SetCUDAAware") {
+	if !errors.Is(err, staging.ErrCUDAAwareUnknown) || !strings.Contains(err.Error(), "staging.SetCUDAAware") {
 		t.Fatalf("Lease with no answer: %v", err)
 	}
 	known = true
@@ -581,17 +581,17 @@ func TestLeaseRecovers(t *testing.T) {
 	l.Release()
 }
 
-// With no explicit answer, Lease asks mpi.CUDAAware: on the serial
+// With no explicit answer, Lease asks staging.CUDAAware: on the serial
 // stand-in nobody knows, and a device array is staged (an error in strict
 // mode); a real MPI library may answer.
 func TestLeaseDefaultAnswer(t *testing.T) {
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.ClearCUDAAware()
+	staging.ClearCUDAAware()
 	dev := fakedev.New()
 	s := staging.NewStaging[float64](dev, 2)
 	strict := staging.NewStaging[float64](dev, 2, staging.Strict())
 	x, _ := backend.NewOn[float64](dev, 2)
-	aw := mpi.CUDAAware()
+	aw := staging.CUDAAware()
 	l, err := s.Lease(x, true)
 	if !aw.Known {
 		if err != nil || !l.Staged() {
@@ -606,8 +606,8 @@ func TestLeaseDefaultAnswer(t *testing.T) {
 	if err == nil {
 		l.Release()
 	}
-	mpi.SetCUDAAware(true)
-	defer mpi.ClearCUDAAware()
+	staging.SetCUDAAware(true)
+	defer staging.ClearCUDAAware()
 	l, err = s.Lease(x, true)
 	if err != nil || l.Staged() {
 		t.Errorf("Lease after SetCUDAAware(true): %v, staged %v", err, err == nil && l.Staged())

@@ -342,12 +342,12 @@ func awareFinding(doc jobInfo, gpus int, launcher string, np int, self string) f
 }
 
 // saveProbe records the probe's verdict for later jobs on this host with
-// this MPI library (mpi.SaveProbe) and says where, or why not.
+// this MPI library (staging.SaveProbe) and says where, or why not.
 func saveProbe(aware bool, detail string) string {
-	if _, err := mpi.SaveProbe(aware, detail); err != nil {
+	if _, err := staging.SaveProbe(aware, detail); err != nil {
 		return fmt.Sprintf("; not recorded: %v", err)
 	}
-	return fmt.Sprintf("; recorded in %s, where later jobs on this host with this MPI library find it (XPMPI_CUDA_AWARE=1 or 0 overrides it)", mpi.ProbeCachePath())
+	return fmt.Sprintf("; recorded in %s, where later jobs on this host with this MPI library find it (XPMPI_CUDA_AWARE=1 or 0 overrides it)", staging.ProbeCachePath())
 }
 
 func printFindings(w io.Writer, rep doctorReport) {

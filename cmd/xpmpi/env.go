@@ -15,6 +15,7 @@ import (
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/launch"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // envVar is an XPMPI_ variable that xpmpi reads, with the check of its
@@ -51,7 +52,7 @@ var envVars = []envVar{
 	{"XPMPI_BACKEND", func(string) error { return backend.CheckEnv() }},
 	{"XPMPI_BACKEND_STRICT", func(string) error { return backend.CheckEnv() }},
 	{"XPMPI_THREADS", func(string) error { _, err := backend.ThreadsFromEnv(); return err }},
-	{"XPMPI_CUDA_AWARE", func(string) error { _, _, err := mpi.CUDAAwareFromEnv(); return err }},
+	{"XPMPI_CUDA_AWARE", func(string) error { _, _, err := staging.CUDAAwareFromEnv(); return err }},
 	{"XPMPI_IO", func(string) error { _, err := dist.WritePathFromEnv(); return err }},
 	{"XPMPI_LOG", func(string) error { _, _, err := logLevelFromEnv(); return err }},
 	{"XPMPI_MPI", func(string) error { _, _, err := launch.OverrideFromEnv(); return err }},

@@ -14,6 +14,7 @@ import (
 	"github.com/xpmpi/xpmpi/h5"
 	"github.com/xpmpi/xpmpi/launch"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/staging"
 	"github.com/xpmpi/xpmpi/zarr"
 )
 
@@ -147,10 +148,11 @@ func runInfo(world mpi.Comm, w io.Writer, asJSON bool) error {
 		}
 		return envErr
 	}
+	aware := staging.CUDAAware()
 	doc := jobInfo{
 		MPI: lib.Implementation, MPIVersion: lib.Version, ThreadLevel: lib.ThreadLevel,
-		WaitMode: lib.WaitMode, CUDAAware: lib.CUDAAware.Aware, CUDAAwareKnown: lib.CUDAAware.Known,
-		CUDAAwareSource: lib.CUDAAware.Source, Launched: mpi.Launched(),
+		WaitMode: lib.WaitMode, CUDAAware: aware.Aware, CUDAAwareKnown: aware.Known,
+		CUDAAwareSource: aware.Source, Launched: mpi.Launched(),
 		Backend: beInfo, PETSc: petscVersion(), Formats: formatsOf(),
 	}
 	for _, raw := range all {

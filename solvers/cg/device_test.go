@@ -5,9 +5,9 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	_ "github.com/xpmpi/xpmpi/backend/fakedev"
-	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // TestDeviceCopiesPerIteration solves on the fake device with an MPI that
@@ -18,8 +18,8 @@ import (
 func TestDeviceCopiesPerIteration(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(false)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(false)
+	t.Cleanup(staging.ClearCUDAAware)
 	if err := backend.Select("fake"); err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +58,8 @@ func TestDeviceCopiesPerIteration(t *testing.T) {
 func TestDeviceReproducible(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(false)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(false)
+	t.Cleanup(staging.ClearCUDAAware)
 	t.Cleanup(func() { backend.Select("cpu") })
 	const n = 13
 	neighbours := 0

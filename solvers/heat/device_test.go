@@ -5,9 +5,9 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	_ "github.com/xpmpi/xpmpi/backend/fakedev"
-	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 	"github.com/xpmpi/xpmpi/profiling"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // TestDeviceCopiesPerIteration runs on the fake device with an MPI that is
@@ -18,8 +18,8 @@ import (
 func TestDeviceCopiesPerIteration(t *testing.T) {
 	c := mpitest.World(t)
 	t.Setenv("XPMPI_CUDA_AWARE", "")
-	mpi.SetCUDAAware(false)
-	t.Cleanup(mpi.ClearCUDAAware)
+	staging.SetCUDAAware(false)
+	t.Cleanup(staging.ClearCUDAAware)
 	if err := backend.Select("fake"); err != nil {
 		t.Fatal(err)
 	}

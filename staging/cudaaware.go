@@ -1,4 +1,4 @@
-package mpi
+package staging
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // CUDAAwareness is the answer to "can MPI take device pointers?", with where
@@ -22,15 +24,16 @@ var cudaAware struct {
 }
 
 // SetCUDAAware records an explicit answer, which wins over every other
-// source.
+// source but XPMPI_CUDA_AWARE.
 func SetCUDAAware(aware bool) {
 	cudaAware.mu.Lock()
 	defer cudaAware.mu.Unlock()
 	cudaAware.set = &CUDAAwareness{Aware: aware, Known: true, Source: "SetCUDAAware"}
 }
 
-// RecordCUDAAwareProbe records the result of a device probe (run by the
-// CUDA backend), used where no explicit setting and no library answer exist.
+// RecordCUDAAwareProbe records the result of a device probe (ProbeCUDAAware,
+// run in a process of its own), used where no explicit setting and no
+// library answer exist. SaveProbe records it and caches it for later jobs.
 func RecordCUDAAwareProbe(aware bool) {
 	cudaAware.mu.Lock()
 	defer cudaAware.mu.Unlock()
@@ -41,12 +44,16 @@ func RecordCUDAAwareProbe(aware bool) {
 
 // CUDAAware returns whether MPI accepts device pointers, and where the
 // answer came from: first an explicit setting (XPMPI_CUDA_AWARE=1|0, then
-// SetCUDAAware), then the library's own answer where mpi-ext.h provides
-// MPIX_Query_cuda_support, then a probe recorded in this process, then one
-// cached by an earlier job on this host with this library (SaveProbe). Known is false where
-// none of them answers: package dist then stages device buffers through
-// host memory, which is always correct, while a staging.Staging used
-// directly reports an error that asks to set or detect the answer.
+// SetCUDAAware), then the library's own answer (mpi.LibraryCUDAAware,
+// where mpi-ext.h provides MPIX_Query_cuda_support), then a probe recorded
+// in this process, then one cached by an earlier job on this host with
+// this library (SaveProbe). Known is false where none of them answers:
+// a Staging then stages device buffers through host memory, which is
+// always correct, while a strict one (Strict) reports an error that asks
+// to set or detect the answer.
+//
+// It is what a Staging asks unless WithCUDAAware says otherwise, and so
+// what package dist hands MPI by.
 func CUDAAware() CUDAAwareness {
 	if aware, set, err := CUDAAwareFromEnv(); set && err == nil {
 		return CUDAAwareness{Aware: aware, Known: true, Source: "XPMPI_CUDA_AWARE"}
@@ -57,7 +64,7 @@ func CUDAAware() CUDAAwareness {
 	if set != nil && set.Source == "SetCUDAAware" {
 		return *set
 	}
-	if aware, known := libraryCUDAAware(); known {
+	if aware, known := mpi.LibraryCUDAAware(); known {
 		return CUDAAwareness{Aware: aware, Known: true, Source: "library"}
 	}
 	if set != nil {
@@ -70,7 +77,8 @@ func CUDAAware() CUDAAwareness {
 }
 
 // ClearCUDAAware forgets the answers recorded by SetCUDAAware and
-// RecordCUDAAwareProbe.
+// RecordCUDAAwareProbe, and the cached probe as read (the next CUDAAware
+// reads the cache file again).
 func ClearCUDAAware() {
 	cudaAware.mu.Lock()
 	defer cudaAware.mu.Unlock()

@@ -1,4 +1,4 @@
-package mpi
+package staging
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // The CUDA-aware probe's verdict outlives the job that ran it: SaveProbe
@@ -48,8 +50,8 @@ func ProbeCachePath() string {
 
 // libraryIdentity names the MPI library this binary runs with.
 func libraryIdentity() string {
-	impl, version, _ := libraryInfo()
-	return impl + " | " + version
+	lib := mpi.LibraryInfo()
+	return lib.Implementation + " | " + lib.Version
 }
 
 var probeFile sync.Mutex
@@ -61,7 +63,7 @@ func readProbeCache(path string) ([]ProbeRecord, error) {
 	}
 	var recs []ProbeRecord
 	if err := json.Unmarshal(b, &recs); err != nil {
-		return nil, fmt.Errorf("mpi: the CUDA-aware probe cache %s: %w", path, err)
+		return nil, fmt.Errorf("staging: the CUDA-aware probe cache %s: %w", path, err)
 	}
 	return recs, nil
 }
@@ -76,7 +78,7 @@ func SaveProbe(aware bool, detail string) (ProbeRecord, error) {
 	rec := ProbeRecord{Host: host, Library: libraryIdentity(), Aware: aware, Time: time.Now().UTC().Truncate(time.Second), Detail: detail}
 	path := ProbeCachePath()
 	if path == "" {
-		return rec, errors.New("mpi: the CUDA-aware probe cache is off (XPMPI_PROBE_CACHE=off) or has no directory")
+		return rec, errors.New("staging: the CUDA-aware probe cache is off (XPMPI_PROBE_CACHE=off) or has no directory")
 	}
 	probeFile.Lock()
 	defer probeFile.Unlock()
@@ -96,15 +98,15 @@ func SaveProbe(aware bool, detail string) (ProbeRecord, error) {
 		return rec, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return rec, fmt.Errorf("mpi: saving the CUDA-aware probe: %w", err)
+		return rec, fmt.Errorf("staging: saving the CUDA-aware probe: %w", err)
 	}
 	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return rec, fmt.Errorf("mpi: saving the CUDA-aware probe: %w", err)
+		return rec, fmt.Errorf("staging: saving the CUDA-aware probe: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return rec, fmt.Errorf("mpi: saving the CUDA-aware probe: %w", err)
+		return rec, fmt.Errorf("staging: saving the CUDA-aware probe: %w", err)
 	}
 	probeLoaded.ok = false
 	return rec, nil
@@ -167,7 +169,7 @@ func RequireCUDAAware() error {
 	if a.Known {
 		why = "the answer from " + a.Source + " is no"
 	}
-	return fmt.Errorf("mpi: %w: %s. A CUDA-aware MPI: Open MPI built with CUDA and UCX (ompi_info | grep -i cuda), "+
+	return fmt.Errorf("staging: %w: %s. A CUDA-aware MPI: Open MPI built with CUDA and UCX (ompi_info | grep -i cuda), "+
 		"MPICH with ch4:ucx and a CUDA-enabled UCX, MVAPICH2-GDR with MV2_USE_CUDA=1, Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1; "+
 		"or stage through host memory (the default where the answer is no or unknown). "+
 		"xpmpi doctor probes and records the answer; XPMPI_CUDA_AWARE=1 or 0 sets it", ErrNotCUDAAware, why)

@@ -349,22 +349,22 @@ step "go test -race -short ${rpkgs[*]} (default build)" env -u XPMPI_NVRTC go te
 # The CPU backend without its AVX2 kernels (the Go loops alone), and the
 # committed assembly against what its avo generator writes now.
 step "go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/... (no AVX2 kernels)" go test -short -tags purego ./backend/cpu/... ./kernels/fuse/... ./internal/repro/... ./solvers/cg/...
-# check_asmgen DIR PKG NAME: DIR/asmgen's avo generator writes what
-# DIR/internal/PKG holds (NAME_amd64.s and NAME_stubs_amd64.go).
+# check_asmgen DIR PKG NAME: internal/asmgen, run with -pkg PKG, writes
+# what DIR/internal/PKG holds (NAME_amd64.s and NAME_stubs_amd64.go).
 check_asmgen() {
 	local dir=$1 pkg=$2 name=$3 tmp
 	tmp=$(mktemp -d)
-	(cd "$dir/asmgen" && go run . -out "$tmp/${name}_amd64.s" -stubs "$tmp/${name}_stubs_amd64.go" -pkg "$pkg") || return 1
+	(cd internal/asmgen && go run . -out "$tmp/${name}_amd64.s" -stubs "$tmp/${name}_stubs_amd64.go" -pkg "$pkg") || return 1
 	sed -i "s#$tmp/#../internal/$pkg/#g" "$tmp/${name}_amd64.s" "$tmp/${name}_stubs_amd64.go"
 	diff -u "$dir/internal/$pkg/${name}_amd64.s" "$tmp/${name}_amd64.s" && diff -u "$dir/internal/$pkg/${name}_stubs_amd64.go" "$tmp/${name}_stubs_amd64.go"
 	local rc=$?
 	rm -rf "$tmp"
-	[ $rc -eq 0 ] || echo "$dir/internal/$pkg's assembly differs from its generator's output: regenerate it (see $dir/asmgen/gen.go)"
+	[ $rc -eq 0 ] || echo "$dir/internal/$pkg's assembly differs from its generator's output: regenerate it (go generate ./$dir/internal/$pkg; see internal/asmgen/gen.go)"
 	return $rc
 }
-step "backend/cpu/asmgen writes the committed assembly" check_asmgen backend/cpu vec vec
-step "kernels/fuse/asmgen writes the committed assembly" check_asmgen kernels/fuse fvec fvec
-step "internal/repro/asmgen writes the committed assembly" check_asmgen internal/repro rvec rvec
+step "internal/asmgen -pkg vec writes backend/cpu/internal/vec's committed assembly" check_asmgen backend/cpu vec vec
+step "internal/asmgen -pkg fvec writes kernels/fuse/internal/fvec's committed assembly" check_asmgen kernels/fuse fvec fvec
+step "internal/asmgen -pkg rvec writes internal/repro/internal/rvec's committed assembly" check_asmgen internal/repro rvec rvec
 
 # ---------------------------------------------------------------- fuzzers
 # Each fuzzer briefly, from its committed seed corpus (PKG/testdata/fuzz),

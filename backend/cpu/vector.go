@@ -11,7 +11,7 @@ import (
 // The vector kernels.
 //
 // The float64 stencils (Jacobi5, Laplace5), Axpy and Axpby have AVX2
-// kernels, written in assembly generated with avo (backend/cpu/asmgen, a
+// kernels, written in assembly generated with avo (internal/asmgen, a
 // module of its own; package internal/vec), used where the processor has AVX2
 // (checked once with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
 // compute, lane by lane, exactly what the Go loops compute, in the same

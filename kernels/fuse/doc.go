@@ -71,7 +71,7 @@
 // ((s*x ± y1) ± y2) ± ..., are one loop (the 5-point Laplacian is one).
 // On amd64 with AVX2 (checked once with CPUID), the float64 loops that
 // dominate a fused CG iteration run as AVX2 assembly generated with avo
-// (kernels/fuse/asmgen, a module of its own, writes package
+// (internal/asmgen, a module of its own, writes package
 // internal/fvec): the dot product, y + a*x, y + a*x with the dot of its
 // result with itself, the pair of updates with that dot, and the chain of
 // 4 (the 5-point Laplacian). XPMPI_CPU_VECTOR=off (the switch of package

@@ -12,7 +12,7 @@ import (
 // product, y + a*x, y + a*x with the dot of its result with itself, the
 // pair of updates with that dot, and the chain of 4 additions (the 5-point
 // Laplacian) — have AVX2 kernels, written in assembly generated with avo
-// (kernels/fuse/asmgen, a module of its own; package internal/fvec), used
+// (internal/asmgen, a module of its own; package internal/fvec), used
 // where the processor has AVX2 (checked once with CPUID at start-up)
 // unless XPMPI_CPU_VECTOR=off, the switch of package backend/cpu. They
 // compute, lane by lane, exactly what the Go loops compute, in the same

@@ -1,13 +1,19 @@
 //go:build !purego
 
 // Package vec holds the CPU backend's AVX2 kernels: assembly generated
-// with avo by backend/cpu/asmgen (vec_amd64.s), which package cpu calls
-// where HasAVX2. Each kernel does the first n&^7 elements of its loop
-// (n&^15 for LaplaceDotRowAVX2, whose dot has 16 lanes) and returns how
-// many it did; the caller's Go loop does the rest. They compute, lane by
-// lane, what package cpu's Go loops compute, in the same order and without
-// fused multiply-add.
+// with avo by internal/asmgen (vec_amd64.s), which package cpu calls where
+// HasAVX2. Each kernel does the first n&^7 elements of its loop (n&^15 for
+// LaplaceDotRowAVX2, whose dot has 16 lanes) and returns how many it did;
+// the caller's Go loop does the rest. They compute, lane by lane, what
+// package cpu's Go loops compute, in the same order and without fused
+// multiply-add.
+//
+// To regenerate the assembly and its stubs after changing the kernels
+// (internal/asmgen/vec.go), run go generate in this directory (the
+// directive below).
 package vec
+
+//go:generate go run -C ../../../../internal/asmgen . -out ../internal/vec/vec_amd64.s -stubs ../internal/vec/vec_stubs_amd64.go -pkg vec
 
 import "github.com/xpmpi/xpmpi/internal/cpufeat"
 

@@ -1,4 +1,4 @@
-module github.com/xpmpi/xpmpi/internal/repro/asmgen
+module github.com/xpmpi/xpmpi/internal/asmgen
 
 go 1.26.8
 

@@ -356,8 +356,9 @@ check_asmgen() {
 	tmp=$(mktemp -d)
 	(cd internal/asmgen && go run . -out "$tmp/${name}_amd64.s" -stubs "$tmp/${name}_stubs_amd64.go" -pkg "$pkg") || return 1
 	sed -i "s#$tmp/#../internal/$pkg/#g" "$tmp/${name}_amd64.s" "$tmp/${name}_stubs_amd64.go"
-	diff -u "$dir/internal/$pkg/${name}_amd64.s" "$tmp/${name}_amd64.s" && diff -u "$dir/internal/$pkg/${name}_stubs_amd64.go" "$tmp/${name}_stubs_amd64.go"
-	local rc=$?
+	local rc=0
+	diff -u "$dir/internal/$pkg/${name}_amd64.s" "$tmp/${name}_amd64.s" || rc=1
+	diff -u "$dir/internal/$pkg/${name}_stubs_amd64.go" "$tmp/${name}_stubs_amd64.go" || rc=1
 	rm -rf "$tmp"
 	[ $rc -eq 0 ] || echo "$dir/internal/$pkg's assembly differs from its generator's output: regenerate it (go generate ./$dir/internal/$pkg; see internal/asmgen/gen.go)"
 	return $rc

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"errors"
@@ -34,3 +34,9 @@ func (e *DeviceError) Error() string {
 // Unwrap returns ErrDevice and the driver's error, so that errors.Is
 // finds either.
 func (e *DeviceError) Unwrap() []error { return []error{ErrDevice, e.Err} }
+
+// ErrFreed is (wrapped in) the error of an operation on an array whose
+// memory was released by Free. Operations that return an error return it;
+// those that return none panic with an error that wraps it, so that
+// errors.Is(recover().(error), ErrFreed) holds.
+var ErrFreed = errors.New("array used after Free")

@@ -9,7 +9,7 @@ import (
 
 // Backend is a place where arrays live and local compute runs. Its methods
 // are type-erased: buffers carry their DType, scalars are Scalar values of
-// the buffer's DType. Callers (the generic functions of this package) have
+// the buffer's DType. Callers (the generic functions of package backend) have
 // checked that lengths, types and devices agree before a method is called;
 // backends may assume it.
 //

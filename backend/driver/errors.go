@@ -7,8 +7,9 @@ import (
 
 // ErrDevice is wrapped by every error that reports a failure of a device
 // itself, as opposed to a mistake of the caller: a kernel that faulted, a
-// copy or a launch the driver refused, a device that was lost. Test with
-// errors.Is(err, backend.ErrDevice).
+// copy or a launch the driver refused, a device that was lost. An
+// implementation reports one as a *DeviceError, which wraps it; package
+// backend re-exports it, so users test errors.Is(err, backend.ErrDevice).
 //
 // A device reports such a failure late, as CUDA does: the operation that
 // failed was queued and returned long before. The failure is kept on the

@@ -11,7 +11,7 @@ import (
 // interface (the CPU backend, the fake device and CUDA do), and
 // UseStencils swaps in another implementation for a backend, as gonum's
 // blas64.Use swaps BLAS implementations (package kernels' catalog has
-// host and CUDA kernels of both). Jacobi5 and Laplace5 of this package
+// host and CUDA kernels of both). Jacobi5 and Laplace5 of package backend
 // dispatch to them.
 type Stencils interface {
 	// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
@@ -62,7 +62,7 @@ func StencilsOf(b Backend) Stencils {
 	if s, ok := b.(Stencils); ok {
 		return s
 	}
-	panic(fmt.Sprintf("backend: the %s backend has no 5-point stencils: give it some with backend.UseStencils", b.Name()))
+	panic(fmt.Sprintf("backend: the %s backend has no 5-point stencils: give it some with driver.UseStencils", b.Name()))
 }
 
 // WeightedStencils are stencils with weights given by the caller, on
@@ -99,7 +99,7 @@ func WeightedStencilsOf(b Backend) (WeightedStencils, bool) {
 // WeightedStencils, they are an optional interface of a backend's
 // stencils (StencilsOf): the CPU and CUDA backends implement them; for
 // stencils that do not (the fake device, or stencils swapped in with
-// UseStencils), Laplace5Dot of this package runs Laplace5 and then a dot
+// UseStencils), Laplace5Dot of package backend runs Laplace5 and then a dot
 // on the grid's device, a second pass over memory, summed in that
 // backend's Dot order.
 type StencilDots interface {

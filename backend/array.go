@@ -14,7 +14,7 @@ import (
 // at once with an error wrapping ErrFreed (a panic with that error value
 // for those that return no error); Len, Device, Backend, DType, String
 // and Freed keep answering. A view made by Slice before the Free is an
-// array of its own: on a device backend (one with DeviceView buffers:
+// array of its own: on a device backend (one with driver.DeviceView buffers:
 // CUDA, the fake device) its use panics with the same error, since the
 // allocation knows it was freed; on the host it cannot be told from live
 // memory, and its use is a program error that nothing detects.
@@ -207,16 +207,16 @@ func Axpby[T Numeric](a T, x *Array[T], b T, y *Array[T]) {
 }
 
 // Jacobi5 applies one 5-point Jacobi sweep of src into dst, two rows x cols
-// row-major grids on one device (see Stencils.Jacobi5), with the stencils
-// of dst's backend (StencilsOf).
+// row-major grids on one device (see driver.Stencils.Jacobi5), with the stencils
+// of dst's backend (driver.StencilsOf).
 func Jacobi5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Jacobi5", dst, src, rows, cols)
 	driver.StencilsOf(dst.b).Jacobi5(dst.buf, src.buf, rows, cols)
 }
 
 // Laplace5 applies the 5-point Laplacian of src into dst, two rows x cols
-// row-major grids on one device (see Stencils.Laplace5), with the stencils
-// of dst's backend (StencilsOf).
+// row-major grids on one device (see driver.Stencils.Laplace5), with the stencils
+// of dst's backend (driver.StencilsOf).
 func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Laplace5", dst, src, rows, cols)
 	driver.StencilsOf(dst.b).Laplace5(dst.buf, src.buf, rows, cols)

@@ -7,9 +7,9 @@ import (
 )
 
 // Stencil9 applies the 9-point stencil with weights w (see
-// WeightedStencils.Stencil9) of src into dst, two rows x cols row-major
+// driver.WeightedStencils.Stencil9) of src into dst, two rows x cols row-major
 // grids on one device, with dst's backend. It panics if the backend has
-// no weighted stencils (WeightedStencilsOf).
+// no weighted stencils (driver.WeightedStencilsOf).
 func Stencil9[T Float](dst, src *Array[T], rows, cols int, w [9]T) {
 	stencilArgs("Stencil9", dst, src, rows, cols)
 	s, ok := driver.WeightedStencilsOf(dst.b)
@@ -24,9 +24,9 @@ func Stencil9[T Float](dst, src *Array[T], rows, cols int, w [9]T) {
 }
 
 // Stencil7 applies the 7-point 3-D stencil with weights w (see
-// WeightedStencils.Stencil7) of src into dst, two n0 x n1 x n2 row-major
+// driver.WeightedStencils.Stencil7) of src into dst, two n0 x n1 x n2 row-major
 // grids on one device, with dst's backend. It panics if the backend has
-// no weighted stencils (WeightedStencilsOf).
+// no weighted stencils (driver.WeightedStencilsOf).
 func Stencil7[T Float](dst, src *Array[T], n0, n1, n2 int, w [7]T) {
 	if n2 < 0 {
 		panic(fmt.Sprintf("backend: Stencil7 of a %d x %d x %d grid", n0, n1, n2))
@@ -47,8 +47,8 @@ func Stencil7[T Float](dst, src *Array[T], n0, n1, n2 int, w [7]T) {
 // cols row-major grids on one device, as Laplace5 does, and returns the
 // sum of src*dst over the rows 1 to rows-2 (every column), with dst's
 // values after the stencil, accumulated in float64. Where the stencils of
-// dst's backend (StencilsOf) have StencilDots, that is one pass over
-// memory, in the order StencilDots documents; otherwise it is Laplace5
+// dst's backend (driver.StencilsOf) have driver.StencilDots, that is one pass over
+// memory, in the order driver.StencilDots documents; otherwise it is Laplace5
 // then the backend's Dot over those rows, on the device, in the order of
 // that Dot. The two sums agree to rounding, not bit for bit.
 func Laplace5Dot[T Float](dst, src *Array[T], rows, cols int) float64 {

@@ -8,7 +8,7 @@ import "fmt"
 // the fake device and CUDA implement it. For a backend that does not, package
 // backend's functions (Fill, Scale, Axpy, Axpby, Apply, ApplyScalar, Sum,
 // Dot) copy complex arrays to the host, compute there with the CPU backend
-// and copy the results back, each copy recorded as HostCall records it:
+// and copy the results back, each copy recorded as backend.HostCall records it:
 // never silently.
 type ComplexArith interface {
 	// ComplexArith marks the backend; it does nothing.

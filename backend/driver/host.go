@@ -8,7 +8,7 @@ import (
 )
 
 // HostBuffer is a Buffer over host memory: the buffers of the CPU backend,
-// and the buffers that Wrap makes over Go slices.
+// and the buffers that backend.Wrap makes over Go slices.
 type HostBuffer struct {
 	p  unsafe.Pointer
 	n  int

@@ -1,9 +1,10 @@
 package backend
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Array is a one-dimensional local array of T on one device. It knows its
@@ -13,13 +14,13 @@ import (
 // at once with an error wrapping ErrFreed (a panic with that error value
 // for those that return no error); Len, Device, Backend, DType, String
 // and Freed keep answering. A view made by Slice before the Free is an
-// array of its own: on a device backend (one with DeviceView buffers:
+// array of its own: on a device backend (one with driver.DeviceView buffers:
 // CUDA, the fake device) its use panics with the same error, since the
 // allocation knows it was freed; on the host it cannot be told from live
 // memory, and its use is a program error that nothing detects.
 type Array[T Numeric] struct {
 	b     Backend
-	buf   Buffer
+	buf   driver.Buffer
 	freed bool // Free has run
 }
 
@@ -43,11 +44,11 @@ func NewOn[T Numeric](b Backend, n int) (*Array[T], error) {
 // Wrap returns a host array over s on the CPU backend, without copying:
 // the array and s share memory.
 func Wrap[T Numeric](s []T) *Array[T] {
-	return &Array[T]{b: mustLookup("cpu"), buf: HostBufferOf(s)}
+	return &Array[T]{b: mustLookup("cpu"), buf: driver.HostBufferOf(s)}
 }
 
 // FromBuffer returns an array over a buffer of backend b.
-func FromBuffer[T Numeric](b Backend, buf Buffer) *Array[T] {
+func FromBuffer[T Numeric](b Backend, buf driver.Buffer) *Array[T] {
 	if buf.DType() != DTypeOf[T]() {
 		panic(fmt.Sprintf("backend: buffer of %v used as an array of %v", buf.DType(), DTypeOf[T]()))
 	}
@@ -64,7 +65,7 @@ func (a *Array[T]) Device() Device { return a.buf.Device() }
 func (a *Array[T]) Backend() Backend { return a.b }
 
 // Buffer returns the array's memory. It panics (ErrFreed) after Free.
-func (a *Array[T]) Buffer() Buffer {
+func (a *Array[T]) Buffer() driver.Buffer {
 	a.live("Buffer")
 	return a.buf
 }
@@ -84,7 +85,7 @@ func (a *Array[T]) Ptr() unsafe.Pointer {
 // and (ErrFreed) after Free.
 func (a *Array[T]) Data() []T {
 	a.live("Data")
-	return HostSlice[T](a.buf)
+	return driver.HostSlice[T](a.buf)
 }
 
 // Slice returns a view of elements [lo, hi) that shares memory with a.
@@ -166,7 +167,7 @@ func Fill[T Numeric](x *Array[T], v T) {
 		hostComplex(func(h []*Array[T]) { Fill(h[0], v) }, x)
 		return
 	}
-	x.b.Fill(x.buf, ScalarOf(v))
+	x.b.Fill(x.buf, driver.ScalarOf(v))
 }
 
 // Copy copies src into dst, which must be on the same device.
@@ -182,7 +183,7 @@ func Scale[T Numeric](a T, x *Array[T]) {
 		hostComplex(func(h []*Array[T]) { Scale(a, h[0]) }, x)
 		return
 	}
-	x.b.Scale(x.buf, ScalarOf(a))
+	x.b.Scale(x.buf, driver.ScalarOf(a))
 }
 
 // Axpy sets y = a*x + y.
@@ -192,7 +193,7 @@ func Axpy[T Numeric](a T, x, y *Array[T]) {
 		hostComplex(func(h []*Array[T]) { Axpy(a, h[0], h[1]) }, x, y)
 		return
 	}
-	y.b.Axpy(ScalarOf(a), x.buf, y.buf)
+	y.b.Axpy(driver.ScalarOf(a), x.buf, y.buf)
 }
 
 // Axpby sets y = a*x + b*y.
@@ -202,23 +203,23 @@ func Axpby[T Numeric](a T, x *Array[T], b T, y *Array[T]) {
 		hostComplex(func(h []*Array[T]) { Axpby(a, h[0], b, h[1]) }, x, y)
 		return
 	}
-	y.b.Axpby(ScalarOf(a), x.buf, ScalarOf(b), y.buf)
+	y.b.Axpby(driver.ScalarOf(a), x.buf, driver.ScalarOf(b), y.buf)
 }
 
 // Jacobi5 applies one 5-point Jacobi sweep of src into dst, two rows x cols
-// row-major grids on one device (see Stencils.Jacobi5), with the stencils
-// of dst's backend (StencilsOf).
+// row-major grids on one device (see driver.Stencils.Jacobi5), with the stencils
+// of dst's backend (driver.StencilsOf).
 func Jacobi5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Jacobi5", dst, src, rows, cols)
-	StencilsOf(dst.b).Jacobi5(dst.buf, src.buf, rows, cols)
+	driver.StencilsOf(dst.b).Jacobi5(dst.buf, src.buf, rows, cols)
 }
 
 // Laplace5 applies the 5-point Laplacian of src into dst, two rows x cols
-// row-major grids on one device (see Stencils.Laplace5), with the stencils
-// of dst's backend (StencilsOf).
+// row-major grids on one device (see driver.Stencils.Laplace5), with the stencils
+// of dst's backend (driver.StencilsOf).
 func Laplace5[T Float](dst, src *Array[T], rows, cols int) {
 	stencilArgs("Laplace5", dst, src, rows, cols)
-	StencilsOf(dst.b).Laplace5(dst.buf, src.buf, rows, cols)
+	driver.StencilsOf(dst.b).Laplace5(dst.buf, src.buf, rows, cols)
 }
 
 func stencilArgs[T Float](op string, dst, src *Array[T], rows, cols int) {
@@ -255,14 +256,14 @@ func ApplyScalar[T Numeric](op BinaryOp, dst, x *Array[T], s T) {
 		hostComplex(func(h []*Array[T]) { ApplyScalar(op, h[0], h[1], s) }, dst, x)
 		return
 	}
-	dst.b.BinaryScalar(op, dst.buf, x.buf, ScalarOf(s))
+	dst.b.BinaryScalar(op, dst.buf, x.buf, driver.ScalarOf(s))
 }
 
 // Sum returns the sum of x's elements. Floating-point sums accumulate in
 // float64, accurately and independently of the thread count; integer sums
 // wrap; complex sums accumulate their real and imaginary parts as float
 // sums do.
-func Sum[T Numeric](x *Array[T]) T { return ValueOf[T](SumScalar(x)) }
+func Sum[T Numeric](x *Array[T]) T { return driver.ValueOf[T](SumScalar(x)) }
 
 // SumScalar returns the sum of x's elements as Backend.Sum types it (a
 // Float64, Int64, Uint64 or Complex128 scalar), before the conversion to
@@ -279,7 +280,7 @@ func SumScalar[T Numeric](x *Array[T]) Scalar {
 
 // Dot returns the sum of x[i]*y[i], accumulated as Sum does. Complex x is
 // not conjugated (numpy.dot).
-func Dot[T Numeric](x, y *Array[T]) T { return ValueOf[T](DotScalar(x, y)) }
+func Dot[T Numeric](x, y *Array[T]) T { return driver.ValueOf[T](DotScalar(x, y)) }
 
 // DotScalar returns Dot(x, y) as Backend.Dot types it, as SumScalar does.
 func DotScalar[T Numeric](x, y *Array[T]) Scalar {
@@ -321,7 +322,7 @@ func Min[T Element](x *Array[T]) T {
 	if i < 0 {
 		panic("backend: Min of an empty array")
 	}
-	return ValueOf[T](v)
+	return driver.ValueOf[T](v)
 }
 
 // Max returns the largest element. It panics if x is empty.
@@ -331,7 +332,7 @@ func Max[T Element](x *Array[T]) T {
 	if i < 0 {
 		panic("backend: Max of an empty array")
 	}
-	return ValueOf[T](v)
+	return driver.ValueOf[T](v)
 }
 
 // Map sets x[i] = f(x[i]). On the host it runs in parallel within the
@@ -356,9 +357,3 @@ func Map[T Numeric](x *Array[T], f func(T) T) error {
 }
 
 const mapGrain = 1 << 14
-
-// ErrFreed is (wrapped in) the error of an operation on an array whose
-// memory was released by Free. Operations that return an error return it;
-// those that return none panic with an error that wraps it, so that
-// errors.Is(recover().(error), ErrFreed) holds.
-var ErrFreed = errors.New("array used after Free")

@@ -10,6 +10,7 @@ import (
 )
 
 func init() {
+	// The deprecated forwarder of driver.Register, which must keep working.
 	backend.Register("unusable", func() (backend.Backend, error) {
 		return nil, errors.New("unusable: no device here")
 	})

@@ -1,7 +1,19 @@
-// Package backend holds what local compute needs: devices, the local
-// Array[T] that knows its device, the Backend interface that CPU and CUDA
-// implement, backend selection, and the named conversions between host and
-// device.
+// Package backend is the user's side of local compute: the local Array[T]
+// that knows its device and the functions on it (Fill, Axpy, Sum, Dot,
+// ...), the named conversions between host and device, backend selection,
+// the element types (re-exported from package dtype) and the errors a
+// device reports.
+//
+// What an implementation of a backend needs (the Backend interface that
+// CPU and CUDA implement, Buffer, the optional capabilities, Register) is
+// in package backend/driver, as database/sql keeps it in
+// database/sql/driver. A program imports this package; a backend imports
+// driver (and this package only where it uses arrays itself); code that
+// calls a capability directly imports both. Package backend re-exports the
+// driver names its own functions take or return (Backend, Device, Kind,
+// Scalar, BinaryOp, ErrDevice, DeviceError, ErrFreed); the other names of
+// driver are forwarded here as deprecated aliases for a forwarding period
+// (backend.Buffer is driver.Buffer; see CHANGELOG.md).
 //
 // An operation follows its arguments, not the selected backend: Axpy on two
 // CUDA arrays runs on their device whatever is selected; the selected
@@ -14,6 +26,6 @@
 // backend that cannot run is an error from SelectStrict; Select instead falls
 // back to the CPU, says so once on standard error, and reports it in Info.
 //
-// The backends register themselves: import backend/cpu (and backend/cuda)
-// for their side effects, as package dist does.
+// The backends register themselves (driver.Register): import backend/cpu
+// (and backend/cuda) for their side effects, as package dist does.
 package backend

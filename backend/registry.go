@@ -6,34 +6,17 @@ import (
 	"sort"
 	"strings"
 	"sync"
-)
 
-// Factory makes a backend, or says why it cannot run here.
-type Factory func() (Backend, error)
+	"github.com/xpmpi/xpmpi/backend/driver"
+)
 
 var registry struct {
 	mu        sync.Mutex
-	factories map[string]Factory
-	made      map[string]Backend
+	made      map[string]Backend // made by lookup
 	current   Backend
 	requested string // what was asked for, if it fell back
 	fallback  string // why it fell back, or ""
 	warned    bool
-}
-
-// Register makes a backend available under name. Backends register in their
-// package's init function.
-func Register(name string, f Factory) {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	if registry.factories == nil {
-		registry.factories = map[string]Factory{}
-		registry.made = map[string]Backend{}
-	}
-	if _, dup := registry.factories[name]; dup {
-		panic("backend: Register called twice for " + name)
-	}
-	registry.factories[name] = f
 }
 
 // Names returns the names of the registered backends, sorted.
@@ -43,10 +26,10 @@ func Names() []string {
 	return names()
 }
 
-// names returns the registered names, sorted. The caller holds registry.mu.
+// names returns the registered names, sorted.
 func names() []string {
 	var ns []string
-	for n := range registry.factories {
+	for n := range driver.Registered() {
 		ns = append(ns, n)
 	}
 	sort.Strings(ns)
@@ -59,13 +42,16 @@ func lookup(name string) (Backend, error) {
 	if b, ok := registry.made[name]; ok {
 		return b, nil
 	}
-	f, ok := registry.factories[name]
+	f, ok := driver.Registered()[name]
 	if !ok {
 		return nil, fmt.Errorf("backend: unknown backend %q (available: %s)", name, strings.Join(names(), ", "))
 	}
 	b, err := f()
 	if err != nil {
 		return nil, err
+	}
+	if registry.made == nil {
+		registry.made = map[string]Backend{}
 	}
 	registry.made[name] = b
 	return b, nil
@@ -121,7 +107,7 @@ func Select(name string) error {
 }
 
 func selectLocked(name string) error {
-	if _, known := registry.factories[name]; !known {
+	if _, known := driver.Registered()[name]; !known {
 		_, err := lookup(name)
 		return err
 	}
@@ -210,7 +196,7 @@ func CheckEnv() error {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	names := names()
-	if _, ok := registry.factories[name]; !ok {
+	if _, ok := driver.Registered()[name]; !ok {
 		return &EnvError{Var: "XPMPI_BACKEND", Value: os.Getenv("XPMPI_BACKEND"), Choices: names, Reason: "no such backend"}
 	}
 	if !strict {
@@ -240,12 +226,6 @@ type Info struct {
 	Threads   int      `json:"threads"`             // the host thread budget
 	Error     string   `json:"error,omitempty"`     // why nothing could be selected
 	Backends  []Status `json:"backends"`
-}
-
-// Describer is implemented by backends that can say more about themselves
-// (driver and compiler versions, device names).
-type Describer interface {
-	Describe() string
 }
 
 // GetInfo reports what is selected, what is available, and why not. Where
@@ -279,7 +259,7 @@ func GetInfo() Info {
 		} else {
 			st.Available = true
 			st.Device = b.Device().String()
-			if d, ok := b.(Describer); ok {
+			if d, ok := b.(driver.Describer); ok {
 				st.Details = d.Describe()
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Sizes are the input lengths of the suite: the small and odd sizes that
@@ -46,7 +47,7 @@ func quickLarge(dt backend.DType) bool {
 // run in parallel with other tests that depend on the thread budget.
 //
 // With -short (testing.Short) it runs as TestBackendQuick.
-func TestBackend(t *testing.T, b backend.Backend) {
+func TestBackend(t *testing.T, b driver.Backend) {
 	testBackend(t, b, testing.Short())
 }
 
@@ -59,11 +60,11 @@ func TestBackend(t *testing.T, b backend.Backend) {
 // of them, past the CPU backend's parallel thresholds (1<<17 elements for
 // elementwise operations, 1<<18 for reductions): 1<<16+3 runs serial code,
 // in which the race detector has nothing to find.
-func TestBackendQuick(t *testing.T, b backend.Backend) {
+func TestBackendQuick(t *testing.T, b driver.Backend) {
 	testBackend(t, b, true)
 }
 
-func testBackend(t *testing.T, b backend.Backend, quick bool) {
+func testBackend(t *testing.T, b driver.Backend, quick bool) {
 	prev := backend.SetThreads(4)
 	defer backend.SetThreads(prev)
 	t.Run("Identity", func(t *testing.T) {
@@ -141,7 +142,7 @@ type typed interface {
 }
 
 type suite[T backend.Element] struct {
-	b     backend.Backend
+	b     driver.Backend
 	quick bool // see TestBackendQuick
 }
 
@@ -208,7 +209,7 @@ func (s *suite[T]) small(r *rand.Rand, n int) []T {
 }
 
 // upload returns a new buffer on the backend holding a copy of x.
-func (s *suite[T]) upload(t *testing.T, x []T) backend.Buffer {
+func (s *suite[T]) upload(t *testing.T, x []T) driver.Buffer {
 	t.Helper()
 	buf, err := s.b.Alloc(s.dtype(), len(x))
 	if err != nil {
@@ -221,7 +222,7 @@ func (s *suite[T]) upload(t *testing.T, x []T) backend.Buffer {
 }
 
 // download returns a copy of buf's elements in host memory.
-func (s *suite[T]) download(t *testing.T, buf backend.Buffer) []T {
+func (s *suite[T]) download(t *testing.T, buf driver.Buffer) []T {
 	t.Helper()
 	if err := s.b.Synchronize(); err != nil {
 		t.Fatalf("Synchronize: %v", err)

@@ -8,10 +8,11 @@ import (
 
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-func testAxisReducer(t *testing.T, b backend.Backend) {
-	a := b.(backend.AxisReducer)
+func testAxisReducer(t *testing.T, b driver.Backend) {
+	a := b.(driver.AxisReducer)
 	t.Run("float64", func(t *testing.T) { axisFloat[float64](t, b, a); extremes[float64](t, b, a) })
 	t.Run("float32", func(t *testing.T) { axisFloat[float32](t, b, a); extremes[float32](t, b, a) })
 	t.Run("int32", func(t *testing.T) { axisInt[int32](t, b, a); extremes[int32](t, b, a) })
@@ -21,7 +22,7 @@ func testAxisReducer(t *testing.T, b backend.Backend) {
 
 func shapeName(s [3]int) string { return fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2]) }
 
-func axisFloat[T backend.Float](t *testing.T, b backend.Backend, a backend.AxisReducer) {
+func axisFloat[T backend.Float](t *testing.T, b driver.Backend, a driver.AxisReducer) {
 	for _, s := range axisShapes {
 		pre, n, post := s[0], s[1], s[2]
 		r := rng(t, pre*n*post)
@@ -78,7 +79,7 @@ func axisFloat[T backend.Float](t *testing.T, b backend.Backend, a backend.AxisR
 	}
 }
 
-func axisInt[T backend.Element](t *testing.T, b backend.Backend, a backend.AxisReducer) {
+func axisInt[T backend.Element](t *testing.T, b driver.Backend, a driver.AxisReducer) {
 	for _, s := range axisShapes {
 		pre, n, post := s[0], s[1], s[2]
 		r := rng(t, pre*n*post)
@@ -126,7 +127,7 @@ func extremeRef[T backend.Element](vals []T, idx []int64, max bool) (T, int64) {
 	return bv, bi
 }
 
-func extremes[T backend.Element](t *testing.T, b backend.Backend, a backend.AxisReducer) {
+func extremes[T backend.Element](t *testing.T, b driver.Backend, a driver.AxisReducer) {
 	const offset = 1000
 	for _, s := range axisShapes {
 		pre, n, post := s[0], s[1], s[2]
@@ -194,8 +195,8 @@ func extremes[T backend.Element](t *testing.T, b backend.Backend, a backend.Axis
 	}
 }
 
-func testStatsReducer(t *testing.T, b backend.Backend) {
-	s := b.(backend.StatsReducer)
+func testStatsReducer(t *testing.T, b driver.Backend) {
+	s := b.(driver.StatsReducer)
 	t.Run("Moments", func(t *testing.T) { moments[float64](t, b, s); moments[float32](t, b, s); moments[int32](t, b, s) })
 	t.Run("Prod", func(t *testing.T) {
 		prodFloat[float64](t, b, s)
@@ -237,7 +238,7 @@ func refMoments(x []float64) (sum, m2, abs float64) {
 
 func closeTo(got, want, scale float64) bool { return math.Abs(got-want) <= 1e-12*scale }
 
-func moments[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func moments[T backend.Element](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
 		x := randSmall[T](r, n, 1, 100)
@@ -311,7 +312,7 @@ func moments[T backend.Element](t *testing.T, b backend.Backend, s backend.Stats
 	}
 }
 
-func prodFloat[T backend.Float](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func prodFloat[T backend.Float](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
 		x := make([]T, n)
@@ -330,7 +331,7 @@ func prodFloat[T backend.Float](t *testing.T, b backend.Backend, s backend.Stats
 	}
 }
 
-func prodInt[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func prodInt[T backend.Element](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	signed := backend.DTypeOf[T]().IsSigned()
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
@@ -354,7 +355,7 @@ func prodInt[T backend.Element](t *testing.T, b backend.Backend, s backend.Stats
 	}
 }
 
-func countNonzero[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func countNonzero[T backend.Element](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
 		x := randSmall[T](r, n, 0, 3)
@@ -375,11 +376,11 @@ func countNonzero[T backend.Element](t *testing.T, b backend.Backend, s backend.
 	}
 }
 
-func histogram[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func histogram[T backend.Element](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	float := backend.DTypeOf[T]().IsFloat()
 	for _, bins := range []int{1, 3, 10} {
 		lo, hi := -2.0, 7.0
-		edges := backend.HistogramEdges(bins, lo, hi)
+		edges := driver.HistogramEdges(bins, lo, hi)
 		for _, n := range capSizesOf[T]() {
 			r := rng(t, n)
 			x := make([]T, n)
@@ -427,7 +428,7 @@ func histogram[T backend.Element](t *testing.T, b backend.Backend, s backend.Sta
 	}
 }
 
-func scan[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func scan[T backend.Element](t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	for _, sh := range axisShapes {
 		pre, n, post := sh[0], sh[1], sh[2]
 		r := rng(t, pre*n*post)
@@ -458,7 +459,7 @@ func scan[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsRed
 						wlast[i*post+j] = acc
 					}
 				}
-				var bc backend.Buffer
+				var bc driver.Buffer
 				if withCarry {
 					bc = up(t, b, carry)
 				}
@@ -479,7 +480,7 @@ func scan[T backend.Element](t *testing.T, b backend.Backend, s backend.StatsRed
 	}
 }
 
-func ratio(t *testing.T, b backend.Backend, s backend.StatsReducer) {
+func ratio(t *testing.T, b driver.Backend, s driver.StatsReducer) {
 	for _, n := range capSizesOf[float64]() {
 		r := rng(t, n)
 		num := make([]float64, n)

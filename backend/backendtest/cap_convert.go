@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-func testConverter(t *testing.T, b backend.Backend) {
-	c := b.(backend.Converter)
+func testConverter(t *testing.T, b driver.Backend) {
+	c := b.(driver.Converter)
 	t.Run("float64", func(t *testing.T) { convSuite[float64](t, b, c) })
 	t.Run("float32", func(t *testing.T) { convSuite[float32](t, b, c) })
 	t.Run("int64", func(t *testing.T) { convSuite[int64](t, b, c) })
@@ -25,20 +26,20 @@ func testConverter(t *testing.T, b backend.Backend) {
 }
 
 // compareRef is Go's comparison, NumPy's rule for NaN included.
-func compareRef[T backend.Element](op backend.CompareOp, a, b T) uint8 {
+func compareRef[T backend.Element](op driver.CompareOp, a, b T) uint8 {
 	var r bool
 	switch op {
-	case backend.Less:
+	case driver.Less:
 		r = a < b
-	case backend.LessEqual:
+	case driver.LessEqual:
 		r = a <= b
-	case backend.Greater:
+	case driver.Greater:
 		r = a > b
-	case backend.GreaterEqual:
+	case driver.GreaterEqual:
 		r = a >= b
-	case backend.Equal:
+	case driver.Equal:
 		r = a == b
-	case backend.NotEqual:
+	case driver.NotEqual:
 		r = a != b
 	}
 	if r {
@@ -47,7 +48,7 @@ func compareRef[T backend.Element](op backend.CompareOp, a, b T) uint8 {
 	return 0
 }
 
-func convSuite[T backend.Element](t *testing.T, b backend.Backend, c backend.Converter) {
+func convSuite[T backend.Element](t *testing.T, b driver.Backend, c driver.Converter) {
 	float := backend.DTypeOf[T]().IsFloat()
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
@@ -57,7 +58,7 @@ func convSuite[T backend.Element](t *testing.T, b backend.Backend, c backend.Con
 		}
 		bx, by, bm := up(t, b, x), up(t, b, y), zeros[uint8](t, b, n)
 		want := make([]uint8, n)
-		for op := backend.Less; op <= backend.NotEqual; op++ {
+		for op := driver.Less; op <= driver.NotEqual; op++ {
 			for i := range x {
 				want[i] = compareRef(op, x[i], y[i])
 			}
@@ -70,7 +71,7 @@ func convSuite[T backend.Element](t *testing.T, b backend.Backend, c backend.Con
 				for i := range x {
 					want[i] = compareRef(op, x[i], s)
 				}
-				c.CompareScalar(op, bm, bx, backend.ScalarOf(s))
+				c.CompareScalar(op, bm, bx, driver.ScalarOf(s))
 				checkSame(t, fmt.Sprintf("CompareScalar(%v, %v) of %d elements", op, s, n), down[uint8](t, b, bm), want)
 			}
 		}
@@ -111,7 +112,7 @@ func convSuite[T backend.Element](t *testing.T, b backend.Backend, c backend.Con
 
 // convert checks Convert from S to D on values that both types hold
 // exactly (out-of-range conversions are undefined in NumPy too).
-func convert[S, D backend.Element](t *testing.T, b backend.Backend, c backend.Converter) {
+func convert[S, D backend.Element](t *testing.T, b driver.Backend, c driver.Converter) {
 	for _, n := range capSizesOf[S]() {
 		r := rng(t, n)
 		x := randSmall[S](r, n, 0, 100)

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // fftShapes are the (pre, n, post) views of the FFT suite: lengths of 1,
 // powers of 2, 3 and 5, a prime (Bluestein's on CUDA), strided lines.
 var fftShapes = [][3]int{{1, 1, 1}, {1, 8, 1}, {3, 5, 2}, {2, 12, 1}, {1, 17, 3}, {1, 64, 1}, {2, 45, 2}, {0, 4, 1}, {1, 1024, 1}}
 
-func testFFTer(t *testing.T, b backend.Backend) {
-	f := b.(backend.FFTer)
+func testFFTer(t *testing.T, b driver.Backend) {
+	f := b.(driver.FFTer)
 	t.Run("complex128", func(t *testing.T) { fftSuite[complex128](t, b, f, 1e-13) })
 	t.Run("complex64", func(t *testing.T) { fftSuite[complex64](t, b, f, 1e-5) })
 }
@@ -42,7 +43,7 @@ func dft(x []complex128, inverse bool) []complex128 {
 	return y
 }
 
-func fftSuite[C backend.Complex](t *testing.T, b backend.Backend, f backend.FFTer, tol float64) {
+func fftSuite[C backend.Complex](t *testing.T, b driver.Backend, f driver.FFTer, tol float64) {
 	for _, sh := range fftShapes {
 		pre, n, post := sh[0], sh[1], sh[2]
 		r := rng(t, pre*n*post)
@@ -81,15 +82,15 @@ func fftSuite[C backend.Complex](t *testing.T, b backend.Backend, f backend.FFTe
 // vector, and sizes past a tile.
 var gemmShapes = [][3]int{{0, 3, 2}, {3, 0, 2}, {2, 3, 0}, {1, 1, 1}, {5, 7, 3}, {1, 9, 4}, {33, 17, 65}, {70, 40, 20}}
 
-func testGEMM(t *testing.T, b backend.Backend) {
-	g := b.(backend.GEMM)
+func testGEMM(t *testing.T, b driver.Backend) {
+	g := b.(driver.GEMM)
 	t.Run("float64", func(t *testing.T) { gemm[float64](t, b, g) })
 	t.Run("float32", func(t *testing.T) { gemm[float32](t, b, g) })
 	t.Run("int32", func(t *testing.T) { gemm[int32](t, b, g) })
 	t.Run("uint8", func(t *testing.T) { gemm[uint8](t, b, g) })
 }
 
-func gemm[T backend.Element](t *testing.T, b backend.Backend, g backend.GEMM) {
+func gemm[T backend.Element](t *testing.T, b driver.Backend, g driver.GEMM) {
 	float := backend.DTypeOf[T]().IsFloat()
 	for _, sh := range gemmShapes {
 		m, n, k := sh[0], sh[1], sh[2]

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // mathUlps is the bound of Math's results in units of the last place of
@@ -76,8 +77,8 @@ func refExp(x float64) float64 {
 // exactUnary are the ops whose results must be bitwise Go's.
 var exactUnary = map[string]bool{"floor": true, "abs": true, "sign": true}
 
-func testMath(t *testing.T, b backend.Backend) {
-	m := b.(backend.Math)
+func testMath(t *testing.T, b driver.Backend) {
+	m := b.(driver.Math)
 	t.Run("Unary/float64", func(t *testing.T) { unaryFloat[float64](t, b, m) })
 	t.Run("Unary/float32", func(t *testing.T) { unaryFloat[float32](t, b, m) })
 	t.Run("Abs/int32", func(t *testing.T) { absInt[int32](t, b, m) })
@@ -103,8 +104,8 @@ func specials[T backend.Float]() []T {
 	return []T{0, T(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, T(inf), T(-inf), T(math.NaN()), 1000, -1000, 1e-30, 3.75, -2.25, 88.5, 710}
 }
 
-func unaryFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math) {
-	for op := backend.UnaryOp(0); op.Valid(); op++ {
+func unaryFloat[T backend.Float](t *testing.T, b driver.Backend, m driver.Math) {
+	for op := driver.UnaryOp(0); op.Valid(); op++ {
 		ref, ok := unaryRef[op.String()]
 		if !ok {
 			t.Errorf("UnaryOp %v has no reference in backendtest: add one to unaryRef", op)
@@ -141,7 +142,7 @@ type integer interface {
 	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64
 }
 
-func absInt[T integer](t *testing.T, b backend.Backend, m backend.Math) {
+func absInt[T integer](t *testing.T, b driver.Backend, m driver.Math) {
 	for _, n := range capSizesOf[T]() {
 		r := rng(t, n)
 		x := make([]T, n)
@@ -162,13 +163,13 @@ func absInt[T integer](t *testing.T, b backend.Backend, m backend.Math) {
 			}
 		}
 		bx, bd := up(t, b, x), zeros[T](t, b, n)
-		m.Unary(backend.Abs, bd, bx)
+		m.Unary(driver.Abs, bd, bx)
 		checkSame(t, fmt.Sprintf("abs of %d elements", n), down[T](t, b, bd), want)
 		freeAll(b, bx, bd)
 	}
 }
 
-func powFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math, bound float64) {
+func powFloat[T backend.Float](t *testing.T, b driver.Backend, m driver.Math, bound float64) {
 	nan, inf := T(math.NaN()), T(math.Inf(1))
 	// NumPy's special cases: pow(x, 0) = 1 and pow(1, y) = 1 even for NaN,
 	// pow(0, y < 0) = +Inf, pow(x < 0, non-integer y) = NaN.
@@ -192,14 +193,14 @@ func powFloat[T backend.Float](t *testing.T, b backend.Backend, m backend.Math, 
 			for i := range x {
 				want[i] = T(math.Pow(float64(x[i]), float64(s)))
 			}
-			m.PowScalar(bd, bx, backend.ScalarOf(s))
+			m.PowScalar(bd, bx, driver.ScalarOf(s))
 			checkUlps(t, fmt.Sprintf("PowScalar(%v) of %d elements", s, len(x)), down[T](t, b, bd), want, bound)
 		}
 		freeAll(b, bx, by, bd)
 	}
 }
 
-func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
+func clip[T backend.Element](t *testing.T, b driver.Backend, m driver.Math) {
 	float := backend.DTypeOf[T]().IsFloat()
 	type bounds struct{ lo, hi T }
 	cases := []bounds{{2, 9}, {5, 5}, {9, 2}} // lo > hi: hi everywhere
@@ -225,7 +226,7 @@ func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
 					want[i] = min(max(v, c.lo), c.hi)
 				}
 			}
-			m.Clip(bd, bx, backend.ScalarOf(c.lo), backend.ScalarOf(c.hi))
+			m.Clip(bd, bx, driver.ScalarOf(c.lo), driver.ScalarOf(c.hi))
 			checkSame(t, fmt.Sprintf("Clip(%v, %v) of %d elements", c.lo, c.hi, n), down[T](t, b, bd), want)
 		}
 		freeAll(b, bx, bd)
@@ -237,7 +238,7 @@ func clip[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
 // (maximum(+0, -0) is -0), mod and floor_divide follow npy_divmod for
 // floats and Python's floor rule for integers (0 for a zero divisor,
 // the most negative integer divided by -1 is itself).
-func binaryMathRef[T backend.Element](op backend.BinaryMathOp, a, b T) T {
+func binaryMathRef[T backend.Element](op driver.BinaryMathOp, a, b T) T {
 	float := backend.DTypeOf[T]().IsFloat()
 	switch op.String() {
 	case "maximum", "minimum":
@@ -312,9 +313,9 @@ func binaryMathRef[T backend.Element](op backend.BinaryMathOp, a, b T) T {
 	return T(q)
 }
 
-func binaryMath[T backend.Element](t *testing.T, b backend.Backend, m backend.Math) {
+func binaryMath[T backend.Element](t *testing.T, b driver.Backend, m driver.Math) {
 	float := backend.DTypeOf[T]().IsFloat()
-	for op := backend.BinaryMathOp(0); op.Valid(); op++ {
+	for op := driver.BinaryMathOp(0); op.Valid(); op++ {
 		if op.FloatOnly() && !float {
 			continue
 		}

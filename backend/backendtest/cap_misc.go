@@ -8,11 +8,12 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	xrng "github.com/xpmpi/xpmpi/rng"
 )
 
-func testRandomFiller(t *testing.T, b backend.Backend) {
-	f := b.(backend.RandomFiller)
+func testRandomFiller(t *testing.T, b driver.Backend) {
+	f := b.(driver.RandomFiller)
 	const seed, draw = 12345, 7
 	// runs x n elements, starting at first, a run every stride: a block of
 	// a larger array.
@@ -21,27 +22,27 @@ func testRandomFiller(t *testing.T, b backend.Backend) {
 		runs, n, first, stride := int(l[0]), int(l[1]), l[2], l[3]
 		name := fmt.Sprintf("runs=%d n=%d first=%d stride=%d", runs, n, first, stride)
 		t.Run("Uniform/float64/"+name, func(t *testing.T) {
-			randomCheck(t, b, f, backend.RandomFill{Kind: backend.RandomUniform, Seed: seed, Draw: draw}, runs, n, first, stride,
+			randomCheck(t, b, f, driver.RandomFill{Kind: driver.RandomUniform, Seed: seed, Draw: draw}, runs, n, first, stride,
 				func(d []float64, at uint64) { xrng.FillUniform(d, seed, at, draw) }, 0)
 		})
 		t.Run("Uniform/float32/"+name, func(t *testing.T) {
-			randomCheck(t, b, f, backend.RandomFill{Kind: backend.RandomUniform, Seed: seed, Draw: draw}, runs, n, first, stride,
+			randomCheck(t, b, f, driver.RandomFill{Kind: driver.RandomUniform, Seed: seed, Draw: draw}, runs, n, first, stride,
 				func(d []float32, at uint64) { xrng.FillUniform(d, seed, at, draw) }, 0)
 		})
 		t.Run("Normal/float64/"+name, func(t *testing.T) {
 			// The device's log, sqrt and cos may differ from Go's in the
 			// last bits (rng documents about 1e-14).
-			randomCheck(t, b, f, backend.RandomFill{Kind: backend.RandomNormal, Seed: seed, Draw: draw}, runs, n, first, stride,
+			randomCheck(t, b, f, driver.RandomFill{Kind: driver.RandomNormal, Seed: seed, Draw: draw}, runs, n, first, stride,
 				func(d []float64, at uint64) { xrng.FillNormal(d, seed, at, draw) }, 1e-13)
 		})
 		t.Run("Ints/int32/"+name, func(t *testing.T) {
 			lo, hi := int32(-5), int32(1000)
-			randomCheck(t, b, f, backend.RandomFill{Kind: backend.RandomInts, Seed: seed, Draw: draw, Lo: uint64(int64(lo)), Span: uint64(int64(hi) - int64(lo))}, runs, n, first, stride,
+			randomCheck(t, b, f, driver.RandomFill{Kind: driver.RandomInts, Seed: seed, Draw: draw, Lo: uint64(int64(lo)), Span: uint64(int64(hi) - int64(lo))}, runs, n, first, stride,
 				func(d []int32, at uint64) { xrng.FillUniformInts(d, seed, at, draw, lo, hi) }, 0)
 		})
 		t.Run("Ints/uint8/"+name, func(t *testing.T) {
 			lo, hi := uint8(3), uint8(200)
-			randomCheck(t, b, f, backend.RandomFill{Kind: backend.RandomInts, Seed: seed, Draw: draw, Lo: uint64(lo), Span: uint64(hi - lo)}, runs, n, first, stride,
+			randomCheck(t, b, f, driver.RandomFill{Kind: driver.RandomInts, Seed: seed, Draw: draw, Lo: uint64(lo), Span: uint64(hi - lo)}, runs, n, first, stride,
 				func(d []uint8, at uint64) { xrng.FillUniformInts(d, seed, at, draw, lo, hi) }, 0)
 		})
 	}
@@ -50,7 +51,7 @@ func testRandomFiller(t *testing.T, b backend.Backend) {
 // randomCheck fills runs*n elements with FillRandom and compares them with
 // package rng's fill of each run, bit for bit (tol 0) or within tol
 // relative.
-func randomCheck[T backend.Element](t *testing.T, b backend.Backend, f backend.RandomFiller, fill backend.RandomFill, runs, n int, first, stride uint64, ref func(d []T, at uint64), tol float64) {
+func randomCheck[T backend.Element](t *testing.T, b driver.Backend, f driver.RandomFiller, fill driver.RandomFill, runs, n int, first, stride uint64, ref func(d []T, at uint64), tol float64) {
 	want := make([]T, runs*n)
 	for r := 0; r < runs; r++ {
 		ref(want[r*n:(r+1)*n], first+uint64(r)*stride)
@@ -71,7 +72,7 @@ func randomCheck[T backend.Element](t *testing.T, b backend.Backend, f backend.R
 	}
 }
 
-func testStencils(t *testing.T, b backend.Backend) {
+func testStencils(t *testing.T, b driver.Backend) {
 	for _, s := range []typed{&suite[float64]{b: b, quick: true}, &suite[float32]{b: b, quick: true}} {
 		t.Run(s.dtype().String(), func(t *testing.T) {
 			t.Run("Jacobi5", s.jacobi5)
@@ -80,13 +81,13 @@ func testStencils(t *testing.T, b backend.Backend) {
 	}
 }
 
-func testWeightedStencils(t *testing.T, b backend.Backend) {
-	w := b.(backend.WeightedStencils)
+func testWeightedStencils(t *testing.T, b driver.Backend) {
+	w := b.(driver.WeightedStencils)
 	t.Run("float64", func(t *testing.T) { weighted[float64](t, b, w) })
 	t.Run("float32", func(t *testing.T) { weighted[float32](t, b, w) })
 }
 
-func weighted[T backend.Float](t *testing.T, b backend.Backend, ws backend.WeightedStencils) {
+func weighted[T backend.Float](t *testing.T, b driver.Backend, ws driver.WeightedStencils) {
 	w9 := [9]float64{0.5, -1, 0.25, 2, -3.5, 1, 0.125, 1.5, -0.75}
 	for _, sh := range [][2]int{{0, 0}, {1, 5}, {2, 2}, {3, 3}, {5, 8}, {40, 33}} {
 		rows, cols := sh[0], sh[1]
@@ -153,8 +154,8 @@ func stencilCheck[T backend.Float](t *testing.T, what string, got, want []T, mag
 	}
 }
 
-func testStencilDots(t *testing.T, b backend.Backend) {
-	sd := b.(backend.StencilDots)
+func testStencilDots(t *testing.T, b driver.Backend) {
+	sd := b.(driver.StencilDots)
 	for _, sh := range [][2]int{{0, 0}, {2, 5}, {3, 3}, {5, 20}, {17, 40}, {64, 33}} {
 		rows, cols := sh[0], sh[1]
 		r := rng(t, rows*cols)
@@ -190,18 +191,18 @@ func testStencilDots(t *testing.T, b backend.Backend) {
 	}
 }
 
-func testComplexMath(t *testing.T, b backend.Backend) {
-	m := b.(backend.ComplexMath)
+func testComplexMath(t *testing.T, b driver.Backend) {
+	m := b.(driver.ComplexMath)
 	t.Run("complex128", func(t *testing.T) { complexMath[complex128, float64](t, b, m, 1e-14) })
 	t.Run("complex64", func(t *testing.T) { complexMath[complex64, float32](t, b, m, 1e-6) })
 }
 
-var complexRef = map[backend.ComplexOp]func(complex128) complex128{
-	backend.CExp: cmplx.Exp, backend.CLog: cmplx.Log, backend.CSqrt: cmplx.Sqrt, backend.CConj: cmplx.Conj,
-	backend.CAbs:   func(z complex128) complex128 { return complex(cmplx.Abs(z), 0) },
-	backend.CAngle: func(z complex128) complex128 { return complex(cmplx.Phase(z), 0) },
-	backend.CReal:  func(z complex128) complex128 { return complex(real(z), 0) },
-	backend.CImag:  func(z complex128) complex128 { return complex(imag(z), 0) },
+var complexRef = map[driver.ComplexOp]func(complex128) complex128{
+	driver.CExp: cmplx.Exp, driver.CLog: cmplx.Log, driver.CSqrt: cmplx.Sqrt, driver.CConj: cmplx.Conj,
+	driver.CAbs:   func(z complex128) complex128 { return complex(cmplx.Abs(z), 0) },
+	driver.CAngle: func(z complex128) complex128 { return complex(cmplx.Phase(z), 0) },
+	driver.CReal:  func(z complex128) complex128 { return complex(real(z), 0) },
+	driver.CImag:  func(z complex128) complex128 { return complex(imag(z), 0) },
 }
 
 func complexInputs[C backend.Complex](t *testing.T, n int) []C {
@@ -213,11 +214,11 @@ func complexInputs[C backend.Complex](t *testing.T, n int) []C {
 	return x
 }
 
-func complexMath[C backend.Complex, R backend.Float](t *testing.T, b backend.Backend, m backend.ComplexMath, tol float64) {
+func complexMath[C backend.Complex, R backend.Float](t *testing.T, b driver.Backend, m driver.ComplexMath, tol float64) {
 	for _, n := range capSizes[:4] {
 		x := complexInputs[C](t, n)
 		bx := up(t, b, x)
-		for op := backend.CExp; op <= backend.CImag; op++ {
+		for op := driver.CExp; op <= driver.CImag; op++ {
 			ref := complexRef[op]
 			want := make([]complex128, len(x))
 			scale := 0.0
@@ -263,7 +264,7 @@ func complexMath[C backend.Complex, R backend.Float](t *testing.T, b backend.Bac
 				}
 				scale = math.Max(scale, cmplx.Abs(want[i]))
 			}
-			m.ComplexPowScalar(bd, bx, backend.ScalarOf(s))
+			m.ComplexPowScalar(bd, bx, driver.ScalarOf(s))
 			checkClose(t, fmt.Sprintf("ComplexPowScalar(%v) of %d", s, len(x)), down[C](t, b, bd), want, 8*tol, scale)
 		}
 		// Vdot, and Prod (in order, in complex128) of values on the unit
@@ -293,23 +294,23 @@ func complexMath[C backend.Complex, R backend.Float](t *testing.T, b backend.Bac
 	}
 }
 
-func testComplexKernels(t *testing.T, b backend.Backend) {
+func testComplexKernels(t *testing.T, b driver.Backend) {
 	t.Run("complex128", func(t *testing.T) { complexKernels[complex128](t, b, 1e-15) })
 	t.Run("complex64", func(t *testing.T) { complexKernels[complex64](t, b, 1e-6) })
 }
 
 // complexKernels checks the complex cases of the Backend methods and the
 // capabilities that a ComplexKernels takes complex buffers in.
-func complexKernels[C backend.Complex](t *testing.T, b backend.Backend, tol float64) {
+func complexKernels[C backend.Complex](t *testing.T, b driver.Backend, tol float64) {
 	for _, n := range capSizesOf[C]() {
 		x := complexInputs[C](t, n)
 		y := complexInputs[C](t, n+1)[1:]
 		bx, by, bd := up(t, b, x), up(t, b, y), zeros[C](t, b, len(x))
-		ops := map[backend.BinaryOp]func(a, b complex128) complex128{
-			backend.Add: func(a, b complex128) complex128 { return a + b },
-			backend.Sub: func(a, b complex128) complex128 { return a - b },
-			backend.Mul: func(a, b complex128) complex128 { return a * b },
-			backend.Div: func(a, b complex128) complex128 { return a / b },
+		ops := map[driver.BinaryOp]func(a, b complex128) complex128{
+			driver.Add: func(a, b complex128) complex128 { return a + b },
+			driver.Sub: func(a, b complex128) complex128 { return a - b },
+			driver.Mul: func(a, b complex128) complex128 { return a * b },
+			driver.Div: func(a, b complex128) complex128 { return a / b },
 		}
 		for op, f := range ops {
 			want := make([]complex128, len(x))
@@ -321,7 +322,7 @@ func complexKernels[C backend.Complex](t *testing.T, b backend.Backend, tol floa
 			b.Binary(op, bd, bx, by)
 			checkClose(t, fmt.Sprintf("Binary(%v) of %d", op, len(x)), down[C](t, b, bd), want, 4*tol, scale)
 		}
-		if a, ok := b.(backend.AxisReducer); ok && len(x) > 0 {
+		if a, ok := b.(driver.AxisReducer); ok && len(x) > 0 {
 			pre, k, post := 1, len(x), 1
 			if len(x)%2 == 0 {
 				k, post = len(x)/2, 2
@@ -342,7 +343,7 @@ func complexKernels[C backend.Complex](t *testing.T, b backend.Backend, tol floa
 			}
 			freeAll(b, acc)
 		}
-		if c, ok := b.(backend.Converter); ok {
+		if c, ok := b.(driver.Converter); ok {
 			mask := make([]uint8, len(x))
 			for i := range mask {
 				mask[i] = uint8(i % 2)
@@ -359,7 +360,7 @@ func complexKernels[C backend.Complex](t *testing.T, b backend.Backend, tol floa
 			checkClose(t, fmt.Sprintf("Where of complex %d", len(x)), down[C](t, b, bd), want, 0, 1)
 			freeAll(b, bm)
 		}
-		if s, ok := b.(backend.StatsReducer); ok {
+		if s, ok := b.(driver.StatsReducer); ok {
 			want := make([]complex128, len(x))
 			var run C
 			for i, v := range x {
@@ -373,8 +374,8 @@ func complexKernels[C backend.Complex](t *testing.T, b backend.Backend, tol floa
 	}
 }
 
-func testAsync(t *testing.T, b backend.Backend) {
-	a := b.(backend.Async)
+func testAsync(t *testing.T, b driver.Backend) {
+	a := b.(driver.Async)
 	for _, n := range capSizesOf[float64]() {
 		x := randFloats[float64](rng(t, n), n)
 		// Pinned host memory round trip through two device buffers on a

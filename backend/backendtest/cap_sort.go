@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-func testSorter(t *testing.T, b backend.Backend) {
-	s := b.(backend.Sorter)
+func testSorter(t *testing.T, b driver.Backend) {
+	s := b.(driver.Sorter)
 	t.Run("float64", func(t *testing.T) { sorter[float64](t, b, s) })
 	t.Run("float32", func(t *testing.T) { sorter[float32](t, b, s) })
 	t.Run("int32", func(t *testing.T) { sorter[int32](t, b, s) })
@@ -80,7 +81,7 @@ func keysOf[T backend.Element](p []pair[T]) ([]T, []int64) {
 	return k, i
 }
 
-func sorter[T backend.Element](t *testing.T, b backend.Backend, s backend.Sorter) {
+func sorter[T backend.Element](t *testing.T, b driver.Backend, s driver.Sorter) {
 	const base = 1 << 40
 	for _, n := range capSizesOf[T]() {
 		x := sortKeys[T](t, n)
@@ -118,10 +119,10 @@ func sorter[T backend.Element](t *testing.T, b backend.Backend, s backend.Sorter
 			splits = append(splits, pair[T]{q.k, base + int64(r.IntN(n+2)) - 1})
 		}
 		slices.SortFunc(splits, pair[T].cmp)
-		sk, si := make([]backend.Scalar, len(splits)), make([]int64, len(splits))
+		sk, si := make([]driver.Scalar, len(splits)), make([]int64, len(splits))
 		wantCut := make([]int, len(splits))
 		for j, sp := range splits {
-			sk[j], si[j] = backend.ScalarOf(sp.k), sp.i
+			sk[j], si[j] = driver.ScalarOf(sp.k), sp.i
 			for i, v := range wk {
 				if (pair[T]{v, base + int64(i)}).cmp(sp) < 0 {
 					wantCut[j]++

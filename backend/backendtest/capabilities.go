@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Capability is one of package backend's optional interfaces and its
@@ -18,9 +19,9 @@ type Capability struct {
 	// Name is the interface's name in package backend ("Math").
 	Name string
 	// Has reports whether a backend implements the interface.
-	Has func(b backend.Backend) bool
+	Has func(b driver.Backend) bool
 	// Test runs the interface's suite on a backend that has it.
-	Test func(t *testing.T, b backend.Backend)
+	Test func(t *testing.T, b driver.Backend)
 }
 
 // Capabilities are the optional interfaces of package backend, each with a
@@ -30,24 +31,24 @@ type Capability struct {
 // other capabilities' suites, which run where the backend has the marker.
 // Allocation is a property of buffers, tested by TestBackend's views.
 var Capabilities = []Capability{
-	{"Math", has[backend.Math], testMath},
-	{"Converter", has[backend.Converter], testConverter},
-	{"AxisReducer", has[backend.AxisReducer], testAxisReducer},
-	{"StatsReducer", has[backend.StatsReducer], testStatsReducer},
-	{"Sorter", has[backend.Sorter], testSorter},
-	{"FFTer", has[backend.FFTer], testFFTer},
-	{"GEMM", has[backend.GEMM], testGEMM},
-	{"RandomFiller", has[backend.RandomFiller], testRandomFiller},
-	{"Stencils", has[backend.Stencils], testStencils},
-	{"WeightedStencils", has[backend.WeightedStencils], testWeightedStencils},
-	{"StencilDots", has[backend.StencilDots], testStencilDots},
-	{"ComplexMath", has[backend.ComplexMath], testComplexMath},
-	{"ComplexKernels", has[backend.ComplexKernels], testComplexKernels},
-	{"Async", has[backend.Async], testAsync},
-	{"Describer", has[backend.Describer], testDescriber},
+	{"Math", has[driver.Math], testMath},
+	{"Converter", has[driver.Converter], testConverter},
+	{"AxisReducer", has[driver.AxisReducer], testAxisReducer},
+	{"StatsReducer", has[driver.StatsReducer], testStatsReducer},
+	{"Sorter", has[driver.Sorter], testSorter},
+	{"FFTer", has[driver.FFTer], testFFTer},
+	{"GEMM", has[driver.GEMM], testGEMM},
+	{"RandomFiller", has[driver.RandomFiller], testRandomFiller},
+	{"Stencils", has[driver.Stencils], testStencils},
+	{"WeightedStencils", has[driver.WeightedStencils], testWeightedStencils},
+	{"StencilDots", has[driver.StencilDots], testStencilDots},
+	{"ComplexMath", has[driver.ComplexMath], testComplexMath},
+	{"ComplexKernels", has[driver.ComplexKernels], testComplexKernels},
+	{"Async", has[driver.Async], testAsync},
+	{"Describer", has[driver.Describer], testDescriber},
 }
 
-func has[I any](b backend.Backend) bool {
+func has[I any](b driver.Backend) bool {
 	_, ok := b.(I)
 	return ok
 }
@@ -58,7 +59,7 @@ func has[I any](b backend.Backend) bool {
 // interface that b does not implement fails, so that a capability cannot
 // be lost without a test noticing; one that b implements without the
 // claim is tested all the same, and logged.
-func TestCapabilities(t *testing.T, b backend.Backend, want ...string) {
+func TestCapabilities(t *testing.T, b driver.Backend, want ...string) {
 	for _, w := range want {
 		if !slices.ContainsFunc(Capabilities, func(c Capability) bool { return c.Name == w }) {
 			t.Errorf("TestCapabilities: %q is not one of the capabilities", w)
@@ -101,7 +102,7 @@ func capSizesOf[T backend.Numeric]() []int {
 var axisShapes = [][3]int{{1, 0, 1}, {1, 1, 1}, {3, 5, 1}, {1, 7, 4}, {2, 6, 3}, {4, 1000, 3}, {0, 3, 2}}
 
 // up returns a new buffer of b holding a copy of x.
-func up[T backend.Numeric](t *testing.T, b backend.Backend, x []T) backend.Buffer {
+func up[T backend.Numeric](t *testing.T, b driver.Backend, x []T) driver.Buffer {
 	t.Helper()
 	buf, err := b.Alloc(backend.DTypeOf[T](), len(x))
 	if err != nil {
@@ -116,14 +117,14 @@ func up[T backend.Numeric](t *testing.T, b backend.Backend, x []T) backend.Buffe
 }
 
 // zeros returns a new buffer of b of n zero elements of T.
-func zeros[T backend.Numeric](t *testing.T, b backend.Backend, n int) backend.Buffer {
+func zeros[T backend.Numeric](t *testing.T, b driver.Backend, n int) driver.Buffer {
 	t.Helper()
 	return up(t, b, make([]T, n))
 }
 
 // down returns a copy of buf's elements in host memory, after the
 // backend's queued work.
-func down[T backend.Numeric](t *testing.T, b backend.Backend, buf backend.Buffer) []T {
+func down[T backend.Numeric](t *testing.T, b driver.Backend, buf driver.Buffer) []T {
 	t.Helper()
 	if err := b.Synchronize(); err != nil {
 		t.Fatalf("Synchronize: %v", err)
@@ -138,7 +139,7 @@ func down[T backend.Numeric](t *testing.T, b backend.Backend, buf backend.Buffer
 }
 
 // freeAll frees buffers of b.
-func freeAll(b backend.Backend, bufs ...backend.Buffer) {
+func freeAll(b driver.Backend, bufs ...driver.Buffer) {
 	for _, buf := range bufs {
 		if buf != nil {
 			b.Free(buf)
@@ -232,8 +233,8 @@ func checkClose[C backend.Complex](t *testing.T, what string, got []C, want []co
 	}
 }
 
-func testDescriber(t *testing.T, b backend.Backend) {
-	d := b.(backend.Describer).Describe()
+func testDescriber(t *testing.T, b driver.Backend) {
+	d := b.(driver.Describer).Describe()
 	if strings.TrimSpace(d) == "" {
 		t.Errorf("%s: Describe() is empty", b.Name())
 	}

@@ -1,4 +1,4 @@
-// Package backendtest is the conformance suite that every backend.Backend
+// Package backendtest is the conformance suite that every driver.Backend
 // passes, in the pattern of gonum's testblas: a backend's own test calls
 //
 //	func TestBackend(t *testing.T) { backendtest.TestBackend(t, cpu.Default) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 func (s *suite[T]) fill(t *testing.T) {
@@ -19,7 +20,7 @@ func (s *suite[T]) fill(t *testing.T) {
 	for _, n := range s.sizes() {
 		for _, v := range values {
 			x := s.upload(t, s.random(r, n))
-			s.b.Fill(x, backend.ScalarOf(v))
+			s.b.Fill(x, driver.ScalarOf(v))
 			want := make([]T, n)
 			for i := range want {
 				want[i] = v
@@ -49,7 +50,7 @@ func (s *suite[T]) scale(t *testing.T) {
 		for _, a := range []T{0, 1, 2, s.one(r)} {
 			xh := s.random(r, n)
 			x := s.upload(t, xh)
-			s.b.Scale(x, backend.ScalarOf(a))
+			s.b.Scale(x, driver.ScalarOf(a))
 			want := make([]T, n)
 			for i := range want {
 				want[i] = xh[i] * a
@@ -66,7 +67,7 @@ func (s *suite[T]) axpy(t *testing.T) {
 		for _, a := range []T{0, 1, s.one(r), s.one(r)} {
 			xh, yh := s.random(r, n), s.random(r, n)
 			x, y := s.upload(t, xh), s.upload(t, yh)
-			s.b.Axpy(backend.ScalarOf(a), x, y)
+			s.b.Axpy(driver.ScalarOf(a), x, y)
 			got := s.download(t, y)
 			what := fmt.Sprintf("n=%d: Axpy with a=%v", n, a)
 			if s.isFloat() {
@@ -90,7 +91,7 @@ func (s *suite[T]) axpy(t *testing.T) {
 		yh := []T{1, 1, inf, 2, nan, -(T(1) / 2)}
 		for _, a := range []T{0, 2, inf} {
 			x, y := s.upload(t, xh), s.upload(t, yh)
-			s.b.Axpy(backend.ScalarOf(a), x, y)
+			s.b.Axpy(driver.ScalarOf(a), x, y)
 			want := make([]T, len(xh))
 			for i := range want {
 				want[i] = T(a*xh[i]) + yh[i]
@@ -136,11 +137,11 @@ func (s *suite[T]) axpby(t *testing.T) {
 			a, b := c[0], c[1]
 			what := fmt.Sprintf("n=%d: Axpby with a=%v, b=%v", n, a, b)
 			x, y := s.upload(t, xh), s.upload(t, yh)
-			s.b.Axpby(backend.ScalarOf(a), x, backend.ScalarOf(b), y)
+			s.b.Axpby(driver.ScalarOf(a), x, driver.ScalarOf(b), y)
 			checkAxpby(t, what, a, xh, b, yh, s.download(t, y))
 			checkSame(t, what+": x", s.download(t, x), xh)
 			// x and y the same buffer: y = (a*y) + (b*y).
-			s.b.Axpby(backend.ScalarOf(a), x, backend.ScalarOf(b), x)
+			s.b.Axpby(driver.ScalarOf(a), x, driver.ScalarOf(b), x)
 			checkAxpby(t, what+", x = y", a, xh, b, xh, s.download(t, x))
 			s.b.Free(x)
 			s.b.Free(y)
@@ -152,7 +153,7 @@ func (s *suite[T]) axpby(t *testing.T) {
 		yh := []T{1, 1, inf, 2, nan, -(T(1) / 2)}
 		for _, c := range [][2]T{{0, 0}, {0, 1}, {1, 0}, {2, inf}} {
 			x, y := s.upload(t, xh), s.upload(t, yh)
-			s.b.Axpby(backend.ScalarOf(c[0]), x, backend.ScalarOf(c[1]), y)
+			s.b.Axpby(driver.ScalarOf(c[0]), x, driver.ScalarOf(c[1]), y)
 			checkAxpby(t, fmt.Sprintf("Axpby with a=%v, b=%v and special values", c[0], c[1]), c[0], xh, c[1], yh, s.download(t, y))
 			s.b.Free(x)
 			s.b.Free(y)
@@ -186,18 +187,18 @@ func checkAxpby[T backend.Element](t *testing.T, what string, a T, x []T, b T, y
 	}
 }
 
-var ops = []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div}
+var ops = []driver.BinaryOp{driver.Add, driver.Sub, driver.Mul, driver.Div}
 
 // apply sets dst = x op y with Go's arithmetic in T: the reference of
 // Binary.
-func apply[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
+func apply[T backend.Element](op driver.BinaryOp, dst, x, y []T) {
 	for i := range dst {
 		switch op {
-		case backend.Add:
+		case driver.Add:
 			dst[i] = x[i] + y[i]
-		case backend.Sub:
+		case driver.Sub:
 			dst[i] = x[i] - y[i]
-		case backend.Mul:
+		case driver.Mul:
 			dst[i] = x[i] * y[i]
 		default:
 			dst[i] = x[i] / y[i]
@@ -206,14 +207,14 @@ func apply[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
 }
 
 // applyScalar sets dst = x op c: the reference of BinaryScalar.
-func applyScalar[T backend.Element](op backend.BinaryOp, dst, x []T, c T) {
+func applyScalar[T backend.Element](op driver.BinaryOp, dst, x []T, c T) {
 	for i := range dst {
 		switch op {
-		case backend.Add:
+		case driver.Add:
 			dst[i] = x[i] + c
-		case backend.Sub:
+		case driver.Sub:
 			dst[i] = x[i] - c
-		case backend.Mul:
+		case driver.Mul:
 			dst[i] = x[i] * c
 		default:
 			dst[i] = x[i] / c
@@ -289,7 +290,7 @@ func (s *suite[T]) binary(t *testing.T) {
 		yAny, yDiv := s.random(r, n), s.divisors(r, n)
 		for _, op := range ops {
 			yh := yAny
-			if op == backend.Div {
+			if op == driver.Div {
 				yh = yDiv
 			}
 			if n > 2 && s.dtype().IsSigned() {
@@ -301,7 +302,7 @@ func (s *suite[T]) binary(t *testing.T) {
 			// dst distinct from x and y, dst == x, dst == y.
 			for _, alias := range []string{"", " into x", " into y"} {
 				x, y := s.upload(t, xh), s.upload(t, yh)
-				var d backend.Buffer
+				var d driver.Buffer
 				switch alias {
 				case "":
 					d = s.upload(t, dh)
@@ -337,7 +338,7 @@ func (s *suite[T]) binaryScalar(t *testing.T) {
 				scalars = append(scalars, 0, T(math.Inf(-1)), T(math.NaN()))
 			}
 			for _, c := range scalars {
-				if !s.isFloat() && op == backend.Div && c == 0 {
+				if !s.isFloat() && op == driver.Div && c == 0 {
 					continue
 				}
 				want := make([]T, n)
@@ -349,7 +350,7 @@ func (s *suite[T]) binaryScalar(t *testing.T) {
 					if !inPlace {
 						d = s.upload(t, dh)
 					}
-					s.b.BinaryScalar(op, d, x, backend.ScalarOf(c))
+					s.b.BinaryScalar(op, d, x, driver.ScalarOf(c))
 					if inPlace {
 						checkSame(t, what+" in place", s.download(t, d), want)
 					} else {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // alloc checks that Alloc makes zeroed buffers of the right length, type
@@ -33,7 +33,7 @@ func (s *suite[T]) alloc(t *testing.T) {
 			if v == 0 {
 				v = 1
 			}
-			s.b.Fill(buf, backend.ScalarOf(v))
+			s.b.Fill(buf, driver.ScalarOf(v))
 		}
 		s.b.Free(buf)
 		again, err := s.b.Alloc(s.dtype(), n)
@@ -90,7 +90,7 @@ func (s *suite[T]) slice(t *testing.T) {
 	checkSame(t, "view of a view", s.download(t, v), x[15:30])
 	// Writing through a view changes the parent there only.
 	val := s.one(rng(t, 1))
-	s.b.Fill(v, backend.ScalarOf(val))
+	s.b.Fill(v, driver.ScalarOf(val))
 	want := append([]T(nil), x...)
 	for i := 15; i < 30; i++ {
 		want[i] = val
@@ -117,37 +117,37 @@ func (s *suite[T]) views(t *testing.T) {
 	a := s.one(r)
 	type opCase struct {
 		name string
-		run  func(d, x, y backend.Buffer)
+		run  func(d, x, y driver.Buffer)
 		ref  func(d, x, y []T) // on the view's elements, in place on d
 	}
 	cases := []opCase{
-		{"Fill", func(d, x, y backend.Buffer) { s.b.Fill(d, backend.ScalarOf(a)) },
+		{"Fill", func(d, x, y driver.Buffer) { s.b.Fill(d, driver.ScalarOf(a)) },
 			func(d, x, y []T) {
 				for i := range d {
 					d[i] = a
 				}
 			}},
-		{"Copy", func(d, x, y backend.Buffer) { s.b.Copy(d, x) },
+		{"Copy", func(d, x, y driver.Buffer) { s.b.Copy(d, x) },
 			func(d, x, y []T) { copy(d, x) }},
-		{"Scale", func(d, x, y backend.Buffer) { s.b.Scale(d, backend.ScalarOf(a)) },
+		{"Scale", func(d, x, y driver.Buffer) { s.b.Scale(d, driver.ScalarOf(a)) },
 			func(d, x, y []T) {
 				for i := range d {
 					d[i] *= a
 				}
 			}},
-		{"Axpy", func(d, x, y backend.Buffer) { s.b.Axpy(backend.ScalarOf(a), x, d) },
+		{"Axpy", func(d, x, y driver.Buffer) { s.b.Axpy(driver.ScalarOf(a), x, d) },
 			func(d, x, y []T) {
 				for i := range d {
 					d[i] = T(a*x[i]) + d[i]
 				}
 			}},
-		{"Binary", func(d, x, y backend.Buffer) { s.b.Binary(backend.Div, d, x, y) },
+		{"Binary", func(d, x, y driver.Buffer) { s.b.Binary(driver.Div, d, x, y) },
 			func(d, x, y []T) {
 				for i := range d {
 					d[i] = x[i] / y[i]
 				}
 			}},
-		{"BinaryScalar", func(d, x, y backend.Buffer) { s.b.BinaryScalar(backend.Sub, d, x, backend.ScalarOf(a)) },
+		{"BinaryScalar", func(d, x, y driver.Buffer) { s.b.BinaryScalar(driver.Sub, d, x, driver.ScalarOf(a)) },
 			func(d, x, y []T) {
 				for i := range d {
 					d[i] = x[i] - a

@@ -12,6 +12,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/backendtest"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The capability suites must be able to fail: each mutant is the CPU
@@ -22,9 +23,9 @@ import (
 // mathMutant's Exp is 16 ulps high.
 type mathMutant struct{ *cpu.Backend }
 
-func (m mathMutant) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
+func (m mathMutant) Unary(op driver.UnaryOp, dst, x driver.Buffer) {
 	m.Backend.Unary(op, dst, x)
-	if op == backend.Exp && dst.DType() == backend.Float64 && dst.Len() > 0 {
+	if op == driver.Exp && dst.DType() == backend.Float64 && dst.Len() > 0 {
 		d := unsafe.Slice((*float64)(dst.Ptr()), dst.Len())
 		for i, v := range d {
 			if v > 0 && !math.IsInf(v, 0) {
@@ -37,7 +38,7 @@ func (m mathMutant) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
 // sortMutant's SortByKey is not stable.
 type sortMutant struct{ *cpu.Backend }
 
-func (m sortMutant) SortByKey(keys, index backend.Buffer, base int64) {
+func (m sortMutant) SortByKey(keys, index driver.Buffer, base int64) {
 	if keys.DType() != backend.Int32 || index == nil {
 		m.Backend.SortByKey(keys, index, base)
 		return
@@ -65,7 +66,7 @@ func (b byKey) Swap(i, j int) {
 // histMutant's Histogram leaves hi out of the last bin.
 type histMutant struct{ *cpu.Backend }
 
-func (m histMutant) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
+func (m histMutant) Histogram(counts []int64, x driver.Buffer, lo, hi float64) {
 	m.Backend.Histogram(counts, x, lo, hi)
 	if x.DType() == backend.Float64 {
 		for _, v := range unsafe.Slice((*float64)(x.Ptr()), x.Len()) {

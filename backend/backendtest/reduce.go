@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // sumTol is the error allowed in float sums and dots, relative to the sum
@@ -48,7 +49,7 @@ func (s *suite[T]) sum(t *testing.T) {
 // checkSum checks got against the sum of x: for floats a Float64 scalar
 // within sumTol*sum|x| of the exact sum (or the same Inf or NaN), for
 // integers the exact wrapping sum as an Int64 or Uint64 scalar.
-func (s *suite[T]) checkSum(t *testing.T, what string, got backend.Scalar, x []T) {
+func (s *suite[T]) checkSum(t *testing.T, what string, got driver.Scalar, x []T) {
 	t.Helper()
 	s.checkReduction(t, what, got, len(x),
 		func(i int) float64 { return float64(x[i]) },
@@ -73,7 +74,7 @@ func (s *suite[T]) dot(t *testing.T) {
 // checkDot checks got against the sum of x[i]*y[i], as checkSum does.
 // Integer products wrap as int64 (signed) or uint64 (unsigned) products of
 // the sign- or zero-extended elements.
-func (s *suite[T]) checkDot(t *testing.T, what string, got backend.Scalar, x, y []T) {
+func (s *suite[T]) checkDot(t *testing.T, what string, got driver.Scalar, x, y []T) {
 	t.Helper()
 	s.checkReduction(t, what, got, len(x),
 		func(i int) float64 { return float64(x[i]) * float64(y[i]) },
@@ -83,7 +84,7 @@ func (s *suite[T]) checkDot(t *testing.T, what string, got backend.Scalar, x, y 
 // checkReduction checks got against the sum of n terms: ft(i) for floats,
 // it(i) modulo 2^64 for integers (signed elements sign-extended, so that
 // the sum read as an int64 is the wrapping int64 sum).
-func (s *suite[T]) checkReduction(t *testing.T, what string, got backend.Scalar, n int, ft func(int) float64, it func(int) uint64) {
+func (s *suite[T]) checkReduction(t *testing.T, what string, got driver.Scalar, n int, ft func(int) float64, it func(int) uint64) {
 	t.Helper()
 	dt := s.dtype()
 	switch {
@@ -141,7 +142,7 @@ func (s *suite[T]) arg(t *testing.T, max bool) {
 		t.Helper()
 		b := s.upload(t, x)
 		var i int
-		var v backend.Scalar
+		var v driver.Scalar
 		if max {
 			i, v = s.b.Argmax(b)
 		} else {
@@ -222,7 +223,7 @@ func argRef[T backend.Element](x []T, max bool) int {
 }
 
 // checkArg checks the index and value that Argmin or Argmax returned.
-func (s *suite[T]) checkArg(t *testing.T, what string, i int, v backend.Scalar, x []T, max bool) {
+func (s *suite[T]) checkArg(t *testing.T, what string, i int, v driver.Scalar, x []T, max bool) {
 	t.Helper()
 	want := argRef(x, max)
 	if i != want {
@@ -243,14 +244,14 @@ func (s *suite[T]) checkArg(t *testing.T, what string, i int, v backend.Scalar, 
 		}
 		return
 	}
-	if v.DType() != s.dtype() || !same(backend.ValueOf[T](v), x[want]) {
+	if v.DType() != s.dtype() || !same(driver.ValueOf[T](v), x[want]) {
 		t.Errorf("%s: value %v of type %v, want %v of type %v", what, v, v.DType(), x[want], s.dtype())
 	}
 }
 
 // threadIndependence checks that reductions of large inputs give bitwise
 // the same result for several thread budgets.
-func threadIndependence(t *testing.T, b backend.Backend, quick bool) {
+func threadIndependence(t *testing.T, b driver.Backend, quick bool) {
 	prev := backend.SetThreads(1)
 	defer backend.SetThreads(prev)
 	n := 1<<20 + 7

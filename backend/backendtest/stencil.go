@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Shapes are the grids of the Jacobi5 and Laplace5 tests: grids without an interior,
@@ -16,14 +17,14 @@ var Shapes = [][2]int{{0, 0}, {1, 1}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4
 // element of dst outside the interior untouched.
 func (s *suite[T]) jacobi5(t *testing.T) {
 	q := T(1) / 4
-	s.stencil(t, "Jacobi5", backend.StencilsOf(s.b).Jacobi5,
+	s.stencil(t, "Jacobi5", driver.StencilsOf(s.b).Jacobi5,
 		func(c, u, d, l, r T) T { return q * (u + d + l + r) },
 		func(c, u, d, l, r T) float64 { return 0.25 * (abs(u) + abs(d) + abs(l) + abs(r)) })
 }
 
 // laplace5 checks the 5-point Laplacian as jacobi5 checks the sweep.
 func (s *suite[T]) laplace5(t *testing.T) {
-	s.stencil(t, "Laplace5", backend.StencilsOf(s.b).Laplace5,
+	s.stencil(t, "Laplace5", driver.StencilsOf(s.b).Laplace5,
 		func(c, u, d, l, r T) T { return 4*c - u - d - l - r },
 		func(c, u, d, l, r T) float64 { return 4*abs(c) + abs(u) + abs(d) + abs(l) + abs(r) })
 }
@@ -32,7 +33,7 @@ func (s *suite[T]) laplace5(t *testing.T) {
 // (of the centre and the up, down, left and right neighbours), allowing
 // 4 eps times mag for another order of the operations; elements of dst
 // outside the interior must be untouched, and src unchanged.
-func (s *suite[T]) stencil(t *testing.T, name string, op func(dst, src backend.Buffer, rows, cols int),
+func (s *suite[T]) stencil(t *testing.T, name string, op func(dst, src driver.Buffer, rows, cols int),
 	ref func(c, u, d, l, r T) T, mag func(c, u, d, l, r T) float64) {
 	if !s.isFloat() {
 		t.Skip(name + " is defined for float grids only")

@@ -6,18 +6,19 @@ import (
 
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// The CPU backend reduces along an axis as a backend.AxisReducer.
-var _ backend.AxisReducer = (*Backend)(nil)
+// The CPU backend reduces along an axis as a driver.AxisReducer.
+var _ driver.AxisReducer = (*Backend)(nil)
 
 // axisOps is the type-erased form of the axis reductions for one element
 // type.
 type axisOps interface {
-	sumAxis(dst, src backend.Buffer, pre, n, post int, squares bool)
-	castSums(dst, acc backend.Buffer, sqrt bool)
-	extremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool)
-	combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool)
+	sumAxis(dst, src driver.Buffer, pre, n, post int, squares bool)
+	castSums(dst, acc driver.Buffer, sqrt bool)
+	extremeAxis(vals, idx, src driver.Buffer, pre, n, post int, offset int64, max bool)
+	combineExtremes(vals, idx, allVals, allIdx driver.Buffer, p int, max bool)
 }
 
 func axisOpsFor(dt backend.DType) axisOps {
@@ -46,7 +47,7 @@ func axisOpsFor(dt backend.DType) axisOps {
 
 type axisImpl[T backend.Element] struct{}
 
-func (axisImpl[T]) sumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+func (axisImpl[T]) sumAxis(dst, src driver.Buffer, pre, n, post int, squares bool) {
 	x := hs[T](src)
 	if src.DType().IsFloat() {
 		acc := hs[float64](dst)
@@ -83,7 +84,7 @@ func (axisImpl[T]) sumAxis(dst, src backend.Buffer, pre, n, post int, squares bo
 	}
 }
 
-func (axisImpl[T]) castSums(dst, acc backend.Buffer, sqrt bool) {
+func (axisImpl[T]) castSums(dst, acc driver.Buffer, sqrt bool) {
 	d, a := hs[T](dst), hs[float64](acc)
 	for i, v := range a {
 		if sqrt {
@@ -93,7 +94,7 @@ func (axisImpl[T]) castSums(dst, acc backend.Buffer, sqrt bool) {
 	}
 }
 
-func (axisImpl[T]) extremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+func (axisImpl[T]) extremeAxis(vals, idx, src driver.Buffer, pre, n, post int, offset int64, max bool) {
 	x, bv, bi := hs[T](src), hs[T](vals), hs[int64](idx)
 	clear(bv)
 	for i := range bi {
@@ -113,7 +114,7 @@ func (axisImpl[T]) extremeAxis(vals, idx, src backend.Buffer, pre, n, post int, 
 	}
 }
 
-func (axisImpl[T]) combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+func (axisImpl[T]) combineExtremes(vals, idx, allVals, allIdx driver.Buffer, p int, max bool) {
 	v, ix, av, ai := hs[T](vals), hs[int64](idx), hs[T](allVals), hs[int64](allIdx)
 	m := len(v)
 	for j := range v {
@@ -128,7 +129,7 @@ func (axisImpl[T]) combineExtremes(vals, idx, allVals, allIdx backend.Buffer, p 
 
 // sumAxisComplex sums complex src along the middle of pre x n x post into
 // the Complex128 dst, part by part in float64, in the order of k.
-func sumAxisComplex[T backend.Complex](dst, src backend.Buffer, pre, n, post int) {
+func sumAxisComplex[T backend.Complex](dst, src driver.Buffer, pre, n, post int) {
 	x, acc := hs[T](src), hs[complex128](dst)
 	clear(acc)
 	for i := 0; i < pre; i++ {
@@ -142,7 +143,7 @@ func sumAxisComplex[T backend.Complex](dst, src backend.Buffer, pre, n, post int
 }
 
 // castComplex rounds the Complex128 sums acc to dst's complex type.
-func castComplex[T backend.Complex](dst, acc backend.Buffer) {
+func castComplex[T backend.Complex](dst, acc driver.Buffer) {
 	d := hs[T](dst)
 	for i, v := range hs[complex128](acc) {
 		d[i] = T(v)
@@ -151,7 +152,7 @@ func castComplex[T backend.Complex](dst, acc backend.Buffer) {
 
 // SumAxis sums src along the middle of pre x n x post into dst; complex
 // src into a Complex128 dst (squares is not defined for complex src).
-func (*Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+func (*Backend) SumAxis(dst, src driver.Buffer, pre, n, post int, squares bool) {
 	if src.DType().IsComplex() {
 		if squares || dst.DType() != backend.Complex128 {
 			panic(fmt.Sprintf("cpu: SumAxis of %v into %v (squares %v)", src.DType(), dst.DType(), squares))
@@ -167,7 +168,7 @@ func (*Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool)
 }
 
 // CastSums converts float64 sums (or their square roots) to dst's type.
-func (*Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
+func (*Backend) CastSums(dst, acc driver.Buffer, sqrt bool) {
 	if dst.DType().IsComplex() {
 		if sqrt || acc.DType() != backend.Complex128 {
 			panic(fmt.Sprintf("cpu: CastSums of %v into %v (sqrt %v)", acc.DType(), dst.DType(), sqrt))
@@ -183,11 +184,11 @@ func (*Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
 }
 
 // ExtremeAxis finds the first minima (maxima) along the middle axis.
-func (*Backend) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+func (*Backend) ExtremeAxis(vals, idx, src driver.Buffer, pre, n, post int, offset int64, max bool) {
 	axisOpsFor(src.DType()).extremeAxis(vals, idx, src, pre, n, post, offset, max)
 }
 
 // CombineExtremes keeps the best of p partial minima (maxima).
-func (*Backend) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+func (*Backend) CombineExtremes(vals, idx, allVals, allIdx driver.Buffer, p int, max bool) {
 	axisOpsFor(vals.DType()).combineExtremes(vals, idx, allVals, allIdx, p, max)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -46,16 +47,16 @@ func ramp[T backend.Element](n int) []T {
 
 func BenchmarkAxpy(b *testing.B) {
 	for _, n := range benchSizes {
-		x, y := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(ramp[float64](n))
-		a := backend.ScalarOf(1e-9)
+		x, y := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(ramp[float64](n))
+		a := driver.ScalarOf(1e-9)
 		withThreads(b, fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(24 * n))
 			for b.Loop() {
 				Default.Axpy(a, x, y)
 			}
 		})
-		x32, y32 := backend.HostBufferOf(ramp[float32](n)), backend.HostBufferOf(ramp[float32](n))
-		a32 := backend.ScalarOf(float32(1e-9))
+		x32, y32 := driver.HostBufferOf(ramp[float32](n)), driver.HostBufferOf(ramp[float32](n))
+		a32 := driver.ScalarOf(float32(1e-9))
 		withThreads(b, fmt.Sprintf("float32/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(12 * n))
 			for b.Loop() {
@@ -67,7 +68,7 @@ func BenchmarkAxpy(b *testing.B) {
 
 func BenchmarkDot(b *testing.B) {
 	for _, n := range benchSizes {
-		x, y := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(ramp[float64](n))
+		x, y := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(ramp[float64](n))
 		withThreads(b, fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(16 * n))
 			for b.Loop() {
@@ -79,7 +80,7 @@ func BenchmarkDot(b *testing.B) {
 
 func BenchmarkSum(b *testing.B) {
 	for _, n := range benchSizes {
-		x := backend.HostBufferOf(ramp[float64](n))
+		x := driver.HostBufferOf(ramp[float64](n))
 		withThreads(b, fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
@@ -93,14 +94,14 @@ func BenchmarkJacobi5(b *testing.B) {
 	for _, sh := range [][2]int{{64, 64}, {2048, 2048}, {4096, 4096}} {
 		rows, cols := sh[0], sh[1]
 		n := rows * cols
-		src, dst := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(make([]float64, n))
+		src, dst := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(make([]float64, n))
 		withThreads(b, fmt.Sprintf("float64/%dx%d", rows, cols), func(b *testing.B) {
 			b.SetBytes(int64(16 * n))
 			for b.Loop() {
 				Default.Jacobi5(dst, src, rows, cols)
 			}
 		})
-		src32, dst32 := backend.HostBufferOf(ramp[float32](n)), backend.HostBufferOf(make([]float32, n))
+		src32, dst32 := driver.HostBufferOf(ramp[float32](n)), driver.HostBufferOf(make([]float32, n))
 		withThreads(b, fmt.Sprintf("float32/%dx%d", rows, cols), func(b *testing.B) {
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
@@ -115,7 +116,7 @@ func BenchmarkLaplace5(b *testing.B) {
 	for _, sh := range [][2]int{{64, 64}, {2048, 2048}} {
 		rows, cols := sh[0], sh[1]
 		n := rows * cols
-		src, dst := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(make([]float64, n))
+		src, dst := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(make([]float64, n))
 		withThreads(b, fmt.Sprintf("float64/%dx%d", rows, cols), func(b *testing.B) {
 			b.SetBytes(int64(16 * n))
 			for b.Loop() {
@@ -128,7 +129,7 @@ func BenchmarkLaplace5(b *testing.B) {
 // BenchmarkArgmin measures Argmin of float64 (8 bytes per element).
 func BenchmarkArgmin(b *testing.B) {
 	for _, n := range benchSizes {
-		x := backend.HostBufferOf(ramp[float64](n))
+		x := driver.HostBufferOf(ramp[float64](n))
 		withThreads(b, fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
@@ -203,11 +204,11 @@ func BenchmarkDotKernel(b *testing.B) {
 // elemGrain and reduceParMin where two goroutines start to pay off.
 func BenchmarkGrain(b *testing.B) {
 	for _, n := range []int{1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18} {
-		x, y := backend.HostBufferOf(ramp[float64](n)), backend.HostBufferOf(ramp[float64](n))
-		a := backend.ScalarOf(1e-9)
+		x, y := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(ramp[float64](n))
+		a := driver.ScalarOf(1e-9)
 		// Force the parallel path with a grain of a quarter of n.
 		withThreads(b, fmt.Sprintf("axpy/n=%d", n), func(b *testing.B) {
-			xs, ys := backend.HostSlice[float64](x), backend.HostSlice[float64](y)
+			xs, ys := driver.HostSlice[float64](x), driver.HostSlice[float64](y)
 			b.SetBytes(int64(24 * n))
 			for b.Loop() {
 				backend.ParallelFor(n, n/4, func(lo, hi int) { axpyK(1e-9, xs[lo:hi], ys[lo:hi]) })
@@ -220,7 +221,7 @@ func BenchmarkGrain(b *testing.B) {
 			}
 		})
 		withThreads(b, fmt.Sprintf("sum-chunks/n=%d", n), func(b *testing.B) {
-			xs := backend.HostSlice[float64](x)
+			xs := driver.HostSlice[float64](x)
 			nc := n / reduceChunk
 			p := make([]float64, nc)
 			b.SetBytes(int64(8 * n))

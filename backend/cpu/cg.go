@@ -5,17 +5,18 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The operations of conjugate gradients: Axpby and the 5-point Laplacian.
 
 // Axpby sets y = a*x + b*y, each product rounded, then the sum.
-func (*Backend) Axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y backend.Buffer) {
+func (*Backend) Axpby(a driver.Scalar, x driver.Buffer, b driver.Scalar, y driver.Buffer) {
 	opsFor(y.DType()).axpby(a, x, b, y)
 }
 
-func (impl[T]) axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y backend.Buffer) {
-	axpby(backend.ValueOf[T](a), hs[T](x), backend.ValueOf[T](b), hs[T](y))
+func (impl[T]) axpby(a driver.Scalar, x driver.Buffer, b driver.Scalar, y driver.Buffer) {
+	axpby(driver.ValueOf[T](a), hs[T](x), driver.ValueOf[T](b), hs[T](y))
 }
 
 func axpby[T backend.Element](a T, x []T, b T, y []T) {
@@ -51,13 +52,13 @@ func axpbyK[T backend.Element](a T, x []T, b T, y []T) {
 // dst[i][j] = 4*src[i][j] - src[i-1][j] - src[i+1][j] - src[i][j-1] - src[i][j+1],
 // subtracted in that order, in parallel over rows. Other elements of dst are
 // left as they are. It panics as Jacobi5 does.
-func (*Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
+func (*Backend) Laplace5(dst, src driver.Buffer, rows, cols int) {
 	checkGrid("Laplace5", dst, src, rows, cols)
 	switch dst.DType() {
 	case backend.Float32:
-		stencil(laplaceRows[float32], backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+		stencil(laplaceRows[float32], driver.HostSlice[float32](dst), driver.HostSlice[float32](src), rows, cols)
 	case backend.Float64:
-		stencil(laplaceRows[float64], backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+		stencil(laplaceRows[float64], driver.HostSlice[float64](dst), driver.HostSlice[float64](src), rows, cols)
 	}
 }
 
@@ -100,19 +101,19 @@ func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 // Laplace5Dot applies Laplace5 to a rows x cols row-major float32 or
 // float64 grid and returns the sum of src*dst over the rows 1 to rows-2,
 // every column, with dst's values after the stencil, accumulated in
-// float64 in the order of backend.StencilDots, in the same pass over
+// float64 in the order of driver.StencilDots, in the same pass over
 // memory as the stencil (the CPU backend's stencils have
-// backend.StencilDots). float64 rows of 16 points or more take the AVX2
+// driver.StencilDots). float64 rows of 16 points or more take the AVX2
 // kernel where it runs, with the same bits. It runs in parallel over rows
 // as Laplace5 does; the sum is the same for every thread count. It panics
 // as Jacobi5 does.
-func (*Backend) Laplace5Dot(dst, src backend.Buffer, rows, cols int) float64 {
+func (*Backend) Laplace5Dot(dst, src driver.Buffer, rows, cols int) float64 {
 	checkGrid("Laplace5Dot", dst, src, rows, cols)
 	switch dst.DType() {
 	case backend.Float32:
-		return laplaceDot(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+		return laplaceDot(driver.HostSlice[float32](dst), driver.HostSlice[float32](src), rows, cols)
 	case backend.Float64:
-		return laplaceDot(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+		return laplaceDot(driver.HostSlice[float64](dst), driver.HostSlice[float64](src), rows, cols)
 	}
 	return 0
 }
@@ -157,7 +158,7 @@ func laplaceDot[T backend.Float](dst, src []T, rows, cols int) float64 {
 
 // laplaceDotRow applies the Laplacian to the interior of row i,
 // 1 <= i < rows-1, as laplaceRows does, and returns the row's sum of
-// src*dst in the order of backend.StencilDots: the AVX2 kernel's 16 lanes
+// src*dst in the order of driver.StencilDots: the AVX2 kernel's 16 lanes
 // for float64 rows of 16 interior points or more where it runs, else
 // laplaceRows' loop for the row and then lanes16 over it, which adds in
 // the same order.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 func TestAxpbyLaplace5(t *testing.T) {
@@ -33,7 +34,7 @@ func TestAxpbyLaplace5(t *testing.T) {
 		for i := range src {
 			src[i], dst[i] = rng.Float64(), -7
 		}
-		cpu.Default.Laplace5(backend.HostBufferOf(dst), backend.HostBufferOf(src), rows, cols)
+		cpu.Default.Laplace5(driver.HostBufferOf(dst), driver.HostBufferOf(src), rows, cols)
 		for i := 0; i < rows; i++ {
 			for j := 0; j < cols; j++ {
 				want := -7.0
@@ -48,7 +49,7 @@ func TestAxpbyLaplace5(t *testing.T) {
 	}
 }
 
-// laplaceDotWant is backend.StencilDots' order written out plainly: per
+// laplaceDotWant is driver.StencilDots' order written out plainly: per
 // row, interior point k in lane k%16 up to the last full 16, the lanes
 // combined, the rest in order, then columns 0 and cols-1; the rows in
 // order.

@@ -6,6 +6,7 @@ import (
 	"math/cmplx"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The operations of the complex element types: cimpl[T] implements ops for
@@ -15,8 +16,8 @@ import (
 
 type cimpl[T backend.Complex] struct{}
 
-func (cimpl[T]) fill(x backend.Buffer, v backend.Scalar) {
-	s, c := hs[T](x), backend.ValueOf[T](v)
+func (cimpl[T]) fill(x driver.Buffer, v driver.Scalar) {
+	s, c := hs[T](x), driver.ValueOf[T](v)
 	cloop(len(s), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s[i] = c
@@ -24,8 +25,8 @@ func (cimpl[T]) fill(x backend.Buffer, v backend.Scalar) {
 	})
 }
 
-func (cimpl[T]) scale(x backend.Buffer, a backend.Scalar) {
-	s, c := hs[T](x), backend.ValueOf[T](a)
+func (cimpl[T]) scale(x driver.Buffer, a driver.Scalar) {
+	s, c := hs[T](x), driver.ValueOf[T](a)
 	cloop(len(s), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s[i] *= c
@@ -33,8 +34,8 @@ func (cimpl[T]) scale(x backend.Buffer, a backend.Scalar) {
 	})
 }
 
-func (cimpl[T]) axpy(a backend.Scalar, x, y backend.Buffer) {
-	c, xs, ys := backend.ValueOf[T](a), hs[T](x), hs[T](y)
+func (cimpl[T]) axpy(a driver.Scalar, x, y driver.Buffer) {
+	c, xs, ys := driver.ValueOf[T](a), hs[T](x), hs[T](y)
 	xs = xs[:len(ys)]
 	cloop(len(ys), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -43,8 +44,8 @@ func (cimpl[T]) axpy(a backend.Scalar, x, y backend.Buffer) {
 	})
 }
 
-func (cimpl[T]) axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y backend.Buffer) {
-	ca, cb, xs, ys := backend.ValueOf[T](a), backend.ValueOf[T](b), hs[T](x), hs[T](y)
+func (cimpl[T]) axpby(a driver.Scalar, x driver.Buffer, b driver.Scalar, y driver.Buffer) {
+	ca, cb, xs, ys := driver.ValueOf[T](a), driver.ValueOf[T](b), hs[T](x), hs[T](y)
 	xs = xs[:len(ys)]
 	cloop(len(ys), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -53,30 +54,30 @@ func (cimpl[T]) axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y ba
 	})
 }
 
-func (cimpl[T]) binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+func (cimpl[T]) binary(op driver.BinaryOp, dst, x, y driver.Buffer) {
 	d, xs, ys := hs[T](dst), hs[T](x), hs[T](y)
 	xs, ys = xs[:len(d)], ys[:len(d)]
 	var k func(lo, hi int)
 	switch op {
-	case backend.Add:
+	case driver.Add:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] + ys[i]
 			}
 		}
-	case backend.Sub:
+	case driver.Sub:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] - ys[i]
 			}
 		}
-	case backend.Mul:
+	case driver.Mul:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] * ys[i]
 			}
 		}
-	case backend.Div:
+	case driver.Div:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] / ys[i]
@@ -88,30 +89,30 @@ func (cimpl[T]) binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 	cloop(len(d), k)
 }
 
-func (cimpl[T]) binaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
-	d, xs, c := hs[T](dst), hs[T](x), backend.ValueOf[T](s)
+func (cimpl[T]) binaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
+	d, xs, c := hs[T](dst), hs[T](x), driver.ValueOf[T](s)
 	xs = xs[:len(d)]
 	var k func(lo, hi int)
 	switch op {
-	case backend.Add:
+	case driver.Add:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] + c
 			}
 		}
-	case backend.Sub:
+	case driver.Sub:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] - c
 			}
 		}
-	case backend.Mul:
+	case driver.Mul:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] * c
 			}
 		}
-	case backend.Div:
+	case driver.Div:
 		k = func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d[i] = xs[i] / c
@@ -123,9 +124,9 @@ func (cimpl[T]) binaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backe
 	cloop(len(d), k)
 }
 
-func (cimpl[T]) sum(x backend.Buffer) backend.Scalar {
+func (cimpl[T]) sum(x driver.Buffer) driver.Scalar {
 	s := hs[T](x)
-	return backend.ScalarOf(csum(len(s), func(lo, hi int) complex128 {
+	return driver.ScalarOf(csum(len(s), func(lo, hi int) complex128 {
 		var acc complex128
 		for _, v := range s[lo:hi] {
 			acc += complex128(v)
@@ -136,10 +137,10 @@ func (cimpl[T]) sum(x backend.Buffer) backend.Scalar {
 
 // dot is NumPy's dot of two complex vectors: the sum of x[i]*y[i], with no
 // conjugation (Vdot conjugates x first, as the caller asks).
-func (cimpl[T]) dot(x, y backend.Buffer) backend.Scalar {
+func (cimpl[T]) dot(x, y driver.Buffer) driver.Scalar {
 	xs, ys := hs[T](x), hs[T](y)
 	ys = ys[:len(xs)]
-	return backend.ScalarOf(csum(len(xs), func(lo, hi int) complex128 {
+	return driver.ScalarOf(csum(len(xs), func(lo, hi int) complex128 {
 		var acc complex128
 		for i := lo; i < hi; i++ {
 			acc += complex128(xs[i]) * complex128(ys[i])
@@ -148,11 +149,11 @@ func (cimpl[T]) dot(x, y backend.Buffer) backend.Scalar {
 	}))
 }
 
-func (cimpl[T]) argmin(x backend.Buffer) (int, backend.Scalar) {
+func (cimpl[T]) argmin(x driver.Buffer) (int, driver.Scalar) {
 	panic(fmt.Sprintf("cpu: Argmin of %v: complex numbers are not ordered", x.DType()))
 }
 
-func (cimpl[T]) argmax(x backend.Buffer) (int, backend.Scalar) {
+func (cimpl[T]) argmax(x driver.Buffer) (int, driver.Scalar) {
 	panic(fmt.Sprintf("cpu: Argmax of %v: complex numbers are not ordered", x.DType()))
 }
 
@@ -185,9 +186,9 @@ func csum(n int, f func(lo, hi int) complex128) complex128 {
 // becomes the real part (rounded to the part's type, as a conversion of
 // the real type to it is), a complex value is converted part by part, and
 // a complex value converted to a real type gives its real part converted
-// by the rules of backend.ConvertValue (whether dropping the imaginary
+// by the rules of driver.ConvertValue (whether dropping the imaginary
 // part is allowed is the caller's decision).
-func convertComplex(dst, src backend.Buffer) {
+func convertComplex(dst, src driver.Buffer) {
 	switch dst.DType() {
 	case backend.Complex64:
 		toComplex(hs[complex64](dst), src)
@@ -197,10 +198,10 @@ func convertComplex(dst, src backend.Buffer) {
 		// Complex to real: the real parts, converted as float32 or
 		// float64 values are.
 		n := src.Len()
-		re := backend.HostBufferOf(make([]float64, n))
+		re := driver.HostBufferOf(make([]float64, n))
 		rs := hs[float64](re)
 		if src.DType() == backend.Complex64 {
-			re = backend.HostBufferOf(make([]float32, n))
+			re = driver.HostBufferOf(make([]float32, n))
 			r32 := hs[float32](re)
 			for i, v := range hs[complex64](src) {
 				r32[i] = real(v)
@@ -215,7 +216,7 @@ func convertComplex(dst, src backend.Buffer) {
 }
 
 // toComplex sets d to src converted to D.
-func toComplex[D backend.Complex](d []D, src backend.Buffer) {
+func toComplex[D backend.Complex](d []D, src driver.Buffer) {
 	switch src.DType() {
 	case backend.Complex64:
 		for i, v := range hs[complex64](src)[:len(d)] {
@@ -267,19 +268,19 @@ func realToComplex[D backend.Complex, S backend.Element](d []D, s []S) {
 }
 
 // ComplexArith marks the CPU backend as one whose arithmetic takes complex
-// buffers (backend.ComplexArith).
+// buffers (driver.ComplexArith).
 func (*Backend) ComplexArith() {}
 
 // ComplexKernels marks the CPU backend as one whose optional kernels take
-// complex buffers too (backend.ComplexKernels).
+// complex buffers too (driver.ComplexKernels).
 func (*Backend) ComplexKernels() {}
 
 // The CPU backend computes the functions of complex arrays with
-// math/cmplx, in complex128 (backend.ComplexMath).
-var _ backend.ComplexMath = (*Backend)(nil)
+// math/cmplx, in complex128 (driver.ComplexMath).
+var _ driver.ComplexMath = (*Backend)(nil)
 
 // ComplexUnary sets dst = op(x) elementwise.
-func (*Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
+func (*Backend) ComplexUnary(op driver.ComplexOp, dst, x driver.Buffer) {
 	if dst.Len() != x.Len() || !x.DType().IsComplex() {
 		panic(fmt.Sprintf("cpu: %v of %d %v into %d %v", op, x.Len(), x.DType(), dst.Len(), dst.DType()))
 	}
@@ -297,18 +298,18 @@ func (*Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
 	}
 }
 
-func complexUnary[T backend.Complex, R backend.Float](op backend.ComplexOp, dst, x backend.Buffer) {
+func complexUnary[T backend.Complex, R backend.Float](op driver.ComplexOp, dst, x driver.Buffer) {
 	xs := hs[T](x)
 	if op.RealResult() {
 		var f func(complex128) float64
 		switch op {
-		case backend.CAbs:
+		case driver.CAbs:
 			f = cmplx.Abs
-		case backend.CAngle:
+		case driver.CAngle:
 			f = cmplx.Phase
-		case backend.CReal:
+		case driver.CReal:
 			f = func(z complex128) float64 { return real(z) }
-		case backend.CImag:
+		case driver.CImag:
 			f = func(z complex128) float64 { return imag(z) }
 		default:
 			panic(fmt.Sprintf("cpu: invalid ComplexOp %d", int(op)))
@@ -323,13 +324,13 @@ func complexUnary[T backend.Complex, R backend.Float](op backend.ComplexOp, dst,
 	}
 	var f func(complex128) complex128
 	switch op {
-	case backend.CExp:
+	case driver.CExp:
 		f = cmplx.Exp
-	case backend.CLog:
+	case driver.CLog:
 		f = cmplx.Log
-	case backend.CSqrt:
+	case driver.CSqrt:
 		f = csqrt
-	case backend.CConj:
+	case driver.CConj:
 		f = cmplx.Conj
 	default:
 		panic(fmt.Sprintf("cpu: invalid ComplexOp %d", int(op)))
@@ -343,7 +344,7 @@ func complexUnary[T backend.Complex, R backend.Float](op backend.ComplexOp, dst,
 }
 
 // ComplexPow sets dst = x**y elementwise (cmplx.Pow).
-func (*Backend) ComplexPow(dst, x, y backend.Buffer) {
+func (*Backend) ComplexPow(dst, x, y driver.Buffer) {
 	switch dst.DType() {
 	case backend.Complex64:
 		complexPow(hs[complex64](dst), hs[complex64](x), func(i int) complex128 { return complex128(hs[complex64](y)[i]) })
@@ -356,7 +357,7 @@ func (*Backend) ComplexPow(dst, x, y backend.Buffer) {
 }
 
 // ComplexPowScalar sets dst = x**s elementwise (cmplx.Pow).
-func (*Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (*Backend) ComplexPowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	e := s.Complex128()
 	switch dst.DType() {
 	case backend.Complex64:
@@ -387,7 +388,7 @@ func cpow(x, y complex128) complex128 {
 }
 
 // ComplexProd returns the product of x in complex128, in order.
-func (*Backend) ComplexProd(x backend.Buffer) backend.Scalar {
+func (*Backend) ComplexProd(x driver.Buffer) driver.Scalar {
 	p := complex128(1)
 	switch x.DType() {
 	case backend.Complex64:
@@ -401,11 +402,11 @@ func (*Backend) ComplexProd(x backend.Buffer) backend.Scalar {
 	default:
 		panic(fmt.Sprintf("cpu: ComplexProd of %v", x.DType()))
 	}
-	return backend.ScalarOf(p)
+	return driver.ScalarOf(p)
 }
 
 // ComplexVdot returns the sum of conj(x[i])*y[i], over the chunks of Dot.
-func (*Backend) ComplexVdot(x, y backend.Buffer) backend.Scalar {
+func (*Backend) ComplexVdot(x, y driver.Buffer) driver.Scalar {
 	switch x.DType() {
 	case backend.Complex64:
 		return vdot(hs[complex64](x), hs[complex64](y))
@@ -415,9 +416,9 @@ func (*Backend) ComplexVdot(x, y backend.Buffer) backend.Scalar {
 	panic(fmt.Sprintf("cpu: ComplexVdot of %v", x.DType()))
 }
 
-func vdot[T backend.Complex](xs, ys []T) backend.Scalar {
+func vdot[T backend.Complex](xs, ys []T) driver.Scalar {
 	ys = ys[:len(xs)]
-	return backend.ScalarOf(csum(len(xs), func(lo, hi int) complex128 {
+	return driver.ScalarOf(csum(len(xs), func(lo, hi int) complex128 {
 		var acc complex128
 		for i := lo; i < hi; i++ {
 			acc += cmplx.Conj(complex128(xs[i])) * complex128(ys[i])

@@ -4,19 +4,20 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CPU backend compares, selects, compacts and converts on the host.
-var _ backend.Converter = (*Backend)(nil)
+var _ driver.Converter = (*Backend)(nil)
 
 // maskOps is the set of type-erased mask and conversion operations for one
 // element type.
 type maskOps interface {
-	compare(op backend.CompareOp, mask, x, y backend.Buffer)
-	compareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar)
-	where(dst, mask, a, b backend.Buffer)
-	compress(dst, x, mask backend.Buffer) int
-	convertFrom(dst, src backend.Buffer)
+	compare(op driver.CompareOp, mask, x, y driver.Buffer)
+	compareScalar(op driver.CompareOp, mask, x driver.Buffer, s driver.Scalar)
+	where(dst, mask, a, b driver.Buffer)
+	compress(dst, x, mask driver.Buffer) int
+	convertFrom(dst, src driver.Buffer)
 }
 
 func maskOpsFor(dt backend.DType) maskOps {
@@ -48,7 +49,7 @@ func maskOpsFor(dt backend.DType) maskOps {
 type maskImpl[T backend.Element] struct{}
 
 // Compare sets mask (Uint8) to x op y elementwise: 1 or 0.
-func (*Backend) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
+func (*Backend) Compare(op driver.CompareOp, mask, x, y driver.Buffer) {
 	checkMask("Compare", mask, x.Len())
 	if x.DType() != y.DType() || y.Len() != x.Len() {
 		panic(fmt.Sprintf("cpu: Compare of %d %v and %d %v", x.Len(), x.DType(), y.Len(), y.DType()))
@@ -57,16 +58,16 @@ func (*Backend) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
 }
 
 // CompareScalar sets mask (Uint8) to x op s elementwise: 1 or 0.
-func (*Backend) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar) {
+func (*Backend) CompareScalar(op driver.CompareOp, mask, x driver.Buffer, s driver.Scalar) {
 	checkMask("CompareScalar", mask, x.Len())
 	maskOpsFor(x.DType()).compareScalar(op, mask, x, s)
 }
 
 // Where sets dst[i] = a[i] where mask[i] != 0, else b[i]; it takes every
 // element type, complex included.
-func (*Backend) Where(dst, mask, a, b backend.Buffer) {
+func (*Backend) Where(dst, mask, a, b driver.Buffer) {
 	checkMask("Where", mask, dst.Len())
-	for _, x := range []backend.Buffer{a, b} {
+	for _, x := range []driver.Buffer{a, b} {
 		if x.DType() != dst.DType() || x.Len() != dst.Len() {
 			panic(fmt.Sprintf("cpu: Where of %d %v into %d %v", x.Len(), x.DType(), dst.Len(), dst.DType()))
 		}
@@ -84,7 +85,7 @@ func (*Backend) Where(dst, mask, a, b backend.Buffer) {
 // Compress copies the x[i] with mask[i] != 0, in order, to the start of
 // dst and returns their count; it takes every element type, complex
 // included.
-func (*Backend) Compress(dst, x, mask backend.Buffer) int {
+func (*Backend) Compress(dst, x, mask driver.Buffer) int {
 	checkMask("Compress", mask, x.Len())
 	if dst.DType() != x.DType() {
 		panic(fmt.Sprintf("cpu: Compress of %v into %v", x.DType(), dst.DType()))
@@ -99,8 +100,8 @@ func (*Backend) Compress(dst, x, mask backend.Buffer) int {
 }
 
 // Convert sets dst to src converted elementwise to dst's type, by the rules
-// of backend.ConvertValue.
-func (*Backend) Convert(dst, src backend.Buffer) {
+// of driver.ConvertValue.
+func (*Backend) Convert(dst, src driver.Buffer) {
 	if dst.Len() != src.Len() {
 		panic(fmt.Sprintf("cpu: Convert of %d elements into %d", src.Len(), dst.Len()))
 	}
@@ -111,27 +112,27 @@ func (*Backend) Convert(dst, src backend.Buffer) {
 	maskOpsFor(dst.DType()).convertFrom(dst, src)
 }
 
-func checkMask(op string, mask backend.Buffer, n int) {
+func checkMask(op string, mask driver.Buffer, n int) {
 	if mask.DType() != backend.Uint8 || mask.Len() != n {
 		panic(fmt.Sprintf("cpu: %s: mask of %d %v for %d elements (want uint8)", op, mask.Len(), mask.DType(), n))
 	}
 }
 
 // cmp returns the mask byte of a op b.
-func cmpOp[T backend.Element](op backend.CompareOp, a, b T) uint8 {
+func cmpOp[T backend.Element](op driver.CompareOp, a, b T) uint8 {
 	var r bool
 	switch op {
-	case backend.Less:
+	case driver.Less:
 		r = a < b
-	case backend.LessEqual:
+	case driver.LessEqual:
 		r = a <= b
-	case backend.Greater:
+	case driver.Greater:
 		r = a > b
-	case backend.GreaterEqual:
+	case driver.GreaterEqual:
 		r = a >= b
-	case backend.Equal:
+	case driver.Equal:
 		r = a == b
-	case backend.NotEqual:
+	case driver.NotEqual:
 		r = a != b
 	default:
 		panic(fmt.Sprintf("cpu: invalid CompareOp %d", int(op)))
@@ -142,26 +143,26 @@ func cmpOp[T backend.Element](op backend.CompareOp, a, b T) uint8 {
 	return 0
 }
 
-func (maskImpl[T]) compare(op backend.CompareOp, mask, x, y backend.Buffer) {
+func (maskImpl[T]) compare(op driver.CompareOp, mask, x, y driver.Buffer) {
 	m, xs, ys := hs[uint8](mask), hs[T](x), hs[T](y)
 	for i := range m {
 		m[i] = cmpOp(op, xs[i], ys[i])
 	}
 }
 
-func (maskImpl[T]) compareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar) {
-	m, xs, v := hs[uint8](mask), hs[T](x), backend.ValueOf[T](s)
+func (maskImpl[T]) compareScalar(op driver.CompareOp, mask, x driver.Buffer, s driver.Scalar) {
+	m, xs, v := hs[uint8](mask), hs[T](x), driver.ValueOf[T](s)
 	for i := range m {
 		m[i] = cmpOp(op, xs[i], v)
 	}
 }
 
-func (maskImpl[T]) where(dst, mask, a, b backend.Buffer) { whereSlice[T](dst, mask, a, b) }
+func (maskImpl[T]) where(dst, mask, a, b driver.Buffer) { whereSlice[T](dst, mask, a, b) }
 
-func (maskImpl[T]) compress(dst, x, mask backend.Buffer) int { return compressSlice[T](dst, x, mask) }
+func (maskImpl[T]) compress(dst, x, mask driver.Buffer) int { return compressSlice[T](dst, x, mask) }
 
 // whereSlice is Where for any element type, complex included.
-func whereSlice[T backend.Numeric](dst, mask, a, b backend.Buffer) {
+func whereSlice[T backend.Numeric](dst, mask, a, b driver.Buffer) {
 	d, m, as, bs := hs[T](dst), hs[uint8](mask), hs[T](a), hs[T](b)
 	for i := range d {
 		if m[i] != 0 {
@@ -173,7 +174,7 @@ func whereSlice[T backend.Numeric](dst, mask, a, b backend.Buffer) {
 }
 
 // compressSlice is Compress for any element type, complex included.
-func compressSlice[T backend.Numeric](dst, x, mask backend.Buffer) int {
+func compressSlice[T backend.Numeric](dst, x, mask driver.Buffer) int {
 	d, xs, m := hs[T](dst), hs[T](x), hs[uint8](mask)
 	k := 0
 	for i, v := range xs {
@@ -185,7 +186,7 @@ func compressSlice[T backend.Numeric](dst, x, mask backend.Buffer) int {
 	return k
 }
 
-func (maskImpl[D]) convertFrom(dst, src backend.Buffer) {
+func (maskImpl[D]) convertFrom(dst, src driver.Buffer) {
 	d := hs[D](dst)
 	switch src.DType() {
 	case backend.Float32:
@@ -222,6 +223,6 @@ func convertSlice[D, S backend.Element](d []D, s []S) {
 		return
 	}
 	for i, v := range s {
-		d[i] = backend.FloatToInt[D](float64(v))
+		d[i] = driver.FloatToInt[D](float64(v))
 	}
 }

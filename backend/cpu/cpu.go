@@ -7,10 +7,11 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/internal/sysmem"
 )
 
-// Backend is the CPU backend: buffers are host memory (*backend.HostBuffer
+// Backend is the CPU backend: buffers are host memory (*driver.HostBuffer
 // over Go slices) and every operation is a Go loop, run on up to
 // backend.Threads() goroutines above a size threshold. It has no state; use
 // Default.
@@ -20,20 +21,20 @@ type Backend struct{}
 var Default = &Backend{}
 
 func init() {
-	backend.Register("cpu", func() (backend.Backend, error) { return Default, nil })
+	driver.Register("cpu", func() (driver.Backend, error) { return Default, nil })
 }
 
 // Check at compile time that Backend is a backend.
 var (
-	_ backend.Backend   = (*Backend)(nil)
-	_ backend.Describer = (*Backend)(nil)
+	_ driver.Backend   = (*Backend)(nil)
+	_ driver.Describer = (*Backend)(nil)
 )
 
 // Name returns "cpu".
 func (*Backend) Name() string { return "cpu" }
 
-// Device returns backend.Host.
-func (*Backend) Device() backend.Device { return backend.Host }
+// Device returns driver.Host.
+func (*Backend) Device() driver.Device { return driver.Host }
 
 // Describe says what the backend runs on: the Go version, the platform, the
 // number of CPUs and the thread budget of this rank.
@@ -45,7 +46,7 @@ func (*Backend) Describe() string {
 // Alloc returns a zeroed host buffer of n elements of type dt: a Go slice,
 // which the garbage collector frees once no buffer refers to it. It returns
 // an error if n elements cannot be addressed.
-func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+func (*Backend) Alloc(dt backend.DType, n int) (driver.Buffer, error) {
 	if n < 0 {
 		panic(fmt.Sprintf("cpu: Alloc of %d elements", n))
 	}
@@ -87,7 +88,7 @@ func (*Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 	case backend.Complex128:
 		p = unsafe.Pointer(unsafe.SliceData(make([]complex128, n)))
 	}
-	return backend.NewHostBuffer(p, n, dt), nil
+	return driver.NewHostBuffer(p, n, dt), nil
 }
 
 // maxAlloc is the largest allocation in bytes that Alloc attempts (1 TiB):
@@ -99,11 +100,11 @@ const maxAlloc = 1 << 40
 const checkAbove = 64 << 20
 
 // Free does nothing: the garbage collector frees host buffers.
-func (*Backend) Free(b backend.Buffer) {}
+func (*Backend) Free(b driver.Buffer) {}
 
 // Slice returns a view of elements [lo, hi) of b, sharing its memory.
-func (*Backend) Slice(b backend.Buffer, lo, hi int) backend.Buffer {
-	if hb, ok := b.(*backend.HostBuffer); ok {
+func (*Backend) Slice(b driver.Buffer, lo, hi int) driver.Buffer {
+	if hb, ok := b.(*driver.HostBuffer); ok {
 		return hb.Slice(lo, hi)
 	}
 	// Another kind of host buffer (pinned memory, say): view it the same way.
@@ -114,16 +115,16 @@ func (*Backend) Slice(b backend.Buffer, lo, hi int) backend.Buffer {
 		panic(fmt.Sprintf("cpu: Slice of a buffer on %v", b.Device()))
 	}
 	if lo == hi {
-		return backend.NewHostBuffer(nil, 0, b.DType())
+		return driver.NewHostBuffer(nil, 0, b.DType())
 	}
-	return backend.NewHostBuffer(unsafe.Add(b.Ptr(), lo*b.DType().Size()), hi-lo, b.DType())
+	return driver.NewHostBuffer(unsafe.Add(b.Ptr(), lo*b.DType().Size()), hi-lo, b.DType())
 }
 
 // Synchronize returns nil: CPU operations finish before they return.
 func (*Backend) Synchronize() error { return nil }
 
 // CopyFromHost copies dst.Len() elements from host memory at src into dst.
-func (*Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+func (*Backend) CopyFromHost(dst driver.Buffer, src unsafe.Pointer) error {
 	n := dst.Len() * dst.DType().Size()
 	if n == 0 {
 		return nil
@@ -133,7 +134,7 @@ func (*Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 }
 
 // CopyToHost copies src into host memory at dst.
-func (*Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+func (*Backend) CopyToHost(dst unsafe.Pointer, src driver.Buffer) error {
 	n := src.Len() * src.DType().Size()
 	if n == 0 {
 		return nil
@@ -144,7 +145,7 @@ func (*Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 
 // Copy copies src into dst, which have the same length and type. The two
 // may overlap.
-func (*Backend) Copy(dst, src backend.Buffer) {
+func (*Backend) Copy(dst, src driver.Buffer) {
 	n := dst.Len() * dst.DType().Size()
 	if n == 0 {
 		return
@@ -171,24 +172,24 @@ func overlap(a, b unsafe.Pointer, n int) bool {
 }
 
 // Fill sets every element of x to v.
-func (*Backend) Fill(x backend.Buffer, v backend.Scalar) { opsFor(x.DType()).fill(x, v) }
+func (*Backend) Fill(x driver.Buffer, v driver.Scalar) { opsFor(x.DType()).fill(x, v) }
 
 // Scale multiplies x by a in place.
-func (*Backend) Scale(x backend.Buffer, a backend.Scalar) { opsFor(x.DType()).scale(x, a) }
+func (*Backend) Scale(x driver.Buffer, a driver.Scalar) { opsFor(x.DType()).scale(x, a) }
 
 // Axpy sets y = a*x + y.
-func (*Backend) Axpy(a backend.Scalar, x, y backend.Buffer) { opsFor(y.DType()).axpy(a, x, y) }
+func (*Backend) Axpy(a driver.Scalar, x, y driver.Buffer) { opsFor(y.DType()).axpy(a, x, y) }
 
 // Binary sets dst = x op y elementwise; dst may be x or y. Integer division
 // by zero panics with a message that starts "cpu: integer division by
 // zero", before any element is written.
-func (*Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+func (*Backend) Binary(op driver.BinaryOp, dst, x, y driver.Buffer) {
 	opsFor(dst.DType()).binary(op, dst, x, y)
 }
 
 // BinaryScalar sets dst = x op s elementwise; dst may be x. Integer
 // division by zero panics as in Binary.
-func (*Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+func (*Backend) BinaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
 	opsFor(dst.DType()).binaryScalar(op, dst, x, s)
 }
 
@@ -198,22 +199,22 @@ func (*Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backe
 // Int64 scalar for signed and a Uint64 scalar for unsigned integers
 // (wrapping), a Complex128 scalar for complex x (real and imaginary parts
 // summed as floats are).
-func (*Backend) Sum(x backend.Buffer) backend.Scalar { return opsFor(x.DType()).sum(x) }
+func (*Backend) Sum(x driver.Buffer) driver.Scalar { return opsFor(x.DType()).sum(x) }
 
 // Dot returns the sum of x[i]*y[i], accumulated and typed as Sum's result.
 // Products of float32 elements are formed in float64, exactly; complex
 // products are not conjugated (NumPy's dot) and are formed in complex128.
-func (*Backend) Dot(x, y backend.Buffer) backend.Scalar { return opsFor(x.DType()).dot(x, y) }
+func (*Backend) Dot(x, y driver.Buffer) driver.Scalar { return opsFor(x.DType()).dot(x, y) }
 
 // Argmin returns the index of the first smallest element of x and its value
 // (a Scalar of x's type), or -1 and a zero of x's type for an empty x. A NaN
 // counts as smaller than every number, so the first NaN wins.
-func (*Backend) Argmin(x backend.Buffer) (int, backend.Scalar) { return opsFor(x.DType()).argmin(x) }
+func (*Backend) Argmin(x driver.Buffer) (int, driver.Scalar) { return opsFor(x.DType()).argmin(x) }
 
 // Argmax returns the index of the first largest element of x and its value,
 // or -1 and a zero of x's type for an empty x. A NaN counts as larger than
 // every number, so the first NaN wins.
-func (*Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return opsFor(x.DType()).argmax(x) }
+func (*Backend) Argmax(x driver.Buffer) (int, driver.Scalar) { return opsFor(x.DType()).argmax(x) }
 
 // Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
 // float32 or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
@@ -221,12 +222,12 @@ func (*Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return opsFor(x
 // summed in that order, in parallel over rows. Other elements of dst are
 // left as they are. It panics for integer grids, for buffers shorter than
 // rows*cols, and if dst and src overlap.
-func (*Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+func (*Backend) Jacobi5(dst, src driver.Buffer, rows, cols int) {
 	checkGrid("Jacobi5", dst, src, rows, cols)
 	switch dst.DType() {
 	case backend.Float32:
-		stencil(jacobiRows[float32], backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+		stencil(jacobiRows[float32], driver.HostSlice[float32](dst), driver.HostSlice[float32](src), rows, cols)
 	case backend.Float64:
-		stencil(jacobiRows[float64], backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+		stencil(jacobiRows[float64], driver.HostSlice[float64](dst), driver.HostSlice[float64](src), rows, cols)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/backendtest"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 func TestBackend(t *testing.T) {
@@ -74,35 +75,35 @@ func TestIntegerDivisionByZero(t *testing.T) {
 		for i := range d {
 			d[i] = 42
 		}
-		bx, by, bd := backend.HostBufferOf(x), backend.HostBufferOf(y), backend.HostBufferOf(d)
+		bx, by, bd := driver.HostBufferOf(x), driver.HostBufferOf(y), driver.HostBufferOf(d)
 		mustPanic(t, prefix, func() { cpu.Default.Binary(backend.Div, bd, bx, by) })
 		for i, v := range d {
 			if v != 42 {
 				t.Fatalf("n=%d: element %d of dst written (%d) before the panic", n, i, v)
 			}
 		}
-		mustPanic(t, prefix, func() { cpu.Default.BinaryScalar(backend.Div, bd, bx, backend.ScalarOf(int64(0))) })
-		u := backend.HostBufferOf(make([]uint32, n))
-		mustPanic(t, prefix, func() { cpu.Default.BinaryScalar(backend.Div, u, u, backend.ScalarOf(uint32(0))) })
+		mustPanic(t, prefix, func() { cpu.Default.BinaryScalar(backend.Div, bd, bx, driver.ScalarOf(int64(0))) })
+		u := driver.HostBufferOf(make([]uint32, n))
+		mustPanic(t, prefix, func() { cpu.Default.BinaryScalar(backend.Div, u, u, driver.ScalarOf(uint32(0))) })
 	}
 	// Float division by zero is IEEE arithmetic, no panic.
-	x := backend.HostBufferOf([]float64{1, -1, 0})
-	cpu.Default.BinaryScalar(backend.Div, x, x, backend.ScalarOf(0.0))
+	x := driver.HostBufferOf([]float64{1, -1, 0})
+	cpu.Default.BinaryScalar(backend.Div, x, x, driver.ScalarOf(0.0))
 }
 
 func TestPanics(t *testing.T) {
 	b := cpu.Default
-	i32 := backend.HostBufferOf(make([]int32, 9))
-	mustPanic(t, "cpu: Jacobi5 needs a float32 or float64 grid", func() { b.Jacobi5(i32, backend.HostBufferOf(make([]int32, 9)), 3, 3) })
+	i32 := driver.HostBufferOf(make([]int32, 9))
+	mustPanic(t, "cpu: Jacobi5 needs a float32 or float64 grid", func() { b.Jacobi5(i32, driver.HostBufferOf(make([]int32, 9)), 3, 3) })
 	f := make([]float64, 20)
 	mustPanic(t, "cpu: Jacobi5: dst and src overlap", func() {
-		b.Jacobi5(backend.HostBufferOf(f[:9]), backend.HostBufferOf(f[5:14]), 3, 3)
+		b.Jacobi5(driver.HostBufferOf(f[:9]), driver.HostBufferOf(f[5:14]), 3, 3)
 	})
 	mustPanic(t, "cpu: Jacobi5 of a 3 x 4 grid", func() {
-		b.Jacobi5(backend.HostBufferOf(f[:9]), backend.HostBufferOf(f[10:19]), 3, 4)
+		b.Jacobi5(driver.HostBufferOf(f[:9]), driver.HostBufferOf(f[10:19]), 3, 4)
 	})
 	mustPanic(t, "cpu: Alloc of -1 elements", func() { b.Alloc(backend.Float64, -1) })
-	mustPanic(t, "backend: slice [3:2]", func() { b.Slice(backend.HostBufferOf(f), 3, 2) })
+	mustPanic(t, "backend: slice [3:2]", func() { b.Slice(driver.HostBufferOf(f), 3, 2) })
 	if _, err := b.Alloc(backend.Float64, 1<<60); err == nil {
 		t.Error("Alloc of 2^60 float64s: no error")
 	}
@@ -126,7 +127,7 @@ func TestLargeCopies(t *testing.T) {
 	if err := b.CopyFromHost(buf, unsafe.Pointer(&src[0])); err != nil {
 		t.Fatal(err)
 	}
-	dst := backend.HostBufferOf(make([]float64, n))
+	dst := driver.HostBufferOf(make([]float64, n))
 	b.Copy(dst, buf)
 	back := make([]float64, n)
 	if err := b.CopyToHost(unsafe.Pointer(&back[0]), dst); err != nil {
@@ -147,7 +148,7 @@ func TestCopyOverlap(t *testing.T) {
 		}
 		want := append([]float64(nil), x...)
 		copy(want[3:], want[:n])
-		buf := backend.HostBufferOf(x)
+		buf := driver.HostBufferOf(x)
 		cpu.Default.Copy(buf.Slice(3, n+3), buf.Slice(0, n))
 		for i := range x {
 			if x[i] != want[i] {
@@ -158,10 +159,10 @@ func TestCopyOverlap(t *testing.T) {
 }
 
 // TestOtherHostBuffer checks that the backend works on a host Buffer that
-// is not a *backend.HostBuffer (pinned memory from package staging, say).
+// is not a *driver.HostBuffer (pinned memory from package staging, say).
 func TestOtherHostBuffer(t *testing.T) {
 	x := []float32{1, 2, 3, 4, 5}
-	var b backend.Buffer = otherBuffer{backend.HostBufferOf(x)}
+	var b driver.Buffer = otherBuffer{driver.HostBufferOf(x)}
 	v := cpu.Default.Slice(b, 1, 4)
 	if got := cpu.Default.Sum(v).Float64(); got != 9 {
 		t.Errorf("Sum of a view of another host buffer = %v, want 9", got)
@@ -172,4 +173,4 @@ func TestOtherHostBuffer(t *testing.T) {
 	mustPanic(t, "cpu: slice [4:6]", func() { cpu.Default.Slice(b, 4, 6) })
 }
 
-type otherBuffer struct{ *backend.HostBuffer }
+type otherBuffer struct{ *driver.HostBuffer }

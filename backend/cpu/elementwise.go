@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Thresholds of the elementwise loops, measured with BenchmarkGrain (see
@@ -40,7 +41,7 @@ func fill[T backend.Element](x []T, v T) {
 }
 
 func fillK[T backend.Element](x []T, v T) {
-	if backend.ScalarOf(v).Bits() == 0 { // a zero, but not -0
+	if driver.ScalarOf(v).Bits() == 0 { // a zero, but not -0
 		clear(x) // memclr
 		return
 	}
@@ -111,16 +112,16 @@ func axpyGo[T backend.Element](a T, x, y []T) {
 	}
 }
 
-func binary[T backend.Element](op backend.BinaryOp, dst, x, y []T) {
+func binary[T backend.Element](op driver.BinaryOp, dst, x, y []T) {
 	var k func(dst, x, y []T)
 	switch op {
-	case backend.Add:
+	case driver.Add:
 		k = addK[T]
-	case backend.Sub:
+	case driver.Sub:
 		k = subK[T]
-	case backend.Mul:
+	case driver.Mul:
 		k = mulK[T]
-	case backend.Div:
+	case driver.Div:
 		if !isFloat[T]() {
 			for i, v := range y {
 				if v == 0 {
@@ -197,16 +198,16 @@ func divK[T backend.Element](dst, x, y []T) {
 	}
 }
 
-func binaryScalar[T backend.Element](op backend.BinaryOp, dst, x []T, s T) {
+func binaryScalar[T backend.Element](op driver.BinaryOp, dst, x []T, s T) {
 	var k func(dst, x []T, s T)
 	switch op {
-	case backend.Add:
+	case driver.Add:
 		k = addSK[T]
-	case backend.Sub:
+	case driver.Sub:
 		k = subSK[T]
-	case backend.Mul:
+	case driver.Mul:
 		k = mulSK[T]
-	case backend.Div:
+	case driver.Div:
 		if !isFloat[T]() && s == 0 {
 			panic("cpu: integer division by zero (the scalar divisor is 0)")
 		}

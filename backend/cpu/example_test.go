@@ -5,6 +5,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CPU backend is what the generic functions of package backend use for
@@ -25,18 +26,18 @@ func ExampleBackend_Jacobi5() {
 	const rows, cols = 3, 4
 	src, _ := cpu.Default.Alloc(backend.Float64, rows*cols)
 	dst, _ := cpu.Default.Alloc(backend.Float64, rows*cols)
-	s := backend.HostSlice[float64](src)
+	s := driver.HostSlice[float64](src)
 	for i := range s {
 		s[i] = float64(i)
 	}
 	cpu.Default.Jacobi5(dst, src, rows, cols)
-	fmt.Println(backend.HostSlice[float64](dst))
+	fmt.Println(driver.HostSlice[float64](dst))
 	// Output:
 	// [0 0 0 0 0 5 6 0 0 0 0 0]
 }
 
 func ExampleBackend_Argmin() {
-	x := backend.HostBufferOf([]float32{3, 1, 2, 1})
+	x := driver.HostBufferOf([]float32{3, 1, 2, 1})
 	i, v := cpu.Default.Argmin(x)
 	fmt.Println(i, v, v.DType())
 	// Output:

@@ -7,13 +7,14 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/fftk"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// The CPU backend computes discrete Fourier transforms as a backend.FFTer:
+// The CPU backend computes discrete Fourier transforms as a driver.FFTer:
 // lengths 2^a * 3^b * 5^c with the Stockham kernel of internal/fftk, other
 // lengths with gonum's fourier.CmplxFFT (FFTPACK's mixed-radix algorithm,
 // any length); package fft's local transforms are this code.
-var _ backend.FFTer = (*Backend)(nil)
+var _ driver.FFTer = (*Backend)(nil)
 
 // fftGroup is how many strided lines along a non-last axis are gathered
 // into contiguous scratch at a time: 8 complex128 values are two cache
@@ -100,23 +101,23 @@ func getFFTWorker(n int) (*fftWorker, *sync.Pool) {
 }
 
 // FFT transforms, in place, every line along the middle axis of x viewed
-// as pre x n x post (see backend.FFTer), with NumPy's scaling: forward
+// as pre x n x post (see driver.FFTer), with NumPy's scaling: forward
 // unnormalized, inverse divided by n. Lines along the last axis (post ==
 // 1) of complex128 are transformed where they are; strided lines, and
 // complex64 lines, are gathered a few at a time into complex128 scratch,
 // transformed, and written back (complex64 rounded to its precision). The
 // work is spread over up to backend.Threads() goroutines when the block
-// is large. It panics as backend.CheckFFT does and returns nil.
-func (b *Backend) FFT(x backend.Buffer, pre, n, post int, inverse bool) error {
-	backend.CheckFFT(x, pre, n, post)
+// is large. It panics as driver.CheckFFT does and returns nil.
+func (b *Backend) FFT(x driver.Buffer, pre, n, post int, inverse bool) error {
+	driver.CheckFFT(x, pre, n, post)
 	if x.Len() == 0 || n == 1 {
 		return nil // a transform of length 1 is the identity, forward and inverse
 	}
 	if x.DType() == backend.Complex64 {
-		fftGathered(backend.HostSlice[complex64](x), pre, n, post, inverse)
+		fftGathered(driver.HostSlice[complex64](x), pre, n, post, inverse)
 		return nil
 	}
-	d := backend.HostSlice[complex128](x)
+	d := driver.HostSlice[complex128](x)
 	if post == 1 {
 		fftRows(d, pre, n, inverse)
 	} else {

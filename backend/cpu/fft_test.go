@@ -10,6 +10,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // fftFixture is one length of ../testdata/fft.bin (gen_fft.py): NumPy's
@@ -189,14 +190,14 @@ func TestFFTLengths(t *testing.T) {
 					}
 					what := fmt.Sprintf("threads=%d n=%d pre=%d post=%d inverse=%v", threads, n, pre, post, inverse)
 					y := append([]complex128(nil), x...)
-					if err := cpu.Default.FFT(backend.HostBufferOf(y), pre, n, post, inverse); err != nil {
+					if err := cpu.Default.FFT(driver.HostBufferOf(y), pre, n, post, inverse); err != nil {
 						t.Fatal(err)
 					}
 					if e := fftRelErr(y, want); e > 1e-12 {
 						t.Errorf("%s: complex128: relative error %.3g", what, e)
 					}
 					y64 := append([]complex64(nil), x64...)
-					if err := cpu.Default.FFT(backend.HostBufferOf(y64), pre, n, post, inverse); err != nil {
+					if err := cpu.Default.FFT(driver.HostBufferOf(y64), pre, n, post, inverse); err != nil {
 						t.Fatal(err)
 					}
 					if e := fftRelErr(y64, want); e > 1e-6 {
@@ -220,14 +221,14 @@ func TestFFT(t *testing.T) {
 		}
 		prev := backend.SetThreads(threads)
 		checkFFTer(t, 1e-12, maxN, func(x []complex128, pre, n, post int, inverse bool) []complex128 {
-			if err := cpu.Default.FFT(backend.HostBufferOf(x), pre, n, post, inverse); err != nil {
+			if err := cpu.Default.FFT(driver.HostBufferOf(x), pre, n, post, inverse); err != nil {
 				t.Fatal(err)
 			}
 			return x
 		})
 		// complex64 goes through complex128 scratch: rounded once.
 		checkFFTer(t, 1e-6, maxN, func(x []complex64, pre, n, post int, inverse bool) []complex64 {
-			if err := cpu.Default.FFT(backend.HostBufferOf(x), pre, n, post, inverse); err != nil {
+			if err := cpu.Default.FFT(driver.HostBufferOf(x), pre, n, post, inverse); err != nil {
 				t.Fatal(err)
 			}
 			return x
@@ -238,14 +239,14 @@ func TestFFT(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"real", func() { cpu.Default.FFT(backend.HostBufferOf(make([]float64, 4)), 1, 4, 1, false) }},
-		{"short", func() { cpu.Default.FFT(backend.HostBufferOf(make([]complex128, 5)), 2, 3, 1, false) }},
-		{"negative", func() { cpu.Default.FFT(backend.HostBufferOf(make([]complex128, 0)), -1, 0, 1, false) }},
+		{"real", func() { cpu.Default.FFT(driver.HostBufferOf(make([]float64, 4)), 1, 4, 1, false) }},
+		{"short", func() { cpu.Default.FFT(driver.HostBufferOf(make([]complex128, 5)), 2, 3, 1, false) }},
+		{"negative", func() { cpu.Default.FFT(driver.HostBufferOf(make([]complex128, 0)), -1, 0, 1, false) }},
 	} {
 		func() {
 			defer func() {
 				if r, _ := recover().(string); len(r) < 9 || r[:9] != "backend: " {
-					t.Errorf("%s: panic %q, want one from backend.CheckFFT", c.name, r)
+					t.Errorf("%s: panic %q, want one from driver.CheckFFT", c.name, r)
 				}
 			}()
 			c.f()

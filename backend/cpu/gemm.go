@@ -9,11 +9,12 @@ import (
 	"sync/atomic"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// The CPU backend multiplies matrices as a backend.GEMM: float64, float32,
+// The CPU backend multiplies matrices as a driver.GEMM: float64, float32,
 // complex128 and complex64 with OpenBLAS's cblas_dgemm, cblas_sgemm,
 // cblas_zgemm and cblas_cgemm where the library is present and chosen (see
 // GEMMLibrary), else with gonum's Dgemm, Sgemm, Zgemm and Cgemm (pure Go,
@@ -26,7 +27,7 @@ import (
 // On a 2-core machine gonum's Dgemm of 1024 x 1024 matrices ran at 1.6
 // GFLOP/s, OpenBLAS 0.3.21's at 8.3-8.9 (one thread): OpenBLAS is loaded by
 // default where it is installed.
-var _ backend.GEMM = (*Backend)(nil)
+var _ driver.GEMM = (*Backend)(nil)
 
 // The GEMM libraries SetGEMM and XPMPI_GEMM name.
 const (
@@ -150,9 +151,9 @@ func GEMMLibrary() string {
 }
 
 // Gemm sets the m x n matrix c to a*b, or to c + a*b if accumulate (see
-// backend.GEMM).
-func (*Backend) Gemm(c, a, b backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
-	backend.CheckGemm(c, a, b, m, n, k, lda, ldb, ldc)
+// driver.GEMM).
+func (*Backend) Gemm(c, a, b driver.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
+	driver.CheckGemm(c, a, b, m, n, k, lda, ldb, ldc)
 	if m == 0 || n == 0 {
 		return
 	}

@@ -5,10 +5,11 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CPU backend computes the elementwise math functions as a
-// backend.Math, in float64: a float32 element is converted to float64, the
+// driver.Math, in float64: a float32 element is converted to float64, the
 // function applied, and the result rounded to float32 (exact for Abs and
 // Floor, correctly rounded for Sqrt, and for the others within 1 ulp of
 // the exact result, since their float64 error is far below half a float32
@@ -20,16 +21,16 @@ import (
 // whose argument reduction loses bits near multiples of pi/2 (sin(pi) is 7
 // ulps off) and for huge arguments (25 ulps at 1.8e308). dist/math_test.go
 // states the measured bounds against NumPy.
-var _ backend.Math = (*Backend)(nil)
+var _ driver.Math = (*Backend)(nil)
 
 // mathOps is the type-erased form of the math functions for one element
 // type.
 type mathOps interface {
-	unary(op backend.UnaryOp, dst, x backend.Buffer)
-	binary(op backend.BinaryMathOp, dst, x, y backend.Buffer)
-	pow(dst, x, y backend.Buffer)
-	powScalar(dst, x backend.Buffer, s backend.Scalar)
-	clip(dst, x backend.Buffer, lo, hi backend.Scalar)
+	unary(op driver.UnaryOp, dst, x driver.Buffer)
+	binary(op driver.BinaryMathOp, dst, x, y driver.Buffer)
+	pow(dst, x, y driver.Buffer)
+	powScalar(dst, x driver.Buffer, s driver.Scalar)
+	clip(dst, x driver.Buffer, lo, hi driver.Scalar)
 }
 
 // mathOpsFor returns the math functions of dt: floats have all of them,
@@ -62,7 +63,7 @@ func mathOpsFor(dt backend.DType) mathOps {
 
 // Unary sets dst = op(x) elementwise; dst may be x. It panics for a
 // floating-point-only op of integer buffers.
-func (*Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
+func (*Backend) Unary(op driver.UnaryOp, dst, x driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("cpu: invalid UnaryOp %d", int(op)))
 	}
@@ -71,27 +72,27 @@ func (*Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
 }
 
 // Pow sets dst = x**y elementwise (float buffers); dst may be x or y.
-func (*Backend) Pow(dst, x, y backend.Buffer) {
+func (*Backend) Pow(dst, x, y driver.Buffer) {
 	sameBufs("pow", dst, x, y)
 	mathOpsFor(dst.DType()).pow(dst, x, y)
 }
 
 // PowScalar sets dst = x**s elementwise (float buffers); dst may be x.
-func (*Backend) PowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (*Backend) PowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	sameBufs("pow", dst, x)
 	mathOpsFor(dst.DType()).powScalar(dst, x, s)
 }
 
 // Clip sets dst = min(max(x, lo), hi) elementwise as NumPy's clip; dst may
 // be x.
-func (*Backend) Clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
+func (*Backend) Clip(dst, x driver.Buffer, lo, hi driver.Scalar) {
 	sameBufs("clip", dst, x)
 	mathOpsFor(dst.DType()).clip(dst, x, lo, hi)
 }
 
 // sameBufs panics unless the buffers have the type and length of the
 // first.
-func sameBufs(op string, bufs ...backend.Buffer) {
+func sameBufs(op string, bufs ...driver.Buffer) {
 	for _, x := range bufs[1:] {
 		if x.DType() != bufs[0].DType() || x.Len() != bufs[0].Len() {
 			panic(fmt.Sprintf("cpu: %s of %d %v and %d %v", op, bufs[0].Len(), bufs[0].DType(), x.Len(), x.DType()))
@@ -101,37 +102,37 @@ func sameBufs(op string, bufs ...backend.Buffer) {
 
 // floatFuncs are the float64 functions of the float-only UnaryOps.
 var floatFuncs = [...]func(float64) float64{
-	backend.Exp:   exp,
-	backend.Log:   logSub,
-	backend.Sqrt:  math.Sqrt,
-	backend.Sin:   math.Sin,
-	backend.Cos:   math.Cos,
-	backend.Tanh:  math.Tanh,
-	backend.Floor: math.Floor,
-	backend.Abs:   math.Abs,
+	driver.Exp:   exp,
+	driver.Log:   logSub,
+	driver.Sqrt:  math.Sqrt,
+	driver.Sin:   math.Sin,
+	driver.Cos:   math.Cos,
+	driver.Tanh:  math.Tanh,
+	driver.Floor: math.Floor,
+	driver.Abs:   math.Abs,
 	// math_more.go
-	backend.Log10:   log10,
-	backend.Log2:    log2,
-	backend.Tan:     math.Tan,
-	backend.Arcsin:  asin,
-	backend.Arccos:  acos,
-	backend.Arctan:  math.Atan,
-	backend.Sinh:    sinh,
-	backend.Cosh:    cosh,
-	backend.Arcsinh: math.Asinh,
-	backend.Arccosh: math.Acosh,
-	backend.Arctanh: math.Atanh,
-	backend.Sign:    sign,
+	driver.Log10:   log10,
+	driver.Log2:    log2,
+	driver.Tan:     math.Tan,
+	driver.Arcsin:  asin,
+	driver.Arccos:  acos,
+	driver.Arctan:  math.Atan,
+	driver.Sinh:    sinh,
+	driver.Cosh:    cosh,
+	driver.Arcsinh: math.Asinh,
+	driver.Arccosh: math.Acosh,
+	driver.Arctanh: math.Atanh,
+	driver.Sign:    sign,
 }
 
 type floatMath[T backend.Float] struct{}
 
-func (floatMath[T]) unary(op backend.UnaryOp, dst, x backend.Buffer) {
+func (floatMath[T]) unary(op driver.UnaryOp, dst, x driver.Buffer) {
 	f := floatFuncs[op]
 	mapK(hs[T](dst), hs[T](x), func(v T) T { return T(f(float64(v))) })
 }
 
-func (floatMath[T]) pow(dst, x, y backend.Buffer) {
+func (floatMath[T]) pow(dst, x, y driver.Buffer) {
 	d, a, b := hs[T](dst), hs[T](x), hs[T](y)
 	if n := len(d); n >= elemParMin {
 		parallel(n, func(lo, hi int) { powK(d[lo:hi], a[lo:hi], b[lo:hi]) })
@@ -147,24 +148,24 @@ func powK[T backend.Float](dst, x, y []T) {
 	}
 }
 
-func (floatMath[T]) powScalar(dst, x backend.Buffer, s backend.Scalar) {
-	e := float64(backend.ValueOf[T](s))
+func (floatMath[T]) powScalar(dst, x driver.Buffer, s driver.Scalar) {
+	e := float64(driver.ValueOf[T](s))
 	mapK(hs[T](dst), hs[T](x), func(v T) T { return T(pow(float64(v), e)) })
 }
 
-func (floatMath[T]) clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
-	clipAll(hs[T](dst), hs[T](x), backend.ValueOf[T](lo), backend.ValueOf[T](hi))
+func (floatMath[T]) clip(dst, x driver.Buffer, lo, hi driver.Scalar) {
+	clipAll(hs[T](dst), hs[T](x), driver.ValueOf[T](lo), driver.ValueOf[T](hi))
 }
 
 // intMath are the math functions of an integer type: Abs and Clip.
 type intMath[T backend.Element] struct{}
 
-func (intMath[T]) unary(op backend.UnaryOp, dst, x backend.Buffer) {
-	if op == backend.Sign {
+func (intMath[T]) unary(op driver.UnaryOp, dst, x driver.Buffer) {
+	if op == driver.Sign {
 		mapK(hs[T](dst), hs[T](x), intSign[T])
 		return
 	}
-	if op != backend.Abs {
+	if op != driver.Abs {
 		panic(fmt.Sprintf("cpu: %v of %v: only float32 and float64 have it", op, dst.DType()))
 	}
 	// -v wraps for the most negative signed integer, as NumPy's abs; an
@@ -177,16 +178,16 @@ func (intMath[T]) unary(op backend.UnaryOp, dst, x backend.Buffer) {
 	})
 }
 
-func (intMath[T]) pow(dst, x, y backend.Buffer) {
+func (intMath[T]) pow(dst, x, y driver.Buffer) {
 	panic(fmt.Sprintf("cpu: pow of %v: only float32 and float64 have it", dst.DType()))
 }
 
-func (intMath[T]) powScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (intMath[T]) powScalar(dst, x driver.Buffer, s driver.Scalar) {
 	panic(fmt.Sprintf("cpu: pow of %v: only float32 and float64 have it", dst.DType()))
 }
 
-func (intMath[T]) clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
-	clipAll(hs[T](dst), hs[T](x), backend.ValueOf[T](lo), backend.ValueOf[T](hi))
+func (intMath[T]) clip(dst, x driver.Buffer, lo, hi driver.Scalar) {
+	clipAll(hs[T](dst), hs[T](x), driver.ValueOf[T](lo), driver.ValueOf[T](hi))
 }
 
 // mapK sets dst[i] = f(x[i]), in parallel above the elementwise threshold.

@@ -5,11 +5,12 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// The functions of backend.UnaryOp beyond Abs (Log10, Log2, Tan, the
+// The functions of driver.UnaryOp beyond Abs (Log10, Log2, Tan, the
 // inverse trigonometric and hyperbolic functions, Sign) and the
-// backend.BinaryMathOps. Float32 elements are computed in float64 and
+// driver.BinaryMathOp. Float32 elements are computed in float64 and
 // rounded once, as the other unary functions; Maximum, Minimum, Mod and
 // FloorDivide are computed in the element type itself, as NumPy's loops
 // (npy_divmodf for float32). Log10 and Log2 are log(x) in double-double
@@ -141,7 +142,7 @@ func intSign[T backend.Element](v T) T {
 
 // BinaryMath sets dst = op(x, y) elementwise (real buffers); dst may be x
 // or y. It panics for Arctan2 of integer buffers.
-func (*Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+func (*Backend) BinaryMath(op driver.BinaryMathOp, dst, x, y driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("cpu: invalid BinaryMathOp %d", int(op)))
 	}
@@ -149,16 +150,16 @@ func (*Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
 	mathOpsFor(dst.DType()).binary(op, dst, x, y)
 }
 
-func (floatMath[T]) binary(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+func (floatMath[T]) binary(op driver.BinaryMathOp, dst, x, y driver.Buffer) {
 	var f func(a, b T) T
 	switch op {
-	case backend.Maximum:
+	case driver.Maximum:
 		f = fmaximum[T]
-	case backend.Minimum:
+	case driver.Minimum:
 		f = fminimum[T]
-	case backend.Mod:
+	case driver.Mod:
 		f = fmod[T]
-	case backend.FloorDivide:
+	case driver.FloorDivide:
 		f = ffloordiv[T]
 	default:
 		f = func(a, b T) T { return T(math.Atan2(float64(a), float64(b))) }
@@ -166,8 +167,8 @@ func (floatMath[T]) binary(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
 	map2K(hs[T](dst), hs[T](x), hs[T](y), f)
 }
 
-func (intMath[T]) binary(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
-	if op == backend.Arctan2 {
+func (intMath[T]) binary(op driver.BinaryMathOp, dst, x, y driver.Buffer) {
+	if op == driver.Arctan2 {
 		panic(fmt.Sprintf("cpu: %v of %v: only float32 and float64 have it", op, dst.DType()))
 	}
 	switch dst.DType() {
@@ -195,14 +196,14 @@ type integer interface {
 	int32 | int64 | uint32 | uint64 | int8 | int16 | uint8 | uint16
 }
 
-func intBinary[T integer](op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+func intBinary[T integer](op driver.BinaryMathOp, dst, x, y driver.Buffer) {
 	var f func(a, b T) T
 	switch op {
-	case backend.Maximum:
+	case driver.Maximum:
 		f = func(a, b T) T { return max(a, b) }
-	case backend.Minimum:
+	case driver.Minimum:
 		f = func(a, b T) T { return min(a, b) }
-	case backend.Mod:
+	case driver.Mod:
 		f = imod[T]
 	default:
 		f = ifloordiv[T]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestMathParallel checks that the math functions of arrays long enough
@@ -23,20 +23,20 @@ func TestMathParallel(t *testing.T) {
 		y[i] = (2*r.Float64() - 1) * 5
 	}
 	b := Default
-	hb := func(s []float64) backend.Buffer { return backend.HostBufferOf(s) }
+	hb := func(s []float64) driver.Buffer { return driver.HostBufferOf(s) }
 	cases := []struct {
 		name string
-		f    func(dst, x, y backend.Buffer)
+		f    func(dst, x, y driver.Buffer)
 	}{
-		{"clip", func(d, x, _ backend.Buffer) { b.Clip(d, x, backend.ScalarOf(-3.0), backend.ScalarOf(4.0)) }},
-		{"pow", func(d, x, y backend.Buffer) { b.Pow(d, x, y) }},
-		{"pows", func(d, x, _ backend.Buffer) { b.PowScalar(d, x, backend.ScalarOf(-1.25)) }},
+		{"clip", func(d, x, _ driver.Buffer) { b.Clip(d, x, driver.ScalarOf(-3.0), driver.ScalarOf(4.0)) }},
+		{"pow", func(d, x, y driver.Buffer) { b.Pow(d, x, y) }},
+		{"pows", func(d, x, _ driver.Buffer) { b.PowScalar(d, x, driver.ScalarOf(-1.25)) }},
 	}
-	for op := backend.UnaryOp(0); op.Valid(); op++ {
+	for op := driver.UnaryOp(0); op.Valid(); op++ {
 		cases = append(cases, struct {
 			name string
-			f    func(dst, x, y backend.Buffer)
-		}{op.String(), func(d, x, _ backend.Buffer) { b.Unary(op, d, x) }})
+			f    func(dst, x, y driver.Buffer)
+		}{op.String(), func(d, x, _ driver.Buffer) { b.Unary(op, d, x) }})
 	}
 	for _, c := range cases {
 		for _, inPlace := range []bool{false, true} {
@@ -60,17 +60,17 @@ func TestMathParallel(t *testing.T) {
 
 // TestMathPanics checks the argument panics of the math functions.
 func TestMathPanics(t *testing.T) {
-	f64 := backend.HostBufferOf(make([]float64, 3))
-	f64b := backend.HostBufferOf(make([]float64, 4))
-	i32 := backend.HostBufferOf(make([]int32, 3))
+	f64 := driver.HostBufferOf(make([]float64, 3))
+	f64b := driver.HostBufferOf(make([]float64, 4))
+	i32 := driver.HostBufferOf(make([]int32, 3))
 	for _, c := range []struct {
 		name, want string
 		f          func()
 	}{
-		{"exp of int32", "cpu: exp of int32", func() { Default.Unary(backend.Exp, i32, i32) }},
+		{"exp of int32", "cpu: exp of int32", func() { Default.Unary(driver.Exp, i32, i32) }},
 		{"pow of int32", "cpu: pow of int32", func() { Default.Pow(i32, i32, i32) }},
-		{"lengths", "cpu: sqrt of 3 float64 and 4 float64", func() { Default.Unary(backend.Sqrt, f64, f64b) }},
-		{"types", "cpu: clip of 3 float64 and 3 int32", func() { Default.Clip(f64, i32, backend.ScalarOf(0.0), backend.ScalarOf(1.0)) }},
+		{"lengths", "cpu: sqrt of 3 float64 and 4 float64", func() { Default.Unary(driver.Sqrt, f64, f64b) }},
+		{"types", "cpu: clip of 3 float64 and 3 int32", func() { Default.Clip(f64, i32, driver.ScalarOf(0.0), driver.ScalarOf(1.0)) }},
 		{"op", "cpu: invalid UnaryOp 99", func() { Default.Unary(99, f64, f64) }},
 	} {
 		func() {

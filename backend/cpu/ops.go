@@ -4,21 +4,22 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // ops is the set of type-erased operations for one element type; impl[T]
 // implements it by calling the generic kernels.
 type ops interface {
-	fill(x backend.Buffer, v backend.Scalar)
-	scale(x backend.Buffer, a backend.Scalar)
-	axpy(a backend.Scalar, x, y backend.Buffer)
-	axpby(a backend.Scalar, x backend.Buffer, b backend.Scalar, y backend.Buffer)
-	binary(op backend.BinaryOp, dst, x, y backend.Buffer)
-	binaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar)
-	sum(x backend.Buffer) backend.Scalar
-	dot(x, y backend.Buffer) backend.Scalar
-	argmin(x backend.Buffer) (int, backend.Scalar)
-	argmax(x backend.Buffer) (int, backend.Scalar)
+	fill(x driver.Buffer, v driver.Scalar)
+	scale(x driver.Buffer, a driver.Scalar)
+	axpy(a driver.Scalar, x, y driver.Buffer)
+	axpby(a driver.Scalar, x driver.Buffer, b driver.Scalar, y driver.Buffer)
+	binary(op driver.BinaryOp, dst, x, y driver.Buffer)
+	binaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar)
+	sum(x driver.Buffer) driver.Scalar
+	dot(x, y driver.Buffer) driver.Scalar
+	argmin(x driver.Buffer) (int, driver.Scalar)
+	argmax(x driver.Buffer) (int, driver.Scalar)
 }
 
 // opsFor is the one switch on the DType of every operation.
@@ -54,40 +55,40 @@ func opsFor(dt backend.DType) ops {
 
 type impl[T backend.Element] struct{}
 
-func hs[T backend.Numeric](b backend.Buffer) []T { return backend.HostSlice[T](b) }
+func hs[T backend.Numeric](b driver.Buffer) []T { return driver.HostSlice[T](b) }
 
-func (impl[T]) fill(x backend.Buffer, v backend.Scalar) {
-	fill(hs[T](x), backend.ValueOf[T](v))
+func (impl[T]) fill(x driver.Buffer, v driver.Scalar) {
+	fill(hs[T](x), driver.ValueOf[T](v))
 }
 
-func (impl[T]) scale(x backend.Buffer, a backend.Scalar) {
-	scale(hs[T](x), backend.ValueOf[T](a))
+func (impl[T]) scale(x driver.Buffer, a driver.Scalar) {
+	scale(hs[T](x), driver.ValueOf[T](a))
 }
 
-func (impl[T]) axpy(a backend.Scalar, x, y backend.Buffer) {
-	axpy(backend.ValueOf[T](a), hs[T](x), hs[T](y))
+func (impl[T]) axpy(a driver.Scalar, x, y driver.Buffer) {
+	axpy(driver.ValueOf[T](a), hs[T](x), hs[T](y))
 }
 
-func (impl[T]) binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+func (impl[T]) binary(op driver.BinaryOp, dst, x, y driver.Buffer) {
 	binary(op, hs[T](dst), hs[T](x), hs[T](y))
 }
 
-func (impl[T]) binaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
-	binaryScalar(op, hs[T](dst), hs[T](x), backend.ValueOf[T](s))
+func (impl[T]) binaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
+	binaryScalar(op, hs[T](dst), hs[T](x), driver.ValueOf[T](s))
 }
 
-func (impl[T]) sum(x backend.Buffer) backend.Scalar { return sum(hs[T](x)) }
+func (impl[T]) sum(x driver.Buffer) driver.Scalar { return sum(hs[T](x)) }
 
-func (impl[T]) dot(x, y backend.Buffer) backend.Scalar { return dot(hs[T](x), hs[T](y)) }
+func (impl[T]) dot(x, y driver.Buffer) driver.Scalar { return dot(hs[T](x), hs[T](y)) }
 
-func (impl[T]) argmin(x backend.Buffer) (int, backend.Scalar) {
+func (impl[T]) argmin(x driver.Buffer) (int, driver.Scalar) {
 	i, v := argmin(hs[T](x))
-	return i, backend.ScalarOf(v)
+	return i, driver.ScalarOf(v)
 }
 
-func (impl[T]) argmax(x backend.Buffer) (int, backend.Scalar) {
+func (impl[T]) argmax(x driver.Buffer) (int, driver.Scalar) {
 	i, v := argmax(hs[T](x))
-	return i, backend.ScalarOf(v)
+	return i, driver.ScalarOf(v)
 }
 
 // isFloat reports whether T is float32 or float64.

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Reductions split their input into fixed chunks of reduceChunk elements,
@@ -58,13 +59,13 @@ func pairwise(p []float64) float64 {
 	return pairwise(p[:m]) + pairwise(p[m:])
 }
 
-func sum[T backend.Element](x []T) backend.Scalar {
+func sum[T backend.Element](x []T) driver.Scalar {
 	n := len(x)
 	if isFloat[T]() {
 		if n <= reduceChunk {
-			return backend.ScalarOf(sumChunkF(x))
+			return driver.ScalarOf(sumChunkF(x))
 		}
-		return backend.ScalarOf(pairwise(chunkPartials(n, func(lo, hi int) float64 { return sumChunkF(x[lo:hi]) })))
+		return driver.ScalarOf(pairwise(chunkPartials(n, func(lo, hi int) float64 { return sumChunkF(x[lo:hi]) })))
 	}
 	var s uint64
 	if n <= reduceChunk {
@@ -75,9 +76,9 @@ func sum[T backend.Element](x []T) backend.Scalar {
 		}
 	}
 	if isSigned[T]() {
-		return backend.ScalarOf(int64(s))
+		return driver.ScalarOf(int64(s))
 	}
-	return backend.ScalarOf(s)
+	return driver.ScalarOf(s)
 }
 
 // sumChunk returns the sum of x in float64, with 8 accumulators.
@@ -119,14 +120,14 @@ func sumInt[T backend.Element](x []T) uint64 {
 	return s0 + s1 + s2 + s3
 }
 
-func dot[T backend.Element](x, y []T) backend.Scalar {
+func dot[T backend.Element](x, y []T) driver.Scalar {
 	n := len(x)
 	y = y[:n]
 	if isFloat[T]() {
 		if n <= reduceChunk {
-			return backend.ScalarOf(dotChunkF(x, y))
+			return driver.ScalarOf(dotChunkF(x, y))
 		}
-		return backend.ScalarOf(pairwise(chunkPartials(n, func(lo, hi int) float64 { return dotChunkF(x[lo:hi], y[lo:hi]) })))
+		return driver.ScalarOf(pairwise(chunkPartials(n, func(lo, hi int) float64 { return dotChunkF(x[lo:hi], y[lo:hi]) })))
 	}
 	var s uint64
 	if n <= reduceChunk {
@@ -137,9 +138,9 @@ func dot[T backend.Element](x, y []T) backend.Scalar {
 		}
 	}
 	if isSigned[T]() {
-		return backend.ScalarOf(int64(s))
+		return driver.ScalarOf(int64(s))
 	}
-	return backend.ScalarOf(s)
+	return driver.ScalarOf(s)
 }
 
 // dotChunk returns the sum of x[i]*y[i] in float64, with 8 accumulators.

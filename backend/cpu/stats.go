@@ -4,19 +4,20 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// The CPU backend computes dist's statistics as a backend.StatsReducer.
-var _ backend.StatsReducer = (*Backend)(nil)
+// The CPU backend computes dist's statistics as a driver.StatsReducer.
+var _ driver.StatsReducer = (*Backend)(nil)
 
 // statsOps is the type-erased form of the statistics for one element type.
 type statsOps interface {
-	moments(x backend.Buffer) (sum, dev, m2 float64)
-	momentsAxis(mom, src backend.Buffer, pre, n, post int)
-	prod(x backend.Buffer) backend.Scalar
-	countNonzero(x backend.Buffer) int
-	histogram(counts []int64, x backend.Buffer, lo, hi float64)
-	scanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool)
+	moments(x driver.Buffer) (sum, dev, m2 float64)
+	momentsAxis(mom, src driver.Buffer, pre, n, post int)
+	prod(x driver.Buffer) driver.Scalar
+	countNonzero(x driver.Buffer) int
+	histogram(counts []int64, x driver.Buffer, lo, hi float64)
+	scanAxis(dst, last, src, carry driver.Buffer, pre, n, post int, prod bool)
 }
 
 func statsOpsFor(dt backend.DType) statsOps {
@@ -47,7 +48,7 @@ type statsImpl[T backend.Element] struct{}
 
 // moments sums in float64 by the fixed chunks of Sum, pairwise across
 // chunks, so that the result does not depend on the thread count.
-func (statsImpl[T]) moments(xb backend.Buffer) (sum, dev, m2 float64) {
+func (statsImpl[T]) moments(xb driver.Buffer) (sum, dev, m2 float64) {
 	x := hs[T](xb)
 	if len(x) == 0 {
 		return 0, 0, 0
@@ -78,7 +79,7 @@ func (statsImpl[T]) moments(xb backend.Buffer) (sum, dev, m2 float64) {
 	return sum, dev, m2 - dev*dev/float64(len(x))
 }
 
-func (statsImpl[T]) momentsAxis(momb, src backend.Buffer, pre, n, post int) {
+func (statsImpl[T]) momentsAxis(momb, src driver.Buffer, pre, n, post int) {
 	x, mom := hs[T](src), hs[float64](momb)
 	clear(mom)
 	if n == 0 {
@@ -110,7 +111,7 @@ func (statsImpl[T]) momentsAxis(momb, src backend.Buffer, pre, n, post int) {
 // combineMoments merges the moments of parts in the order of q with Chan,
 // Golub and LeVeque's formula, each part's mean held as sum/n plus the
 // correction dev/n.
-func combineMoments(momb, allb backend.Buffer, counts []int) {
+func combineMoments(momb, allb driver.Buffer, counts []int) {
 	mom, all := hs[float64](momb), hs[float64](allb)
 	m := len(mom) / 3
 	for j := 0; j < m; j++ {
@@ -138,7 +139,7 @@ func combineMoments(momb, allb backend.Buffer, counts []int) {
 	}
 }
 
-func (statsImpl[T]) prod(xb backend.Buffer) backend.Scalar {
+func (statsImpl[T]) prod(xb driver.Buffer) driver.Scalar {
 	x := hs[T](xb)
 	dt := xb.DType()
 	switch {
@@ -147,22 +148,22 @@ func (statsImpl[T]) prod(xb backend.Buffer) backend.Scalar {
 		for _, v := range x {
 			p *= float64(v)
 		}
-		return backend.ScalarOf(p)
+		return driver.ScalarOf(p)
 	case dt.IsSigned():
 		p := int64(1)
 		for _, v := range x {
 			p *= int64(v)
 		}
-		return backend.ScalarOf(p)
+		return driver.ScalarOf(p)
 	}
 	p := uint64(1)
 	for _, v := range x {
 		p *= uint64(v)
 	}
-	return backend.ScalarOf(p)
+	return driver.ScalarOf(p)
 }
 
-func (statsImpl[T]) countNonzero(xb backend.Buffer) int {
+func (statsImpl[T]) countNonzero(xb driver.Buffer) int {
 	c := 0
 	for _, v := range hs[T](xb) {
 		if v != 0 { // true for NaN
@@ -174,12 +175,12 @@ func (statsImpl[T]) countNonzero(xb backend.Buffer) int {
 
 // histogram follows numpy.histogram (NumPy 1.24) for equal-width bins: the
 // bin from (v-lo)*norm, then corrected against the edges.
-func (statsImpl[T]) histogram(counts []int64, xb backend.Buffer, lo, hi float64) {
+func (statsImpl[T]) histogram(counts []int64, xb driver.Buffer, lo, hi float64) {
 	bins := len(counts)
 	if bins == 0 {
 		return
 	}
-	edges := backend.HistogramEdges(bins, lo, hi)
+	edges := driver.HistogramEdges(bins, lo, hi)
 	norm := float64(bins) / (hi - lo)
 	for _, e := range hs[T](xb) {
 		v := float64(e)
@@ -200,14 +201,14 @@ func (statsImpl[T]) histogram(counts []int64, xb backend.Buffer, lo, hi float64)
 	}
 }
 
-func (statsImpl[T]) scanAxis(dstb, lastb, src, carryb backend.Buffer, pre, n, post int, prod bool) {
+func (statsImpl[T]) scanAxis(dstb, lastb, src, carryb driver.Buffer, pre, n, post int, prod bool) {
 	scanSlice[T](dstb, lastb, src, carryb, pre, n, post, prod)
 }
 
 // scanSlice is ScanAxis for any element type, complex included (complex
 // sums and products in src's type, as Go's complex arithmetic computes
 // them).
-func scanSlice[T backend.Numeric](dstb, lastb, src, carryb backend.Buffer, pre, n, post int, prod bool) {
+func scanSlice[T backend.Numeric](dstb, lastb, src, carryb driver.Buffer, pre, n, post int, prod bool) {
 	x := hs[T](src)
 	var dst, last, carry []T
 	if dstb != nil {
@@ -255,37 +256,37 @@ func scanSlice[T backend.Numeric](dstb, lastb, src, carryb backend.Buffer, pre, 
 
 // Moments returns the float64 sum of x, the sum of deviations from its
 // mean and the corrected sum of squared deviations.
-func (*Backend) Moments(x backend.Buffer) (sum, dev, m2 float64) {
+func (*Backend) Moments(x driver.Buffer) (sum, dev, m2 float64) {
 	return statsOpsFor(x.DType()).moments(x)
 }
 
 // MomentsAxis computes the moments of each line along the middle axis of
 // pre x n x post.
-func (*Backend) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
+func (*Backend) MomentsAxis(mom, src driver.Buffer, pre, n, post int) {
 	statsOpsFor(src.DType()).momentsAxis(mom, src, pre, n, post)
 }
 
 // CombineMoments merges the moments of p parts in the order of the parts.
-func (*Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
+func (*Backend) CombineMoments(mom, all driver.Buffer, counts []int) {
 	combineMoments(mom, all, counts)
 }
 
 // Prod returns the product of x's elements.
-func (*Backend) Prod(x backend.Buffer) backend.Scalar { return statsOpsFor(x.DType()).prod(x) }
+func (*Backend) Prod(x driver.Buffer) driver.Scalar { return statsOpsFor(x.DType()).prod(x) }
 
 // CountNonzero returns the number of nonzero elements (NaN included).
-func (*Backend) CountNonzero(x backend.Buffer) int { return statsOpsFor(x.DType()).countNonzero(x) }
+func (*Backend) CountNonzero(x driver.Buffer) int { return statsOpsFor(x.DType()).countNonzero(x) }
 
 // Histogram adds the counts of x's elements in equal-width bins over
 // [lo, hi] to counts.
-func (*Backend) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
+func (*Backend) Histogram(counts []int64, x driver.Buffer, lo, hi float64) {
 	statsOpsFor(x.DType()).histogram(counts, x, lo, hi)
 }
 
 // ScanAxis sets dst to the running sums (products) along the middle axis
 // of pre x n x post, starting from carry; it takes every element type,
 // complex included.
-func (*Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
+func (*Backend) ScanAxis(dst, last, src, carry driver.Buffer, pre, n, post int, prod bool) {
 	switch src.DType() {
 	case backend.Complex64:
 		scanSlice[complex64](dst, last, src, carry, pre, n, post, prod)
@@ -298,7 +299,7 @@ func (*Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int,
 }
 
 // Ratio sets dst to num/den, or its square root.
-func (*Backend) Ratio(dst, num backend.Buffer, den float64, sqrt bool) {
+func (*Backend) Ratio(dst, num driver.Buffer, den float64, sqrt bool) {
 	d, x := hs[float64](dst), hs[float64](num)
 	for i, v := range x {
 		r := v / den

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestStatsReducer checks the CPU backend's StatsReducer against values
 // worked out by hand (and NumPy's for the histogram).
 func TestStatsReducer(t *testing.T) {
 	b := cpu.Default
-	buf := backend.HostBufferOf[float64]
+	buf := driver.HostBufferOf[float64]
 
 	// Moments of 1, 2, 3, 4: sum 10, mean 2.5, deviations summing to 0,
 	// squared deviations 5.
@@ -34,38 +34,38 @@ func TestStatsReducer(t *testing.T) {
 	// Along the middle of 2 x 3 x 2.
 	x := []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	mom = make([]float64, 12)
-	b.MomentsAxis(buf(mom), backend.HostBufferOf(x), 2, 3, 2)
+	b.MomentsAxis(buf(mom), driver.HostBufferOf(x), 2, 3, 2)
 	if want := []float64{9, 12, 27, 30, 0, 0, 0, 0, 8, 8, 8, 8}; !slices.Equal(mom, want) {
 		t.Errorf("MomentsAxis: %v, want %v", mom, want)
 	}
 
 	// Running sums with a carry, and the totals alone.
 	dst, last := make([]int32, 12), make([]int32, 4)
-	b.ScanAxis(backend.HostBufferOf(dst), backend.HostBufferOf(last), backend.HostBufferOf(x),
-		backend.HostBufferOf([]int32{100, 200, 300, 400}), 2, 3, 2, false)
+	b.ScanAxis(driver.HostBufferOf(dst), driver.HostBufferOf(last), driver.HostBufferOf(x),
+		driver.HostBufferOf([]int32{100, 200, 300, 400}), 2, 3, 2, false)
 	if want := []int32{101, 202, 104, 206, 109, 212, 307, 408, 316, 418, 327, 430}; !slices.Equal(dst, want) {
 		t.Errorf("ScanAxis: %v, want %v", dst, want)
 	}
 	if want := []int32{109, 212, 327, 430}; !slices.Equal(last, want) {
 		t.Errorf("ScanAxis totals: %v, want %v", last, want)
 	}
-	b.ScanAxis(nil, backend.HostBufferOf(last), backend.HostBufferOf(x), nil, 2, 3, 2, true)
+	b.ScanAxis(nil, driver.HostBufferOf(last), driver.HostBufferOf(x), nil, 2, 3, 2, true)
 	if want := []int32{1 * 3 * 5, 2 * 4 * 6, 7 * 9 * 11, 8 * 10 * 12}; !slices.Equal(last, want) {
 		t.Errorf("ScanAxis products: %v, want %v", last, want)
 	}
-	b.ScanAxis(nil, backend.HostBufferOf(last), backend.HostBufferOf([]int32{}), nil, 2, 0, 2, true)
+	b.ScanAxis(nil, driver.HostBufferOf(last), driver.HostBufferOf([]int32{}), nil, 2, 0, 2, true)
 	if want := []int32{1, 1, 1, 1}; !slices.Equal(last, want) {
 		t.Errorf("ScanAxis products of nothing: %v, want %v", last, want)
 	}
 
 	// Products: float64 accumulation, integers wrapping.
-	if p := b.Prod(backend.HostBufferOf([]float32{1e30, 1e30, 1e-30})); math.Abs(p.Float64()-1e30) > 1e24 {
+	if p := b.Prod(driver.HostBufferOf([]float32{1e30, 1e30, 1e-30})); math.Abs(p.Float64()-1e30) > 1e24 {
 		t.Errorf("Prod of float32: %v, want 1e30 (no overflow in float64)", p)
 	}
-	if p := backend.ValueOf[int32](b.Prod(backend.HostBufferOf([]int32{65536, 65536, 3}))); p != 0 {
+	if p := driver.ValueOf[int32](b.Prod(driver.HostBufferOf([]int32{65536, 65536, 3}))); p != 0 {
 		t.Errorf("Prod of int32: %v, want 0 (wrapped)", p)
 	}
-	if p := backend.ValueOf[uint32](b.Prod(backend.HostBufferOf([]uint32{1 << 31, 3}))); p != 1<<31 {
+	if p := driver.ValueOf[uint32](b.Prod(driver.HostBufferOf([]uint32{1 << 31, 3}))); p != 1<<31 {
 		t.Errorf("Prod of uint32: %v, want %d", p, 1<<31)
 	}
 

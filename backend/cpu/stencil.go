@@ -5,6 +5,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // stencil runs rowsK, a 5-point stencil over rows [r0, r1), on the interior
@@ -25,7 +26,7 @@ func stencil[T backend.Float](rowsK func(dst, src []T, cols, r0, r1 int), dst, s
 
 // checkGrid panics unless dst and src are float grids of the same type with
 // at least rows*cols elements that do not overlap.
-func checkGrid(op string, dst, src backend.Buffer, rows, cols int) {
+func checkGrid(op string, dst, src driver.Buffer, rows, cols int) {
 	if rows < 0 || cols < 0 {
 		panic(fmt.Sprintf("cpu: %s of a %d x %d grid", op, rows, cols))
 	}
@@ -84,15 +85,15 @@ func jacobiRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 }
 
 // Stencil9 applies the 9-point stencil with weights w to a rows x cols
-// row-major float32 or float64 grid (see backend.WeightedStencils), in
+// row-major float32 or float64 grid (see driver.WeightedStencils), in
 // parallel over rows. It panics as Jacobi5 does.
-func (*Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64) {
+func (*Backend) Stencil9(dst, src driver.Buffer, rows, cols int, w [9]float64) {
 	checkGrid("Stencil9", dst, src, rows, cols)
 	switch dst.DType() {
 	case backend.Float32:
-		stencil(stencil9Rows[float32](w), backend.HostSlice[float32](dst), backend.HostSlice[float32](src), rows, cols)
+		stencil(stencil9Rows[float32](w), driver.HostSlice[float32](dst), driver.HostSlice[float32](src), rows, cols)
 	case backend.Float64:
-		stencil(stencil9Rows[float64](w), backend.HostSlice[float64](dst), backend.HostSlice[float64](src), rows, cols)
+		stencil(stencil9Rows[float64](w), driver.HostSlice[float64](dst), driver.HostSlice[float64](src), rows, cols)
 	}
 }
 
@@ -123,18 +124,18 @@ func stencil9Rows[T backend.Float](w [9]float64) func(dst, src []T, cols, r0, r1
 
 // Stencil7 applies the 7-point 3-D stencil with weights w to an
 // n0 x n1 x n2 row-major float32 or float64 grid (see
-// backend.WeightedStencils), in parallel over the first axis. It panics as
+// driver.WeightedStencils), in parallel over the first axis. It panics as
 // Jacobi5 does.
-func (*Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64) {
+func (*Backend) Stencil7(dst, src driver.Buffer, n0, n1, n2 int, w [7]float64) {
 	if n2 < 0 {
 		panic(fmt.Sprintf("cpu: Stencil7 of a %d x %d x %d grid", n0, n1, n2))
 	}
 	checkGrid("Stencil7", dst, src, n0, n1*n2)
 	switch dst.DType() {
 	case backend.Float32:
-		stencil7(backend.HostSlice[float32](dst), backend.HostSlice[float32](src), n0, n1, n2, w)
+		stencil7(driver.HostSlice[float32](dst), driver.HostSlice[float32](src), n0, n1, n2, w)
 	case backend.Float64:
-		stencil7(backend.HostSlice[float64](dst), backend.HostSlice[float64](src), n0, n1, n2, w)
+		stencil7(driver.HostSlice[float64](dst), driver.HostSlice[float64](src), n0, n1, n2, w)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The tests in this file exercise the generic functions of package backend
@@ -65,7 +66,7 @@ func TestNew(t *testing.T) {
 	if a.Len() != 0 {
 		t.Errorf("after Free, Len = %d", a.Len())
 	}
-	f := backend.FromBuffer[float64](cpu.Default, backend.HostBufferOf([]float64{1, 2}))
+	f := backend.FromBuffer[float64](cpu.Default, driver.HostBufferOf([]float64{1, 2}))
 	if f.Len() != 2 || f.Data()[1] != 2 {
 		t.Errorf("FromBuffer: %v", f.Data())
 	}
@@ -217,7 +218,7 @@ func TestMismatchPanics(t *testing.T) {
 	mustPanic(t, p, func() { a.Slice(-1, 1) })
 	mustPanic(t, p, func() { backend.NewOn[float64](cpu.Default, -1) })
 	mustPanic(t, p, func() { backend.FromBuffer[float32](cpu.Default, a.Buffer()) })
-	mustPanic(t, p, func() { backend.HostSlice[int64](a.Buffer()) })
+	mustPanic(t, p, func() { driver.HostSlice[int64](a.Buffer()) })
 }
 
 func TestMap(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/launch"
 )
 
@@ -46,12 +46,12 @@ type Backend struct {
 
 // Check at compile time that Backend is a backend.
 var (
-	_ backend.Backend   = (*Backend)(nil)
-	_ backend.Describer = (*Backend)(nil)
+	_ driver.Backend   = (*Backend)(nil)
+	_ driver.Describer = (*Backend)(nil)
 )
 
 func init() {
-	backend.Register("cuda", func() (backend.Backend, error) {
+	driver.Register("cuda", func() (driver.Backend, error) {
 		b, err := Default()
 		if err != nil {
 			return nil, err
@@ -73,7 +73,7 @@ func Default() (*Backend, error) {
 	if err := loadDriver(); err != nil {
 		return nil, err
 	}
-	id, err := ChooseDevice(driver.count)
+	id, err := ChooseDevice(libcuda.count)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func Open(id int) (*Backend, error) {
 	if err := loadDriver(); err != nil {
 		return nil, err
 	}
-	if id < 0 || id >= driver.count {
-		return nil, fmt.Errorf("cuda: no device %d (this process sees %d)", id, driver.count)
+	if id < 0 || id >= libcuda.count {
+		return nil, fmt.Errorf("cuda: no device %d (this process sees %d)", id, libcuda.count)
 	}
 	backends.mu.Lock()
 	defer backends.mu.Unlock()
@@ -124,7 +124,7 @@ func open(id int) (*Backend, error) {
 		return nil, fmt.Errorf("cuda: cannot use device %d (%s): %v", id, info.Name, err)
 	}
 	release := func() { C.xpcu_cuDevicePrimaryCtxRelease(b.dev) }
-	if err := loadNVRTC(driver.version); err != nil {
+	if err := loadNVRTC(libcuda.version); err != nil {
 		release()
 		return nil, err
 	}
@@ -152,8 +152,8 @@ func (b *Backend) withContext(f func() error) error {
 // Name returns "cuda".
 func (b *Backend) Name() string { return "cuda" }
 
-// Device returns {backend.CUDA, ordinal}.
-func (b *Backend) Device() backend.Device { return backend.Device{Kind: backend.CUDA, ID: b.id} }
+// Device returns {driver.CUDA, ordinal}.
+func (b *Backend) Device() driver.Device { return driver.Device{Kind: driver.CUDA, ID: b.id} }
 
 // Info describes the backend's device.
 func (b *Backend) Info() DeviceInfo { return b.info }
@@ -170,8 +170,8 @@ func (b *Backend) MemInfo() (free, total uint64, err error) {
 // device was chosen for this rank.
 func (b *Backend) Describe() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "CUDA driver %s; device %d of %d: %s (sm_%d%d, %d SMs", versionString(driver.version),
-		b.id, driver.count, b.info.Name, b.info.Major, b.info.Minor, b.info.Multiprocessors)
+	fmt.Fprintf(&sb, "CUDA driver %s; device %d of %d: %s (sm_%d%d, %d SMs", versionString(libcuda.version),
+		b.id, libcuda.count, b.info.Name, b.info.Major, b.info.Minor, b.info.Multiprocessors)
 	if free, total, err := b.MemInfo(); err == nil {
 		fmt.Fprintf(&sb, ", %s of %s free", formatBytes(free), formatBytes(total))
 	} else {
@@ -184,7 +184,7 @@ func (b *Backend) Describe() string {
 	if d := strings.TrimSpace(os.Getenv("XPMPI_DEVICE")); d != "" {
 		fmt.Fprintf(&sb, "; device from XPMPI_DEVICE=%s", d)
 	} else {
-		fmt.Fprintf(&sb, "; device = local rank %d %% %d", launch.LocalRank(), driver.count)
+		fmt.Fprintf(&sb, "; device = local rank %d %% %d", launch.LocalRank(), libcuda.count)
 	}
 	return sb.String()
 }
@@ -253,7 +253,7 @@ func (b *Backend) function(name string) (*Function, error) {
 // The CUDA backend is a device backend: package staging uses its pinned
 // memory, streams and events.
 var (
-	_ backend.Async  = (*Backend)(nil)
-	_ backend.Stream = (*Stream)(nil)
-	_ backend.Event  = (*Event)(nil)
+	_ driver.Async  = (*Backend)(nil)
+	_ driver.Stream = (*Stream)(nil)
+	_ driver.Event  = (*Event)(nil)
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestGPUBandwidth measures, in one run on the device: the W1 triad
@@ -31,8 +32,8 @@ func TestGPUBandwidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Free(y)
-	b.Fill(x, backend.ScalarOf(1.0))
-	b.Fill(y, backend.ScalarOf(2.0))
+	b.Fill(x, driver.ScalarOf(1.0))
+	b.Fill(y, driver.ScalarOf(2.0))
 	median := func(f func()) float64 {
 		f() // warm up: kernel compilation, first touch
 		if err := b.Synchronize(); err != nil {
@@ -50,7 +51,7 @@ func TestGPUBandwidth(t *testing.T) {
 		sort.Float64s(ts)
 		return ts[len(ts)/2]
 	}
-	triad := median(func() { b.Axpy(backend.ScalarOf(1e-3), x, y) })
+	triad := median(func() { b.Axpy(driver.ScalarOf(1e-3), x, y) })
 	dtod := median(func() { b.Copy(y, x) })
 	gbs := func(bytes float64, s float64) float64 { return bytes / s / 1e9 }
 	tr, cp := gbs(24*n, triad), gbs(16*n, dtod)

@@ -6,13 +6,14 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend computes with complex64 and complex128 buffers on its
 // device, with the kernels of complex.cu: its Backend methods of arithmetic
 // (Fill, Scale, Axpy, Axpby, Binary, BinaryScalar, Sum, Dot) take complex
-// buffers (backend.ComplexArith), and it computes the elementwise
-// functions, Prod and Vdot of complex buffers (backend.ComplexMath).
+// buffers (driver.ComplexArith), and it computes the elementwise
+// functions, Prod and Vdot of complex buffers (driver.ComplexMath).
 //
 // The arithmetic, Sum, Dot, Vdot and Prod are the CPU backend's bit for
 // bit (Go's complex product and quotient, the CPU's summation order), and
@@ -23,22 +24,22 @@ import (
 // the result's modulus (the device functions' errors, 1 to 2 ulps in
 // double, against Go's), not bit for bit.
 //
-// The backend is a backend.ComplexKernels too: its AxisReducer's SumAxis
+// The backend is a driver.ComplexKernels too: its AxisReducer's SumAxis
 // and CastSums, its StatsReducer's ScanAxis, its Converter's Where,
 // Compress and Convert and its GEMM take complex buffers, with complex.cu's
 // kernels, so that dist's axis sums and means, Cumsum, Cumprod, ProdAxis,
 // Where, Compact, Astype and MatMul of complex CUDA arrays stay on the
 // device. All but Gemm are the CPU backend's bits (its order of
-// operations; conversions as backend.ConvertValue, a complex value's real
+// operations; conversions as driver.ConvertValue, a complex value's real
 // part converted to a real type). Gemm sums over l in order, each product
 // Go's complex product rounded to the element type, from +0 or C: the
 // naive loop's bits; the CPU backend's complex products are BLAS's
 // (OpenBLAS's or gonum's cgemm and zgemm), whose order is their own, so the
 // two agree to within the bound Backend.Gemm states, not bit for bit.
 var (
-	_ backend.ComplexArith   = (*Backend)(nil)
-	_ backend.ComplexMath    = (*Backend)(nil)
-	_ backend.ComplexKernels = (*Backend)(nil)
+	_ driver.ComplexArith   = (*Backend)(nil)
+	_ driver.ComplexMath    = (*Backend)(nil)
+	_ driver.ComplexKernels = (*Backend)(nil)
 )
 
 // complexSource is complex.cu, which KernelSource appends after sort.cu.
@@ -48,7 +49,7 @@ var complexSource string
 
 // complexOps are the operations of complex.cu, each with an entry per
 // complex type (xp_cfill_c64, xp_cfill_c128, ...); complexKernelOps those
-// of its optional kernels (backend.ComplexKernels), named as the real
+// of its optional kernels (driver.ComplexKernels), named as the real
 // types' entries of the operation (xp_sumaxis_c64, ...); and complexPlain
 // those with one entry. Besides them, complex.cu has the conversions
 // between each complex type and every other type (cvtName).
@@ -99,22 +100,22 @@ func complexEntries() []string {
 }
 
 // ComplexArith marks the CUDA backend as one whose arithmetic takes
-// complex buffers on the device (backend.ComplexArith).
+// complex buffers on the device (driver.ComplexArith).
 func (*Backend) ComplexArith() {}
 
 // ComplexKernels marks the CUDA backend as one whose optional kernels
 // (SumAxis, CastSums, ScanAxis, Where, Compress, Convert and Gemm) take
-// complex buffers on the device too (backend.ComplexKernels).
+// complex buffers on the device too (driver.ComplexKernels).
 func (*Backend) ComplexKernels() {}
 
 // cscalar appends s, converted to the complex type dt, as its two parts
 // (float32 for complex64, float64 for complex128).
-func cscalar(a *Args, dt backend.DType, s backend.Scalar) *Args {
+func cscalar(a *Args, dt backend.DType, s driver.Scalar) *Args {
 	if dt == backend.Complex64 {
-		v := backend.ValueOf[complex64](s)
+		v := driver.ValueOf[complex64](s)
 		return a.Float32(real(v)).Float32(imag(v))
 	}
-	v := backend.ValueOf[complex128](s)
+	v := driver.ValueOf[complex128](s)
 	return a.Float64(real(v)).Float64(imag(v))
 }
 
@@ -128,26 +129,26 @@ func (b *Backend) celem(name, op string, d *devBuffer, args func(a *Args) *Args)
 }
 
 // complexFill is Fill of a complex buffer.
-func (b *Backend) complexFill(x backend.Buffer, v backend.Scalar) {
+func (b *Backend) complexFill(x driver.Buffer, v driver.Scalar) {
 	d := b.buf("Fill", x)
 	b.celem("Fill", "cfill", d, func(a *Args) *Args { return cscalar(a, d.DT, v).Buffer(d) })
 }
 
 // complexScale is Scale of a complex buffer: x[i] = x[i]*a.
-func (b *Backend) complexScale(x backend.Buffer, s backend.Scalar) {
+func (b *Backend) complexScale(x driver.Buffer, s driver.Scalar) {
 	d := b.buf("Scale", x)
 	b.celem("Scale", "cscale", d, func(a *Args) *Args { return cscalar(a, d.DT, s).Buffer(d) })
 }
 
 // complexAxpy is Axpy of complex buffers: y = a*x + y.
-func (b *Backend) complexAxpy(s backend.Scalar, x, y backend.Buffer) {
+func (b *Backend) complexAxpy(s driver.Scalar, x, y driver.Buffer) {
 	dx, dy := b.buf("Axpy", x), b.buf("Axpy", y)
 	sameShape("Axpy", dy, dx)
 	b.celem("Axpy", "caxpy", dy, func(a *Args) *Args { return cscalar(a, dy.DT, s).Buffer(dx).Buffer(dy) })
 }
 
 // complexAxpby is Axpby of complex buffers: y = a*x + c*y.
-func (b *Backend) complexAxpby(s backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+func (b *Backend) complexAxpby(s driver.Scalar, x driver.Buffer, c driver.Scalar, y driver.Buffer) {
 	dx, dy := b.buf("Axpby", x), b.buf("Axpby", y)
 	sameShape("Axpby", dy, dx)
 	b.celem("Axpby", "caxpby", dy, func(a *Args) *Args {
@@ -156,7 +157,7 @@ func (b *Backend) complexAxpby(s backend.Scalar, x backend.Buffer, c backend.Sca
 }
 
 // complexBinary is Binary of complex buffers (op already checked).
-func (b *Backend) complexBinary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+func (b *Backend) complexBinary(op driver.BinaryOp, dst, x, y driver.Buffer) {
 	dd, dx, dy := b.buf(op.String(), dst), b.buf(op.String(), x), b.buf(op.String(), y)
 	sameShape(op.String(), dd, dx, dy)
 	b.celem(op.String(), "cbin", dd, func(a *Args) *Args { return a.Int32(int32(op)).Buffer(dd).Buffer(dx).Buffer(dy) })
@@ -164,7 +165,7 @@ func (b *Backend) complexBinary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 
 // complexBinaryScalar is BinaryScalar of complex buffers (op already
 // checked).
-func (b *Backend) complexBinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) complexBinaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
 	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
 	sameShape(op.String(), dd, dx)
 	b.celem(op.String(), "cbins", dd, func(a *Args) *Args { return cscalar(a.Int32(int32(op)).Buffer(dd).Buffer(dx), dd.DT, s) })
@@ -197,26 +198,26 @@ func (b *Backend) creduce(op, first string, n int, args func(a *Args) *Args) com
 }
 
 // complexSum is Sum of a complex buffer: a Complex128 scalar.
-func (b *Backend) complexSum(x backend.Buffer) backend.Scalar {
+func (b *Backend) complexSum(x driver.Buffer) driver.Scalar {
 	d := b.buf("Sum", x)
 	if d.N == 0 {
-		return backend.ScalarOf(complex128(0))
+		return driver.ScalarOf(complex128(0))
 	}
-	return backend.ScalarOf(b.creduce("Sum", complexName("csum", d.DT), d.N, func(a *Args) *Args { return a.Buffer(d) }))
+	return driver.ScalarOf(b.creduce("Sum", complexName("csum", d.DT), d.N, func(a *Args) *Args { return a.Buffer(d) }))
 }
 
 // complexDot is Dot (Vdot if conj) of complex buffers: a Complex128
 // scalar.
-func (b *Backend) complexDot(op string, x, y backend.Buffer, conj bool) backend.Scalar {
+func (b *Backend) complexDot(op string, x, y driver.Buffer, conj bool) driver.Scalar {
 	dx, dy := b.buf(op, x), b.buf(op, y)
 	if !dx.DT.IsComplex() {
 		panic(fmt.Sprintf("cuda: %s of %v", op, dx.DT))
 	}
 	sameShape(op, dx, dy)
 	if dx.N == 0 {
-		return backend.ScalarOf(complex128(0))
+		return driver.ScalarOf(complex128(0))
 	}
-	return backend.ScalarOf(b.creduce(op, complexName("cdot", dx.DT), dx.N, func(a *Args) *Args {
+	return driver.ScalarOf(b.creduce(op, complexName("cdot", dx.DT), dx.N, func(a *Args) *Args {
 		return a.Buffer(dx).Buffer(dy).Int32(flag(conj))
 	}))
 }
@@ -226,8 +227,8 @@ func (b *Backend) complexDot(op string, x, y backend.Buffer, conj bool) backend.
 // it has x's type. Conj, Real, Imag, Abs, Angle and Sqrt are the CPU
 // backend's bits; Exp and Log agree with its results to a few units in the
 // last place (see the package's note on complex.cu).
-func (b *Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
-	if op < backend.CExp || op > backend.CImag {
+func (b *Backend) ComplexUnary(op driver.ComplexOp, dst, x driver.Buffer) {
+	if op < driver.CExp || op > driver.CImag {
 		panic(fmt.Sprintf("cuda: invalid ComplexOp %d", int(op)))
 	}
 	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
@@ -250,7 +251,7 @@ func (b *Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
 
 // complexBufs returns dst and x as complex buffers of this device of one
 // type and length.
-func (b *Backend) complexBufs(op string, dst, x backend.Buffer) (dd, dx *devBuffer) {
+func (b *Backend) complexBufs(op string, dst, x driver.Buffer) (dd, dx *devBuffer) {
 	dd, dx = b.buf(op, dst), b.buf(op, x)
 	sameShape(op, dd, dx)
 	if !dd.DT.IsComplex() {
@@ -261,7 +262,7 @@ func (b *Backend) complexBufs(op string, dst, x backend.Buffer) (dd, dx *devBuff
 
 // ComplexPow sets dst = x**y elementwise on the device (math/cmplx's Pow,
 // with x**0 = 1 for every x as NumPy's); dst may be x or y.
-func (b *Backend) ComplexPow(dst, x, y backend.Buffer) {
+func (b *Backend) ComplexPow(dst, x, y driver.Buffer) {
 	dd, dx := b.complexBufs("ComplexPow", dst, x)
 	dy := b.buf("ComplexPow", y)
 	sameShape("ComplexPow", dd, dy)
@@ -270,7 +271,7 @@ func (b *Backend) ComplexPow(dst, x, y backend.Buffer) {
 
 // ComplexPowScalar sets dst = x**s elementwise on the device, s taken as a
 // complex128; dst may be x.
-func (b *Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) ComplexPowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	dd, dx := b.complexBufs("ComplexPowScalar", dst, x)
 	e := s.Complex128()
 	b.celem("ComplexPowScalar", "cpows", dd, func(a *Args) *Args {
@@ -282,13 +283,13 @@ func (b *Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
 // complex128 in order, by one device thread (the CPU backend's bits), as a
 // Complex128 scalar (1 for an empty x). It waits for the work queued
 // before it.
-func (b *Backend) ComplexProd(x backend.Buffer) backend.Scalar {
+func (b *Backend) ComplexProd(x driver.Buffer) driver.Scalar {
 	d := b.buf("ComplexProd", x)
 	if !d.DT.IsComplex() {
 		panic(fmt.Sprintf("cuda: ComplexProd of %v", d.DT))
 	}
 	if d.N == 0 {
-		return backend.ScalarOf(complex128(1))
+		return driver.ScalarOf(complex128(1))
 	}
 	b.scratchMu.Lock()
 	defer b.scratchMu.Unlock()
@@ -296,12 +297,12 @@ func (b *Backend) ComplexProd(x backend.Buffer) backend.Scalar {
 	b.launch("ComplexProd", complexName("cprod", d.DT), Dim3{X: 1}, Dim3{X: 1}, (&Args{}).Int64(int64(d.N)).Buffer(d).DevicePtr(p))
 	var r [2]uint64
 	b.readScratch("ComplexProd", p, r[:])
-	return backend.ScalarOf(complex(math.Float64frombits(r[0]), math.Float64frombits(r[1])))
+	return driver.ScalarOf(complex(math.Float64frombits(r[0]), math.Float64frombits(r[1])))
 }
 
 // ComplexVdot returns the sum of conj(x[i])*y[i], accumulated as Dot
 // accumulates complex products (the CPU backend's bits), as a Complex128
 // scalar. It waits for the work queued before it.
-func (b *Backend) ComplexVdot(x, y backend.Buffer) backend.Scalar {
+func (b *Backend) ComplexVdot(x, y driver.Buffer) driver.Scalar {
 	return b.complexDot("ComplexVdot", x, y, true)
 }

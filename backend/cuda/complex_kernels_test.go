@@ -9,11 +9,12 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
 // TestGPUComplexKernels checks the CUDA backend's optional kernels of
-// complex buffers (backend.ComplexKernels, complex.cu): SumAxis, CastSums,
+// complex buffers (driver.ComplexKernels, complex.cu): SumAxis, CastSums,
 // ScanAxis (sums and products, with and without a carry, dst nil or not),
 // Where, Compress and Convert between each complex type and every type,
 // against the CPU backend's, which dist's tests check against NumPy:
@@ -25,8 +26,8 @@ import (
 // complex matrices is TestGPUGemm's.)
 func TestGPUComplexKernels(t *testing.T) {
 	b := gpu(t)
-	if _, ok := backend.Backend(b).(backend.ComplexKernels); !ok {
-		t.Fatal("the CUDA backend is not a backend.ComplexKernels")
+	if _, ok := backend.Backend(b).(driver.ComplexKernels); !ok {
+		t.Fatal("the CUDA backend is not a driver.ComplexKernels")
 	}
 	t.Run("complex64", func(t *testing.T) { gpuComplexKernels[complex64](t, b) })
 	t.Run("complex128", func(t *testing.T) { gpuComplexKernels[complex128](t, b) })
@@ -36,9 +37,9 @@ func TestGPUComplexKernels(t *testing.T) {
 
 // compareC checks that the device buffer d holds the host buffer h's
 // complex elements, bit for bit (two NaN parts match).
-func compareC[T backend.Complex](t *testing.T, b *cuda.Backend, what string, d, h backend.Buffer) {
+func compareC[T backend.Complex](t *testing.T, b *cuda.Backend, what string, d, h driver.Buffer) {
 	t.Helper()
-	checkC(t, what, download[T](t, b, d), backend.HostSlice[T](h), 0)
+	checkC(t, what, download[T](t, b, d), driver.HostSlice[T](h), 0)
 }
 
 // noCopies runs f and fails t if it recorded a copy between host and
@@ -71,8 +72,8 @@ func complexScanInputs[T backend.Complex](n int, special bool, seed uint64) []T 
 func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
 	var c backend.Backend = cpu.Default
-	hostAR, devAR := c.(backend.AxisReducer), backend.Backend(b).(backend.AxisReducer)
-	hostSR, devSR := c.(backend.StatsReducer), backend.Backend(b).(backend.StatsReducer)
+	hostAR, devAR := c.(driver.AxisReducer), backend.Backend(b).(driver.AxisReducer)
+	hostSR, devSR := c.(driver.StatsReducer), backend.Backend(b).(driver.StatsReducer)
 	shapes := append(append([][3]int(nil), statsShapes...), [3]int{2, 5000, 1}, [3]int{1, 3, 4100})
 	for si, sh := range shapes {
 		pre, n, post := sh[0], sh[1], sh[2]
@@ -98,7 +99,7 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 			for _, prod := range []bool{false, true} {
 				for _, withCarry := range []bool{false, true} {
 					what := fmt.Sprintf("%s ScanAxis prod %v carry %v", name, prod, withCarry)
-					var hc, dc backend.Buffer
+					var hc, dc driver.Buffer
 					if withCarry {
 						hc, dc = carry.h, carry.d
 					}
@@ -123,7 +124,7 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 	}
 
 	// Where and Compress, around Compress's tile (1024 elements).
-	hostCv, devCv := c.(backend.Converter), backend.Backend(b).(backend.Converter)
+	hostCv, devCv := c.(driver.Converter), backend.Backend(b).(driver.Converter)
 	for _, n := range []int{0, 1, 7, 1023, 1024, 1025, 3*1024 + 5} {
 		for _, density := range []float64{0, 0.3, 1} {
 			name := fmt.Sprintf("%v n=%d density %v", dt, n, density)
@@ -142,7 +143,7 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 			hostCv.Where(dst.h, mask.h, x.h, y.h)
 			compareC[T](t, b, name+" Where", dst.d, dst.h)
 			// In place: dst is b.
-			yy := newPair(t, b, backend.HostSlice[T](y.h))
+			yy := newPair(t, b, driver.HostSlice[T](y.h))
 			devCv.Where(yy.d, mask.d, x.d, yy.d)
 			hostCv.Where(yy.h, mask.h, x.h, yy.h)
 			compareC[T](t, b, name+" Where in place", yy.d, yy.h)
@@ -163,7 +164,7 @@ func gpuComplexKernels[T backend.Complex](t *testing.T, b *cuda.Backend) {
 }
 
 // convertSpecials are values whose conversions to integers take each of
-// backend.ConvertValue's rules: truncation, wrapping through int32 or
+// driver.ConvertValue's rules: truncation, wrapping through int32 or
 // int64, out of range, NaN and ±Inf, and [2^63, 2^64) for uint64.
 var convertSpecials = []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, -1.5, 127.9, -128.9, 255.5, 300.7, -300.7,
 	32767.5, 65535.9, 65536.5, -32769.5, 2147483647.5, -2147483648.9, 4294967295.5, 4294967296.5, 1e10, -1e10,
@@ -277,7 +278,7 @@ func gpuComplexKernelPanics(t *testing.T, b *cuda.Backend) {
 	z := upload(t, b, []complex128{1, 2, 3, 4})
 	f := upload(t, b, []float64{1, 2, 3, 4})
 	defer func() {
-		for _, d := range []backend.Buffer{x, z, f} {
+		for _, d := range []driver.Buffer{x, z, f} {
 			b.Free(d)
 		}
 	}()

@@ -11,11 +11,12 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
 // TestGPUComplex checks the CUDA backend's complex arithmetic
-// (backend.ComplexArith) and math (backend.ComplexMath), the kernels of
+// (driver.ComplexArith) and math (driver.ComplexMath), the kernels of
 // complex.cu, against the CPU backend's, which dist's tests check against
 // NumPy: complex64 and complex128, sizes 0, 1, odd, around the block (256)
 // and the CPU's summation chunk (4096), and NaN, ±Inf, ±0, huge and tiny
@@ -122,37 +123,37 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 				y = append(y[n/3:], y[:n/3]...)
 			}
 			dx, dy := upload(t, b, x), upload(t, b, y)
-			run := func(op string, dev func(d backend.Buffer), host func(hb backend.Buffer), start []T) {
+			run := func(op string, dev func(d driver.Buffer), host func(hb driver.Buffer), start []T) {
 				t.Helper()
 				d := upload(t, b, start)
 				defer b.Free(d)
 				hs := append([]T(nil), start...)
 				dev(d)
-				host(backend.HostBufferOf(hs))
+				host(driver.HostBufferOf(hs))
 				checkC(t, name+" "+op, download[T](t, b, d), hs, 0)
 			}
-			hx, hy := backend.HostBufferOf(x), backend.HostBufferOf(y)
+			hx, hy := driver.HostBufferOf(x), driver.HostBufferOf(y)
 			for _, op := range []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div} {
-				run(op.String(), func(d backend.Buffer) { b.Binary(op, d, dx, dy) },
-					func(hb backend.Buffer) { h.Binary(op, hb, hx, hy) }, make([]T, n))
+				run(op.String(), func(d driver.Buffer) { b.Binary(op, d, dx, dy) },
+					func(hb driver.Buffer) { h.Binary(op, hb, hx, hy) }, make([]T, n))
 				// dst is x: the kernel reads each element before writing it.
-				run(op.String()+" in place", func(d backend.Buffer) { b.Binary(op, d, d, dy) },
-					func(hb backend.Buffer) { h.Binary(op, hb, hb, hy) }, x)
+				run(op.String()+" in place", func(d driver.Buffer) { b.Binary(op, d, d, dy) },
+					func(hb driver.Buffer) { h.Binary(op, hb, hb, hy) }, x)
 			}
 			for si, s := range scalars {
-				sc := backend.ScalarOf(T(s))
+				sc := driver.ScalarOf(T(s))
 				if si == len(scalars)-1 {
-					sc = backend.ScalarOf(s) // a complex128 scalar for a complex64 buffer, converted
+					sc = driver.ScalarOf(s) // a complex128 scalar for a complex64 buffer, converted
 				}
 				tag := fmt.Sprintf(" scalar %v", s)
-				run("Fill"+tag, func(d backend.Buffer) { b.Fill(d, sc) }, func(hb backend.Buffer) { h.Fill(hb, sc) }, x)
-				run("Scale"+tag, func(d backend.Buffer) { b.Scale(d, sc) }, func(hb backend.Buffer) { h.Scale(hb, sc) }, x)
-				run("Axpy"+tag, func(d backend.Buffer) { b.Axpy(sc, dx, d) }, func(hb backend.Buffer) { h.Axpy(sc, hx, hb) }, y)
-				sc2 := backend.ScalarOf(T(scalars[(si+2)%len(scalars)]))
-				run("Axpby"+tag, func(d backend.Buffer) { b.Axpby(sc, dx, sc2, d) }, func(hb backend.Buffer) { h.Axpby(sc, hx, sc2, hb) }, y)
+				run("Fill"+tag, func(d driver.Buffer) { b.Fill(d, sc) }, func(hb driver.Buffer) { h.Fill(hb, sc) }, x)
+				run("Scale"+tag, func(d driver.Buffer) { b.Scale(d, sc) }, func(hb driver.Buffer) { h.Scale(hb, sc) }, x)
+				run("Axpy"+tag, func(d driver.Buffer) { b.Axpy(sc, dx, d) }, func(hb driver.Buffer) { h.Axpy(sc, hx, hb) }, y)
+				sc2 := driver.ScalarOf(T(scalars[(si+2)%len(scalars)]))
+				run("Axpby"+tag, func(d driver.Buffer) { b.Axpby(sc, dx, sc2, d) }, func(hb driver.Buffer) { h.Axpby(sc, hx, sc2, hb) }, y)
 				for _, op := range []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul, backend.Div} {
-					run(op.String()+"s"+tag, func(d backend.Buffer) { b.BinaryScalar(op, d, dx, sc) },
-						func(hb backend.Buffer) { h.BinaryScalar(op, hb, hx, sc) }, make([]T, n))
+					run(op.String()+"s"+tag, func(d driver.Buffer) { b.BinaryScalar(op, d, dx, sc) },
+						func(hb driver.Buffer) { h.BinaryScalar(op, hb, hx, sc) }, make([]T, n))
 				}
 			}
 			// Reductions: the CPU's bits.
@@ -177,7 +178,7 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 				}
 			}
 			dp := upload(t, b, px)
-			if g, w := b.ComplexProd(dp).Complex128(), cpu.Default.ComplexProd(backend.HostBufferOf(px)).Complex128(); !sameC(g, w) {
+			if g, w := b.ComplexProd(dp).Complex128(), cpu.Default.ComplexProd(driver.HostBufferOf(px)).Complex128(); !sameC(g, w) {
 				t.Errorf("%s Prod: %v on the GPU, %v on the CPU", name, g, w)
 			}
 			b.Free(dp)
@@ -191,10 +192,10 @@ func gpuComplex[T backend.Complex](t *testing.T, b *cuda.Backend) {
 		n := 513*4096 + 17
 		x := complexInputs[T](n, false, false, 99)
 		dx := upload(t, b, x)
-		if g, w := b.Sum(dx).Complex128(), h.Sum(backend.HostBufferOf(x)).Complex128(); !sameC(g, w) {
+		if g, w := b.Sum(dx).Complex128(), h.Sum(driver.HostBufferOf(x)).Complex128(); !sameC(g, w) {
 			t.Errorf("%v Sum of %d: %v on the GPU, %v on the CPU", dt, n, g, w)
 		}
-		if g, w := b.Dot(dx, dx).Complex128(), h.Dot(backend.HostBufferOf(x), backend.HostBufferOf(x)).Complex128(); !sameC(g, w) {
+		if g, w := b.Dot(dx, dx).Complex128(), h.Dot(driver.HostBufferOf(x), driver.HostBufferOf(x)).Complex128(); !sameC(g, w) {
 			t.Errorf("%v Dot of %d: %v on the GPU, %v on the CPU", dt, n, g, w)
 		}
 		b.Free(dx)
@@ -210,10 +211,10 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 	// modulus: the device's exp, log, sin, cos and pow against Go's (the
 	// fake driver runs glibc's). complex64 results are complex128 ones
 	// rounded, so they differ by a rounding at most.
-	tols := map[backend.ComplexOp]float64{backend.CExp: 8 * eps, backend.CLog: 4 * eps}
+	tols := map[driver.ComplexOp]float64{driver.CExp: 8 * eps, driver.CLog: 4 * eps}
 	powTol := 64 * eps
 	if dt == backend.Complex64 {
-		tols = map[backend.ComplexOp]float64{backend.CExp: eps, backend.CLog: eps}
+		tols = map[driver.ComplexOp]float64{driver.CExp: eps, driver.CLog: eps}
 		powTol = 2 * eps
 	}
 	for _, n := range []int{0, 1, 7, 257, 1000} {
@@ -228,15 +229,15 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 				}
 			}
 			dx := upload(t, b, x)
-			hx := backend.HostBufferOf(x)
-			for op := backend.CExp; op <= backend.CImag; op++ {
+			hx := driver.HostBufferOf(x)
+			for op := driver.CExp; op <= driver.CImag; op++ {
 				if op.RealResult() {
 					dd, _ := b.Alloc(dt.Real(), n)
-					var want backend.Buffer
+					var want driver.Buffer
 					if dt == backend.Complex64 {
-						want = backend.HostBufferOf(make([]float32, n))
+						want = driver.HostBufferOf(make([]float32, n))
 					} else {
-						want = backend.HostBufferOf(make([]float64, n))
+						want = driver.HostBufferOf(make([]float64, n))
 					}
 					b.ComplexUnary(op, dd, dx)
 					m.ComplexUnary(op, want, hx)
@@ -251,8 +252,8 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 				dd := upload(t, b, make([]T, n))
 				want := make([]T, n)
 				b.ComplexUnary(op, dd, dx)
-				m.ComplexUnary(op, backend.HostBufferOf(want), hx)
-				if op == backend.CLog {
+				m.ComplexUnary(op, driver.HostBufferOf(want), hx)
+				if op == driver.CLog {
 					logSubnormal(x, want)
 				}
 				checkC(t, name+" "+op.String(), download[T](t, b, dd), want, tols[op])
@@ -284,7 +285,7 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 					}
 				}
 				b.Free(dx)
-				dx, hx = upload(t, b, x), backend.HostBufferOf(x)
+				dx, hx = upload(t, b, x), driver.HostBufferOf(x)
 			}
 			if n > 1 {
 				y[1] = 0
@@ -293,12 +294,12 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 			dd := upload(t, b, make([]T, n))
 			want := make([]T, n)
 			b.ComplexPow(dd, dx, dy)
-			m.ComplexPow(backend.HostBufferOf(want), hx, backend.HostBufferOf(y))
+			m.ComplexPow(driver.HostBufferOf(want), hx, driver.HostBufferOf(y))
 			checkC(t, name+" Pow", download[T](t, b, dd), want, powTol)
 			for _, s := range []complex128{0, 2, 0.5, complex(1.5, -0.75), complex(-2, 0), complex(math.NaN(), 0)} {
-				sc := backend.ScalarOf(T(s))
+				sc := driver.ScalarOf(T(s))
 				b.ComplexPowScalar(dd, dx, sc)
-				m.ComplexPowScalar(backend.HostBufferOf(want), hx, sc)
+				m.ComplexPowScalar(driver.HostBufferOf(want), hx, sc)
 				checkC(t, fmt.Sprintf("%s PowScalar %v", name, s), download[T](t, b, dd), want, powTol)
 			}
 			b.Free(dd)
@@ -317,7 +318,7 @@ func gpuComplexMath[T backend.Complex](t *testing.T, b *cuda.Backend, eps float6
 	dx, dy, dd := upload(t, b, xs), upload(t, b, ys), upload(t, b, make([]T, len(xs)))
 	want := make([]T, len(xs))
 	b.ComplexPow(dd, dx, dy)
-	m.ComplexPow(backend.HostBufferOf(want), backend.HostBufferOf(xs), backend.HostBufferOf(ys))
+	m.ComplexPow(driver.HostBufferOf(want), driver.HostBufferOf(xs), driver.HostBufferOf(ys))
 	got := download[T](t, b, dd)
 	for i := range want {
 		if !closeC(complex128(got[i]), complex128(want[i]), powTol) {
@@ -350,7 +351,7 @@ func gpuComplexPanics(t *testing.T, b *cuda.Backend) {
 	y := upload(t, b, []complex128{1, 2})
 	f := upload(t, b, []float32{1, 2, 3})
 	defer func() {
-		for _, d := range []backend.Buffer{x, y, f} {
+		for _, d := range []driver.Buffer{x, y, f} {
 			b.Free(d)
 		}
 	}()
@@ -359,12 +360,12 @@ func gpuComplexPanics(t *testing.T, b *cuda.Backend) {
 		f    func()
 	}{
 		{"Binary lengths", func() { b.Binary(backend.Add, x, x, y) }},
-		{"Axpy lengths", func() { b.Axpy(backend.ScalarOf(complex128(1)), y, x) }},
+		{"Axpy lengths", func() { b.Axpy(driver.ScalarOf(complex128(1)), y, x) }},
 		{"Dot lengths", func() { b.Dot(x, y) }},
-		{"Abs into float32", func() { b.ComplexUnary(backend.CAbs, f, x) }},
-		{"Exp into float64", func() { b.ComplexUnary(backend.CExp, f, x) }},
-		{"unary of a real buffer", func() { b.ComplexUnary(backend.CExp, f, f) }},
-		{"invalid op", func() { b.ComplexUnary(backend.ComplexOp(99), x, x) }},
+		{"Abs into float32", func() { b.ComplexUnary(driver.CAbs, f, x) }},
+		{"Exp into float64", func() { b.ComplexUnary(driver.CExp, f, x) }},
+		{"unary of a real buffer", func() { b.ComplexUnary(driver.CExp, f, f) }},
+		{"invalid op", func() { b.ComplexUnary(driver.ComplexOp(99), x, x) }},
 		{"Pow lengths", func() { b.ComplexPow(x, x, y) }},
 		{"Prod of a real buffer", func() { b.ComplexProd(f) }},
 		{"Vdot of a real buffer", func() { b.ComplexVdot(f, f) }},
@@ -381,10 +382,10 @@ func gpuComplexPanics(t *testing.T, b *cuda.Backend) {
 		}()
 	}
 	cnt := profiling.Counting(func() {
-		b.Scale(x, backend.ScalarOf(complex128(2i)))
+		b.Scale(x, driver.ScalarOf(complex128(2i)))
 		b.Binary(backend.Div, x, x, x)
 		b.Sum(x)
-		b.ComplexUnary(backend.CSqrt, x, x)
+		b.ComplexUnary(driver.CSqrt, x, x)
 	})
 	if h, d := cnt.Count(profiling.ToHost), cnt.Count(profiling.ToDevice); h != 0 || d != 0 {
 		t.Errorf("complex arithmetic recorded %d copies to the host and %d to the device, want none", h, d)

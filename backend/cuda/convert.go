@@ -5,14 +5,15 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend compares, selects, compacts and converts elements on
-// its device, as a backend.Converter, with the kernels of convert.cu (and
+// its device, as a driver.Converter, with the kernels of convert.cu (and
 // complex.cu's for complex buffers, which Where, Compress and Convert
-// take: backend.ComplexKernels). The results are exact: the CPU backend's,
+// take: driver.ComplexKernels). The results are exact: the CPU backend's,
 // bit for bit.
-var _ backend.Converter = (*Backend)(nil)
+var _ driver.Converter = (*Backend)(nil)
 
 // convertSource is convert.cu, which KernelSource appends after stats.cu.
 //
@@ -74,15 +75,15 @@ func checkMask(op string, mask *devBuffer, n int) {
 }
 
 // checkCompare panics for an invalid CompareOp.
-func checkCompare(op backend.CompareOp) {
-	if op < backend.Less || op > backend.NotEqual {
+func checkCompare(op driver.CompareOp) {
+	if op < driver.Less || op > driver.NotEqual {
 		panic(fmt.Sprintf("cuda: invalid CompareOp %d", int(op)))
 	}
 }
 
 // Compare sets mask[i] (Uint8) to 1 where x[i] op y[i] holds and to 0
 // elsewhere (a comparison with a NaN is false, except NotEqual).
-func (b *Backend) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
+func (b *Backend) Compare(op driver.CompareOp, mask, x, y driver.Buffer) {
 	checkCompare(op)
 	dm, dx, dy := b.buf("Compare", mask), b.buf("Compare", x), b.buf("Compare", y)
 	sameShape("Compare", dx, dy)
@@ -96,7 +97,7 @@ func (b *Backend) Compare(op backend.CompareOp, mask, x, y backend.Buffer) {
 
 // CompareScalar sets mask[i] to 1 where x[i] op s holds (s converted to
 // x's type) and to 0 elsewhere.
-func (b *Backend) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) CompareScalar(op driver.CompareOp, mask, x driver.Buffer, s driver.Scalar) {
 	checkCompare(op)
 	dm, dx := b.buf("CompareScalar", mask), b.buf("CompareScalar", x)
 	checkMask("CompareScalar", dm, dx.N)
@@ -110,7 +111,7 @@ func (b *Backend) CompareScalar(op backend.CompareOp, mask, x backend.Buffer, s 
 // Where sets dst[i] to a[i] where mask[i] is nonzero and to b[i]
 // elsewhere; dst may be a or b. It takes every element type, complex
 // included.
-func (b *Backend) Where(dst, mask, a, c backend.Buffer) {
+func (b *Backend) Where(dst, mask, a, c driver.Buffer) {
 	dd, dm, da, dc := b.buf("Where", dst), b.buf("Where", mask), b.buf("Where", a), b.buf("Where", c)
 	sameShape("Where", dd, da, dc)
 	checkMask("Where", dm, dd.N)
@@ -127,7 +128,7 @@ func (b *Backend) Where(dst, mask, a, c backend.Buffer) {
 // the device; the count comes back to the host (it waits for the work
 // queued before it). It panics if dst is too short for the count. It
 // takes every element type, complex included.
-func (b *Backend) Compress(dst, x, mask backend.Buffer) int {
+func (b *Backend) Compress(dst, x, mask driver.Buffer) int {
 	dd, dx, dm := b.buf("Compress", dst), b.buf("Compress", x), b.buf("Compress", mask)
 	checkMask("Compress", dm, dx.N)
 	if dd.DT != dx.DT {
@@ -155,14 +156,14 @@ func (b *Backend) Compress(dst, x, mask backend.Buffer) int {
 }
 
 // Convert sets dst[i] to src[i] converted to dst's type by the rules of
-// backend.ConvertValue (x86-64's results where C leaves a float-to-integer
+// driver.ConvertValue (x86-64's results where C leaves a float-to-integer
 // conversion undefined); dst and src have one length and any two element
 // types, and do not overlap unless they are the same buffer. A real value
 // becomes a complex one's real part (rounded once to its part type, the
 // imaginary part +0), complex converts to complex part by part, and
 // complex to real converts the real part as a float of its part type
 // converts: the CPU backend's rules and bits.
-func (b *Backend) Convert(dst, src backend.Buffer) {
+func (b *Backend) Convert(dst, src driver.Buffer) {
 	dd, ds := b.buf("Convert", dst), b.buf("Convert", src)
 	if dd.N != ds.N {
 		panic(fmt.Sprintf("cuda: Convert of %d elements into %d", ds.N, dd.N))

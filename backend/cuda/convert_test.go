@@ -9,6 +9,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestGPUConvert checks the CUDA backend's Converter (convert.cu) against
@@ -32,7 +33,7 @@ func TestGPUConvert(t *testing.T) {
 }
 
 // convertInputs returns n values of T whose conversions cover the rules of
-// backend.ConvertValue: for floats, fractions, values beyond every
+// driver.ConvertValue: for floats, fractions, values beyond every
 // integer type's range, 2^63 and 2^64 and their neighbours, NaN, ±Inf,
 // -0; for integers, random bits and the extremes. Every third value
 // repeats an earlier one, so that Equal holds somewhere.
@@ -60,24 +61,24 @@ func convertInputs[T backend.Element](n int, seed uint64) []T {
 func gpuConvert[T backend.Element](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
 	var c backend.Backend = cpu.Default
-	hc, dc := c.(backend.Converter), backend.Backend(b).(backend.Converter)
+	hc, dc := c.(driver.Converter), backend.Backend(b).(driver.Converter)
 	for _, n := range []int{0, 1, 7, 300, 1023, 1024, 1025, 5000} {
 		x := newPair(t, b, convertInputs[T](n, uint64(n)))
 		y := newPair(t, b, convertInputs[T](n, uint64(n)+1))
 		name := fmt.Sprintf("%v n=%d", dt, n)
-		for op := backend.Less; op <= backend.NotEqual; op++ {
+		for op := driver.Less; op <= driver.NotEqual; op++ {
 			m := filled[uint8](t, b, n, 7)
 			hc.Compare(op, m.h, x.h, y.h)
 			dc.Compare(op, m.d, x.d, y.d)
 			compareBuf[uint8](t, b, fmt.Sprintf("%s Compare %v", name, op), m.d, m.h)
 			var scalars []T // an element of x, and 0
 			if n > 0 {
-				scalars = []T{backend.HostSlice[T](x.h)[min(3, n-1)], 0}
+				scalars = []T{driver.HostSlice[T](x.h)[min(3, n-1)], 0}
 			}
 			for _, s := range scalars {
 				m := filled[uint8](t, b, n, 7)
-				hc.CompareScalar(op, m.h, x.h, backend.ScalarOf(s))
-				dc.CompareScalar(op, m.d, x.d, backend.ScalarOf(s))
+				hc.CompareScalar(op, m.h, x.h, driver.ScalarOf(s))
+				dc.CompareScalar(op, m.d, x.d, driver.ScalarOf(s))
 				compareBuf[uint8](t, b, fmt.Sprintf("%s CompareScalar %v %v", name, op, s), m.d, m.h)
 			}
 		}
@@ -94,7 +95,7 @@ func gpuConvert[T backend.Element](t *testing.T, b *cuda.Backend) {
 		for mname, mv := range masks {
 			m := newPair(t, b, mv)
 			for _, inPlace := range []string{"", "a", "b"} {
-				a, bb := newPair(t, b, backend.HostSlice[T](x.h)), newPair(t, b, backend.HostSlice[T](y.h))
+				a, bb := newPair(t, b, driver.HostSlice[T](x.h)), newPair(t, b, driver.HostSlice[T](y.h))
 				d := filled[T](t, b, n, 5)
 				switch inPlace {
 				case "a":
@@ -134,7 +135,7 @@ func convertTo[D backend.Element](t *testing.T, b *cuda.Backend, x pair, name st
 	t.Helper()
 	var c backend.Backend = cpu.Default
 	d := filled[D](t, b, x.h.Len(), 3)
-	c.(backend.Converter).Convert(d.h, x.h)
-	backend.Backend(b).(backend.Converter).Convert(d.d, x.d)
+	c.(driver.Converter).Convert(d.h, x.h)
+	backend.Backend(b).(driver.Converter).Convert(d.d, x.d)
 	compareBuf[D](t, b, fmt.Sprintf("%s Convert to %v", name, backend.DTypeOf[D]()), d.d, d.h)
 }

@@ -91,8 +91,8 @@ func Devices() ([]DeviceInfo, error) {
 	if err := loadDriver(); err != nil {
 		return nil, err
 	}
-	out := make([]DeviceInfo, 0, driver.count)
-	for i := 0; i < driver.count; i++ {
+	out := make([]DeviceInfo, 0, libcuda.count)
+	for i := 0; i < libcuda.count; i++ {
 		d, err := deviceInfo(i)
 		if err != nil {
 			return nil, err

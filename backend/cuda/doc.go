@@ -32,7 +32,7 @@
 //
 // # Memory and copies
 //
-// Buffers (backend.Buffer) are device memory; their Ptr is a device
+// Buffers (driver.Buffer) are device memory; their Ptr is a device
 // address, which Go code must not dereference (it is for CUDA-aware MPI and
 // CUDA libraries; DevicePtr gives it as an integer). Views share their
 // parent's memory. Memory is freed by Free, or by a cleanup once no buffer
@@ -45,7 +45,7 @@
 //
 // # Kernels
 //
-// The operations of backend.Backend (Fill, Copy, Scale, Axpy, Binary,
+// The operations of driver.Backend (Fill, Copy, Scale, Axpy, Binary,
 // BinaryScalar, Sum, Dot, Argmin, Argmax, Jacobi5) are CUDA kernels written
 // in CUDA C (KernelSource, kernels.cu, embedded), templated over the
 // element types as entries named xp_<op>_<type> (KernelEntries), compiled
@@ -66,19 +66,19 @@
 // Integer arithmetic wraps as Go's does; integer division by zero panics
 // before anything is written, as on the CPU.
 //
-// Beyond backend.Backend, the package implements the optional interfaces
+// Beyond driver.Backend, the package implements the optional interfaces
 // that keep dist's operations of CUDA arrays on the device (dist picks
-// them by type assertion): backend.Math (math.cu), backend.AxisReducer
-// and backend.StatsReducer (stats.cu: axis sums, extremes, moments,
-// products, counts, histograms and scans), backend.Converter
-// (convert.cu: comparisons, Where, Compress, Convert), backend.GEMM
+// them by type assertion): driver.Math (math.cu), driver.AxisReducer
+// and driver.StatsReducer (stats.cu: axis sums, extremes, moments,
+// products, counts, histograms and scans), driver.Converter
+// (convert.cu: comparisons, Where, Compress, Convert), driver.GEMM
 // (gemm.cu: matrix products in tiles of 64 x 64 through shared memory)
-// and backend.WeightedStencils and backend.StencilDots (stencil.cu:
-// Stencil9, Stencil7 and the fused Laplace5Dot), backend.FFTer
+// and driver.WeightedStencils and driver.StencilDots (stencil.cu:
+// Stencil9, Stencil7 and the fused Laplace5Dot), driver.FFTer
 // (fft.cu: Stockham passes of radix 2, 3, 4 and 5 and Bluestein's chirp-z;
 // within about 1e-15 of NumPy's results, not the CPU's bits; cuFFT in the
 // vendor mode, below), and
-// backend.Sorter (sort.cu: dist.Sort's local steps and the gather of
+// driver.Sorter (sort.cu: dist.Sort's local steps and the gather of
 // dist's slicing packs). Their results are the
 // CPU backend's bit for bit (Math's transcendental functions and float
 // GEMM aside): the kernels take the CPU's order of floating-point
@@ -99,13 +99,13 @@
 // cuBLAS and cuFFT where they start (see Vendor libraries below).
 //
 // Complex buffers (complex64 and complex128) have the arithmetic of
-// backend.Backend (backend.ComplexArith: Fill, Scale, Axpy, Axpby,
-// Binary, BinaryScalar, Sum, Dot) and the functions of backend.ComplexMath
+// driver.Backend (driver.ComplexArith: Fill, Scale, Axpy, Axpby,
+// Binary, BinaryScalar, Sum, Dot) and the functions of driver.ComplexMath
 // on the device (complex.cu): Go's complex product and quotient and the
 // CPU's summation order (its bits), math/cmplx's algorithms ported (Abs,
 // Angle, Sqrt, Conj, Real and Imag its bits; Exp, Log and Pow over the
 // device's exp, log, sin, cos and pow, within a few ulps). The backend is
-// a backend.ComplexKernels too: SumAxis, CastSums, ScanAxis, Where,
+// a driver.ComplexKernels too: SumAxis, CastSums, ScanAxis, Where,
 // Compress, Convert (to and from every type) and Gemm take complex buffers
 // on the device (complex.cu), all but Gemm with the CPU's bits, so that
 // dist's operations on complex CUDA arrays make no host copy.

@@ -57,8 +57,8 @@ func check(call string, r C.CUresult) error {
 	return &Error{Call: call, Code: int(r)}
 }
 
-// driver is the state of the loaded driver: loaded once, on first use.
-var driver struct {
+// libcuda is the state of the loaded driver: loaded once, on first use.
+var libcuda struct {
 	once    sync.Once
 	err     error
 	path    string
@@ -68,14 +68,14 @@ var driver struct {
 }
 
 // driverLoaded reports whether the driver library's symbols are bound.
-func driverLoaded() bool { return driver.loaded.Load() }
+func driverLoaded() bool { return libcuda.loaded.Load() }
 
 // loadDriver loads the driver library, initializes it and counts the
 // devices, once. Its error says what is missing: the driver library, a
 // symbol of it, or a device.
 func loadDriver() error {
-	driver.once.Do(func() { driver.err = openDriver() })
-	return driver.err
+	libcuda.once.Do(func() { libcuda.err = openDriver() })
+	return libcuda.err
 }
 
 func openDriver() error {
@@ -93,8 +93,8 @@ func openDriver() error {
 	default:
 		return fmt.Errorf("cuda: %s is not a usable CUDA driver (too old?): %s", path, C.GoString(&buf[0]))
 	}
-	driver.path = path
-	driver.loaded.Store(true)
+	libcuda.path = path
+	libcuda.loaded.Store(true)
 	if r := C.xpcu_cuInit(0); r != 0 {
 		msg := strings.TrimPrefix(check("cuInit", r).Error(), "cuda: ")
 		if r == codeNoDevice {
@@ -106,14 +106,14 @@ func openDriver() error {
 	if err := check("cuDriverGetVersion", C.xpcu_cuDriverGetVersion(&v)); err != nil {
 		return err
 	}
-	driver.version = int(v)
+	libcuda.version = int(v)
 	if err := check("cuDeviceGetCount", C.xpcu_cuDeviceGetCount(&n)); err != nil {
 		return fmt.Errorf("cuda: driver loaded but no CUDA device: %s", strings.TrimPrefix(err.Error(), "cuda: "))
 	}
 	if n <= 0 {
 		return fmt.Errorf("cuda: driver loaded but no CUDA device: cuDeviceGetCount found none (CUDA_VISIBLE_DEVICES=%q)", os.Getenv("CUDA_VISIBLE_DEVICES"))
 	}
-	driver.count = int(n)
+	libcuda.count = int(n)
 	return nil
 }
 
@@ -128,7 +128,7 @@ func DriverVersion() (string, error) {
 	if err := loadDriver(); err != nil {
 		return "", err
 	}
-	return versionString(driver.version), nil
+	return versionString(libcuda.version), nil
 }
 
 // versionString formats a CUDA version number (1000*major + 10*minor).
@@ -140,5 +140,5 @@ func DeviceCount() (int, error) {
 	if err := loadDriver(); err != nil {
 		return 0, err
 	}
-	return driver.count, nil
+	return libcuda.count, nil
 }

@@ -10,13 +10,14 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
 // The CUDA backend computes discrete Fourier transforms on its device, as
-// a backend.FFTer, with the kernels of fft.cu, so that package fft's
+// a driver.FFTer, with the kernels of fft.cu, so that package fft's
 // transforms of CUDA arrays copy nothing to the host.
-var _ backend.FFTer = (*Backend)(nil)
+var _ driver.FFTer = (*Backend)(nil)
 
 // fftSource is fft.cu, which KernelSource appends after random.cu.
 //
@@ -57,14 +58,14 @@ func fftRadices(n int) []int {
 // and the transform of its convolution kernel.
 type fftPlan struct {
 	n       int
-	radices []int          // the Stockham passes of length n, or of m for Bluestein
-	tw      backend.Buffer // exp(-2 pi i j / len) for j < len: len = n, or m for Bluestein
+	radices []int         // the Stockham passes of length n, or of m for Bluestein
+	tw      driver.Buffer // exp(-2 pi i j / len) for j < len: len = n, or m for Bluestein
 	// Bluestein's algorithm (chirp != nil): the convolution length m, a
 	// power of two at least 2n-1, the chirp c_k = exp(-i pi k^2 / n) for
 	// k < n, and the length-m transform of conj(c) (wrapped around), / m.
 	m     int
-	chirp backend.Buffer
-	bhat  backend.Buffer
+	chirp driver.Buffer
+	bhat  driver.Buffer
 }
 
 // fftKey identifies a plan: the backend, the length and the element type.
@@ -178,7 +179,7 @@ func (b *Backend) fftPlanFor(n int, dt backend.DType) (*fftPlan, error) {
 			}
 		}
 		if err != nil {
-			for _, x := range []backend.Buffer{p.tw, p.chirp, p.bhat} {
+			for _, x := range []driver.Buffer{p.tw, p.chirp, p.bhat} {
 				if x != nil {
 					b.Free(x)
 				}
@@ -192,7 +193,7 @@ func (b *Backend) fftPlanFor(n int, dt backend.DType) (*fftPlan, error) {
 
 // fftUpload copies v, rounded to dt, into new device memory, recorded as a
 // copy to the device.
-func (b *Backend) fftUpload(dt backend.DType, v []complex128) (backend.Buffer, error) {
+func (b *Backend) fftUpload(dt backend.DType, v []complex128) (driver.Buffer, error) {
 	d, err := b.Alloc(dt, len(v))
 	if err != nil {
 		return nil, err
@@ -216,7 +217,7 @@ func (b *Backend) fftUpload(dt backend.DType, v []complex128) (backend.Buffer, e
 }
 
 // FFT transforms, in place, every line along the middle axis of x, pre x n
-// x post complex values, on the device (see backend.FFTer), with NumPy's
+// x post complex values, on the device (see driver.FFTer), with NumPy's
 // scaling: forward unnormalized, inverse divided by n.
 //
 // A length that factors into 2, 3, 4 and 5 takes one Stockham pass (one
@@ -245,11 +246,11 @@ func (b *Backend) fftUpload(dt backend.DType, v []complex128) (backend.Buffer, e
 // max norm for complex128 (measured: 8e-16 at n = 2048, 1.2e-15 for the
 // prime 4099 through Bluestein), and complex64 to about 5e-7; they are not
 // the CPU backend's (FFTPACK's) bits. FFT panics as
-// backend.CheckFFT does and returns an error where the device has no
+// driver.CheckFFT does and returns an error where the device has no
 // memory for the plan or the work blocks.
-func (b *Backend) FFT(x backend.Buffer, pre, n, post int, inverse bool) error {
+func (b *Backend) FFT(x driver.Buffer, pre, n, post int, inverse bool) error {
 	d := b.buf("FFT", x)
-	backend.CheckFFT(x, pre, n, post)
+	driver.CheckFFT(x, pre, n, post)
 	if d.N == 0 || n == 1 {
 		return nil
 	}
@@ -322,7 +323,7 @@ func (b *Backend) FFT(x backend.Buffer, pre, n, post int, inverse bool) error {
 // or its m for Bluestein) over the elems values of in, lines of stride
 // post, ping-ponging between in and work; the last pass multiplies by
 // scale. It returns the buffer that holds the result.
-func (b *Backend) fftPasses(rt backend.DType, p *fftPlan, n, post, elems int, in, work backend.Buffer, inverse bool, scale float64) backend.Buffer {
+func (b *Backend) fftPasses(rt backend.DType, p *fftPlan, n, post, elems int, in, work driver.Buffer, inverse bool, scale float64) driver.Buffer {
 	src, dst := in, work
 	ns := 1
 	for i, r := range p.radices {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
@@ -98,7 +99,7 @@ func TestGPUFFT(t *testing.T) {
 		mustPanic(t, "backend: FFT of a float64 buffer", func() { b.FFT(r, 1, 4, 1, false) })
 		mustPanic(t, "backend: FFT of 2 x 2 x 2 elements on a buffer of 6", func() { b.FFT(x, 2, 2, 2, false) })
 		mustPanic(t, "backend: FFT of sizes", func() { b.FFT(x, -1, 6, -1, false) })
-		mustPanic(t, "cuda: FFT of a buffer on cpu", func() { b.FFT(backend.HostBufferOf(make([]complex128, 6)), 1, 6, 1, false) })
+		mustPanic(t, "cuda: FFT of a buffer on cpu", func() { b.FFT(driver.HostBufferOf(make([]complex128, 6)), 1, 6, 1, false) })
 	})
 }
 

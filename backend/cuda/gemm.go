@@ -4,13 +4,14 @@ import (
 	_ "embed"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// The CUDA backend multiplies matrices on its device, as a backend.GEMM,
+// The CUDA backend multiplies matrices on its device, as a driver.GEMM,
 // with the tiled kernel of gemm.cu (see Backend.Gemm), for every element
 // type (complex ones included), so that dist.MatMul and dist.MatVec of
 // CUDA arrays stay on the device.
-var _ backend.GEMM = (*Backend)(nil)
+var _ driver.GEMM = (*Backend)(nil)
 
 // gemmSource is gemm.cu, which KernelSource appends after convert.cu.
 //
@@ -37,7 +38,7 @@ func gemmEntries() []string {
 }
 
 // Gemm sets the m x n matrix c to a*b, or to c + a*b if accumulate (see
-// backend.GEMM), on the device. It panics, as backend.CheckGemm does, for
+// driver.GEMM), on the device. It panics, as driver.CheckGemm does, for
 // arguments that do not describe matrices the buffers hold.
 //
 // A block of 16 x 16 threads computes a 64 x 64 tile of C, each thread a
@@ -70,7 +71,7 @@ func gemmEntries() []string {
 // kernel's in both modes (cuBLAS has no GEMM that wraps as Go does).
 //
 // Complex matrices (complex64 and complex128; the backend is a
-// backend.ComplexKernels) go through the same tiled kernel, over
+// driver.ComplexKernels) go through the same tiled kernel, over
 // complex.cu's complex type: each element of C is summed over l in order
 // from +0 (or C), each product Go's complex product (the parts' products
 // rounded, complex64's computed in float64 and rounded to float32) added
@@ -86,8 +87,8 @@ func gemmEntries() []string {
 // within γ(2k+1)·(|C| + |A|·|B|)ij, γ(j) = ju/(1-ju) with u the unit
 // roundoff of the part type; so the two agree to within their sum,
 // which the tests take as 4(k+1)·u·(|C| + |A|·|B|)ij.
-func (b *Backend) Gemm(c, a, bm backend.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
-	backend.CheckGemm(c, a, bm, m, n, k, lda, ldb, ldc)
+func (b *Backend) Gemm(c, a, bm driver.Buffer, m, n, k, lda, ldb, ldc int, accumulate bool) {
+	driver.CheckGemm(c, a, bm, m, n, k, lda, ldb, ldc)
 	cd, ad, bd := b.buf("Gemm", c), b.buf("Gemm", a), b.buf("Gemm", bm)
 	if m == 0 || n == 0 || (k == 0 && accumulate) {
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
@@ -158,21 +159,21 @@ func gemmRun[T backend.Element](t *testing.T, b *cuda.Backend, cs gemmCase, spec
 	bm = gemmMatrix[T](cs.k, cs.n, cs.padB, cs.off, special, seed+1)
 	c0 = gemmMatrix[T](cs.m, cs.n, cs.padC, cs.off, special, seed+2)
 	lda, ldb, ldc := max(cs.k+cs.padA, 1), max(cs.n+cs.padB, 1), max(cs.n+cs.padC, 1)
-	view := func(x []T) backend.Buffer {
+	view := func(x []T) driver.Buffer {
 		d := upload(t, b, x)
 		return b.Slice(d, min(cs.off, len(x)), len(x))
 	}
 	da, db, dc := view(a), view(bm), view(c0)
 	b.Gemm(dc, da, db, cs.m, cs.n, cs.k, lda, ldb, ldc, cs.accumulate)
 	dev = download[T](t, b, dc)
-	ha, hb := backend.HostBufferOf(append([]T(nil), a[min(cs.off, len(a)):]...)), backend.HostBufferOf(append([]T(nil), bm[min(cs.off, len(bm)):]...))
-	hc := backend.HostBufferOf(append([]T(nil), c0[min(cs.off, len(c0)):]...))
+	ha, hb := driver.HostBufferOf(append([]T(nil), a[min(cs.off, len(a)):]...)), driver.HostBufferOf(append([]T(nil), bm[min(cs.off, len(bm)):]...))
+	hc := driver.HostBufferOf(append([]T(nil), c0[min(cs.off, len(c0)):]...))
 	cpu.Default.Gemm(hc, ha, hb, cs.m, cs.n, cs.k, lda, ldb, ldc, cs.accumulate)
-	host = backend.HostSlice[T](hc)
+	host = driver.HostSlice[T](hc)
 	ref = append([]T(nil), c0...)
 	gemmRef(ref, a, bm, cs)
 	ref = ref[min(cs.off, len(ref)):]
-	for _, x := range []backend.Buffer{da, db, dc} {
+	for _, x := range []driver.Buffer{da, db, dc} {
 		b.Free(x)
 	}
 	return dev, host, ref, a, bm, c0
@@ -302,7 +303,7 @@ func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 			seed := uint64(100*ci + 50)
 			a, bm, c0 := matrix(cs.m, cs.k, cs.padA, cs.off, special, seed), matrix(cs.k, cs.n, cs.padB, cs.off, special, seed+1),
 				matrix(cs.m, cs.n, cs.padC, cs.off, special, seed+2)
-			view := func(x []T) backend.Buffer {
+			view := func(x []T) driver.Buffer {
 				return b.Slice(upload(t, b, x), min(cs.off, len(x)), len(x))
 			}
 			da, db, dc := view(a), view(bm), view(c0)
@@ -311,7 +312,7 @@ func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 				t.Errorf("%s: recorded %d copies to the host and %d to the device, want none", name, h, d)
 			}
 			dev := download[T](t, b, dc)
-			for _, x := range []backend.Buffer{da, db, dc} {
+			for _, x := range []driver.Buffer{da, db, dc} {
 				b.Free(x)
 			}
 			// The naive loop; T(...) rounds each product (and keeps Go
@@ -341,10 +342,10 @@ func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 			if special {
 				continue // BLAS's NaNs and infinities are its own
 			}
-			hc := backend.HostBufferOf(append([]T(nil), c0[min(cs.off, len(c0)):]...))
-			cpu.Default.Gemm(hc, backend.HostBufferOf(append([]T(nil), ao...)), backend.HostBufferOf(append([]T(nil), bo...)),
+			hc := driver.HostBufferOf(append([]T(nil), c0[min(cs.off, len(c0)):]...))
+			cpu.Default.Gemm(hc, driver.HostBufferOf(append([]T(nil), ao...)), driver.HostBufferOf(append([]T(nil), bo...)),
 				cs.m, cs.n, cs.k, lda, ldb, ldc, cs.accumulate)
-			host := backend.HostSlice[T](hc)
+			host := driver.HostSlice[T](hc)
 			gamma := 4 * float64(cs.k+1) * u
 		elements:
 			for i := 0; i < cs.m; i++ {
@@ -369,7 +370,7 @@ func gpuGemmComplex[T complex64 | complex128](t *testing.T, b *cuda.Backend) {
 	}
 }
 
-// gpuGemmPanics checks that Gemm panics, as backend.CheckGemm does, for
+// gpuGemmPanics checks that Gemm panics, as driver.CheckGemm does, for
 // arguments that do not describe the buffers' matrices, before any work.
 func gpuGemmPanics(t *testing.T, b *cuda.Backend) {
 	f := upload(t, b, make([]float64, 12))
@@ -389,7 +390,7 @@ func gpuGemmPanics(t *testing.T, b *cuda.Backend) {
 			defer func() {
 				r := recover()
 				if s, ok := r.(string); !ok || !strings.HasPrefix(s, "backend: Gemm") {
-					t.Errorf("%s: recovered %v, want a panic of backend.CheckGemm", c.name, r)
+					t.Errorf("%s: recovered %v, want a panic of driver.CheckGemm", c.name, r)
 				}
 			}()
 			c.f()

@@ -14,6 +14,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend/backendtest"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The TestGPU tests run on a CUDA device, and are skipped where there is
@@ -138,7 +139,7 @@ func mustPanic(t *testing.T, prefix string, f func()) {
 }
 
 // upload copies x to a new device buffer.
-func upload[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) backend.Buffer {
+func upload[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) driver.Buffer {
 	t.Helper()
 	buf, err := b.Alloc(backend.DTypeOf[T](), len(x))
 	if err != nil {
@@ -153,7 +154,7 @@ func upload[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) backend.Buf
 }
 
 // download copies a device buffer to a new slice.
-func download[T backend.Numeric](t *testing.T, b *cuda.Backend, buf backend.Buffer) []T {
+func download[T backend.Numeric](t *testing.T, b *cuda.Backend, buf driver.Buffer) []T {
 	t.Helper()
 	x := make([]T, buf.Len())
 	if len(x) > 0 {
@@ -197,14 +198,14 @@ func TestGPUPanics(t *testing.T) {
 				t.Fatalf("n=%d: element %d of dst written (%d) before the panic", n, i, v)
 			}
 		}
-		mustPanic(t, prefix, func() { b.BinaryScalar(backend.Div, bd, bx, backend.ScalarOf(int64(0))) })
-		for _, buf := range []backend.Buffer{bx, by, bd} {
+		mustPanic(t, prefix, func() { b.BinaryScalar(backend.Div, bd, bx, driver.ScalarOf(int64(0))) })
+		for _, buf := range []driver.Buffer{bx, by, bd} {
 			b.Free(buf)
 		}
 	}
 	// Float division by zero is IEEE arithmetic.
 	f := upload(t, b, []float64{1, -1, 0})
-	b.BinaryScalar(backend.Div, f, f, backend.ScalarOf(0.0))
+	b.BinaryScalar(backend.Div, f, f, driver.ScalarOf(0.0))
 	got := download[float64](t, b, f)
 	if !math.IsInf(got[0], 1) || !math.IsInf(got[1], -1) || !math.IsNaN(got[2]) {
 		t.Errorf("float division by zero: %v", got)
@@ -216,7 +217,7 @@ func TestGPUPanics(t *testing.T) {
 	mustPanic(t, "cuda: Jacobi5 of a 3 x 4 grid", func() { b.Jacobi5(b.Slice(g, 0, 9), b.Slice(g, 10, 19), 3, 4) })
 	mustPanic(t, "cuda: Alloc of -1 elements", func() { b.Alloc(backend.Float64, -1) })
 	mustPanic(t, "cuda: slice [3:2]", func() { b.Slice(g, 3, 2) })
-	mustPanic(t, "cuda: Fill of a buffer on cpu", func() { b.Fill(backend.HostBufferOf([]float64{1}), backend.ScalarOf(1.0)) })
+	mustPanic(t, "cuda: Fill of a buffer on cpu", func() { b.Fill(driver.HostBufferOf([]float64{1}), driver.ScalarOf(1.0)) })
 	if _, err := b.Alloc(backend.Float64, 1<<60); err == nil {
 		t.Error("Alloc of 2^60 float64s: no error")
 	}
@@ -304,7 +305,7 @@ func TestGPUAsync(t *testing.T) {
 	// Work on the backend's stream after the copy: wait for it there.
 	must(quiet.Record(s))
 	must(b.Stream().Wait(quiet))
-	b.Scale(d, backend.ScalarOf(float32(2)))
+	b.Scale(d, driver.ScalarOf(float32(2)))
 	must(quiet.Record(nil))
 	must(s.Wait(quiet))
 	must(b.CopyToHostAsync(pinned.Ptr(), d, s))
@@ -320,7 +321,7 @@ func TestGPUAsync(t *testing.T) {
 	if el, err := cuda.Elapsed(start, end); err != nil || el < 0 {
 		t.Errorf("Elapsed = %v, %v", el, err)
 	}
-	got := backend.HostSlice[float32](pinned.Buffer(backend.Float32, n))
+	got := driver.HostSlice[float32](pinned.Buffer(backend.Float32, n))
 	for i := range got {
 		if got[i] != 2*src[i] {
 			t.Fatalf("element %d = %v, want %v", i, got[i], 2*src[i])
@@ -440,7 +441,7 @@ func TestGPUConcurrent(t *testing.T) {
 			}
 			defer b.Free(x)
 			for k := 0; k < 5; k++ {
-				b.Fill(x, backend.ScalarOf(int64(w+k)))
+				b.Fill(x, driver.ScalarOf(int64(w+k)))
 				if s := b.Sum(x).Int64(); s != int64(n*(w+k)) {
 					errs <- "wrong sum"
 					return
@@ -508,18 +509,18 @@ func parity[T backend.Element](t *testing.T, b *cuda.Backend) {
 	}
 	one := func() T { return rnd(1)[0] }
 	h := cpu.Default
-	check := func(what string, op func(be backend.Backend, bufs []backend.Buffer), inputs ...[]T) {
+	check := func(what string, op func(be backend.Backend, bufs []driver.Buffer), inputs ...[]T) {
 		t.Helper()
-		hb := make([]backend.Buffer, len(inputs))
-		db := make([]backend.Buffer, len(inputs))
+		hb := make([]driver.Buffer, len(inputs))
+		db := make([]driver.Buffer, len(inputs))
 		for i, in := range inputs {
-			hb[i] = backend.HostBufferOf(append([]T(nil), in...))
+			hb[i] = driver.HostBufferOf(append([]T(nil), in...))
 			db[i] = upload(t, b, in)
 		}
 		op(h, hb)
 		op(b, db)
 		for i := range inputs {
-			want := backend.HostSlice[T](hb[i])
+			want := driver.HostSlice[T](hb[i])
 			got := download[T](t, b, db[i])
 			for k := range want {
 				same := got[k] == want[k] && math.Signbit(float64(got[k])) == math.Signbit(float64(want[k]))
@@ -532,22 +533,22 @@ func parity[T backend.Element](t *testing.T, b *cuda.Backend) {
 		}
 	}
 	const n = 10007
-	a, c := backend.ScalarOf(one()), backend.ScalarOf(one())
-	check("Axpby", func(be backend.Backend, x []backend.Buffer) { be.Axpby(a, x[0], c, x[1]) }, rnd(n), rnd(n))
-	check("Axpy", func(be backend.Backend, x []backend.Buffer) { be.Axpy(a, x[0], x[1]) }, rnd(n), rnd(n))
-	check("Scale", func(be backend.Backend, x []backend.Buffer) { be.Scale(x[0], a) }, rnd(n))
+	a, c := driver.ScalarOf(one()), driver.ScalarOf(one())
+	check("Axpby", func(be backend.Backend, x []driver.Buffer) { be.Axpby(a, x[0], c, x[1]) }, rnd(n), rnd(n))
+	check("Axpy", func(be backend.Backend, x []driver.Buffer) { be.Axpy(a, x[0], x[1]) }, rnd(n), rnd(n))
+	check("Scale", func(be backend.Backend, x []driver.Buffer) { be.Scale(x[0], a) }, rnd(n))
 	for _, op := range []backend.BinaryOp{backend.Add, backend.Sub, backend.Mul} {
-		check(op.String(), func(be backend.Backend, x []backend.Buffer) { be.Binary(op, x[0], x[1], x[2]) }, rnd(n), rnd(n), rnd(n))
-		check(op.String()+" scalar", func(be backend.Backend, x []backend.Buffer) { be.BinaryScalar(op, x[0], x[1], c) }, rnd(n), rnd(n))
+		check(op.String(), func(be backend.Backend, x []driver.Buffer) { be.Binary(op, x[0], x[1], x[2]) }, rnd(n), rnd(n), rnd(n))
+		check(op.String()+" scalar", func(be backend.Backend, x []driver.Buffer) { be.BinaryScalar(op, x[0], x[1], c) }, rnd(n), rnd(n))
 	}
 	if !dt.IsFloat() {
 		return
 	}
-	check("Div", func(be backend.Backend, x []backend.Buffer) { be.Binary(backend.Div, x[0], x[1], x[2]) }, rnd(n), rnd(n), rnd(n))
+	check("Div", func(be backend.Backend, x []driver.Buffer) { be.Binary(backend.Div, x[0], x[1], x[2]) }, rnd(n), rnd(n), rnd(n))
 	for _, sh := range [][2]int{{3, 3}, {4, 6}, {37, 101}, {300, 70}} {
 		rows, cols := sh[0], sh[1]
-		check("Laplace5", func(be backend.Backend, x []backend.Buffer) { backend.StencilsOf(be).Laplace5(x[0], x[1], rows, cols) }, rnd(rows*cols), rnd(rows*cols))
-		check("Jacobi5", func(be backend.Backend, x []backend.Buffer) { backend.StencilsOf(be).Jacobi5(x[0], x[1], rows, cols) }, rnd(rows*cols), rnd(rows*cols))
+		check("Laplace5", func(be backend.Backend, x []driver.Buffer) { driver.StencilsOf(be).Laplace5(x[0], x[1], rows, cols) }, rnd(rows*cols), rnd(rows*cols))
+		check("Jacobi5", func(be backend.Backend, x []driver.Buffer) { driver.StencilsOf(be).Jacobi5(x[0], x[1], rows, cols) }, rnd(rows*cols), rnd(rows*cols))
 	}
 	g := upload(t, b, make([]T, 20))
 	mustPanic(t, "cuda: Laplace5: dst and src overlap", func() { b.Laplace5(b.Slice(g, 0, 9), b.Slice(g, 5, 14), 3, 3) })

@@ -5,14 +5,15 @@ import (
 	"fmt"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend computes the elementwise math functions on the device,
-// as a backend.Math, with the kernels of math.cu: CUDA's own functions
+// as a driver.Math, with the kernels of math.cu: CUDA's own functions
 // (expf, exp, ...), with the maximum errors in ulps that the CUDA C
 // Programming Guide states (not NumPy's or the CPU backend's bits: only
 // Sqrt, Floor, Abs and Clip are exact or correctly rounded everywhere).
-var _ backend.Math = (*Backend)(nil)
+var _ driver.Math = (*Backend)(nil)
 
 // mathSource is math.cu, which KernelSource appends to kernels.cu.
 //
@@ -20,7 +21,7 @@ var _ backend.Math = (*Backend)(nil)
 var mathSource string
 
 // The operations of math.cu: floats have mathOpsFloat, every element type
-// mathOpsAll. The unary ones are named as backend.UnaryOp's String.
+// mathOpsAll. The unary ones are named as driver.UnaryOp's String.
 var (
 	mathOpsFloat = []string{"exp", "log", "sqrt", "sin", "cos", "tanh", "floor", "pow", "pows",
 		"log10", "log2", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2"}
@@ -45,7 +46,7 @@ func mathEntries() []string {
 
 // mathBufs returns dst and x as buffers of this device after checking that
 // they have one type and length and, if floatOnly, that it is a float type.
-func (b *Backend) mathBufs(op string, floatOnly bool, dst, x backend.Buffer) (dd, dx *devBuffer) {
+func (b *Backend) mathBufs(op string, floatOnly bool, dst, x driver.Buffer) (dd, dx *devBuffer) {
 	dd, dx = b.buf(op, dst), b.buf(op, x)
 	sameShape(op, dd, dx)
 	if floatOnly && !dd.DT.IsFloat() {
@@ -56,7 +57,7 @@ func (b *Backend) mathBufs(op string, floatOnly bool, dst, x backend.Buffer) (dd
 
 // Unary sets dst = op(x) elementwise on the device; dst may be x. It
 // panics for a floating-point-only op of integer buffers.
-func (b *Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
+func (b *Backend) Unary(op driver.UnaryOp, dst, x driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("cuda: invalid UnaryOp %d", int(op)))
 	}
@@ -70,7 +71,7 @@ func (b *Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
 
 // BinaryMath sets dst = op(x, y) elementwise on the device; dst may be x
 // or y. It panics for Arctan2 of integer buffers.
-func (b *Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+func (b *Backend) BinaryMath(op driver.BinaryMathOp, dst, x, y driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("cuda: invalid BinaryMathOp %d", int(op)))
 	}
@@ -86,7 +87,7 @@ func (b *Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) 
 
 // Pow sets dst = x**y elementwise on the device (float buffers); dst may
 // be x or y.
-func (b *Backend) Pow(dst, x, y backend.Buffer) {
+func (b *Backend) Pow(dst, x, y driver.Buffer) {
 	dd, dx := b.mathBufs("Pow", true, dst, x)
 	dy := b.buf("Pow", y)
 	sameShape("Pow", dd, dy)
@@ -99,7 +100,7 @@ func (b *Backend) Pow(dst, x, y backend.Buffer) {
 
 // PowScalar sets dst = x**s elementwise on the device (float buffers);
 // dst may be x.
-func (b *Backend) PowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) PowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	dd, dx := b.mathBufs("PowScalar", true, dst, x)
 	if dd.N == 0 {
 		return
@@ -110,7 +111,7 @@ func (b *Backend) PowScalar(dst, x backend.Buffer, s backend.Scalar) {
 
 // Clip sets dst = min(max(x, lo), hi) elementwise on the device, as
 // NumPy's clip; dst may be x.
-func (b *Backend) Clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
+func (b *Backend) Clip(dst, x driver.Buffer, lo, hi driver.Scalar) {
 	dd, dx := b.mathBufs("Clip", false, dst, x)
 	if dd.N == 0 {
 		return

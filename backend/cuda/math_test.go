@@ -9,9 +9,10 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// TestGPUMath checks the math functions of math.cu (the backend.Math of the
+// TestGPUMath checks the math functions of math.cu (the driver.Math of the
 // CUDA backend) against the CPU backend's, on special values and random
 // ones, every element type, into another buffer and in place, and on empty
 // buffers. On the fake driver the kernels are math.cu compiled by g++, and
@@ -80,7 +81,7 @@ func distance[T backend.Float](g, w T) int64 {
 	if g != g && w != w {
 		return 0
 	}
-	gs, ws := backend.ScalarOf(g), backend.ScalarOf(w)
+	gs, ws := driver.ScalarOf(g), driver.ScalarOf(w)
 	if gs.Bits() == ws.Bits() {
 		return 0
 	}
@@ -110,29 +111,29 @@ func gpuMath[T backend.Float](t *testing.T, b *cuda.Backend) {
 	}
 	type op struct {
 		name  string
-		f     func(be backend.Backend, bufs []backend.Buffer)
+		f     func(be backend.Backend, bufs []driver.Buffer)
 		nargs int
 	}
 	var ops []op
-	for u := backend.UnaryOp(0); u.Valid(); u++ {
-		ops = append(ops, op{u.String(), func(be backend.Backend, x []backend.Buffer) { be.(backend.Math).Unary(u, x[0], x[1]) }, 2})
+	for u := driver.UnaryOp(0); u.Valid(); u++ {
+		ops = append(ops, op{u.String(), func(be backend.Backend, x []driver.Buffer) { be.(driver.Math).Unary(u, x[0], x[1]) }, 2})
 	}
-	for u := backend.BinaryMathOp(0); u.Valid(); u++ {
-		ops = append(ops, op{u.String(), func(be backend.Backend, x []backend.Buffer) { be.(backend.Math).BinaryMath(u, x[0], x[1], x[2]) }, 3})
+	for u := driver.BinaryMathOp(0); u.Valid(); u++ {
+		ops = append(ops, op{u.String(), func(be backend.Backend, x []driver.Buffer) { be.(driver.Math).BinaryMath(u, x[0], x[1], x[2]) }, 3})
 	}
 	ops = append(ops,
-		op{"pow", func(be backend.Backend, x []backend.Buffer) { be.(backend.Math).Pow(x[0], x[1], x[2]) }, 3},
-		op{"pow", func(be backend.Backend, x []backend.Buffer) {
-			be.(backend.Math).PowScalar(x[0], x[1], backend.ScalarOf(T(-1.5)))
+		op{"pow", func(be backend.Backend, x []driver.Buffer) { be.(driver.Math).Pow(x[0], x[1], x[2]) }, 3},
+		op{"pow", func(be backend.Backend, x []driver.Buffer) {
+			be.(driver.Math).PowScalar(x[0], x[1], driver.ScalarOf(T(-1.5)))
 		}, 2},
-		op{"clip", func(be backend.Backend, x []backend.Buffer) {
-			be.(backend.Math).Clip(x[0], x[1], backend.ScalarOf(T(-0.75)), backend.ScalarOf(T(3)))
+		op{"clip", func(be backend.Backend, x []driver.Buffer) {
+			be.(driver.Math).Clip(x[0], x[1], driver.ScalarOf(T(-0.75)), driver.ScalarOf(T(3)))
 		}, 2},
-		op{"clip", func(be backend.Backend, x []backend.Buffer) {
-			be.(backend.Math).Clip(x[0], x[1], backend.ScalarOf(T(2)), backend.ScalarOf(T(-2)))
+		op{"clip", func(be backend.Backend, x []driver.Buffer) {
+			be.(driver.Math).Clip(x[0], x[1], driver.ScalarOf(T(2)), driver.ScalarOf(T(-2)))
 		}, 2},
-		op{"clip", func(be backend.Backend, x []backend.Buffer) {
-			be.(backend.Math).Clip(x[0], x[1], backend.ScalarOf(T(math.NaN())), backend.ScalarOf(T(1)))
+		op{"clip", func(be backend.Backend, x []driver.Buffer) {
+			be.(driver.Math).Clip(x[0], x[1], driver.ScalarOf(T(math.NaN())), driver.ScalarOf(T(1)))
 		}, 2},
 	)
 	for _, o := range ops {
@@ -140,10 +141,10 @@ func gpuMath[T backend.Float](t *testing.T, b *cuda.Backend) {
 		for _, inPlace := range []bool{false, true} {
 			for _, n := range []int{len(x), 0} {
 				inputs := [][]T{make([]T, n), x[:n], y[:n]}[:o.nargs]
-				hb := make([]backend.Buffer, len(inputs))
-				db := make([]backend.Buffer, len(inputs))
+				hb := make([]driver.Buffer, len(inputs))
+				db := make([]driver.Buffer, len(inputs))
 				for i, in := range inputs {
-					hb[i] = backend.HostBufferOf(append([]T(nil), in...))
+					hb[i] = driver.HostBufferOf(append([]T(nil), in...))
 					db[i] = upload(t, b, in)
 				}
 				if inPlace { // dst is x
@@ -151,7 +152,7 @@ func gpuMath[T backend.Float](t *testing.T, b *cuda.Backend) {
 				}
 				o.f(cpu.Default, hb)
 				o.f(b, db)
-				want := backend.HostSlice[T](hb[0])
+				want := driver.HostSlice[T](hb[0])
 				got := download[T](t, b, db[0])
 				worst, at := int64(-1), 0
 				for i := range want {
@@ -188,16 +189,16 @@ func gpuMathInt[T backend.Element](t *testing.T, b *cuda.Backend) {
 	}
 	bounds := [][2]T{{0, 10}, {10, 0}, {5, 5}, {minus, one}}
 	for _, inPlace := range []bool{false, true} {
-		check := func(what string, f func(be backend.Backend, dst, src backend.Buffer)) {
+		check := func(what string, f func(be backend.Backend, dst, src driver.Buffer)) {
 			t.Helper()
-			hd, hx := backend.HostBufferOf(make([]T, len(x))), backend.HostBufferOf(append([]T(nil), x...))
+			hd, hx := driver.HostBufferOf(make([]T, len(x))), driver.HostBufferOf(append([]T(nil), x...))
 			dd, dx := upload(t, b, make([]T, len(x))), upload(t, b, x)
 			if inPlace {
 				hd, dd = hx, dx
 			}
 			f(cpu.Default, hd, hx)
 			f(b, dd, dx)
-			want, got := backend.HostSlice[T](hd), download[T](t, b, dd)
+			want, got := driver.HostSlice[T](hd), download[T](t, b, dd)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Errorf("%v %s (in place %v): element %d of %v: %v on the GPU, %v on the CPU", dt, what, inPlace, i, x[i], got[i], want[i])
@@ -209,29 +210,29 @@ func gpuMathInt[T backend.Element](t *testing.T, b *cuda.Backend) {
 				b.Free(dd)
 			}
 		}
-		check("abs", func(be backend.Backend, d, s backend.Buffer) { be.(backend.Math).Unary(backend.Abs, d, s) })
-		check("sign", func(be backend.Backend, d, s backend.Buffer) { be.(backend.Math).Unary(backend.Sign, d, s) })
+		check("abs", func(be backend.Backend, d, s driver.Buffer) { be.(driver.Math).Unary(driver.Abs, d, s) })
+		check("sign", func(be backend.Backend, d, s driver.Buffer) { be.(driver.Math).Unary(driver.Sign, d, s) })
 		// The functions of two arguments, with y the reversed x (so that
 		// 0, -1 and the most negative integer meet each other).
-		for u := backend.BinaryMathOp(0); u.Valid(); u++ {
+		for u := driver.BinaryMathOp(0); u.Valid(); u++ {
 			if u.FloatOnly() {
 				continue
 			}
 			ys := slices.Clone(x)
 			slices.Reverse(ys)
-			hy, dy := backend.HostBufferOf(ys), upload(t, b, ys)
-			check(u.String(), func(be backend.Backend, d, s backend.Buffer) {
+			hy, dy := driver.HostBufferOf(ys), upload(t, b, ys)
+			check(u.String(), func(be backend.Backend, d, s driver.Buffer) {
 				if be == backend.Backend(b) {
-					be.(backend.Math).BinaryMath(u, d, s, dy)
+					be.(driver.Math).BinaryMath(u, d, s, dy)
 				} else {
-					be.(backend.Math).BinaryMath(u, d, s, hy)
+					be.(driver.Math).BinaryMath(u, d, s, hy)
 				}
 			})
 			b.Free(dy)
 		}
 		for _, bd := range bounds {
-			check("clip", func(be backend.Backend, d, s backend.Buffer) {
-				be.(backend.Math).Clip(d, s, backend.ScalarOf(bd[0]), backend.ScalarOf(bd[1]))
+			check("clip", func(be backend.Backend, d, s driver.Buffer) {
+				be.(driver.Math).Clip(d, s, driver.ScalarOf(bd[0]), driver.ScalarOf(bd[1]))
 			})
 		}
 	}

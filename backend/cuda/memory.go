@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // devMemory is one allocation of device memory.
@@ -50,10 +51,10 @@ func (h *devHandle) At(off int) unsafe.Pointer {
 // Freed reports whether the memory has been freed.
 func (h *devHandle) Freed() bool { return h.m.freed.Load() }
 
-// devBuffer is a backend.Buffer in device memory: an allocation, or a view
+// devBuffer is a driver.Buffer in device memory: an allocation, or a view
 // of one. Its Ptr is a device address: Go code must not dereference it; it
 // is for calls that take device pointers (CUDA-aware MPI, CUDA libraries).
-type devBuffer = backend.DeviceView[*devHandle]
+type devBuffer = driver.DeviceView[*devHandle]
 
 // addr returns the device address of d's first element (0 when empty).
 func addr(d *devBuffer) uint64 {
@@ -66,7 +67,7 @@ func addr(d *devBuffer) uint64 {
 // DevicePtr returns the device address of a buffer of this package and
 // true, or 0 and false for a buffer of another backend. An empty buffer
 // has address 0.
-func DevicePtr(b backend.Buffer) (uint64, bool) {
+func DevicePtr(b driver.Buffer) (uint64, bool) {
 	d, ok := b.(*devBuffer)
 	if !ok {
 		return 0, false
@@ -76,18 +77,18 @@ func DevicePtr(b backend.Buffer) (uint64, bool) {
 
 // buf returns x as a buffer of this backend, checking that it lives on its
 // device and was not freed.
-func (b *Backend) buf(op string, x backend.Buffer) *devBuffer {
-	return backend.LiveViewOf[*devHandle]("cuda", op, x, b.Device())
+func (b *Backend) buf(op string, x driver.Buffer) *devBuffer {
+	return driver.LiveViewOf[*devHandle]("cuda", op, x, b.Device())
 }
 
 // view returns x as a buffer of this backend, which may have been freed.
-func (b *Backend) view(op string, x backend.Buffer) *devBuffer {
-	return backend.ViewOf[*devHandle]("cuda", op, x, b.Device())
+func (b *Backend) view(op string, x driver.Buffer) *devBuffer {
+	return driver.ViewOf[*devHandle]("cuda", op, x, b.Device())
 }
 
 // Alloc returns a zeroed buffer of n elements in device memory. The memory
 // is freed by Free, or when no buffer refers to it any more.
-func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+func (b *Backend) Alloc(dt backend.DType, n int) (driver.Buffer, error) {
 	if n < 0 {
 		panic(fmt.Sprintf("cuda: Alloc of %d elements", n))
 	}
@@ -125,7 +126,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 // Free releases a buffer made by Alloc, after the work queued on the device
 // has finished. Freeing a view, an empty buffer or a freed buffer does
 // nothing.
-func (b *Backend) Free(x backend.Buffer) {
+func (b *Backend) Free(x driver.Buffer) {
 	d, ok := x.(*devBuffer)
 	if !ok || !d.Root || d.Mem == nil {
 		return
@@ -134,13 +135,13 @@ func (b *Backend) Free(x backend.Buffer) {
 }
 
 // Slice returns a view of elements [lo, hi) of x, sharing its memory.
-func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
+func (b *Backend) Slice(x driver.Buffer, lo, hi int) driver.Buffer {
 	return b.view("Slice", x).Slice("cuda", lo, hi)
 }
 
 // CopyFromHost copies dst.Len() elements from host memory at src into dst
 // and waits for the copy (after the work queued before it).
-func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+func (b *Backend) CopyFromHost(dst driver.Buffer, src unsafe.Pointer) error {
 	d := b.buf("CopyFromHost", dst)
 	if d.N == 0 {
 		return nil
@@ -152,7 +153,7 @@ func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 
 // CopyToHost copies src into host memory at dst, after the work queued
 // before it, and waits for the copy.
-func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+func (b *Backend) CopyToHost(dst unsafe.Pointer, src driver.Buffer) error {
 	s := b.buf("CopyToHost", src)
 	if s.N == 0 {
 		return nil
@@ -166,7 +167,7 @@ func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
 // src into dst on stream s (nil: the backend's stream) and returns at once.
 // src must be pinned host memory (AllocHost, or Go memory registered with
 // RegisterHost) that stays untouched until the copy is done.
-func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s backend.Stream) error {
+func (b *Backend) CopyFromHostAsync(dst driver.Buffer, src unsafe.Pointer, s driver.Stream) error {
 	d := b.buf("CopyFromHostAsync", dst)
 	if d.N == 0 {
 		return nil
@@ -181,7 +182,7 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s ba
 // (nil: the backend's stream) and returns at once. dst must be pinned host
 // memory (AllocHost, or Go memory registered with RegisterHost); wait for
 // the stream, or an event recorded after the copy, before reading it.
-func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s backend.Stream) error {
+func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src driver.Buffer, s driver.Stream) error {
 	sb := b.buf("CopyToHostAsync", src)
 	if sb.N == 0 {
 		return nil
@@ -194,7 +195,7 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s back
 
 // CopyAsync queues a copy of src into dst, two buffers of the same length
 // and type on this device, on stream s (nil: the backend's stream).
-func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
+func (b *Backend) CopyAsync(dst, src driver.Buffer, s driver.Stream) error {
 	d, sb := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
 	if d.Bytes() != sb.Bytes() {
 		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.Bytes(), d.Bytes()))
@@ -210,7 +211,7 @@ func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
 
 // streamOf returns the CUDA stream of s: the backend's own for nil. A
 // stream of another backend is a caller's mistake and panics.
-func (b *Backend) streamOf(s backend.Stream) C.CUstream {
+func (b *Backend) streamOf(s driver.Stream) C.CUstream {
 	if s == nil {
 		return b.stream.s
 	}
@@ -224,7 +225,7 @@ func (b *Backend) streamOf(s backend.Stream) C.CUstream {
 	return cs.s
 }
 
-// AllocPinned returns n bytes of pinned host memory (backend.Async); free
+// AllocPinned returns n bytes of pinned host memory (driver.Async); free
 // it with FreePinned.
 func (b *Backend) AllocPinned(n int) (unsafe.Pointer, error) {
 	h, err := b.AllocHost(n)
@@ -281,11 +282,11 @@ func (h *HostMemory) Bytes() []byte {
 
 // Buffer returns a host buffer of n elements of type dt over the start of
 // the memory, valid until Free; the CPU backend works on it.
-func (h *HostMemory) Buffer(dt backend.DType, n int) *backend.HostBuffer {
+func (h *HostMemory) Buffer(dt backend.DType, n int) *driver.HostBuffer {
 	if n < 0 || n*dt.Size() > h.bytes {
 		panic(fmt.Sprintf("cuda: a buffer of %d %v over %d bytes of pinned memory", n, dt, h.bytes))
 	}
-	return backend.NewHostBuffer(h.p, n, dt)
+	return driver.NewHostBuffer(h.p, n, dt)
 }
 
 // Free releases the memory; it must not be used afterwards.

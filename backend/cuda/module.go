@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Module is PTX (or a cubin) loaded on a device.
@@ -212,11 +212,11 @@ func (a *Args) DevicePtr(p uint64) *Args { return a.Uint64(p) }
 
 // Buffer appends the device address of a buffer of this package (8 bytes;
 // 0 for an empty buffer). It panics for a buffer of another backend, and,
-// with an error wrapping backend.ErrFreed, for a buffer whose allocation
+// with an error wrapping driver.ErrFreed, for a buffer whose allocation
 // was freed (a kernel must not be launched on it).
-func (a *Args) Buffer(b backend.Buffer) *Args {
+func (a *Args) Buffer(b driver.Buffer) *Args {
 	if f, ok := b.(interface{ Freed() bool }); ok && f.Freed() {
-		panic(fmt.Errorf("cuda: kernel argument: a buffer on %v whose allocation was freed: %w", b.Device(), backend.ErrFreed))
+		panic(fmt.Errorf("cuda: kernel argument: a buffer on %v whose allocation was freed: %w", b.Device(), driver.ErrFreed))
 	}
 	p, ok := DevicePtr(b)
 	if !ok {
@@ -226,7 +226,7 @@ func (a *Args) Buffer(b backend.Buffer) *Args {
 }
 
 // Scalar appends s at the size of its type: 1, 2, 4 or 8 bytes.
-func (a *Args) Scalar(s backend.Scalar) *Args {
+func (a *Args) Scalar(s driver.Scalar) *Args {
 	switch s.DType().Size() {
 	case 1:
 		return a.add([]byte{byte(s.Bits())})

@@ -164,8 +164,8 @@ func NVRTC() (version, path string, err error) {
 // driverMaxVersion returns the driver's CUDA version if the driver is
 // loaded, else 0. It does not load the driver.
 func driverMaxVersion() int {
-	if driverLoaded() && driver.version > 0 {
-		return driver.version
+	if driverLoaded() && libcuda.version > 0 {
+		return libcuda.version
 	}
 	return 0
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Launch configuration of the backend's kernels.
@@ -47,10 +48,10 @@ func jacobiGrid(rows, cols int) Dim3 {
 
 // fail panics for a failure of the driver in an operation that has no
 // error result (it happens only when the device is lost or a kernel
-// faulted), with a *backend.DeviceError as the panic's value, which
+// faulted), with a *driver.DeviceError as the panic's value, which
 // package dist's reductions return as an error on every rank.
 func fail(op string, err error) {
-	panic(&backend.DeviceError{Device: backend.Device{Kind: backend.CUDA}, Op: op, Err: err})
+	panic(&driver.DeviceError{Device: driver.Device{Kind: driver.CUDA}, Op: op, Err: err})
 }
 
 // launch launches the backend's kernel name on its stream.
@@ -65,58 +66,58 @@ func (b *Backend) launch(op, name string, grid, block Dim3, args *Args) {
 }
 
 // convert returns s as a scalar of type dt (unchanged if it is one).
-func convert(s backend.Scalar, dt backend.DType) backend.Scalar {
+func convert(s driver.Scalar, dt backend.DType) driver.Scalar {
 	if s.DType() == dt {
 		return s
 	}
 	switch dt {
 	case backend.Float32:
-		return backend.ScalarOf(backend.ValueOf[float32](s))
+		return driver.ScalarOf(driver.ValueOf[float32](s))
 	case backend.Float64:
-		return backend.ScalarOf(backend.ValueOf[float64](s))
+		return driver.ScalarOf(driver.ValueOf[float64](s))
 	case backend.Int32:
-		return backend.ScalarOf(backend.ValueOf[int32](s))
+		return driver.ScalarOf(driver.ValueOf[int32](s))
 	case backend.Int64:
-		return backend.ScalarOf(backend.ValueOf[int64](s))
+		return driver.ScalarOf(driver.ValueOf[int64](s))
 	case backend.Uint32:
-		return backend.ScalarOf(backend.ValueOf[uint32](s))
+		return driver.ScalarOf(driver.ValueOf[uint32](s))
 	case backend.Int8:
-		return backend.ScalarOf(backend.ValueOf[int8](s))
+		return driver.ScalarOf(driver.ValueOf[int8](s))
 	case backend.Int16:
-		return backend.ScalarOf(backend.ValueOf[int16](s))
+		return driver.ScalarOf(driver.ValueOf[int16](s))
 	case backend.Uint8:
-		return backend.ScalarOf(backend.ValueOf[uint8](s))
+		return driver.ScalarOf(driver.ValueOf[uint8](s))
 	case backend.Uint16:
-		return backend.ScalarOf(backend.ValueOf[uint16](s))
+		return driver.ScalarOf(driver.ValueOf[uint16](s))
 	default:
-		return backend.ScalarOf(backend.ValueOf[uint64](s))
+		return driver.ScalarOf(driver.ValueOf[uint64](s))
 	}
 }
 
 // scalarFromBits returns the scalar of type dt whose bits are the low
 // dt.Size() bytes of bits.
-func scalarFromBits(dt backend.DType, bits uint64) backend.Scalar {
+func scalarFromBits(dt backend.DType, bits uint64) driver.Scalar {
 	switch dt {
 	case backend.Float32:
-		return backend.ScalarOf(math.Float32frombits(uint32(bits)))
+		return driver.ScalarOf(math.Float32frombits(uint32(bits)))
 	case backend.Float64:
-		return backend.ScalarOf(math.Float64frombits(bits))
+		return driver.ScalarOf(math.Float64frombits(bits))
 	case backend.Int32:
-		return backend.ScalarOf(int32(uint32(bits)))
+		return driver.ScalarOf(int32(uint32(bits)))
 	case backend.Int64:
-		return backend.ScalarOf(int64(bits))
+		return driver.ScalarOf(int64(bits))
 	case backend.Uint32:
-		return backend.ScalarOf(uint32(bits))
+		return driver.ScalarOf(uint32(bits))
 	case backend.Int8:
-		return backend.ScalarOf(int8(uint8(bits)))
+		return driver.ScalarOf(int8(uint8(bits)))
 	case backend.Int16:
-		return backend.ScalarOf(int16(uint16(bits)))
+		return driver.ScalarOf(int16(uint16(bits)))
 	case backend.Uint8:
-		return backend.ScalarOf(uint8(bits))
+		return driver.ScalarOf(uint8(bits))
 	case backend.Uint16:
-		return backend.ScalarOf(uint16(bits))
+		return driver.ScalarOf(uint16(bits))
 	default:
-		return backend.ScalarOf(bits)
+		return driver.ScalarOf(bits)
 	}
 }
 
@@ -131,7 +132,7 @@ func sameShape(op string, bufs ...*devBuffer) {
 }
 
 // Fill sets every element of x to v.
-func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
+func (b *Backend) Fill(x driver.Buffer, v driver.Scalar) {
 	if x.DType().IsComplex() {
 		b.complexFill(x, v)
 		return
@@ -157,7 +158,7 @@ func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
 // Copy copies src into dst, two buffers of the same length and type on
 // this device. They may overlap (the copy then goes through a temporary
 // buffer).
-func (b *Backend) Copy(dst, src backend.Buffer) {
+func (b *Backend) Copy(dst, src driver.Buffer) {
 	d, s := b.buf("Copy", dst), b.buf("Copy", src)
 	sameShape("Copy", d, s)
 	if d.N == 0 || addr(d) == addr(s) {
@@ -182,7 +183,7 @@ func (b *Backend) Copy(dst, src backend.Buffer) {
 func overlap(a, c uint64, n int) bool { return a < c+uint64(n) && c < a+uint64(n) }
 
 // Scale multiplies x by a in place.
-func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
+func (b *Backend) Scale(x driver.Buffer, a driver.Scalar) {
 	if x.DType().IsComplex() {
 		b.complexScale(x, a)
 		return
@@ -196,7 +197,7 @@ func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
 }
 
 // Axpy sets y = a*x + y (a*x rounded before the addition, as on the CPU).
-func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
+func (b *Backend) Axpy(a driver.Scalar, x, y driver.Buffer) {
 	if y.DType().IsComplex() {
 		b.complexAxpy(a, x, y)
 		return
@@ -212,7 +213,7 @@ func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
 
 // Axpby sets y = a*x + b*y (each product rounded before the addition, as
 // on the CPU).
-func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+func (b *Backend) Axpby(a driver.Scalar, x driver.Buffer, c driver.Scalar, y driver.Buffer) {
 	if y.DType().IsComplex() {
 		b.complexAxpby(a, x, c, y)
 		return
@@ -228,15 +229,15 @@ func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y 
 
 // binaryNames are the kernels of the binary operations, by BinaryOp.
 var (
-	binaryNames       = [...]string{backend.Add: "add", backend.Sub: "sub", backend.Mul: "mul", backend.Div: "div"}
-	binaryScalarNames = [...]string{backend.Add: "adds", backend.Sub: "subs", backend.Mul: "muls", backend.Div: "divs"}
+	binaryNames       = [...]string{driver.Add: "add", driver.Sub: "sub", driver.Mul: "mul", driver.Div: "div"}
+	binaryScalarNames = [...]string{driver.Add: "adds", driver.Sub: "subs", driver.Mul: "muls", driver.Div: "divs"}
 )
 
 // Binary sets dst = x op y elementwise; dst may be x or y. Integer
 // division by zero panics with a message that starts "cuda: integer
 // division by zero", before any element is written.
-func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
-	if op < backend.Add || op > backend.Div {
+func (b *Backend) Binary(op driver.BinaryOp, dst, x, y driver.Buffer) {
+	if op < driver.Add || op > driver.Div {
 		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
 	}
 	if dst.DType().IsComplex() {
@@ -248,7 +249,7 @@ func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 	if dd.N == 0 {
 		return
 	}
-	if op == backend.Div && !dd.DT.IsFloat() {
+	if op == driver.Div && !dd.DT.IsFloat() {
 		b.checkDivisor(dy)
 	}
 	b.launch(op.String(), kernelName(binaryNames[op], dd.DT), elemGrid(dd.N), Dim3{X: blockSize},
@@ -257,8 +258,8 @@ func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
 
 // BinaryScalar sets dst = x op s elementwise; dst may be x. Integer
 // division by zero panics as in Binary.
-func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
-	if op < backend.Add || op > backend.Div {
+func (b *Backend) BinaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
+	if op < driver.Add || op > driver.Div {
 		panic(fmt.Sprintf("cuda: invalid BinaryOp %d", int(op)))
 	}
 	if dst.DType().IsComplex() {
@@ -268,7 +269,7 @@ func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s bac
 	dd, dx := b.buf(op.String(), dst), b.buf(op.String(), x)
 	sameShape(op.String(), dd, dx)
 	s = convert(s, dd.DT)
-	if op == backend.Div && !dd.DT.IsFloat() && s.Bits() == 0 {
+	if op == driver.Div && !dd.DT.IsFloat() && s.Bits() == 0 {
 		panic("cuda: integer division by zero (the scalar divisor is 0)")
 	}
 	if dd.N == 0 {
@@ -364,14 +365,14 @@ func (b *Backend) reduceWith(op, first, second string, n int, xs ...*devBuffer) 
 // reduced returns the result of Sum or Dot over elements of type dt: a
 // Float64 scalar for floats, Int64 for signed and Uint64 for unsigned
 // integers.
-func reduced(dt backend.DType, bits uint64) backend.Scalar {
+func reduced(dt backend.DType, bits uint64) driver.Scalar {
 	switch {
 	case dt.IsFloat():
-		return backend.ScalarOf(math.Float64frombits(bits))
+		return driver.ScalarOf(math.Float64frombits(bits))
 	case dt.IsSigned():
-		return backend.ScalarOf(int64(bits))
+		return driver.ScalarOf(int64(bits))
 	default:
-		return backend.ScalarOf(bits)
+		return driver.ScalarOf(bits)
 	}
 }
 
@@ -380,7 +381,7 @@ func reduced(dt backend.DType, bits uint64) backend.Scalar {
 // for signed and a Uint64 scalar for unsigned integers (wrapping). A
 // complex x gives a Complex128 scalar summed in the CPU backend's order
 // (complex.cu: its bits).
-func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
+func (b *Backend) Sum(x driver.Buffer) driver.Scalar {
 	if x.DType().IsComplex() {
 		return b.complexSum(x)
 	}
@@ -395,7 +396,7 @@ func (b *Backend) Sum(x backend.Buffer) backend.Scalar {
 // Products of float32 elements are formed in float64, exactly. Complex x
 // and y give a Complex128 scalar, x not conjugated, as the CPU backend's
 // (complex.cu: its bits).
-func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
+func (b *Backend) Dot(x, y driver.Buffer) driver.Scalar {
 	if x.DType().IsComplex() {
 		return b.complexDot("Dot", x, y, false)
 	}
@@ -408,7 +409,7 @@ func (b *Backend) Dot(x, y backend.Buffer) backend.Scalar {
 }
 
 // arg runs Argmin (op "argmin") or Argmax ("argmax").
-func (b *Backend) arg(op string, x backend.Buffer) (int, backend.Scalar) {
+func (b *Backend) arg(op string, x driver.Buffer) (int, driver.Scalar) {
 	d := b.buf(op, x)
 	if d.N == 0 {
 		return -1, scalarFromBits(d.DT, 0)
@@ -434,12 +435,12 @@ func (b *Backend) arg(op string, x backend.Buffer) (int, backend.Scalar) {
 // Argmin returns the index of the first smallest element of x and its value
 // (a Scalar of x's type), or -1 and a zero of x's type for an empty x. A NaN
 // counts as smaller than every number, so the first NaN wins.
-func (b *Backend) Argmin(x backend.Buffer) (int, backend.Scalar) { return b.arg("argmin", x) }
+func (b *Backend) Argmin(x driver.Buffer) (int, driver.Scalar) { return b.arg("argmin", x) }
 
 // Argmax returns the index of the first largest element of x and its value,
 // or -1 and a zero of x's type for an empty x. A NaN counts as larger than
 // every number, so the first NaN wins.
-func (b *Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return b.arg("argmax", x) }
+func (b *Backend) Argmax(x driver.Buffer) (int, driver.Scalar) { return b.arg("argmax", x) }
 
 // Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
 // float32 or float64 grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
@@ -447,7 +448,7 @@ func (b *Backend) Argmax(x backend.Buffer) (int, backend.Scalar) { return b.arg(
 // summed in that order (the CPU backend's results, bit for bit). Other
 // elements of dst are left as they are. It panics for integer grids, for
 // buffers shorter than rows*cols, and if dst and src overlap.
-func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+func (b *Backend) Jacobi5(dst, src driver.Buffer, rows, cols int) {
 	b.stencil("Jacobi5", "jacobi5", dst, src, rows, cols)
 }
 
@@ -456,12 +457,12 @@ func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
 // dst[i][j] = 4*src[i][j] - src[i-1][j] - src[i+1][j] - src[i][j-1] - src[i][j+1],
 // subtracted in that order (the CPU backend's results, bit for bit). Other
 // elements of dst are left as they are. It panics as Jacobi5 does.
-func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
+func (b *Backend) Laplace5(dst, src driver.Buffer, rows, cols int) {
 	b.stencil("Laplace5", "laplace5", dst, src, rows, cols)
 }
 
 // stencil checks the arguments of a 5-point stencil and launches it.
-func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols int) {
+func (b *Backend) stencil(op, kernel string, dst, src driver.Buffer, rows, cols int) {
 	d, s := b.checkGrid(op, dst, src, rows, cols)
 	if rows < 3 || cols < 3 {
 		return
@@ -473,7 +474,7 @@ func (b *Backend) stencil(op, kernel string, dst, src backend.Buffer, rows, cols
 // checkGrid panics unless dst and src are float grids of this device, of
 // one type, with at least rows*cols elements that do not overlap, and
 // returns them.
-func (b *Backend) checkGrid(op string, dst, src backend.Buffer, rows, cols int) (d, s *devBuffer) {
+func (b *Backend) checkGrid(op string, dst, src driver.Buffer, rows, cols int) (d, s *devBuffer) {
 	if rows < 0 || cols < 0 {
 		panic(fmt.Sprintf("cuda: %s of a %d x %d grid", op, rows, cols))
 	}

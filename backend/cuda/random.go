@@ -4,16 +4,17 @@ import (
 	_ "embed"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/rng"
 )
 
 // The CUDA backend fills buffers with package rng's random numbers on its
-// device, as a backend.RandomFiller, with the kernels of random.cu over
+// device, as a driver.RandomFiller, with the kernels of random.cu over
 // rng's philox.cuh: uniform deviates and integers are rng's bit for bit,
 // normal deviates agree with rng's to the accuracy of the device's log,
 // sqrt and cos (about 1e-14 relative; float32 normals are that value
 // rounded to float32).
-var _ backend.RandomFiller = (*Backend)(nil)
+var _ driver.RandomFiller = (*Backend)(nil)
 
 // randomSource is rng's philox.cuh followed by random.cu, which
 // KernelSource appends after convert.cu.
@@ -39,17 +40,17 @@ func randomEntries() []string {
 // FillRandom sets runs runs of n elements of dst to rng's fill f of the
 // global elements first + r*stride + j, on the device: one kernel, one
 // thread per element.
-func (b *Backend) FillRandom(dst backend.Buffer, f backend.RandomFill, runs, n int, first, stride uint64) {
+func (b *Backend) FillRandom(dst driver.Buffer, f driver.RandomFill, runs, n int, first, stride uint64) {
 	d := b.buf("FillRandom", dst)
-	backend.CheckRandom(dst, f, runs, n)
+	driver.CheckRandom(dst, f, runs, n)
 	total := runs * n
 	if total == 0 {
 		return
 	}
 	args := (&Args{}).Int64(int64(total)).Int64(int64(n)).Buffer(dst).Uint64(f.Seed).Uint64(f.Draw).Uint64(first).Uint64(stride)
-	if f.Kind == backend.RandomInts {
+	if f.Kind == driver.RandomInts {
 		b.launch("FillRandom", kernelName("randi", d.DT), elemGrid(total), Dim3{X: blockSize}, args.Uint64(f.Lo).Uint64(f.Span))
 		return
 	}
-	b.launch("FillRandom", kernelName("randf", d.DT), elemGrid(total), Dim3{X: blockSize}, args.Int32(flag(f.Kind == backend.RandomNormal)))
+	b.launch("FillRandom", kernelName("randf", d.DT), elemGrid(total), Dim3{X: blockSize}, args.Int32(flag(f.Kind == driver.RandomNormal)))
 }

@@ -7,11 +7,12 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend runs the local steps of a sample sort (dist.Sort) and
 // the gathers of dist's slicing and Redistribute packs on its device, as a
-// backend.Sorter, with the kernels of sort.cu: a CUDA array's keys never
+// driver.Sorter, with the kernels of sort.cu: a CUDA array's keys never
 // go through the host. The results are the CPU backend's bit for bit: the
 // order of cmp.Compare (NaNs first, -0 equal to +0), stable, keys moved
 // with their own bits.
@@ -29,7 +30,7 @@ import (
 // the device (one thread each); its splitters go to the device and its
 // cuts come back, a few words each. Take is one gather kernel, its
 // positions uploaded once per call.
-var _ backend.Sorter = (*Backend)(nil)
+var _ driver.Sorter = (*Backend)(nil)
 
 // sortSource is sort.cu, which KernelSource appends after fft.cu.
 //
@@ -71,7 +72,7 @@ func takeName(size int) string { return "xp_take_b" + strconv.Itoa(size) }
 
 // sortKeys returns x as a buffer of keys of this backend, panicking for a
 // complex type, which has no order.
-func (b *Backend) sortKeys(op string, x backend.Buffer) *devBuffer {
+func (b *Backend) sortKeys(op string, x driver.Buffer) *devBuffer {
 	d := b.buf(op, x)
 	if d.DT.IsComplex() {
 		panic(fmt.Sprintf("cuda: %s of %v keys: complex numbers have no order", op, d.DT))
@@ -81,7 +82,7 @@ func (b *Backend) sortKeys(op string, x backend.Buffer) *devBuffer {
 
 // sortIndex returns x as an Int64 buffer of n elements of this backend,
 // or nil for a nil x.
-func (b *Backend) sortIndex(op, what string, x backend.Buffer, n int) *devBuffer {
+func (b *Backend) sortIndex(op, what string, x driver.Buffer, n int) *devBuffer {
 	if x == nil {
 		return nil
 	}
@@ -103,7 +104,7 @@ func sortAddr(d *devBuffer) uint64 {
 // orderBits returns the image of s, a key of type dt, under sort.cu's
 // order-preserving map (xp_order): an unsigned integer of dt's width that
 // orders as cmp.Compare orders the keys.
-func orderBits(dt backend.DType, s backend.Scalar) uint64 {
+func orderBits(dt backend.DType, s driver.Scalar) uint64 {
 	w := 8 * dt.Size()
 	sign := uint64(1) << (w - 1)
 	all := ^uint64(0) >> (64 - w)
@@ -135,10 +136,10 @@ func orderBits(dt backend.DType, s backend.Scalar) uint64 {
 // of the tiles, and for SortByKey room for the keys and indices of
 // alternate passes.
 type sortScratch struct {
-	buf                      backend.Buffer // Uint8
-	partials, result, counts uint64         // device addresses
-	keys, index              uint64         // 0 when absent
-	keysOff, keysBytes       int            // the keys' region, as bytes of buf
+	buf                      driver.Buffer // Uint8
+	partials, result, counts uint64        // device addresses
+	keys, index              uint64        // 0 when absent
+	keysOff, keysBytes       int           // the keys' region, as bytes of buf
 }
 
 // sortTiles returns the number of tiles of n keys.
@@ -242,7 +243,7 @@ func (b *Backend) copyBytes(op string, dst, src *devBuffer) {
 // back 16 bytes (the digits in which the keys differ), so it waits for the
 // work queued before it. It panics for complex keys and for an index of
 // another type or length.
-func (b *Backend) SortByKey(keys, index backend.Buffer, base int64) {
+func (b *Backend) SortByKey(keys, index driver.Buffer, base int64) {
 	const op = "SortByKey"
 	k := b.sortKeys(op, keys)
 	ix := b.sortIndex(op, "index", index, k.N)
@@ -279,7 +280,7 @@ func (b *Backend) SortByKey(keys, index backend.Buffer, base int64) {
 // and for the work queued before it. It panics if the types differ, if
 // pos is longer than dst, if a position is outside src, or if dst's
 // written part and src share memory.
-func (b *Backend) Take(dst, src backend.Buffer, pos []int) {
+func (b *Backend) Take(dst, src driver.Buffer, pos []int) {
 	const op = "Take"
 	d, s := b.buf(op, dst), b.buf(op, src)
 	if d.DT != s.DT {
@@ -314,12 +315,12 @@ func (b *Backend) Take(dst, src backend.Buffer, pos []int) {
 
 // Cut returns, for each splitter j, the number of leading elements of the
 // sorted keys that come before (splitKeys[j], splitIdx[j]) in (key,
-// index) order, element i having index base+i (see backend.Sorter): one
+// index) order, element i having index base+i (see driver.Sorter): one
 // binary search per splitter on the device, a thread each. The splitters
 // go to the device mapped to sort.cu's order, and the cuts come back: 16
 // bytes each way per splitter. It waits for the work queued before it. It
 // panics for complex keys and if splitKeys and splitIdx differ in length.
-func (b *Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scalar, splitIdx []int64) []int {
+func (b *Backend) Cut(keys driver.Buffer, base int64, splitKeys []driver.Scalar, splitIdx []int64) []int {
 	const op = "Cut"
 	k := b.sortKeys(op, keys)
 	m := len(splitKeys)
@@ -362,11 +363,11 @@ func (b *Backend) Cut(keys backend.Buffer, base int64, splitKeys []backend.Scala
 // queued before it. It panics, as the CPU backend's does, for lengths that
 // differ or bounds that do not ascend from 0 to len(keys), and for complex
 // keys.
-func (b *Backend) MergeRuns(dst, dstIndex, keys, index backend.Buffer, bounds []int) {
+func (b *Backend) MergeRuns(dst, dstIndex, keys, index driver.Buffer, bounds []int) {
 	const op = "MergeRuns"
 	d, k := b.sortKeys(op, dst), b.sortKeys(op, keys)
 	n := k.N
-	lenOf := func(x backend.Buffer) int {
+	lenOf := func(x driver.Buffer) int {
 		if x == nil {
 			return 0
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // sortParamSizes returns the sizes in bytes of the parameters of sort.cu's
@@ -46,7 +47,7 @@ func TestSortParamSizes(t *testing.T) {
 func orderKeys[T backend.Element](vals ...T) []backend.Scalar {
 	out := make([]backend.Scalar, len(vals))
 	for i, v := range vals {
-		out[i] = backend.ScalarOf(v)
+		out[i] = driver.ScalarOf(v)
 	}
 	return out
 }
@@ -67,7 +68,7 @@ func TestOrderBits(t *testing.T) {
 			func(a, b backend.Scalar) int { return cmp.Compare(a.Float64(), b.Float64()) }},
 		{orderKeys(nan32, negNaN32, float32(math.Inf(-1)), -math.MaxFloat32, -1, -math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1)), 0, math.SmallestNonzeroFloat32, 1, math.MaxFloat32, float32(math.Inf(1))),
 			func(a, b backend.Scalar) int {
-				return cmp.Compare(backend.ValueOf[float32](a), backend.ValueOf[float32](b))
+				return cmp.Compare(driver.ValueOf[float32](a), driver.ValueOf[float32](b))
 			}},
 		{orderKeys[int64](math.MinInt64, -1, 0, 1, math.MaxInt64), func(a, b backend.Scalar) int { return cmp.Compare(a.Int64(), b.Int64()) }},
 		{orderKeys[int32](math.MinInt32, -1, 0, 1, math.MaxInt32), func(a, b backend.Scalar) int { return cmp.Compare(a.Int64(), b.Int64()) }},

@@ -12,9 +12,10 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
-// TestGPUSort checks the CUDA backend's backend.Sorter (sort.cu) against
+// TestGPUSort checks the CUDA backend's driver.Sorter (sort.cu) against
 // the CPU backend's, which dist's and algorithms' tests check against
 // slices.SortStableFunc with cmp.Compare: SortByKey (with and without the
 // index), Cut and MergeRuns must give the CPU's results bit for bit (NaN
@@ -67,7 +68,7 @@ func sortSizesOn(b *cuda.Backend) []int {
 
 // bitsOf returns the bits of v (both words of a complex128).
 func bitsOf[T backend.Numeric](v T) [2]uint64 {
-	s := backend.ScalarOf(v)
+	s := driver.ScalarOf(v)
 	return [2]uint64{s.Bits(), s.HiBits()}
 }
 
@@ -149,8 +150,8 @@ func sortPatterns[T backend.Element](n int, seed uint64) map[string][]T {
 
 func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
-	var host backend.Sorter = cpu.Default
-	dev := backend.Backend(b).(backend.Sorter)
+	var host driver.Sorter = cpu.Default
+	dev := backend.Backend(b).(driver.Sorter)
 	for si, n := range sortSizesOn(b) {
 		if n > 2*1024 && emulated(b) && dt.Size() < 8 && dt != backend.Float32 {
 			// The emulation's time: several tiles are sorted for the
@@ -173,7 +174,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 
 			// SortByKey without and with the index.
 			want := slices.Clone(in)
-			host.SortByKey(backend.HostBufferOf(want), nil, 0)
+			host.SortByKey(driver.HostBufferOf(want), nil, 0)
 			d := upload(t, b, in)
 			dev.SortByKey(d, nil, 0)
 			if i := sameSlices(download[T](t, b, d), want); i >= 0 {
@@ -183,7 +184,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 			const base = -3
 			wantIdx := make([]int64, n)
 			want = slices.Clone(in)
-			host.SortByKey(backend.HostBufferOf(want), backend.HostBufferOf(wantIdx), base)
+			host.SortByKey(driver.HostBufferOf(want), driver.HostBufferOf(wantIdx), base)
 			d, di := upload(t, b, in), upload(t, b, make([]int64, n))
 			dev.SortByKey(d, di, base)
 			if i := sameSlices(download[T](t, b, d), want); i >= 0 {
@@ -198,7 +199,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 			if n > 0 {
 				var sk []backend.Scalar
 				var sx []int64
-				add := func(k T, idx int64) { sk, sx = append(sk, backend.ScalarOf(k)), append(sx, idx) }
+				add := func(k T, idx int64) { sk, sx = append(sk, driver.ScalarOf(k)), append(sx, idx) }
 				add(want[0], math.MinInt64)
 				for j := 0; j < 7; j++ {
 					i := j * n / 7
@@ -212,7 +213,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 				for i := range ord {
 					ord[i] = i
 				}
-				keyOf := func(i int) T { return backend.ValueOf[T](sk[i]) }
+				keyOf := func(i int) T { return driver.ValueOf[T](sk[i]) }
 				slices.SortStableFunc(ord, func(x, y int) int {
 					if c := compareKeys(keyOf(x), keyOf(y)); c != 0 {
 						return c
@@ -223,7 +224,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 				for i, o := range ord {
 					sk2[i], sx2[i] = sk[o], sx[o]
 				}
-				hc := host.Cut(backend.HostBufferOf(want), 5, sk2, sx2)
+				hc := host.Cut(driver.HostBufferOf(want), 5, sk2, sx2)
 				dc := dev.Cut(d, 5, sk2, sx2)
 				if !slices.Equal(hc, dc) {
 					t.Errorf("%s: Cut %v on the GPU, %v on the CPU", what, dc, hc)
@@ -247,8 +248,8 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 			runs := slices.Clone(in)
 			idx := make([]int64, n)
 			for k := 0; k+1 < len(bounds); k++ {
-				run := backend.HostBufferOf(runs[bounds[k]:bounds[k+1]])
-				host.SortByKey(run, backend.HostBufferOf(idx[bounds[k]:bounds[k+1]]), int64(1000*k))
+				run := driver.HostBufferOf(runs[bounds[k]:bounds[k+1]])
+				host.SortByKey(run, driver.HostBufferOf(idx[bounds[k]:bounds[k+1]]), int64(1000*k))
 			}
 			for _, withIndex := range []bool{false, true} {
 				hk, hi := slices.Clone(runs), slices.Clone(idx)
@@ -256,10 +257,10 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 				dk, dix := upload(t, b, runs), upload(t, b, idx)
 				dd, ddi := upload(t, b, make([]T, n)), upload(t, b, make([]int64, n))
 				if withIndex {
-					host.MergeRuns(backend.HostBufferOf(hd), backend.HostBufferOf(hdi), backend.HostBufferOf(hk), backend.HostBufferOf(hi), bounds)
+					host.MergeRuns(driver.HostBufferOf(hd), driver.HostBufferOf(hdi), driver.HostBufferOf(hk), driver.HostBufferOf(hi), bounds)
 					dev.MergeRuns(dd, ddi, dk, dix, bounds)
 				} else {
-					host.MergeRuns(backend.HostBufferOf(hd), nil, backend.HostBufferOf(hk), nil, bounds)
+					host.MergeRuns(driver.HostBufferOf(hd), nil, driver.HostBufferOf(hk), nil, bounds)
 					dev.MergeRuns(dd, nil, dk, nil, bounds)
 				}
 				got := download[T](t, b, dd)
@@ -269,7 +270,7 @@ func gpuSort[T backend.Element](t *testing.T, b *cuda.Backend) {
 				if gi := download[int64](t, b, ddi); withIndex && !slices.Equal(gi, hdi) {
 					t.Errorf("%s: MergeRuns of runs %v: index %v on the GPU, %v on the CPU", what, bounds, head(gi), head(hdi))
 				}
-				for _, x := range []backend.Buffer{dk, dix, dd, ddi} {
+				for _, x := range []driver.Buffer{dk, dix, dd, ddi} {
 					b.Free(x)
 				}
 			}
@@ -339,7 +340,7 @@ func gpuTake[T backend.Numeric](t *testing.T, b *cuda.Backend) {
 				dstInit[i] = src[i%n]
 			}
 			copy(want, dstInit)
-			cpu.Default.Take(backend.HostBufferOf(want), backend.HostBufferOf(src), pos)
+			cpu.Default.Take(driver.HostBufferOf(want), driver.HostBufferOf(src), pos)
 			ds, dd := upload(t, b, src), upload(t, b, dstInit)
 			b.Take(dd, ds, pos)
 			got := download[T](t, b, dd)
@@ -360,7 +361,7 @@ func gpuSortPanics(t *testing.T, b *cuda.Backend) {
 	i64 := upload(t, b, []int64{0, 0})
 	dst := upload(t, b, []float64{0, 0, 0})
 	defer func() {
-		for _, x := range []backend.Buffer{f, c, i32, i64, dst} {
+		for _, x := range []driver.Buffer{f, c, i32, i64, dst} {
 			b.Free(x)
 		}
 	}()
@@ -376,7 +377,7 @@ func gpuSortPanics(t *testing.T, b *cuda.Backend) {
 		{"take negative", "cuda: Take: position -1", func() { b.Take(dst, f, []int{-1}) }},
 		{"take long", "cuda: Take of 4 positions into 3 elements", func() { b.Take(dst, f, []int{0, 0, 0, 0}) }},
 		{"take overlap", "cuda: Take with dst and src in the same memory", func() { b.Take(f, f, []int{2, 1}) }},
-		{"cut lengths", "cuda: Cut with 1 splitter keys and 0 indices", func() { b.Cut(f, 0, []backend.Scalar{backend.ScalarOf(1.0)}, nil) }},
+		{"cut lengths", "cuda: Cut with 1 splitter keys and 0 indices", func() { b.Cut(f, 0, []backend.Scalar{driver.ScalarOf(1.0)}, nil) }},
 		{"merge bounds", "cuda: MergeRuns with bounds [0 2] for 3 keys", func() { b.MergeRuns(dst, nil, f, nil, []int{0, 2}) }},
 		{"merge descending", "cuda: MergeRuns with bounds [0 2 1 3]", func() { b.MergeRuns(dst, nil, f, nil, []int{0, 2, 1, 3}) }},
 		{"merge index", "cuda: MergeRuns of 3 float64 keys and 2 indices into 3 float64 and 0", func() { b.MergeRuns(dst, nil, f, i64, []int{0, 3}) }},

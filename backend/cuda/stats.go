@@ -7,10 +7,11 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend reduces along an axis and computes dist's statistics on
-// its device, as a backend.AxisReducer and a backend.StatsReducer, with the
+// its device, as a driver.AxisReducer and a driver.StatsReducer, with the
 // kernels of stats.cu. Every result is the CPU backend's bit for bit: the
 // kernels take their floating-point operations in the CPU backend's order
 // (one thread per line along the axis, in the order of k; Moments by the
@@ -18,10 +19,10 @@ import (
 // by one thread), and count and multiply integers exactly. No float is
 // added with an atomic operation. SumAxis, CastSums and ScanAxis take
 // complex buffers too (complex.cu's kernels, in the same order: the CPU's
-// bits), as the backend is a backend.ComplexKernels.
+// bits), as the backend is a driver.ComplexKernels.
 var (
-	_ backend.AxisReducer  = (*Backend)(nil)
-	_ backend.StatsReducer = (*Backend)(nil)
+	_ driver.AxisReducer  = (*Backend)(nil)
+	_ driver.StatsReducer = (*Backend)(nil)
 )
 
 // statsSource is stats.cu, which KernelSource appends after math.cu.
@@ -68,7 +69,7 @@ func flag(v bool) int32 {
 }
 
 // ptrOrNil returns the device address of x, or 0 for a nil x.
-func (b *Backend) ptrOrNil(op string, x backend.Buffer) uint64 {
+func (b *Backend) ptrOrNil(op string, x driver.Buffer) uint64 {
 	if x == nil {
 		return 0
 	}
@@ -78,7 +79,7 @@ func (b *Backend) ptrOrNil(op string, x backend.Buffer) uint64 {
 // temp allocates n elements of type dt on the device for an operation's
 // intermediate results; it panics (as the operation has no error result)
 // if the device is out of memory.
-func (b *Backend) temp(op string, dt backend.DType, n int) backend.Buffer {
+func (b *Backend) temp(op string, dt backend.DType, n int) driver.Buffer {
 	t, err := b.Alloc(dt, n)
 	if err != nil {
 		fail(op, err)
@@ -88,7 +89,7 @@ func (b *Backend) temp(op string, dt backend.DType, n int) backend.Buffer {
 
 // read copies a device buffer of 8-byte elements to out, after the work
 // queued before it.
-func (b *Backend) read(op string, out []uint64, x backend.Buffer) {
+func (b *Backend) read(op string, out []uint64, x driver.Buffer) {
 	if len(out) == 0 {
 		return
 	}
@@ -99,13 +100,13 @@ func (b *Backend) read(op string, out []uint64, x backend.Buffer) {
 
 // lineBuf is a buffer of per-line values (nil: none) and its type.
 type lineBuf struct {
-	x  backend.Buffer
+	x  driver.Buffer
 	dt backend.DType
 }
 
 // lines checks the pre x n x post view of src and the buffers of per-line
 // results (pre*post elements of the given types), and returns src.
-func (b *Backend) lines(op string, src backend.Buffer, pre, n, post int, outs ...lineBuf) *devBuffer {
+func (b *Backend) lines(op string, src driver.Buffer, pre, n, post int, outs ...lineBuf) *devBuffer {
 	if pre < 0 || n < 0 || post < 0 {
 		panic(fmt.Sprintf("cuda: %s of %d x %d x %d elements", op, pre, n, post))
 	}
@@ -130,7 +131,7 @@ func (b *Backend) lines(op string, src backend.Buffer, pre, n, post int, outs ..
 // Float64 dst for floating-point src (the CPU backend's bits), wrapping in
 // src's type for integers, and for complex src into a Complex128 dst, each
 // part in float64 (the CPU's bits; squares must be false).
-func (b *Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares bool) {
+func (b *Backend) SumAxis(dst, src driver.Buffer, pre, n, post int, squares bool) {
 	dt := src.DType()
 	acc := dt
 	switch {
@@ -154,7 +155,7 @@ func (b *Backend) SumAxis(dst, src backend.Buffer, pre, n, post int, squares boo
 // rounded to dst's type, or to their square roots (correctly rounded) if
 // sqrt; a complex dst to the Complex128 sums of acc rounded part by part
 // (sqrt false). It panics for an integer dst.
-func (b *Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
+func (b *Backend) CastSums(dst, acc driver.Buffer, sqrt bool) {
 	d, a := b.buf("CastSums", dst), b.buf("CastSums", acc)
 	want := backend.Float64
 	if d.DT.IsComplex() {
@@ -174,7 +175,7 @@ func (b *Backend) CastSums(dst, acc backend.Buffer, sqrt bool) {
 // first smallest (largest, if max) of src[i][k][j] over k and offset+k, in
 // the order of algorithms.Better (a NaN beats every number); -1 and a zero
 // where n is 0. One thread runs each line.
-func (b *Backend) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, offset int64, max bool) {
+func (b *Backend) ExtremeAxis(vals, idx, src driver.Buffer, pre, n, post int, offset int64, max bool) {
 	dt := src.DType()
 	s := b.lines("ExtremeAxis", src, pre, n, post, lineBuf{vals, dt}, lineBuf{idx, backend.Int64})
 	if pre*post == 0 {
@@ -188,7 +189,7 @@ func (b *Backend) ExtremeAxis(vals, idx, src backend.Buffer, pre, n, post int, o
 // CombineExtremes sets vals and idx (m elements each) to the best of p
 // partial results, allVals and allIdx (p x m, one row per part), in the
 // order of algorithms.Better. It panics if p < 1 or the buffers are short.
-func (b *Backend) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p int, max bool) {
+func (b *Backend) CombineExtremes(vals, idx, allVals, allIdx driver.Buffer, p int, max bool) {
 	v, ix := b.buf("CombineExtremes", vals), b.buf("CombineExtremes", idx)
 	av, ai := b.buf("CombineExtremes", allVals), b.buf("CombineExtremes", allIdx)
 	m := v.N
@@ -209,7 +210,7 @@ func (b *Backend) CombineExtremes(vals, idx, allVals, allIdx backend.Buffer, p i
 // the chunks' sums added pairwise by one thread): the CPU's bits. The
 // three results come back to the host together, after the work queued
 // before.
-func (b *Backend) Moments(x backend.Buffer) (sum, dev, m2 float64) {
+func (b *Backend) Moments(x driver.Buffer) (sum, dev, m2 float64) {
 	d := b.buf("Moments", x)
 	if d.N == 0 {
 		return 0, 0, 0
@@ -235,7 +236,7 @@ func (b *Backend) Moments(x backend.Buffer) (sum, dev, m2 float64) {
 // MomentsAxis sets mom (Float64, 3*pre*post elements: the sums, then the
 // devs, then the m2s) to the Moments of each line src[i][.][j], one thread
 // per line in the order of k, as the CPU backend computes them (its bits).
-func (b *Backend) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
+func (b *Backend) MomentsAxis(mom, src driver.Buffer, pre, n, post int) {
 	s := b.lines("MomentsAxis", src, pre, n, post)
 	md := b.buf("MomentsAxis", mom)
 	if md.DT != backend.Float64 || md.N < 3*pre*post {
@@ -253,7 +254,7 @@ func (b *Backend) MomentsAxis(mom, src backend.Buffer, pre, n, post int) {
 // backend combines them (its bits), one thread per line. The counts go to
 // the device as kernel input (a small copy of len(counts) integers, not of
 // the array's elements).
-func (b *Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
+func (b *Backend) CombineMoments(mom, all driver.Buffer, counts []int) {
 	md, ad := b.buf("CombineMoments", mom), b.buf("CombineMoments", all)
 	p := len(counts)
 	m := md.N / 3
@@ -264,7 +265,7 @@ func (b *Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
 		return
 	}
 	if p == 0 {
-		b.Fill(md, backend.ScalarOf(0.0))
+		b.Fill(md, driver.ScalarOf(0.0))
 		return
 	}
 	c := make([]int64, p)
@@ -285,7 +286,7 @@ func (b *Backend) CombineMoments(mom, all backend.Buffer, counts []int) {
 // bits, overflows and NaNs included; the cost is serial); for integers an
 // Int64 or Uint64 scalar that wraps, from a parallel product (exact in any
 // order). 1 for an empty x. It waits for the work queued before it.
-func (b *Backend) Prod(x backend.Buffer) backend.Scalar {
+func (b *Backend) Prod(x driver.Buffer) driver.Scalar {
 	d := b.buf("Prod", x)
 	if d.N == 0 {
 		return reduced(d.DT, oneBits(d.DT))
@@ -313,7 +314,7 @@ func oneBits(dt backend.DType) uint64 {
 // CountNonzero returns the number of elements of x that are not zero (a
 // NaN is not zero), counted exactly on the device. It waits for the work
 // queued before it.
-func (b *Backend) CountNonzero(x backend.Buffer) int {
+func (b *Backend) CountNonzero(x driver.Buffer) int {
 	d := b.buf("CountNonzero", x)
 	if d.N == 0 {
 		return 0
@@ -323,10 +324,10 @@ func (b *Backend) CountNonzero(x backend.Buffer) int {
 
 // Histogram adds to counts the number of elements of x in each of
 // len(counts) equal-width bins over [lo, hi], with NumPy's rule (see
-// backend.StatsReducer), counted on the device with 64-bit integer
+// driver.StatsReducer), counted on the device with 64-bit integer
 // atomics (exact); the bins' counts come back to the host. It panics
 // unless lo < hi, both finite.
-func (b *Backend) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
+func (b *Backend) Histogram(counts []int64, x driver.Buffer, lo, hi float64) {
 	d := b.buf("Histogram", x)
 	if !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		panic(fmt.Sprintf("cuda: Histogram over [%v, %v]", lo, hi))
@@ -352,7 +353,7 @@ func (b *Backend) Histogram(counts []int64, x backend.Buffer, lo, hi float64) {
 // part, complex products Go's), one thread per line: the CPU backend's
 // bits. last (if not nil) gets the value at the end of each line; dst may
 // be nil.
-func (b *Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post int, prod bool) {
+func (b *Backend) ScanAxis(dst, last, src, carry driver.Buffer, pre, n, post int, prod bool) {
 	dt := src.DType()
 	s := b.lines("ScanAxis", src, pre, n, post, lineBuf{last, dt}, lineBuf{carry, dt})
 	if dst != nil {
@@ -372,7 +373,7 @@ func (b *Backend) ScanAxis(dst, last, src, carry backend.Buffer, pre, n, post in
 
 // Ratio sets dst[i] (Float64) to num[i]/den (Float64), or to its square
 // root (correctly rounded) if sqrt: the CPU backend's bits.
-func (b *Backend) Ratio(dst, num backend.Buffer, den float64, sqrt bool) {
+func (b *Backend) Ratio(dst, num driver.Buffer, den float64, sqrt bool) {
 	d, x := b.buf("Ratio", dst), b.buf("Ratio", num)
 	if d.DT != backend.Float64 || x.DT != backend.Float64 || x.N < d.N {
 		panic(fmt.Sprintf("cuda: Ratio of %d %v into %d %v", x.N, x.DT, d.N, d.DT))

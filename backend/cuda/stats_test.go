@@ -9,6 +9,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestGPUStats checks the CUDA backend's AxisReducer and StatsReducer
@@ -66,14 +67,14 @@ func statsInputs[T backend.Element](n int, special bool, seed uint64) []T {
 
 // sameBits reports whether a and b have the same bits, or are two NaNs.
 func sameBits[T backend.Element](a, b T) bool {
-	return backend.ScalarOf(a).Bits() == backend.ScalarOf(b).Bits() || (a != a && b != b)
+	return driver.ScalarOf(a).Bits() == driver.ScalarOf(b).Bits() || (a != a && b != b)
 }
 
 // compareBuf checks that the device buffer d holds the host buffer h's
 // elements, bit for bit.
-func compareBuf[T backend.Element](t *testing.T, b *cuda.Backend, what string, d, h backend.Buffer) {
+func compareBuf[T backend.Element](t *testing.T, b *cuda.Backend, what string, d, h driver.Buffer) {
 	t.Helper()
-	got, want := download[T](t, b, d), backend.HostSlice[T](h)
+	got, want := download[T](t, b, d), driver.HostSlice[T](h)
 	for i := range want {
 		if !sameBits(got[i], want[i]) {
 			t.Errorf("%s: element %d: %v on the GPU, %v on the CPU", what, i, got[i], want[i])
@@ -83,10 +84,10 @@ func compareBuf[T backend.Element](t *testing.T, b *cuda.Backend, what string, d
 }
 
 // pair is a buffer on the host and its copy on the device.
-type pair struct{ h, d backend.Buffer }
+type pair struct{ h, d driver.Buffer }
 
 func newPair[T backend.Numeric](t *testing.T, b *cuda.Backend, x []T) pair {
-	return pair{backend.HostBufferOf(append([]T(nil), x...)), upload(t, b, x)}
+	return pair{driver.HostBufferOf(append([]T(nil), x...)), upload(t, b, x)}
 }
 
 // filled returns a pair of n elements of T, all v (the CPU backend writes
@@ -105,8 +106,8 @@ var statsShapes = [][3]int{{1, 0, 1}, {0, 3, 2}, {3, 0, 2}, {1, 1, 1}, {1, 7, 1}
 func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
 	var c backend.Backend = cpu.Default
-	hostAR, devAR := c.(backend.AxisReducer), backend.Backend(b).(backend.AxisReducer)
-	hostSR, devSR := c.(backend.StatsReducer), backend.Backend(b).(backend.StatsReducer)
+	hostAR, devAR := c.(driver.AxisReducer), backend.Backend(b).(driver.AxisReducer)
+	hostSR, devSR := c.(driver.StatsReducer), backend.Backend(b).(driver.StatsReducer)
 	acc := dt
 	if dt.IsFloat() {
 		acc = backend.Float64
@@ -151,7 +152,7 @@ func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 				compareBuf[T](t, b, what+" values", vals.d, vals.h)
 				compareBuf[int64](t, b, what+" indices", idx.d, idx.h)
 
-				hv, hi := backend.HostSlice[T](vals.h), backend.HostSlice[int64](idx.h)
+				hv, hi := driver.HostSlice[T](vals.h), driver.HostSlice[int64](idx.h)
 				av := append(append(append([]T(nil), hv...), make([]T, m)...), hv...)
 				ai := append(append([]int64(nil), hi...), make([]int64, m)...)
 				for j := range hi {
@@ -193,7 +194,7 @@ func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 							if !withDst && !withLast {
 								continue
 							}
-							var hd, dd, hl, dl, hc, dc backend.Buffer
+							var hd, dd, hl, dl, hc, dc driver.Buffer
 							var dst, last pair
 							if withDst {
 								dst = filled[T](t, b, pre*n*post, 11)
@@ -279,7 +280,7 @@ func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 			}
 			ps := newPair(t, b, px)
 			if got, want := devSR.Prod(ps.d), hostSR.Prod(ps.h); got.DType() != want.DType() || !sameBits(got.Bits(), want.Bits()) &&
-				!(math.IsNaN(backend.ValueOf[float64](got)) && math.IsNaN(backend.ValueOf[float64](want))) {
+				!(math.IsNaN(driver.ValueOf[float64](got)) && math.IsNaN(driver.ValueOf[float64](want))) {
 				t.Errorf("%s Prod: %v (%v) on the GPU, %v (%v) on the CPU", name, got, got.DType(), want, want.DType())
 			}
 
@@ -305,7 +306,7 @@ func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 				// The edges and their neighbours, where the bin from
 				// (v-lo)*norm needs the correction up or down.
 				for _, h := range hists {
-					for _, e := range backend.HistogramEdges(h.bins, h.lo, h.hi) {
+					for _, e := range driver.HistogramEdges(h.bins, h.lo, h.hi) {
 						hx = append(hx, T(e), T(math.Nextafter(e, math.Inf(1))), T(math.Nextafter(e, math.Inf(-1))))
 					}
 				}
@@ -333,7 +334,7 @@ func gpuStats[T backend.Element](t *testing.T, b *cuda.Backend) {
 // numerators, zeros and a zero denominator.
 func gpuRatio(t *testing.T, b *cuda.Backend) {
 	var c backend.Backend = cpu.Default
-	hostSR, devSR := c.(backend.StatsReducer), backend.Backend(b).(backend.StatsReducer)
+	hostSR, devSR := c.(driver.StatsReducer), backend.Backend(b).(driver.StatsReducer)
 	for _, n := range []int{0, 1, 301} {
 		num := statsInputs[float64](n, true, 77)
 		for _, den := range []float64{3, 0.1, 0, -2, math.Inf(1)} {
@@ -353,7 +354,7 @@ func gpuRatio(t *testing.T, b *cuda.Backend) {
 // them) and large means.
 func gpuCombineMoments(t *testing.T, b *cuda.Backend) {
 	var c backend.Backend = cpu.Default
-	hostSR, devSR := c.(backend.StatsReducer), backend.Backend(b).(backend.StatsReducer)
+	hostSR, devSR := c.(driver.StatsReducer), backend.Backend(b).(driver.StatsReducer)
 	const m = 5
 	for _, counts := range [][]int{{}, {0}, {4}, {3, 0, 7}, {0, 2, 1, 0, 9}, {1, 1, 1, 1}} {
 		var all []float64
@@ -363,7 +364,7 @@ func gpuCombineMoments(t *testing.T, b *cuda.Backend) {
 				x[i] += 1e5 * float64(q+1)
 			}
 			mom := make([]float64, 3*m)
-			hostSR.MomentsAxis(backend.HostBufferOf(mom), backend.HostBufferOf(x), 1, nq, m)
+			hostSR.MomentsAxis(driver.HostBufferOf(mom), driver.HostBufferOf(x), 1, nq, m)
 			all = append(all, mom...)
 		}
 		a := newPair(t, b, all)

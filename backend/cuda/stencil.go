@@ -6,21 +6,22 @@ import (
 	"math"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The CUDA backend applies dist's weighted stencils (Stencil9, Stencil7)
 // and its fused Laplacian and dot (Laplace5Dot) on its device, as a
-// backend.WeightedStencils and a backend.StencilDots, with the kernels of
+// driver.WeightedStencils and a driver.StencilDots, with the kernels of
 // stencil.cu, so that dist.Stencil9, dist.Stencil7 and dist.Laplace5Dot of
 // CUDA arrays stay on the device. The results are the CPU backend's bit
 // for bit: the weights are rounded to the grid's type, every product is
 // rounded before it is added (no fused multiply-add), the stencils' terms
 // are added in the order of the weights, and Laplace5Dot's sum takes the
-// order backend.StencilDots documents (16 lanes per row combined in a
+// order driver.StencilDots documents (16 lanes per row combined in a
 // fixed tree, the rest of the row in order, the rows' sums in row order).
 var (
-	_ backend.WeightedStencils = (*Backend)(nil)
-	_ backend.StencilDots      = (*Backend)(nil)
+	_ driver.WeightedStencils = (*Backend)(nil)
+	_ driver.StencilDots      = (*Backend)(nil)
 )
 
 // stencilSource is stencil.cu, which KernelSource appends after gemm.cu.
@@ -30,7 +31,7 @@ var stencilSource string
 
 // lapdotRows is the number of rows of a block of Laplace5Dot
 // (stencil.cu's XP_LAPDOT_ROWS), and lapdotLanes its threads per row
-// (XP_LANES, the lanes of backend.StencilDots).
+// (XP_LANES, the lanes of driver.StencilDots).
 const (
 	lapdotRows  = 16
 	lapdotLanes = 16
@@ -48,10 +49,10 @@ func stencilEntries() []string {
 }
 
 // Stencil9 applies the 9-point stencil with weights w (see
-// backend.WeightedStencils) to a rows x cols row-major float32 or float64
+// driver.WeightedStencils) to a rows x cols row-major float32 or float64
 // grid on the device, one thread per interior point: the CPU backend's
 // bits. It panics as Jacobi5 does.
-func (b *Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64) {
+func (b *Backend) Stencil9(dst, src driver.Buffer, rows, cols int, w [9]float64) {
 	d, s := b.checkGrid("Stencil9", dst, src, rows, cols)
 	if rows < 3 || cols < 3 {
 		return
@@ -64,10 +65,10 @@ func (b *Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64
 }
 
 // Stencil7 applies the 7-point 3-D stencil with weights w (see
-// backend.WeightedStencils) to an n0 x n1 x n2 row-major float32 or
+// driver.WeightedStencils) to an n0 x n1 x n2 row-major float32 or
 // float64 grid on the device, one thread per interior point: the CPU
 // backend's bits. It panics as Jacobi5 does.
-func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64) {
+func (b *Backend) Stencil7(dst, src driver.Buffer, n0, n1, n2 int, w [7]float64) {
 	if n2 < 0 {
 		panic(fmt.Sprintf("cuda: Stencil7 of a %d x %d x %d grid", n0, n1, n2))
 	}
@@ -87,12 +88,12 @@ func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64
 // Laplace5Dot applies Laplace5 to a rows x cols row-major float32 or
 // float64 grid on the device and returns the sum of src*dst over the rows
 // 1 to rows-2, every column, with dst's values after the stencil, in
-// float64, in the order of backend.StencilDots: the CPU backend's bits.
+// float64, in the order of driver.StencilDots: the CPU backend's bits.
 // A block of 16 x 16 threads takes 16 rows, the 16 threads of a row its
 // 16 lanes; one thread adds the rows' sums in order. The sum comes back to
 // the host (8 bytes), after the work queued before. It panics as Jacobi5
 // does.
-func (b *Backend) Laplace5Dot(dst, src backend.Buffer, rows, cols int) float64 {
+func (b *Backend) Laplace5Dot(dst, src driver.Buffer, rows, cols int) float64 {
 	d, s := b.checkGrid("Laplace5Dot", dst, src, rows, cols)
 	if rows < 3 {
 		return 0

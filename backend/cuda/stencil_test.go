@@ -8,6 +8,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestGPUStencils checks the CUDA backend's WeightedStencils and
@@ -32,8 +33,8 @@ var (
 func gpuStencils[T backend.Float](t *testing.T, b *cuda.Backend) {
 	dt := backend.DTypeOf[T]()
 	var c backend.Backend = cpu.Default
-	hw, dw := c.(backend.WeightedStencils), backend.Backend(b).(backend.WeightedStencils)
-	hd, dd := backend.StencilsOf(c).(backend.StencilDots), backend.StencilsOf(b).(backend.StencilDots)
+	hw, dw := c.(driver.WeightedStencils), backend.Backend(b).(driver.WeightedStencils)
+	hd, dd := driver.StencilsOf(c).(driver.StencilDots), driver.StencilsOf(b).(driver.StencilDots)
 	grids := [][2]int{{0, 0}, {0, 5}, {5, 0}, {1, 1}, {2, 9}, {9, 2}, {3, 3}, {4, 7}, {7, 17}, {18, 16}, {3, 18},
 		{33, 33}, {17, 35}, {40, 130}, {65, 1}, {5, 64}}
 	for gi, g := range grids {
@@ -81,7 +82,7 @@ func gpuStencilPanics(t *testing.T, b *cuda.Backend) {
 	h := upload(t, b, make([]float32, 12))
 	i := upload(t, b, make([]int32, 12))
 	defer func() {
-		for _, x := range []backend.Buffer{f, g, h, i} {
+		for _, x := range []driver.Buffer{f, g, h, i} {
 			b.Free(x)
 		}
 	}()

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Stream is a CUDA stream: work queued on it runs in order, concurrently
@@ -21,9 +21,9 @@ type Stream struct {
 	owned bool // made by NewStream: Destroy destroys it
 }
 
-// NewStream makes a stream on the backend's device (backend.Async): a
+// NewStream makes a stream on the backend's device (driver.Async): a
 // *Stream.
-func (b *Backend) NewStream() (backend.Stream, error) {
+func (b *Backend) NewStream() (driver.Stream, error) {
 	st := &Stream{b: b, owned: true}
 	err := b.withContext(func() error { return check("cuStreamCreate", C.xpcu_cuStreamCreate(&st.s, 0)) })
 	if err != nil {
@@ -36,12 +36,12 @@ func (b *Backend) NewStream() (backend.Stream, error) {
 func (b *Backend) Stream() *Stream { return b.stream }
 
 // DefaultStream returns the stream where the backend's operations run
-// (backend.Async).
-func (b *Backend) DefaultStream() backend.Stream { return b.stream }
+// (driver.Async).
+func (b *Backend) DefaultStream() driver.Stream { return b.stream }
 
 // Record returns a new event recorded at the current end of the stream
-// (backend.Stream).
-func (s *Stream) Record() (backend.Event, error) {
+// (driver.Stream).
+func (s *Stream) Record() (driver.Event, error) {
 	e, err := s.b.NewEvent(false)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (s *Stream) Done() (bool, error) {
 
 // Wait makes the work queued on s after this call wait for event e (its
 // latest Record) without blocking the host.
-func (s *Stream) Wait(e backend.Event) error {
+func (s *Stream) Wait(e driver.Event) error {
 	ce, ok := e.(*Event)
 	if !ok {
 		panic(fmt.Sprintf("cuda: a %T is not a CUDA event", e))

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 func TestDeviceFor(t *testing.T) {
@@ -64,18 +65,18 @@ func TestChooseDevice(t *testing.T) {
 func TestArgsPacking(t *testing.T) {
 	a := (&Args{}).
 		Int64(-2).
-		Scalar(backend.ScalarOf(float32(1.5))).
-		Scalar(backend.ScalarOf(2.5)).
-		Scalar(backend.ScalarOf(int32(-3))).
-		Scalar(backend.ScalarOf(uint64(1) << 40)).
+		Scalar(driver.ScalarOf(float32(1.5))).
+		Scalar(driver.ScalarOf(2.5)).
+		Scalar(driver.ScalarOf(int32(-3))).
+		Scalar(driver.ScalarOf(uint64(1) << 40)).
 		Int32(7).
 		Uint32(8).
 		Float32(-0.5).
 		Float64(0.25).
 		DevicePtr(0xdeadbeef00).
 		Bytes([]byte{1, 2, 3}).
-		Scalar(backend.ScalarOf(int8(-4))).
-		Scalar(backend.ScalarOf(uint16(0xbeef)))
+		Scalar(driver.ScalarOf(int8(-4))).
+		Scalar(driver.ScalarOf(uint16(0xbeef)))
 	wantSizes := []int{8, 4, 8, 4, 8, 4, 4, 4, 8, 8, 3, 1, 2}
 	if got := a.Sizes(); !slices.Equal(got, wantSizes) {
 		t.Errorf("Sizes() = %v, want %v", got, wantSizes)
@@ -136,7 +137,7 @@ func TestArgsBuffer(t *testing.T) {
 	if p, ok := DevicePtr(v); !ok || p != 0x7f0000001000+80 {
 		t.Errorf("DevicePtr(view) = %#x, %v", p, ok)
 	}
-	if _, ok := DevicePtr(backend.HostBufferOf([]float64{1})); ok {
+	if _, ok := DevicePtr(driver.HostBufferOf([]float64{1})); ok {
 		t.Error("DevicePtr of a host buffer: ok")
 	}
 	defer func() {
@@ -144,7 +145,7 @@ func TestArgsBuffer(t *testing.T) {
 			t.Errorf("Buffer(host buffer): panic %v", r)
 		}
 	}()
-	(&Args{}).Buffer(backend.HostBufferOf([]float64{1}))
+	(&Args{}).Buffer(driver.HostBufferOf([]float64{1}))
 }
 
 func TestSliceBounds(t *testing.T) {
@@ -279,26 +280,26 @@ func TestScalars(t *testing.T) {
 		dt   backend.DType
 		want backend.Scalar
 	}{
-		{backend.ScalarOf(2.5), backend.Float32, backend.ScalarOf(float32(2.5))},
-		{backend.ScalarOf(int64(-3)), backend.Int32, backend.ScalarOf(int32(-3))},
-		{backend.ScalarOf(int32(7)), backend.Uint64, backend.ScalarOf(uint64(7))},
-		{backend.ScalarOf(float32(1)), backend.Float32, backend.ScalarOf(float32(1))},
+		{driver.ScalarOf(2.5), backend.Float32, driver.ScalarOf(float32(2.5))},
+		{driver.ScalarOf(int64(-3)), backend.Int32, driver.ScalarOf(int32(-3))},
+		{driver.ScalarOf(int32(7)), backend.Uint64, driver.ScalarOf(uint64(7))},
+		{driver.ScalarOf(float32(1)), backend.Float32, driver.ScalarOf(float32(1))},
 	} {
 		if got := convert(c.in, c.dt); got != c.want {
 			t.Errorf("convert(%v, %v) = %v (%v)", c.in, c.dt, got, got.DType())
 		}
 	}
-	for _, s := range []backend.Scalar{backend.ScalarOf(float32(-1.25)), backend.ScalarOf(math.Inf(-1)),
-		backend.ScalarOf(int32(math.MinInt32)), backend.ScalarOf(int64(-5)), backend.ScalarOf(uint32(math.MaxUint32)),
-		backend.ScalarOf(uint64(math.MaxUint64))} {
+	for _, s := range []backend.Scalar{driver.ScalarOf(float32(-1.25)), driver.ScalarOf(math.Inf(-1)),
+		driver.ScalarOf(int32(math.MinInt32)), driver.ScalarOf(int64(-5)), driver.ScalarOf(uint32(math.MaxUint32)),
+		driver.ScalarOf(uint64(math.MaxUint64))} {
 		if got := scalarFromBits(s.DType(), s.Bits()); got != s {
 			t.Errorf("scalarFromBits(%v, %#x) = %v", s.DType(), s.Bits(), got)
 		}
 	}
-	if got := reduced(backend.Int32, math.MaxUint64); got != backend.ScalarOf(int64(-1)) {
+	if got := reduced(backend.Int32, math.MaxUint64); got != driver.ScalarOf(int64(-1)) {
 		t.Errorf("reduced(int32, all ones) = %v (%v)", got, got.DType())
 	}
-	if got := reduced(backend.Float32, math.Float64bits(0.5)); got != backend.ScalarOf(0.5) {
+	if got := reduced(backend.Float32, math.Float64bits(0.5)); got != driver.ScalarOf(0.5) {
 		t.Errorf("reduced(float32, 0.5) = %v (%v)", got, got.DType())
 	}
 }
@@ -318,7 +319,7 @@ func TestErrorText(t *testing.T) {
 // neither the driver nor NVRTC: only looking the backend up does.
 func TestLazyLoad(t *testing.T) {
 	if os.Getenv("XPMPI_CUDA_TEST_CHILD") == "lazy" {
-		if driverLoaded() || driver.path != "" || nvrtcState.done {
+		if driverLoaded() || libcuda.path != "" || nvrtcState.done {
 			fmt.Println("LOADED AT INIT")
 			os.Exit(1)
 		}

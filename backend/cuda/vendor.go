@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/internal/envvar"
 )
 
@@ -501,7 +502,7 @@ func (b *Backend) vendorFFT(d *devBuffer, pre, n, post int, inverse bool) (bool,
 		return true, err
 	}
 	if inverse {
-		b.Scale(d, backend.ScalarOf(complex(1/float64(n), 0)))
+		b.Scale(d, driver.ScalarOf(complex(1/float64(n), 0)))
 	}
 	return true, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/cuda"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The vendor libraries in the tests: XPMPI_CUBLAS and XPMPI_CUFFT name
@@ -149,9 +150,9 @@ func TestGPUVendor(t *testing.T) {
 		return out
 	}
 	vend, par := gemm(cuda.VendorMode), gemm(cuda.ParityMode)
-	hc := backend.HostBufferOf(make([]float64, m*n))
-	cpu.Default.Gemm(hc, backend.HostBufferOf(a), backend.HostBufferOf(bm), m, n, k, k, n, n, false)
-	host := backend.HostSlice[float64](hc)
+	hc := driver.HostBufferOf(make([]float64, m*n))
+	cpu.Default.Gemm(hc, driver.HostBufferOf(a), driver.HostBufferOf(bm), m, n, k, k, n, n, false)
+	host := driver.HostSlice[float64](hc)
 	// |C| + |A||B| bounds the error of any order: 2γ(k+1) between two.
 	u := math.Ldexp(1, -53)
 	gamma := float64(k+1) * u / (1 - float64(k+1)*u)
@@ -299,7 +300,7 @@ func TestVendorTiming(t *testing.T) {
 				t.Fatalf("W9 GEMM element %d: vendor %v, parity %v: %g apart, bound %g", i, v, c[cuda.ParityMode][i], d, 2*gamma*ab[i])
 			}
 		}
-		for _, x := range []backend.Buffer{da, db, dA, dB, dAB} {
+		for _, x := range []driver.Buffer{da, db, dA, dB, dAB} {
 			b.Free(x)
 		}
 	})

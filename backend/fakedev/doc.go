@@ -1,11 +1,11 @@
-// Package fakedev is a fake device for tests: a backend.Async whose memory
+// Package fakedev is a fake device for tests: a driver.Async whose memory
 // is host memory but which package backend, package staging and package
 // dist treat as device memory everywhere, so that tests without a GPU take
 // every device path (conversions, staging through pinned host memory,
 // synchronization before MPI) and can count what those paths do.
 //
 // Importing the package registers the backend as "fake"; Default is its one
-// device, backend.Device{Kind: backend.Fake}. Its buffers report that
+// device, driver.Device{Kind: driver.Fake}. Its buffers report that
 // device, so backend.Array.Data panics on them exactly as on a CUDA array:
 // callers must convert (backend.ToHost, backend.CopyToHostSlice, ...).
 //
@@ -23,7 +23,7 @@
 // copies and operations down to make such races show.
 //
 // The arithmetic is that of the CPU backend: each operation runs
-// cpu.Default on backend.HostBuffer views of the device memory. A panic of
+// cpu.Default on driver.HostBuffer views of the device memory. A panic of
 // an operation (integer division by zero, say) does not crash the
 // process: it is kept, as a GPU keeps an error, and reported by the next
 // synchronization of its stream (as an error) or the next operation that

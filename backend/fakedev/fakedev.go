@@ -10,12 +10,13 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Backend is a fake device. Use Default, or New for a device of its own (a
 // test that must not share counters with others).
 type Backend struct {
-	dev backend.Device
+	dev driver.Device
 	def *Stream
 
 	mu      sync.Mutex
@@ -31,21 +32,21 @@ type Backend struct {
 var Default = New()
 
 func init() {
-	backend.Register("fake", func() (backend.Backend, error) { return Default, nil })
+	driver.Register("fake", func() (driver.Backend, error) { return Default, nil })
 }
 
 // Check at compile time that Backend is an async device backend.
 var (
-	_ backend.Async     = (*Backend)(nil)
-	_ backend.Describer = (*Backend)(nil)
+	_ driver.Async     = (*Backend)(nil)
+	_ driver.Describer = (*Backend)(nil)
 )
 
-// New returns a new fake device, backend.Device{Kind: backend.Fake, ID: 0},
+// New returns a new fake device, driver.Device{Kind: driver.Fake, ID: 0},
 // with counters of its own. Its default stream's goroutine lives as long as
 // the program.
 func New() *Backend {
 	b := &Backend{
-		dev:     backend.Device{Kind: backend.Fake},
+		dev:     driver.Device{Kind: driver.Fake},
 		streams: map[*Stream]struct{}{},
 		pinned:  map[unsafe.Pointer][]uint64{},
 	}
@@ -93,8 +94,8 @@ func (b *Backend) Stall(d time.Duration) {
 // Name returns "fake".
 func (*Backend) Name() string { return "fake" }
 
-// Device returns backend.Device{Kind: backend.Fake}.
-func (b *Backend) Device() backend.Device { return b.dev }
+// Device returns driver.Device{Kind: driver.Fake}.
+func (b *Backend) Device() driver.Device { return b.dev }
 
 // Describe says what the device is.
 func (*Backend) Describe() string {
@@ -117,29 +118,29 @@ func (m *memory) At(off int) unsafe.Pointer {
 // Freed reports whether the memory has been freed.
 func (m *memory) Freed() bool { return m.freed.Load() }
 
-// buffer is a backend.Buffer in the fake device's memory: an allocation or
+// buffer is a driver.Buffer in the fake device's memory: an allocation or
 // a view of one. Its Ptr is host memory, but callers treat it as a device
 // address: MPI told that it is CUDA-aware can be handed it.
-type buffer = backend.DeviceView[*memory]
+type buffer = driver.DeviceView[*memory]
 
 // host returns a host view of x's memory, for the CPU backend's arithmetic.
-func host(x *buffer) *backend.HostBuffer { return backend.NewHostBuffer(x.Ptr(), x.N, x.DT) }
+func host(x *buffer) *driver.HostBuffer { return driver.NewHostBuffer(x.Ptr(), x.N, x.DT) }
 
 // view returns x as a buffer of this device, which may have been freed.
-func (b *Backend) view(op string, x backend.Buffer) *buffer {
-	return backend.ViewOf[*memory]("fakedev", op, x, b.dev)
+func (b *Backend) view(op string, x driver.Buffer) *buffer {
+	return driver.ViewOf[*memory]("fakedev", op, x, b.dev)
 }
 
 // buf returns x as a live buffer of this device.
-func (b *Backend) buf(op string, x backend.Buffer) *buffer {
-	return backend.LiveViewOf[*memory]("fakedev", op, x, b.dev)
+func (b *Backend) buf(op string, x driver.Buffer) *buffer {
+	return driver.LiveViewOf[*memory]("fakedev", op, x, b.dev)
 }
 
 // maxAlloc is the largest allocation in bytes that Alloc attempts.
 const maxAlloc = 1 << 40
 
 // Alloc returns a zeroed buffer of n elements.
-func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
+func (b *Backend) Alloc(dt backend.DType, n int) (driver.Buffer, error) {
 	if n < 0 {
 		panic(fmt.Sprintf("fakedev: Alloc of %d elements", n))
 	}
@@ -166,7 +167,7 @@ func (b *Backend) Alloc(dt backend.DType, n int) (backend.Buffer, error) {
 // has finished, and fills its memory with a pattern, so that a later use
 // through a stale pointer reads garbage. Freeing a view, an empty buffer or
 // a freed buffer does nothing.
-func (b *Backend) Free(x backend.Buffer) {
+func (b *Backend) Free(x driver.Buffer) {
 	d, ok := x.(*buffer)
 	if !ok || !d.Root || d.Mem == nil || d.Mem.freed.Load() {
 		return
@@ -195,7 +196,7 @@ func poison(p unsafe.Pointer, n int) {
 }
 
 // Slice returns a view of elements [lo, hi) of x.
-func (b *Backend) Slice(x backend.Buffer, lo, hi int) backend.Buffer {
+func (b *Backend) Slice(x driver.Buffer, lo, hi int) driver.Buffer {
 	return b.view("Slice", x).Slice("fakedev", lo, hi)
 }
 
@@ -278,7 +279,7 @@ func (b *Backend) copyOp(dst, src unsafe.Pointer, n int) func() {
 
 // CopyFromHost copies dst.Len() elements from host memory at src into dst,
 // in order on the default stream, and waits for the copy.
-func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
+func (b *Backend) CopyFromHost(dst driver.Buffer, src unsafe.Pointer) error {
 	d := b.buf("CopyFromHost", dst)
 	b.countCopy(toDevice, d.Bytes(), false, src)
 	return b.def.run(b.copyOp(d.Ptr(), src, d.Bytes()))
@@ -286,14 +287,14 @@ func (b *Backend) CopyFromHost(dst backend.Buffer, src unsafe.Pointer) error {
 
 // CopyToHost copies src into host memory at dst, in order on the default
 // stream, and waits for the copy.
-func (b *Backend) CopyToHost(dst unsafe.Pointer, src backend.Buffer) error {
+func (b *Backend) CopyToHost(dst unsafe.Pointer, src driver.Buffer) error {
 	s := b.buf("CopyToHost", src)
 	b.countCopy(toHost, s.Bytes(), false, dst)
 	return b.def.run(b.copyOp(dst, s.Ptr(), s.Bytes()))
 }
 
 // stream returns s as a live stream of this device.
-func (b *Backend) stream(op string, s backend.Stream) (*Stream, error) {
+func (b *Backend) stream(op string, s driver.Stream) (*Stream, error) {
 	st, ok := s.(*Stream)
 	if !ok || st.b != b {
 		return nil, fmt.Errorf("fakedev: %s on a stream of another device (%T)", op, s)
@@ -303,7 +304,7 @@ func (b *Backend) stream(op string, s backend.Stream) (*Stream, error) {
 
 // CopyToHostAsync queues a copy of src into host memory at dst on s and
 // returns at once.
-func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s backend.Stream) error {
+func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src driver.Buffer, s driver.Stream) error {
 	x := b.buf("CopyToHostAsync", src)
 	st, err := b.stream("CopyToHostAsync", s)
 	if err != nil {
@@ -316,7 +317,7 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src backend.Buffer, s back
 
 // CopyFromHostAsync queues a copy of host memory at src into dst on s and
 // returns at once.
-func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s backend.Stream) error {
+func (b *Backend) CopyFromHostAsync(dst driver.Buffer, src unsafe.Pointer, s driver.Stream) error {
 	x := b.buf("CopyFromHostAsync", dst)
 	st, err := b.stream("CopyFromHostAsync", s)
 	if err != nil {
@@ -329,7 +330,7 @@ func (b *Backend) CopyFromHostAsync(dst backend.Buffer, src unsafe.Pointer, s ba
 
 // CopyAsync queues a copy of src into dst, two buffers of the device of
 // the same length and type, on s and returns at once.
-func (b *Backend) CopyAsync(dst, src backend.Buffer, s backend.Stream) error {
+func (b *Backend) CopyAsync(dst, src driver.Buffer, s driver.Stream) error {
 	d, x := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
 	if d.N != x.N || d.DT != x.DT {
 		panic(fmt.Sprintf("fakedev: CopyAsync of %d %v into %d %v", x.N, x.DT, d.N, d.DT))
@@ -399,7 +400,7 @@ func (b *Backend) isPinnedLocked(p unsafe.Pointer, n int) bool {
 
 // NewStream returns a new stream of the device, run by a goroutine of its
 // own until Destroy.
-func (b *Backend) NewStream() (backend.Stream, error) {
+func (b *Backend) NewStream() (driver.Stream, error) {
 	s := b.newStream(false)
 	b.mu.Lock()
 	b.streams[s] = struct{}{}
@@ -409,7 +410,7 @@ func (b *Backend) NewStream() (backend.Stream, error) {
 }
 
 // DefaultStream returns the stream where the backend's operations run.
-func (b *Backend) DefaultStream() backend.Stream { return b.def }
+func (b *Backend) DefaultStream() driver.Stream { return b.def }
 
 // kernel queues op on the default stream, after the kernel delay.
 func (b *Backend) kernel(op func()) {
@@ -431,7 +432,7 @@ func (b *Backend) kernel(op func()) {
 // err, as a kernel that faults on a GPU: the failure is kept and reported
 // by the next synchronization (as an error) or the next operation that
 // returns a value (as a panic whose value is an *OpError wrapping
-// backend.ErrDevice and err). It is for tests of what a device failure
+// driver.ErrDevice and err). It is for tests of what a device failure
 // does to the code above the backend.
 func (b *Backend) InjectFault(err error) {
 	b.kernel(func() { panic(err) })
@@ -455,14 +456,14 @@ func (b *Backend) call(op func()) {
 }
 
 // Fill sets every element of x to v.
-func (b *Backend) Fill(x backend.Buffer, v backend.Scalar) {
+func (b *Backend) Fill(x driver.Buffer, v driver.Scalar) {
 	h := host(b.buf("Fill", x))
 	b.kernel(func() { cpu.Default.Fill(h, v) })
 }
 
 // Copy copies src into dst, two buffers of the device, in order on the
 // default stream. It counts as a device copy.
-func (b *Backend) Copy(dst, src backend.Buffer) {
+func (b *Backend) Copy(dst, src driver.Buffer) {
 	d, s := b.buf("Copy", dst), b.buf("Copy", src)
 	if d.N != s.N || d.DT != s.DT {
 		panic(fmt.Sprintf("fakedev: Copy of %d %v into %d %v", s.N, s.DT, d.N, d.DT))
@@ -480,121 +481,121 @@ func (b *Backend) Copy(dst, src backend.Buffer) {
 }
 
 // Scale multiplies x by a in place.
-func (b *Backend) Scale(x backend.Buffer, a backend.Scalar) {
+func (b *Backend) Scale(x driver.Buffer, a driver.Scalar) {
 	h := host(b.buf("Scale", x))
 	b.kernel(func() { cpu.Default.Scale(h, a) })
 }
 
 // Axpy sets y = a*x + y.
-func (b *Backend) Axpy(a backend.Scalar, x, y backend.Buffer) {
+func (b *Backend) Axpy(a driver.Scalar, x, y driver.Buffer) {
 	hx, hy := host(b.buf("Axpy", x)), host(b.buf("Axpy", y))
 	b.kernel(func() { cpu.Default.Axpy(a, hx, hy) })
 }
 
 // Axpby sets y = a*x + b*y.
-func (b *Backend) Axpby(a backend.Scalar, x backend.Buffer, c backend.Scalar, y backend.Buffer) {
+func (b *Backend) Axpby(a driver.Scalar, x driver.Buffer, c driver.Scalar, y driver.Buffer) {
 	hx, hy := host(b.buf("Axpby", x)), host(b.buf("Axpby", y))
 	b.kernel(func() { cpu.Default.Axpby(a, hx, c, hy) })
 }
 
 // Binary sets dst = x op y elementwise.
-func (b *Backend) Binary(op backend.BinaryOp, dst, x, y backend.Buffer) {
+func (b *Backend) Binary(op driver.BinaryOp, dst, x, y driver.Buffer) {
 	hd, hx, hy := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x)), host(b.buf(op.String(), y))
 	b.kernel(func() { cpu.Default.Binary(op, hd, hx, hy) })
 }
 
 // BinaryScalar sets dst = x op s elementwise.
-func (b *Backend) BinaryScalar(op backend.BinaryOp, dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) BinaryScalar(op driver.BinaryOp, dst, x driver.Buffer, s driver.Scalar) {
 	hd, hx := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x))
 	b.kernel(func() { cpu.Default.BinaryScalar(op, hd, hx, s) })
 }
 
 // Sum returns the sum of x, once the work queued before it has finished.
-func (b *Backend) Sum(x backend.Buffer) (r backend.Scalar) {
+func (b *Backend) Sum(x driver.Buffer) (r driver.Scalar) {
 	h := host(b.buf("Sum", x))
 	b.call(func() { r = cpu.Default.Sum(h) })
 	return r
 }
 
 // Dot returns the sum of x[i]*y[i].
-func (b *Backend) Dot(x, y backend.Buffer) (r backend.Scalar) {
+func (b *Backend) Dot(x, y driver.Buffer) (r driver.Scalar) {
 	hx, hy := host(b.buf("Dot", x)), host(b.buf("Dot", y))
 	b.call(func() { r = cpu.Default.Dot(hx, hy) })
 	return r
 }
 
 // Argmin returns the index and value of the first smallest element.
-func (b *Backend) Argmin(x backend.Buffer) (i int, v backend.Scalar) {
+func (b *Backend) Argmin(x driver.Buffer) (i int, v driver.Scalar) {
 	h := host(b.buf("Argmin", x))
 	b.call(func() { i, v = cpu.Default.Argmin(h) })
 	return i, v
 }
 
 // Argmax returns the index and value of the first largest element.
-func (b *Backend) Argmax(x backend.Buffer) (i int, v backend.Scalar) {
+func (b *Backend) Argmax(x driver.Buffer) (i int, v driver.Scalar) {
 	h := host(b.buf("Argmax", x))
 	b.call(func() { i, v = cpu.Default.Argmax(h) })
 	return i, v
 }
 
 // Jacobi5 applies one 5-point Jacobi sweep.
-func (b *Backend) Jacobi5(dst, src backend.Buffer, rows, cols int) {
+func (b *Backend) Jacobi5(dst, src driver.Buffer, rows, cols int) {
 	hd, hs := host(b.buf("Jacobi5", dst)), host(b.buf("Jacobi5", src))
 	b.kernel(func() { cpu.Default.Jacobi5(hd, hs, rows, cols) })
 }
 
 // Laplace5 applies the 5-point Laplacian.
-func (b *Backend) Laplace5(dst, src backend.Buffer, rows, cols int) {
+func (b *Backend) Laplace5(dst, src driver.Buffer, rows, cols int) {
 	hd, hs := host(b.buf("Laplace5", dst)), host(b.buf("Laplace5", src))
 	b.kernel(func() { cpu.Default.Laplace5(hd, hs, rows, cols) })
 }
 
 // Stencil9 applies the 9-point stencil with weights w.
-func (b *Backend) Stencil9(dst, src backend.Buffer, rows, cols int, w [9]float64) {
+func (b *Backend) Stencil9(dst, src driver.Buffer, rows, cols int, w [9]float64) {
 	hd, hs := host(b.buf("Stencil9", dst)), host(b.buf("Stencil9", src))
 	b.kernel(func() { cpu.Default.Stencil9(hd, hs, rows, cols, w) })
 }
 
 // Stencil7 applies the 7-point 3-D stencil with weights w.
-func (b *Backend) Stencil7(dst, src backend.Buffer, n0, n1, n2 int, w [7]float64) {
+func (b *Backend) Stencil7(dst, src driver.Buffer, n0, n1, n2 int, w [7]float64) {
 	hd, hs := host(b.buf("Stencil7", dst)), host(b.buf("Stencil7", src))
 	b.kernel(func() { cpu.Default.Stencil7(hd, hs, n0, n1, n2, w) })
 }
 
 // ComplexArith marks the fake device as one whose arithmetic takes complex
-// buffers on the device (backend.ComplexArith): it runs the CPU backend's
+// buffers on the device (driver.ComplexArith): it runs the CPU backend's
 // complex kernels on its memory.
 func (b *Backend) ComplexArith() {}
 
 // ComplexKernels marks the fake device as one whose optional kernels take
-// complex buffers too (backend.ComplexKernels), as the CPU backend's.
+// complex buffers too (driver.ComplexKernels), as the CPU backend's.
 func (b *Backend) ComplexKernels() {}
 
 // The fake device computes the functions of complex arrays on the device
-// (backend.ComplexMath), with the CPU backend's on its memory.
-var _ backend.ComplexMath = (*Backend)(nil)
+// (driver.ComplexMath), with the CPU backend's on its memory.
+var _ driver.ComplexMath = (*Backend)(nil)
 
 // ComplexUnary sets dst = op(x) on the device.
-func (b *Backend) ComplexUnary(op backend.ComplexOp, dst, x backend.Buffer) {
+func (b *Backend) ComplexUnary(op driver.ComplexOp, dst, x driver.Buffer) {
 	hd, hx := host(b.buf(op.String(), dst)), host(b.buf(op.String(), x))
 	b.kernel(func() { cpu.Default.ComplexUnary(op, hd, hx) })
 }
 
 // ComplexPow sets dst = x**y on the device.
-func (b *Backend) ComplexPow(dst, x, y backend.Buffer) {
+func (b *Backend) ComplexPow(dst, x, y driver.Buffer) {
 	hd, hx, hy := host(b.buf("Pow", dst)), host(b.buf("Pow", x)), host(b.buf("Pow", y))
 	b.kernel(func() { cpu.Default.ComplexPow(hd, hx, hy) })
 }
 
 // ComplexPowScalar sets dst = x**s on the device.
-func (b *Backend) ComplexPowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) ComplexPowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	hd, hx := host(b.buf("PowScalar", dst)), host(b.buf("PowScalar", x))
 	b.kernel(func() { cpu.Default.ComplexPowScalar(hd, hx, s) })
 }
 
 // ComplexProd returns the product of x, once the work queued before it
 // has finished.
-func (b *Backend) ComplexProd(x backend.Buffer) (r backend.Scalar) {
+func (b *Backend) ComplexProd(x driver.Buffer) (r driver.Scalar) {
 	h := host(b.buf("Prod", x))
 	b.call(func() { r = cpu.Default.ComplexProd(h) })
 	return r
@@ -602,7 +603,7 @@ func (b *Backend) ComplexProd(x backend.Buffer) (r backend.Scalar) {
 
 // ComplexVdot returns the sum of conj(x[i])*y[i], once the work queued
 // before it has finished.
-func (b *Backend) ComplexVdot(x, y backend.Buffer) (r backend.Scalar) {
+func (b *Backend) ComplexVdot(x, y driver.Buffer) (r driver.Scalar) {
 	hx, hy := host(b.buf("Vdot", x)), host(b.buf("Vdot", y))
 	b.call(func() { r = cpu.Default.ComplexVdot(hx, hy) })
 	return r

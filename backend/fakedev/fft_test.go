@@ -6,6 +6,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 )
 
@@ -56,7 +57,7 @@ func fftBits[T complex64 | complex128](t *testing.T, b *fakedev.Backend, x []T, 
 			t.Fatal(err)
 		}
 		want := append([]T(nil), x...)
-		if err := cpu.Default.FFT(backend.HostBufferOf(want), pre, n, post, inverse); err != nil {
+		if err := cpu.Default.FFT(driver.HostBufferOf(want), pre, n, post, inverse); err != nil {
 			t.Fatal(err)
 		}
 		for i, v := range h.Data() {

@@ -3,18 +3,18 @@ package fakedev
 import (
 	"fmt"
 
-	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // The fake device computes the elementwise math functions on the device,
-// as a backend.Math, with the CPU backend's arithmetic on its memory:
+// as a driver.Math, with the CPU backend's arithmetic on its memory:
 // dist.Exp and the others of a fake-device array move nothing through the
 // host.
-var _ backend.Math = (*Backend)(nil)
+var _ driver.Math = (*Backend)(nil)
 
 // Unary sets dst = op(x) elementwise on the device; dst may be x.
-func (b *Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
+func (b *Backend) Unary(op driver.UnaryOp, dst, x driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("fakedev: invalid UnaryOp %d", int(op)))
 	}
@@ -23,20 +23,20 @@ func (b *Backend) Unary(op backend.UnaryOp, dst, x backend.Buffer) {
 }
 
 // Pow sets dst = x**y elementwise on the device; dst may be x or y.
-func (b *Backend) Pow(dst, x, y backend.Buffer) {
+func (b *Backend) Pow(dst, x, y driver.Buffer) {
 	hd, hx, hy := b.mathBufs("Pow", true, dst, x, y)
 	b.kernel(func() { cpu.Default.Pow(hd, hx, hy) })
 }
 
 // PowScalar sets dst = x**s elementwise on the device; dst may be x.
-func (b *Backend) PowScalar(dst, x backend.Buffer, s backend.Scalar) {
+func (b *Backend) PowScalar(dst, x driver.Buffer, s driver.Scalar) {
 	hd, hx, _ := b.mathBufs("PowScalar", true, dst, x)
 	b.kernel(func() { cpu.Default.PowScalar(hd, hx, s) })
 }
 
 // Clip sets dst = min(max(x, lo), hi) elementwise on the device, as
 // NumPy's clip; dst may be x.
-func (b *Backend) Clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
+func (b *Backend) Clip(dst, x driver.Buffer, lo, hi driver.Scalar) {
 	hd, hx, _ := b.mathBufs("Clip", false, dst, x)
 	b.kernel(func() { cpu.Default.Clip(hd, hx, lo, hi) })
 }
@@ -44,7 +44,7 @@ func (b *Backend) Clip(dst, x backend.Buffer, lo, hi backend.Scalar) {
 // mathBufs returns host views of dst, x and (if given) y, buffers of this
 // device, after checking, before anything is queued, that they have the
 // same type and length and, if floatOnly, that the type is a float.
-func (b *Backend) mathBufs(op string, floatOnly bool, dst, x backend.Buffer, y ...backend.Buffer) (hd, hx, hy *backend.HostBuffer) {
+func (b *Backend) mathBufs(op string, floatOnly bool, dst, x driver.Buffer, y ...driver.Buffer) (hd, hx, hy *driver.HostBuffer) {
 	d, s := b.buf(op, dst), b.buf(op, x)
 	bufs := []*buffer{d, s}
 	for _, v := range y {
@@ -67,7 +67,7 @@ func (b *Backend) mathBufs(op string, floatOnly bool, dst, x backend.Buffer, y .
 
 // BinaryMath sets dst = op(x, y) elementwise on the device; dst may be x
 // or y.
-func (b *Backend) BinaryMath(op backend.BinaryMathOp, dst, x, y backend.Buffer) {
+func (b *Backend) BinaryMath(op driver.BinaryMathOp, dst, x, y driver.Buffer) {
 	if !op.Valid() {
 		panic(fmt.Sprintf("fakedev: invalid BinaryMathOp %d", int(op)))
 	}

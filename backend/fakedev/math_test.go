@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 )
 
@@ -18,9 +19,9 @@ func TestMath(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := b.Stats()
-	b.Unary(backend.Abs, x.Buffer(), x.Buffer())
-	b.PowScalar(x.Buffer(), x.Buffer(), backend.ScalarOf(0.5))
-	b.Clip(x.Buffer(), x.Buffer(), backend.ScalarOf(0.8), backend.ScalarOf(1.5))
+	b.Unary(driver.Abs, x.Buffer(), x.Buffer())
+	b.PowScalar(x.Buffer(), x.Buffer(), driver.ScalarOf(0.5))
+	b.Clip(x.Buffer(), x.Buffer(), driver.ScalarOf(0.8), driver.ScalarOf(1.5))
 	d := b.Stats().Sub(before)
 	h, err := backend.ToHost(x)
 	if err != nil {
@@ -48,10 +49,10 @@ func TestMath(t *testing.T) {
 		name, want string
 		f          func()
 	}{
-		{"log of int32", "fakedev: log of int32", func() { b.Unary(backend.Log, i32, i32) }},
+		{"log of int32", "fakedev: log of int32", func() { b.Unary(driver.Log, i32, i32) }},
 		{"pow of int32", "fakedev: Pow of int32", func() { b.Pow(i32, i32, i32) }},
 		{"lengths", "fakedev: Clip of 3 float64 and 4 float64", func() {
-			b.Clip(short, x.Buffer(), backend.ScalarOf(0.0), backend.ScalarOf(1.0))
+			b.Clip(short, x.Buffer(), driver.ScalarOf(0.0), driver.ScalarOf(1.0))
 		}},
 		{"pow lengths", "fakedev: Pow of 4 float64 and 3 float64", func() { b.Pow(x.Buffer(), x.Buffer(), short) }},
 	} {

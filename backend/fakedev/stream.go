@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // Stream is a stream of the fake device: an in-order queue of work run by a
@@ -27,8 +27,8 @@ type Stream struct {
 // Check at compile time that Stream and Event implement package backend's
 // interfaces.
 var (
-	_ backend.Stream = (*Stream)(nil)
-	_ backend.Event  = (*Event)(nil)
+	_ driver.Stream = (*Stream)(nil)
+	_ driver.Event  = (*Event)(nil)
 )
 
 func (b *Backend) newStream(def bool) *Stream {
@@ -76,11 +76,11 @@ type OpError struct {
 // Error says that an operation failed, and how.
 func (e *OpError) Error() string { return fmt.Sprintf("fakedev: an operation failed: %v", e.Value) }
 
-// Unwrap returns backend.ErrDevice, and the panic's value where it is an
+// Unwrap returns driver.ErrDevice, and the panic's value where it is an
 // error, so that errors.Is finds either: a failure of an operation on the
 // device is a device failure, reported late as a GPU reports one.
 func (e *OpError) Unwrap() []error {
-	errs := []error{backend.ErrDevice}
+	errs := []error{driver.ErrDevice}
 	if err, ok := e.Value.(error); ok {
 		errs = append(errs, err)
 	}
@@ -165,7 +165,7 @@ func (s *Stream) Synchronize() error {
 
 // Record returns an event that completes when the work queued so far has
 // finished.
-func (s *Stream) Record() (backend.Event, error) {
+func (s *Stream) Record() (driver.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.destroyed {
@@ -176,7 +176,7 @@ func (s *Stream) Record() (backend.Event, error) {
 
 // Wait makes the work queued on s from now on wait for e, an event of this
 // device, without blocking the caller.
-func (s *Stream) Wait(e backend.Event) error {
+func (s *Stream) Wait(e driver.Event) error {
 	ev, ok := e.(*Event)
 	if !ok || ev.s.b != s.b {
 		return fmt.Errorf("fakedev: Stream.Wait for an event of another device (%T)", e)

@@ -1,6 +1,10 @@
-package backend
+package driver
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/xpmpi/xpmpi/dtype"
+)
 
 // CompareOp is an elementwise comparison.
 type CompareOp int
@@ -95,8 +99,8 @@ type Converter interface {
 //     int8; -1.5 becomes 2^64-1 as uint64. (NumPy's vectorized loops for
 //     uint32 and uint64 targets give other values on some CPUs; this
 //     rule does not depend on the CPU or the backend.)
-func ConvertValue[D, S Element](v S) D {
-	if !DTypeOf[S]().IsFloat() || DTypeOf[D]().IsFloat() {
+func ConvertValue[D, S dtype.Element](v S) D {
+	if !dtype.Of[S]().IsFloat() || dtype.Of[D]().IsFloat() {
 		return D(v)
 	}
 	return FloatToInt[D](float64(v))
@@ -104,16 +108,16 @@ func ConvertValue[D, S Element](v S) D {
 
 // FloatToInt returns f converted to the integer type D by the rules of
 // ConvertValue. It panics if D is a floating-point type.
-func FloatToInt[D Element](f float64) D {
-	switch dt := DTypeOf[D](); dt {
-	case Int64, Uint32:
+func FloatToInt[D dtype.Element](f float64) D {
+	switch dt := dtype.Of[D](); dt {
+	case dtype.Int64, dtype.Uint32:
 		return D(truncInt64(f))
-	case Uint64:
+	case dtype.Uint64:
 		if f >= 0x1p63 && f < 0x1p64 {
 			return D(uint64(f))
 		}
 		return D(truncInt64(f))
-	case Int8, Int16, Int32, Uint8, Uint16:
+	case dtype.Int8, dtype.Int16, dtype.Int32, dtype.Uint8, dtype.Uint16:
 		return D(truncInt32(f))
 	default:
 		panic(fmt.Sprintf("backend: FloatToInt to %v", dt))

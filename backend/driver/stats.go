@@ -1,4 +1,4 @@
-package backend
+package driver
 
 // StatsReducer is implemented by a backend that computes the statistics of
 // dist (Mean, Var, Prod, Any, All, Histogram, Cumsum, Cumprod and their

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 // AxisReducer is implemented by a backend that reduces a block along one
 // axis on its own device, so that dist's axis reductions of a device array

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"errors"
@@ -7,8 +7,9 @@ import (
 
 // ErrDevice is wrapped by every error that reports a failure of a device
 // itself, as opposed to a mistake of the caller: a kernel that faulted, a
-// copy or a launch the driver refused, a device that was lost. Test with
-// errors.Is(err, backend.ErrDevice).
+// copy or a launch the driver refused, a device that was lost. An
+// implementation reports one as a *DeviceError, which wraps it; package
+// backend re-exports it, so users test errors.Is(err, backend.ErrDevice).
 //
 // A device reports such a failure late, as CUDA does: the operation that
 // failed was queued and returned long before. The failure is kept on the
@@ -34,3 +35,9 @@ func (e *DeviceError) Error() string {
 // Unwrap returns ErrDevice and the driver's error, so that errors.Is
 // finds either.
 func (e *DeviceError) Unwrap() []error { return []error{ErrDevice, e.Err} }
+
+// ErrFreed is (wrapped in) the error of an operation on an array whose
+// memory was released by Free. Operations that return an error return it;
+// those that return none panic with an error that wraps it, so that
+// errors.Is(recover().(error), ErrFreed) holds.
+var ErrFreed = errors.New("array used after Free")

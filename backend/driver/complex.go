@@ -1,14 +1,32 @@
-package backend
+package driver
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/xpmpi/xpmpi/dtype"
-)
+// ComplexArith is implemented by a backend whose Backend methods of
+// arithmetic (Fill, Scale, Axpy, Axpby, Binary, BinaryScalar, Sum and Dot)
+// take complex64 and complex128 buffers on its own device. The CPU backend,
+// the fake device and CUDA implement it. For a backend that does not, package
+// backend's functions (Fill, Scale, Axpy, Axpby, Apply, ApplyScalar, Sum,
+// Dot) copy complex arrays to the host, compute there with the CPU backend
+// and copy the results back, each copy recorded as backend.HostCall records it:
+// never silently.
+type ComplexArith interface {
+	// ComplexArith marks the backend; it does nothing.
+	ComplexArith()
+}
 
-// Inexact is the set of floating-point and complex element types: those
-// of Exp, Log, Sqrt and Pow.
-type Inexact = dtype.Inexact
+// ComplexKernels is implemented by a ComplexArith backend whose optional
+// kernels take complex buffers too: AxisReducer's SumAxis and CastSums,
+// StatsReducer's ScanAxis, Converter's Where, Compress and Convert, and
+// GEMM. The CPU backend, the fake device and CUDA implement it. Package
+// dist copies complex blocks of a backend that is not a ComplexKernels
+// (one a user registers) to the host for those operations, recorded as
+// the copies they are.
+type ComplexKernels interface {
+	ComplexArith
+	// ComplexKernels marks the backend; it does nothing.
+	ComplexKernels()
+}
 
 // ComplexOp is an elementwise function of a complex argument, as
 // ComplexMath.ComplexUnary applies it.

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 // Sorter is implemented by a backend that sorts on its own device: the
 // local steps of a sample sort (dist.Sort), so that a device array's keys

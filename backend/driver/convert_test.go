@@ -1,10 +1,10 @@
-package backend_test
+package driver_test
 
 import (
 	"math"
 	"testing"
 
-	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/driver"
 )
 
 // TestFloatToInt checks the float-to-integer rule of ConvertValue against
@@ -35,45 +35,45 @@ func TestFloatToInt(t *testing.T) {
 		{0x1p31, 0, 0, math.MinInt32, 1 << 31, 0, 0, 1 << 31, 1 << 31},
 		{-0x1p31 - 0.5, 0, 0, math.MinInt32, -1 << 31, 0, 0, 1 << 31, 18446744071562067968},
 	} {
-		if got := backend.ConvertValue[int8](tc.f); int64(got) != tc.i8 {
+		if got := driver.ConvertValue[int8](tc.f); int64(got) != tc.i8 {
 			t.Errorf("%v to int8: %v, want %v", tc.f, got, tc.i8)
 		}
-		if got := backend.ConvertValue[int16](tc.f); int64(got) != tc.i16 {
+		if got := driver.ConvertValue[int16](tc.f); int64(got) != tc.i16 {
 			t.Errorf("%v to int16: %v, want %v", tc.f, got, tc.i16)
 		}
-		if got := backend.ConvertValue[int32](tc.f); int64(got) != tc.i32 {
+		if got := driver.ConvertValue[int32](tc.f); int64(got) != tc.i32 {
 			t.Errorf("%v to int32: %v, want %v", tc.f, got, tc.i32)
 		}
-		if got := backend.ConvertValue[int64](tc.f); got != tc.i64 {
+		if got := driver.ConvertValue[int64](tc.f); got != tc.i64 {
 			t.Errorf("%v to int64: %v, want %v", tc.f, got, tc.i64)
 		}
-		if got := backend.ConvertValue[uint8](tc.f); uint64(got) != tc.u8 {
+		if got := driver.ConvertValue[uint8](tc.f); uint64(got) != tc.u8 {
 			t.Errorf("%v to uint8: %v, want %v", tc.f, got, tc.u8)
 		}
-		if got := backend.ConvertValue[uint16](tc.f); uint64(got) != tc.u16 {
+		if got := driver.ConvertValue[uint16](tc.f); uint64(got) != tc.u16 {
 			t.Errorf("%v to uint16: %v, want %v", tc.f, got, tc.u16)
 		}
-		if got := backend.ConvertValue[uint32](tc.f); uint64(got) != tc.u32 {
+		if got := driver.ConvertValue[uint32](tc.f); uint64(got) != tc.u32 {
 			t.Errorf("%v to uint32: %v, want %v", tc.f, got, tc.u32)
 		}
-		if got := backend.ConvertValue[uint64](tc.f); got != tc.u64 {
+		if got := driver.ConvertValue[uint64](tc.f); got != tc.u64 {
 			t.Errorf("%v to uint64: %v, want %v", tc.f, got, tc.u64)
 		}
 		// float32 sources take the same rule through float64.
 		if f32 := float32(tc.f); float64(f32) == tc.f || tc.f != tc.f {
-			if got, want := backend.ConvertValue[int32](f32), backend.ConvertValue[int32](tc.f); got != want {
+			if got, want := driver.ConvertValue[int32](f32), driver.ConvertValue[int32](tc.f); got != want {
 				t.Errorf("float32 %v to int32: %v, want %v", f32, got, want)
 			}
 		}
 	}
 	// Integers wrap; integers round to nearest (ties to even) as floats.
-	if got := backend.ConvertValue[int8](int64(300)); got != 44 {
+	if got := driver.ConvertValue[int8](int64(300)); got != 44 {
 		t.Errorf("int64 300 to int8: %v", got)
 	}
-	if got := backend.ConvertValue[float32](int64(16777219)); got != 16777220 {
+	if got := driver.ConvertValue[float32](int64(16777219)); got != 16777220 {
 		t.Errorf("16777219 to float32: %v, want 16777220", got)
 	}
-	if got := backend.ConvertValue[float64](uint64(1<<63 + 1<<11 + 1)); got != 0x1p63+0x1p11 { // NumPy: 2^63+2048
+	if got := driver.ConvertValue[float64](uint64(1<<63 + 1<<11 + 1)); got != 0x1p63+0x1p11 { // NumPy: 2^63+2048
 		t.Errorf("2^63+2^11+1 to float64: %v", got)
 	}
 }

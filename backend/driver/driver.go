@@ -1,10 +1,15 @@
-package backend
+package driver
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/xpmpi/xpmpi/dtype"
+)
 
 // Backend is a place where arrays live and local compute runs. Its methods
 // are type-erased: buffers carry their DType, scalars are Scalar values of
-// the buffer's DType. Callers (the generic functions of this package) have
+// the buffer's DType. Callers (the generic functions of package backend) have
 // checked that lengths, types and devices agree before a method is called;
 // backends may assume it.
 //
@@ -18,7 +23,7 @@ type Backend interface {
 	Device() Device
 
 	// Alloc returns a zeroed buffer of n elements.
-	Alloc(dt DType, n int) (Buffer, error)
+	Alloc(dt dtype.DType, n int) (Buffer, error)
 	// Free releases a buffer made by Alloc. Views need not be freed.
 	Free(b Buffer)
 	// Slice returns a view of elements [lo, hi) of b.
@@ -64,24 +69,44 @@ type Backend interface {
 	Argmax(x Buffer) (int, Scalar)
 }
 
-// Stencils are the 5-point stencils of the heat and Poisson solvers on a
-// row-major float grid. They are not part of Backend, which holds only
-// what every array needs: a backend implements them as an optional
-// interface (the CPU backend, the fake device and CUDA do), and
-// UseStencils swaps in another implementation for a backend, as gonum's
-// blas64.Use swaps BLAS implementations (package kernels' catalog has
-// host and CUDA kernels of both). Jacobi5 and Laplace5 of this package
-// dispatch to them.
-type Stencils interface {
-	// Jacobi5 applies one 5-point Jacobi sweep to a rows x cols row-major
-	// float grid: for 1 <= i < rows-1 and 1 <= j < cols-1,
-	// dst[i][j] = 0.25*(src[i-1][j] + src[i+1][j] + src[i][j-1] + src[i][j+1]).
-	// Other elements of dst are left as they are.
-	Jacobi5(dst, src Buffer, rows, cols int)
-	// Laplace5 applies the 5-point Laplacian (with the sign that makes it
-	// positive definite) to a rows x cols row-major float grid: for
-	// 1 <= i < rows-1 and 1 <= j < cols-1,
-	// dst[i][j] = 4*src[i][j] - src[i-1][j] - src[i+1][j] - src[i][j-1] - src[i][j+1].
-	// Other elements of dst are left as they are.
-	Laplace5(dst, src Buffer, rows, cols int)
+// Factory makes a backend, or says why it cannot run here.
+type Factory func() (Backend, error)
+
+var registry struct {
+	mu        sync.Mutex
+	factories map[string]Factory
+}
+
+// Register makes a backend available under name, as package backend's
+// Lookup, Select and Names see it. Backends register in their package's
+// init function; registering a name twice panics.
+func Register(name string, f Factory) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.factories == nil {
+		registry.factories = map[string]Factory{}
+	}
+	if _, dup := registry.factories[name]; dup {
+		panic("backend: Register called twice for " + name)
+	}
+	registry.factories[name] = f
+}
+
+// Registered returns the registered factories by name, a copy that the
+// caller may keep. Package backend makes, caches and selects backends
+// from it; an implementation has no need of it.
+func Registered() map[string]Factory {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	m := make(map[string]Factory, len(registry.factories))
+	for n, f := range registry.factories {
+		m[n] = f
+	}
+	return m
+}
+
+// Describer is implemented by backends that can say more about themselves
+// (driver and compiler versions, device names).
+type Describer interface {
+	Describe() string
 }

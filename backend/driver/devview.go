@@ -1,8 +1,10 @@
-package backend
+package driver
 
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/xpmpi/xpmpi/dtype"
 )
 
 // Allocation is one allocation of a device backend's memory, as a
@@ -23,19 +25,19 @@ type Allocation interface {
 // buffer's device are written once. The zero Mem is the memory of an empty
 // buffer.
 type DeviceView[A Allocation] struct {
-	Mem  A      // the allocation; zero for an empty buffer
-	Off  int    // bytes from the start of the allocation
-	N    int    // elements
-	DT   DType  // element type
-	Dev  Device // the device of the allocation
-	Root bool   // made by Alloc: the backend's Free frees it
+	Mem  A           // the allocation; zero for an empty buffer
+	Off  int         // bytes from the start of the allocation
+	N    int         // elements
+	DT   dtype.DType // element type
+	Dev  Device      // the device of the allocation
+	Root bool        // made by Alloc: the backend's Free frees it
 }
 
 // Device returns the buffer's device.
 func (v *DeviceView[A]) Device() Device { return v.Dev }
 
 // DType returns the element type.
-func (v *DeviceView[A]) DType() DType { return v.DT }
+func (v *DeviceView[A]) DType() dtype.DType { return v.DT }
 
 // Len returns the number of elements.
 func (v *DeviceView[A]) Len() int { return v.N }

@@ -1,22 +1,24 @@
-package backend
+package driver
 
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/xpmpi/xpmpi/dtype"
 )
 
 // HostBuffer is a Buffer over host memory: the buffers of the CPU backend,
-// and the buffers that Wrap makes over Go slices.
+// and the buffers that backend.Wrap makes over Go slices.
 type HostBuffer struct {
 	p  unsafe.Pointer
 	n  int
-	dt DType
+	dt dtype.DType
 }
 
 // NewHostBuffer returns a HostBuffer over n elements of type dt at p.
 // The memory must stay alive and unmoved while the buffer is used (Go memory
 // does not move; C memory must not be freed).
-func NewHostBuffer(p unsafe.Pointer, n int, dt DType) *HostBuffer {
+func NewHostBuffer(p unsafe.Pointer, n int, dt dtype.DType) *HostBuffer {
 	if n == 0 {
 		p = nil
 	}
@@ -24,15 +26,15 @@ func NewHostBuffer(p unsafe.Pointer, n int, dt DType) *HostBuffer {
 }
 
 // HostBufferOf returns a HostBuffer over s, without copying.
-func HostBufferOf[T Numeric](s []T) *HostBuffer {
-	return NewHostBuffer(unsafe.Pointer(unsafe.SliceData(s)), len(s), DTypeOf[T]())
+func HostBufferOf[T dtype.Numeric](s []T) *HostBuffer {
+	return NewHostBuffer(unsafe.Pointer(unsafe.SliceData(s)), len(s), dtype.Of[T]())
 }
 
 // Device returns Host.
 func (b *HostBuffer) Device() Device { return Host }
 
 // DType returns the element type.
-func (b *HostBuffer) DType() DType { return b.dt }
+func (b *HostBuffer) DType() dtype.DType { return b.dt }
 
 // Len returns the number of elements.
 func (b *HostBuffer) Len() int { return b.n }
@@ -53,12 +55,12 @@ func (b *HostBuffer) Slice(lo, hi int) *HostBuffer {
 
 // HostSlice returns the elements of a host buffer as a Go slice, without
 // copying. It panics if b is not host memory or not of type T.
-func HostSlice[T Numeric](b Buffer) []T {
+func HostSlice[T dtype.Numeric](b Buffer) []T {
 	if !b.Device().IsHost() {
 		panic(fmt.Sprintf("backend: the data of a buffer on %v is not host memory; copy it with ToHost first", b.Device()))
 	}
-	if b.DType() != DTypeOf[T]() {
-		panic(fmt.Sprintf("backend: buffer of %v read as %v", b.DType(), DTypeOf[T]()))
+	if b.DType() != dtype.Of[T]() {
+		panic(fmt.Sprintf("backend: buffer of %v read as %v", b.DType(), dtype.Of[T]()))
 	}
 	if b.Len() == 0 {
 		return []T{}

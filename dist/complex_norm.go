@@ -79,11 +79,11 @@ func NormAxisComplex[R backend.Float, T backend.Complex](x *Array[T], axis int) 
 // numbers whose parts are re and im (laid out as x).
 func normAxisParts[R backend.Float, T backend.Complex](x *Array[T], re, im, out *Array[R], axis int) error {
 	comb := combined(x.layout, axis)
-	rb, r, err := axisBlock(re)
+	rb, r, err := capableBlock[backend.AxisReducer](re.local)
 	if err != nil {
 		return blockFailed(x.comm, comb, "NormAxisComplex", err)
 	}
-	ib, _, err := axisBlock(im)
+	ib, _, err := capableBlock[backend.AxisReducer](im.local)
 	if err != nil {
 		return blockFailed(x.comm, comb, "NormAxisComplex", err)
 	}

@@ -126,7 +126,7 @@ func (o faultOutcome) value() (float64, error) {
 func TestDeviceFaultCollectives(t *testing.T) {
 	c := mpitest.World(t)
 	p, rank := c.Size(), c.Rank()
-	stop, err := mpi.StartWatchdog(c, 5*time.Minute)
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +161,8 @@ func TestDeviceFaultCollectives(t *testing.T) {
 		{"ArgmaxAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return iarr(dist.ArgmaxAxis(x, 0)) }, last},
 		{"MeanAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MeanAxis(x, 0)) }, mean},
 		{"VarAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.VarAxis(x, 0, 0)) }, variance},
+		{"Cumsum", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.Cumsum(x, 0)) },
+			func(n int) float64 { return float64(n * (n + 1) * (n + 2) / 6) }},
 		// Statistics.
 		{"Mean", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Mean(x)) }, mean},
 		{"Var", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Var(x, 0)) }, variance},

@@ -134,7 +134,7 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 		}
 	}()
 	comb := combined(x.layout, axis)
-	block, r, err := axisBlock(x)
+	block, r, err := capableBlock[backend.AxisReducer](x.local)
 	if err != nil {
 		return nil, blockFailed(x.comm, comb, "SumAxis", err)
 	}
@@ -206,15 +206,6 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 	return out, nil
 }
 
-// axisBlock returns x's block on a backend that reduces along an axis
-// (backend.AxisReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend. A complex block counts as
-// one the backend cannot reduce unless the backend is also a
-// backend.ComplexKernels.
-func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
-	return capableBlock[backend.AxisReducer](x.local)
-}
-
 // MeanAxisComplex returns the means along axis of a complex array, in its
 // type (as NumPy's mean of complex64 and complex128 arrays): SumAxis's
 // sums in float64 parts, multiplied by 1/N (N the length of the axis, as
@@ -268,7 +259,7 @@ func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error)
 		}
 	}()
 	comb := combined(x.layout, axis) && x.comm.Size() > 1
-	block, r, err := statsBlock(x)
+	block, r, err := capableBlock[backend.StatsReducer](x.local)
 	if err != nil {
 		return nil, blockFailed(x.comm, comb, "ProdAxis", err)
 	}
@@ -391,7 +382,7 @@ func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T
 		}
 	}()
 	comb := combined(x.layout, axis)
-	block, r, err := axisBlock(x)
+	block, r, err := capableBlock[backend.AxisReducer](x.local)
 	if err != nil {
 		return nil, nil, blockFailed(x.comm, comb, "ExtremeAxis", err)
 	}

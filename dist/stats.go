@@ -22,15 +22,6 @@ import (
 // host for it, and an array result is copied back, recorded
 // with package profiling as the copies they are.
 
-// statsBlock returns x's block on a backend that computes statistics
-// (backend.StatsReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend. A complex block counts as
-// one the backend cannot reduce unless the backend is also a
-// backend.ComplexKernels (the CPU backend, the fake device and CUDA are).
-func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
-	return capableBlock[backend.StatsReducer](x.local)
-}
-
 // complexKernels reports whether backend b's optional kernels take T: any
 // real T, and a complex T on a backend.ComplexKernels (the CPU backend,
 // the fake device and CUDA).
@@ -54,7 +45,7 @@ func hostStats() backend.StatsReducer {
 // CombineMoments: sums added in rank order, m2s by Chan et al.'s formula).
 func moments[T backend.Element](x *Array[T]) (sum, m2 float64, err error) {
 	var dev float64
-	block, r, derr := statsBlock(x)
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
 	if derr == nil {
 		derr = localStep(func() { sum, dev, m2 = r.Moments(block.Buffer()) })
 	}
@@ -176,7 +167,7 @@ func Prod[T backend.Element](x *Array[T]) (T, error) {
 	}
 	var zero T
 	var s backend.Scalar
-	block, r, derr := statsBlock(x)
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
 	if derr == nil {
 		s, derr = localValue(func() backend.Scalar { return r.Prod(block.Buffer()) })
 	}
@@ -233,7 +224,7 @@ func countNonzero[T backend.Element](op string, x *Array[T]) (int, error) {
 		return 0, err
 	}
 	var n int
-	block, r, derr := statsBlock(x)
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
 	if derr == nil {
 		derr = localStep(func() { n = r.CountNonzero(block.Buffer()) })
 	}
@@ -313,7 +304,7 @@ func histogram[T backend.Element](x *Array[T], bins int, lo, hi float64) (counts
 	// The counts, then the failure counts, summed in one allreduce.
 	all := make([]int64, bins+2)
 	counts = all[:bins]
-	block, r, derr := statsBlock(x)
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
 	switch {
 	case derr != nil:
 	case block.Len() > 0:
@@ -436,7 +427,7 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 		}
 	}()
 	comb := combined(x.layout, axis) && x.comm.Size() > 1
-	block, r, err := statsBlock(x)
+	block, r, err := capableBlock[backend.StatsReducer](x.local)
 	if err != nil {
 		return nil, blockFailed(x.comm, comb, op, err)
 	}

@@ -153,7 +153,17 @@ func TestDeviceFaultCollectives(t *testing.T) {
 	val := func(v float64, err error) (faultOutcome, error) { return faultOutcome{v: v}, err }
 	arr := func(a *dist.Array[float64], err error) (faultOutcome, error) { return faultOutcome{a: a}, err }
 	iarr := func(a *dist.Array[int64], err error) (faultOutcome, error) { return faultOutcome{ia: a}, err }
+	var z *dist.Array[complex128] // z[i] = i+1 + 1i
+	sq := func(n int) float64 { return float64(n*(n+1)*(2*n+1)/6 + n) }
 	ops := []op{
+		// Complex reductions.
+		{"Vdot", true, func(_, _ *dist.Array[float64]) (faultOutcome, error) {
+			v, err := dist.Vdot(z, z)
+			return val(real(v), err)
+		}, sq},
+		{"NormAxisComplex", true, func(_, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.NormAxisComplex[float64](z, 0))
+		}, func(n int) float64 { return math.Sqrt(sq(n)) }},
 		// Axis reductions, along the split axis.
 		{"SumAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.SumAxis(x, 0)) }, sum},
 		{"ProdAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.ProdAxis(x, 0)) }, fact},
@@ -242,6 +252,10 @@ func TestDeviceFaultCollectives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		z, err = dist.FromFunc(c, []int{n}, func(idx []int) complex128 { return complex(float64(idx[0]+1), 1) }, on)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, op := range ops {
 			for _, bad := range bads {
 				what := fmt.Sprintf("%s of %d elements at %d ranks, fault on rank %d", op.name, n, p, bad)
@@ -277,6 +291,7 @@ func TestDeviceFaultCollectives(t *testing.T) {
 		}
 		x.Free()
 		g.Free()
+		z.Free()
 	}
 }
 

@@ -40,7 +40,9 @@ const haloTag = 0x4841
 // copy to the host per message sent and one to the device per message
 // received (recorded with package profiling). Slabs that are not
 // contiguous (split axis > 0) are packed into, and unpacked from, a
-// contiguous buffer on the device first.
+// contiguous buffer on the device first. A device fault during an exchange
+// is recorded and returned by the next call that agrees, as for an
+// Array's Exchange.
 type Halo[T backend.Element] struct {
 	ex    exchange[T]
 	shape []int // ghosted local shape

@@ -49,7 +49,7 @@ func Argsort[T backend.Element](x *Array[T], axis int) (_ *Array[int64], err err
 		defer xw.Free()
 	}
 	block, err := hostCopy(xw.local)
-	if err != nil {
+	if err := agreeStep(x.comm, "Argsort", err); err != nil {
 		return nil, err
 	}
 	idx := make([]int64, len(block))
@@ -85,13 +85,11 @@ func argsort1D[T backend.Element](x *Array[T]) (*Array[int64], error) {
 		return nil, err
 	}
 	defer sr.free()
+	// A failure of the copies goes in the allreduce of the NaN counts.
 	s, err := hostCopy(sr.Sorted.local)
-	if err != nil {
-		return nil, err
-	}
-	perm, err := hostCopy(sr.Index.local)
-	if err != nil {
-		return nil, err
+	var perm []int64
+	if err == nil {
+		perm, err = hostCopy(sr.Index.local)
 	}
 	var myNaN int64
 	for _, v := range s {
@@ -99,7 +97,7 @@ func argsort1D[T backend.Element](x *Array[T]) (*Array[int64], error) {
 			myNaN++
 		}
 	}
-	nan, err := mpi.AllreduceValue(c, myNaN, mpi.Sum)
+	nan, err := allreduceCount(c, "Argsort", myNaN, takeFault(err))
 	if err != nil {
 		return nil, err
 	}

@@ -217,6 +217,15 @@ func complexScalar[T backend.Complex](x *Array[T], y *Array[T], f func(m backend
 	return f(hostComplex(), hx.Buffer(), yb), nil
 }
 
+// complexScalarStep is complexScalar as the local step of a collective:
+// a device failure it panics with is returned as its error (localStep).
+func complexScalarStep[T backend.Complex](x *Array[T], y *Array[T], f func(m backend.ComplexMath, x, y backend.Buffer) backend.Scalar) (s backend.Scalar, err error) {
+	if derr := localStep(func() { s, err = complexScalar(x, y, f) }); derr != nil {
+		return backend.Scalar{}, derr
+	}
+	return s, err
+}
+
 // Vdot returns the sum of conj(x[i])*y[i] over all elements, as
 // numpy.vdot: the real and imaginary parts accumulated as Sum's, the
 // ranks' partial sums combined by an allreduce. It is collective.
@@ -234,8 +243,8 @@ func Vdot[T backend.Complex](x, y *Array[T]) (T, error) {
 
 // vdot is Vdot in complex128.
 func vdot[T backend.Complex](x, y *Array[T]) (complex128, error) {
-	s, err := complexScalar(x, y, func(m backend.ComplexMath, x, y backend.Buffer) backend.Scalar { return m.ComplexVdot(x, y) })
-	if err := mpi.Agree(x.comm, err); err != nil {
+	s, err := complexScalarStep(x, y, func(m backend.ComplexMath, x, y backend.Buffer) backend.Scalar { return m.ComplexVdot(x, y) })
+	if err := agreeStep(x.comm, "Vdot", err); err != nil {
 		return 0, err
 	}
 	return allreduceAcc[complex128](x.comm, x.layout, "Vdot", s, nil)
@@ -266,8 +275,8 @@ func ProdComplex[T backend.Complex](x *Array[T]) (T, error) {
 	if err := check("Prod", x); err != nil {
 		return 0, err
 	}
-	s, err := complexScalar(x, nil, func(m backend.ComplexMath, x, _ backend.Buffer) backend.Scalar { return m.ComplexProd(x) })
-	if err := mpi.Agree(x.comm, err); err != nil {
+	s, err := complexScalarStep(x, nil, func(m backend.ComplexMath, x, _ backend.Buffer) backend.Scalar { return m.ComplexProd(x) })
+	if err := agreeStep(x.comm, "ProdComplex", err); err != nil {
 		return 0, err
 	}
 	p := s.Complex128()

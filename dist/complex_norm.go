@@ -78,13 +78,14 @@ func NormAxisComplex[R backend.Float, T backend.Complex](x *Array[T], axis int) 
 // normAxisParts sets out's block to the norms along axis of the complex
 // numbers whose parts are re and im (laid out as x).
 func normAxisParts[R backend.Float, T backend.Complex](x *Array[T], re, im, out *Array[R], axis int) error {
-	rb, r, err := axisBlock(re)
+	comb := combined(x.layout, axis)
+	rb, r, err := capableBlock[backend.AxisReducer](re.local)
 	if err != nil {
-		return err
+		return blockFailed(x.comm, comb, "NormAxisComplex", err)
 	}
-	ib, _, err := axisBlock(im)
+	ib, _, err := capableBlock[backend.AxisReducer](im.local)
 	if err != nil {
-		return err
+		return blockFailed(x.comm, comb, "NormAxisComplex", err)
 	}
 	b := rb.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
@@ -106,12 +107,17 @@ func normAxisParts[R backend.Float, T backend.Complex](x *Array[T], re, im, out 
 		return err
 	}
 	defer acc2.Free()
-	r.SumAxis(acc.Buffer(), rb.Buffer(), pre, n, post, true)
-	r.SumAxis(acc2.Buffer(), ib.Buffer(), pre, n, post, true)
-	if m > 0 {
-		backend.Axpy(1, acc2, acc)
+	step := func() {
+		r.SumAxis(acc.Buffer(), rb.Buffer(), pre, n, post, true)
+		r.SumAxis(acc2.Buffer(), ib.Buffer(), pre, n, post, true)
+		if m > 0 {
+			backend.Axpy(1, acc2, acc)
+		}
 	}
-	if combined(x.layout, axis) {
+	if err := combineStep(x.comm, comb, "NormAxisComplex", step, acc); err != nil {
+		return err
+	}
+	if comb {
 		if err := staging.Allreduce(x.comm, acc, mpi.Sum); err != nil {
 			return err
 		}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
@@ -66,4 +68,236 @@ func TestDeviceFaultReductions(t *testing.T) {
 		x.Free()
 		z.Free()
 	}
+}
+
+// faultOutcome is what an operation of TestDeviceFaultCollectives
+// returns: a value, or an array (of float64 or int64) whose elements sum
+// to it.
+type faultOutcome struct {
+	v  float64
+	a  *dist.Array[float64]
+	ia *dist.Array[int64]
+}
+
+// free releases the outcome's array.
+func (o faultOutcome) free() {
+	if o.a != nil {
+		o.a.Free()
+	}
+	if o.ia != nil {
+		o.ia.Free()
+	}
+}
+
+// value returns the outcome's value (its array's sum, gathered), and
+// frees its array.
+func (o faultOutcome) value() (float64, error) {
+	defer o.free()
+	switch {
+	case o.a != nil:
+		all, err := dist.Allgather(o.a)
+		var s float64
+		for _, v := range all {
+			s += v
+		}
+		return s, err
+	case o.ia != nil:
+		all, err := dist.Allgather(o.ia)
+		var s float64
+		for _, v := range all {
+			s += float64(v)
+		}
+		return s, err
+	}
+	return o.v, nil
+}
+
+// TestDeviceFaultCollectives injects a device fault on one rank before
+// each collective whose local step runs on the device (axis reductions,
+// statistics, Min/Max and the Arg forms, the gathers, the order
+// operations, the ghost exchange): no rank may wait for another (a
+// watchdog ends the job otherwise), every rank must get an error wrapping
+// backend.ErrDevice (the faulting rank's wrapping the fault too) from the
+// operation itself, or, where the operation does not communicate an
+// agreement (the ghost exchange, which must then succeed on every rank;
+// Get, on ranks that hold no part of the element; the local steps at one
+// rank), from the next call that does (Sum), and the next call of the
+// operation must give the right value.
+func TestDeviceFaultCollectives(t *testing.T) {
+	c := mpitest.World(t)
+	p, rank := c.Size(), c.Rank()
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	type op struct {
+		name string
+		now  bool // the operation itself reports a fault at more than one rank
+		run  func(x, g *dist.Array[float64]) (faultOutcome, error)
+		want func(n int) float64
+	}
+	sum := func(n int) float64 { return float64(n * (n + 1) / 2) }
+	mean := func(n int) float64 { return float64(n+1) / 2 }
+	variance := func(n int) float64 { return float64(n*n-1) / 12 }
+	top := func(n int) float64 { return float64(n) }
+	last := func(n int) float64 { return float64(n - 1) }
+	iota := func(n int) float64 { return float64(n * (n - 1) / 2) }
+	fact := func(n int) float64 {
+		f := 1.0
+		for i := 2; i <= n; i++ {
+			f *= float64(i)
+		}
+		return f
+	}
+	val := func(v float64, err error) (faultOutcome, error) { return faultOutcome{v: v}, err }
+	arr := func(a *dist.Array[float64], err error) (faultOutcome, error) { return faultOutcome{a: a}, err }
+	iarr := func(a *dist.Array[int64], err error) (faultOutcome, error) { return faultOutcome{ia: a}, err }
+	var z *dist.Array[complex128] // z[i] = i+1 + 1i
+	sq := func(n int) float64 { return float64(n*(n+1)*(2*n+1)/6 + n) }
+	ops := []op{
+		// Complex reductions.
+		{"Vdot", true, func(_, _ *dist.Array[float64]) (faultOutcome, error) {
+			v, err := dist.Vdot(z, z)
+			return val(real(v), err)
+		}, sq},
+		{"NormAxisComplex", true, func(_, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.NormAxisComplex[float64](z, 0))
+		}, func(n int) float64 { return math.Sqrt(sq(n)) }},
+		// Axis reductions, along the split axis.
+		{"SumAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.SumAxis(x, 0)) }, sum},
+		{"ProdAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.ProdAxis(x, 0)) }, fact},
+		{"MaxAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MaxAxis(x, 0)) }, top},
+		{"ArgmaxAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return iarr(dist.ArgmaxAxis(x, 0)) }, last},
+		{"MeanAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MeanAxis(x, 0)) }, mean},
+		{"VarAxis", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.VarAxis(x, 0, 0)) }, variance},
+		{"Cumsum", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.Cumsum(x, 0)) },
+			func(n int) float64 { return float64(n * (n + 1) * (n + 2) / 6) }},
+		// Statistics.
+		{"Mean", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Mean(x)) }, mean},
+		{"Var", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Var(x, 0)) }, variance},
+		{"Prod", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Prod(x)) }, fact},
+		{"Any", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			ok, err := dist.Any(x)
+			return val(float64(b2f(ok)), err)
+		}, func(int) float64 { return 1 }},
+		{"Histogram", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			counts, _, err := dist.Histogram(x, 3, 0, 100)
+			var s int64
+			for _, k := range counts {
+				s += k
+			}
+			return val(float64(s), err)
+		}, top},
+		{"SumRepro", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.SumRepro(x)) }, sum},
+		// Min, Max and the Arg forms.
+		{"Max", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Max(x)) }, top},
+		{"Argmin", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			i, err := dist.Argmin(x)
+			return val(float64(i), err)
+		}, func(int) float64 { return 0 }},
+		// The gathers.
+		{"Gather", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			all, err := dist.Gather(x, 0)
+			s := sum(x.Len())
+			if rank == 0 {
+				s = 0
+				for _, v := range all {
+					s += v
+				}
+			}
+			return val(s, err)
+		}, sum},
+		{"Allgather", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			all, err := dist.Allgather(x)
+			var s float64
+			for _, v := range all {
+				s += v
+			}
+			return val(s, err)
+		}, sum},
+		{"Get", false, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Get(x, x.Len()-1)) }, top},
+		// The order operations.
+		{"Median", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return val(dist.Median(x)) }, mean},
+		{"Unique", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.Unique(x)) }, sum},
+		{"Sort", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return arr(dist.Sort(x)) }, sum},
+		{"Argsort", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) { return iarr(dist.Argsort(x, 0)) }, iota},
+		{"Searchsorted", true, func(x, _ *dist.Array[float64]) (faultOutcome, error) {
+			return iarr(dist.Searchsorted(x, x, dist.SideLeft))
+		}, iota},
+		// The ghost exchange: it succeeds, and Sum reports the fault.
+		{"Exchange", false, func(_, g *dist.Array[float64]) (faultOutcome, error) {
+			if err := g.Exchange(); err != nil {
+				return faultOutcome{}, err
+			}
+			return val(dist.Sum(g))
+		}, sum},
+	}
+	sizes := []int{2, 2*p + 1}
+	if p > 1 && p-1 != 2 {
+		sizes = append(sizes, p-1) // fewer elements than ranks
+	}
+	bads := []int{0}
+	if p > 1 {
+		bads = append(bads, p-1)
+	}
+	on := dist.OnBackend(fakedev.Default)
+	for _, n := range sizes {
+		f := func(idx []int) float64 { return float64(idx[0] + 1) }
+		x, err := dist.FromFunc(c, []int{n}, f, on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := dist.FromFunc(c, []int{n}, f, on, dist.Ghosts(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err = dist.FromFunc(c, []int{n}, func(idx []int) complex128 { return complex(float64(idx[0]+1), 1) }, on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range ops {
+			for _, bad := range bads {
+				what := fmt.Sprintf("%s of %d elements at %d ranks, fault on rank %d", op.name, n, p, bad)
+				if rank == bad {
+					fakedev.Default.InjectFault(errFault)
+				}
+				res, err := op.run(x, g)
+				if op.name == "Exchange" {
+					// The exchange itself must not fail; its Sum reports.
+					mpitest.Check(t, c, err == nil || errors.Is(err, backend.ErrDevice), "%s: returned %v", what, err)
+				}
+				none, aerr := mpi.AllTrue(c, err == nil)
+				if aerr != nil {
+					t.Fatal(aerr)
+				}
+				mpitest.Check(t, c, !none || !(op.now && p > 1), "%s: no rank returned an error", what)
+				if none {
+					// Deferred: the next call that agrees reports it.
+					res.free()
+					_, err = dist.Sum(x)
+				}
+				ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
+				mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
+
+				res, err = op.run(x, g)
+				var v float64
+				if err == nil {
+					v, err = res.value()
+				}
+				want := op.want(n)
+				mpitest.Check(t, c, err == nil && math.Abs(v-want) <= 1e-12*want, "%s: the next call returned %v, %v; want %v", what, v, err, want)
+			}
+		}
+		x.Free()
+		g.Free()
+		z.Free()
+	}
+}
+
+func b2f(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -192,6 +192,31 @@
 // the device memory when it is CUDA-aware, and pinned host copies
 // otherwise.
 //
+// A device reports a fault late, as CUDA does (backend.ErrDevice): the
+// kernel that faulted was queued long before. A device fault is recorded
+// and returned at the next call that communicates an agreement or reads
+// back, on every rank, as an error wrapping backend.ErrDevice (the
+// faulting rank's error wraps the driver's too); no rank panics, or
+// returns, while the others wait for it. The reductions (Sum, Dot, Norm,
+// Mean, Var, Prod, Any, All, Histogram, Min, Max, Argmin, Argmax, the
+// Exact and Repro forms), the axis reductions along the split axis
+// (SumAxis, ProdAxis, MinAxis, MeanAxis, VarAxis, ...), Gather,
+// Allgather, Get and the order operations (Sort, Unique, Argsort,
+// Searchsorted, Median, Quantile, ...) agree on the outcome of their
+// local step before they communicate its data: in the message that
+// agrees on their result where they have one (a failure count beside
+// Sum's value), else in one small allreduce. The ghost exchange, run at
+// every iteration of a solver, adds no message: a rank whose device
+// faulted sends zeros for what it could not read, drops what it could
+// not write, returns no error, and records the fault, which the next call
+// that agrees (the solver's Dot or Norm, say) returns on every rank, and
+// then forgets. Elementwise operations (Add, Axpy, Fill, ...) queue work
+// and do not check: their fault is the device's, reported by the next
+// call that waits for it. An operation that does not communicate (an
+// axis reduction along an axis that is not split, one on a replicated
+// array) reports a fault on its rank alone, or leaves it to the next call
+// that agrees.
+//
 // A program runs the same on one process (the default build's stand-in
 // communicator) and under mpirun (built with -tags mpi):
 //

@@ -85,16 +85,21 @@ func exactReduce[T backend.Float](op string, x, y *Array[T], term func(a, b T) f
 		return 0, err
 	}
 	xs, err := hostBlock(x)
-	if err != nil {
-		return 0, err
-	}
 	var ys []T
-	if y != nil {
+	if err == nil && y != nil {
 		if y == x {
 			ys = xs
-		} else if ys, err = hostBlock(y); err != nil {
-			return 0, err
+		} else {
+			ys, err = hostBlock(y)
 		}
+	}
+	// A copy that failed on one rank fails on all before the
+	// accumulators' allreduce.
+	if x.layout.axis != Replicated {
+		err = agreeStep(x.comm, op, err)
+	}
+	if err != nil {
+		return 0, err
 	}
 	var acc exactsum.Sum
 	if ys == nil {
@@ -155,16 +160,21 @@ func reproReduce[T backend.Float](op string, x, y *Array[T]) (float64, error) {
 		return 0, err
 	}
 	xs, err := hostBlock(x)
-	if err != nil {
-		return 0, err
-	}
 	var ys []T
-	if y != nil {
+	if err == nil && y != nil {
 		if y == x {
 			ys = xs
-		} else if ys, err = hostBlock(y); err != nil {
-			return 0, err
+		} else {
+			ys, err = hostBlock(y)
 		}
+	}
+	// A copy that failed on one rank fails on all before the
+	// accumulators' allreduce.
+	if x.layout.axis != Replicated {
+		err = agreeStep(x.comm, op, err)
+	}
+	if err != nil {
+		return 0, err
 	}
 	var acc repro.Sum
 	switch xs := any(xs).(type) {
@@ -190,10 +200,11 @@ func reproReduce[T backend.Float](op string, x, y *Array[T]) (float64, error) {
 }
 
 // hostBlock returns a's local block on the host: itself, or a copy of a
-// block on a device (recorded; an empty block is not copied).
+// block on a device (recorded; an empty block is not copied, but its
+// device is waited for, so that the fault it kept is reported here).
 func hostBlock[T backend.Element](a *Array[T]) ([]T, error) {
 	if a.local.Len() == 0 {
-		return nil, nil
+		return nil, deviceSync(a.local)
 	}
 	return a.localHost()
 }

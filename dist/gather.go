@@ -67,6 +67,9 @@ func Gather[T backend.Numeric](a *Array[T], root int) ([]T, error) {
 		packed = make([]T, l.Len())
 		recv = backend.Wrap(packed)
 	}
+	if err := agreeStep(c, "Gather", deviceSync(a.local)); err != nil {
+		return nil, err
+	}
 	if err := staging.Gatherv(c, a.local, recv, counts, displs, root); err != nil {
 		return nil, err
 	}
@@ -91,6 +94,9 @@ func Allgather[T backend.Numeric](a *Array[T]) ([]T, error) {
 	}
 	counts, displs := l.blockCounts()
 	packed := make([]T, l.Len())
+	if err := agreeStep(a.comm, "Allgather", deviceSync(a.local)); err != nil {
+		return nil, err
+	}
 	if err := staging.Allgatherv(a.comm, a.local, backend.Wrap(packed), counts, displs); err != nil {
 		return nil, err
 	}
@@ -205,6 +211,7 @@ func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
 	}
 	owner := a.layout.OwnerOf(idx)
 	me := a.comm.Rank()
+	var rerr error
 	if owner == -1 || owner == me {
 		start, shape := a.layout.box(me)
 		local := make([]int, len(idx))
@@ -212,15 +219,34 @@ func Get[T backend.Numeric](a *Array[T], idx ...int) (T, error) {
 			local[d] = idx[d] - start[d]
 		}
 		off := ravel(local, shape)
-		if err := backend.CopyToHostSlice(v[:], a.local.Slice(off, off+1)); err != nil {
-			return v[0], err
-		}
+		rerr = backend.CopyToHostSlice(v[:], a.local.Slice(off, off+1))
 	}
 	if owner == -1 {
-		return v[0], nil
+		return v[0], rerr
 	}
-	err := mpi.Bcast(a.comm, v[:], owner)
-	return v[0], err
+	// The value and the owner's failure (1 on its device, 2 otherwise),
+	// in one broadcast.
+	w := []T{v[0], 0}
+	if owner == me {
+		rerr = takeFault(rerr)
+		if dev, _ := failFlag(rerr); dev > 0 {
+			w = []T{0, 1}
+		} else if rerr != nil {
+			w = []T{0, 2}
+		}
+	}
+	if err := mpi.Bcast(a.comm, w, owner); err != nil {
+		return w[0], err
+	}
+	switch {
+	case rerr != nil:
+		return w[0], fmt.Errorf("dist.Get: %w", rerr)
+	case w[1] == 1:
+		return w[0], fmt.Errorf("dist.Get: reading the element failed on rank %d: %w", owner, backend.ErrDevice)
+	case w[1] != 0:
+		return w[0], fmt.Errorf("dist.Get: reading the element failed on rank %d", owner)
+	}
+	return w[0], nil
 }
 
 // Set stores v at the global multi-index idx (negative indices counted

@@ -193,6 +193,12 @@ func (a *Array[T]) mustGhosts(op string) *exchange[T] {
 // periodic axes; a box that is not one contiguous run of memory is packed
 // into, and unpacked from, a buffer on the block's device. These copies on
 // a device are recorded with package profiling as device copies.
+//
+// A device fault (backend.ErrDevice) that keeps a rank from copying a
+// message does not fail the exchange, which adds no message to agree on
+// it: the rank sends zeros for what it could not read, the exchange
+// completes on every rank, and the fault is recorded and returned by the
+// next call that agrees (Sum, Dot, Norm, ...), on every rank.
 func (a *Array[T]) Exchange() error {
 	if a.freed {
 		return freedError("Exchange")

@@ -40,7 +40,9 @@ const haloTag = 0x4841
 // copy to the host per message sent and one to the device per message
 // received (recorded with package profiling). Slabs that are not
 // contiguous (split axis > 0) are packed into, and unpacked from, a
-// contiguous buffer on the device first.
+// contiguous buffer on the device first. A device fault during an exchange
+// is recorded and returned by the next call that agrees, as for an
+// Array's Exchange.
 type Halo[T backend.Element] struct {
 	ex    exchange[T]
 	shape []int // ghosted local shape
@@ -332,6 +334,11 @@ func (e *exchange[T]) start() error {
 	for i := range e.recvs {
 		m := &e.recvs[i]
 		op, err := m.stage.Irecv(e.comm, e.array(m), m.peer, haloTag)
+		if err != nil && isDeviceFault(err) {
+			// The device failed: receive into host memory, so that the
+			// peer's send completes, and keep the fault (see faulted).
+			op, err = e.faulted(m, false, err)
+		}
 		if err != nil {
 			return e.abandon(err)
 		}
@@ -343,6 +350,11 @@ func (e *exchange[T]) start() error {
 			e.pack(m)
 		}
 		op, err := m.stage.Isend(e.comm, e.array(m), m.peer, haloTag)
+		if err != nil && isDeviceFault(err) {
+			// The device failed: send zeros from host memory, so that the
+			// peer's receive completes, and keep the fault (see faulted).
+			op, err = e.faulted(m, true, err)
+		}
 		if err != nil {
 			return e.abandon(err)
 		}
@@ -352,6 +364,22 @@ func (e *exchange[T]) start() error {
 		e.gridCopyIn()
 	}
 	return nil
+}
+
+// faulted posts m's message (a send of zeros, or a receive that is
+// dropped) on host memory in place of m's array, after a device fault
+// (err) kept this rank from posting it on its array: the exchange is on
+// the hot path of every solver iteration and adds no message to agree on
+// its outcome, so it completes with what it has, and the fault is
+// recorded for the next call that agrees (Sum, Dot, Norm, ...), which
+// returns it on every rank as an error wrapping backend.ErrDevice.
+func (e *exchange[T]) faulted(m *haloMsg[T], send bool, err error) (*staging.Op[T], error) {
+	recordFault(fmt.Errorf("%s exchange: %w", e.name, err))
+	h := backend.Wrap(make([]T, m.n))
+	if send {
+		return m.stage.Isend(e.comm, h, m.peer, haloTag)
+	}
+	return m.stage.Irecv(e.comm, h, m.peer, haloTag)
 }
 
 // abandon waits for the operations already posted without copying anything
@@ -389,7 +417,14 @@ func (e *exchange[T]) finish() error {
 			if m.op == nil {
 				continue
 			}
-			if err := m.op.Wait(); err != nil && first == nil {
+			err := m.op.Wait()
+			if err != nil && isDeviceFault(err) {
+				// The message arrived; its copy to the device failed:
+				// kept for the next call that agrees (see faulted).
+				recordFault(fmt.Errorf("%s exchange: %w", e.name, err))
+				err = nil
+			}
+			if err != nil && first == nil {
 				first = err
 			}
 			m.op = nil

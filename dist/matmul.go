@@ -367,22 +367,16 @@ func sameCommDevice[T backend.Numeric](op string, a, b *Array[T]) {
 // count as ones the backend cannot multiply unless the backend is also a
 // backend.ComplexKernels (the CPU backend, the fake device and CUDA are).
 func gemmBlocks[T backend.Numeric](a, b *backend.Array[T]) (ab, bb *backend.Array[T], g backend.GEMM, err error) {
-	if g, ok := a.Backend().(backend.GEMM); ok && complexKernels[T](a.Backend()) {
-		return a, b, g, nil
+	if ab, g, err = capableBlock[backend.GEMM](a); err != nil || ab == a {
+		return ab, b, g, err
 	}
-	host := func(x *backend.Array[T]) (*backend.Array[T], error) {
-		if x.Len() == 0 {
-			return backend.Wrap([]T{}), nil
+	bb = backend.Wrap([]T{})
+	if b.Len() > 0 {
+		if bb, err = backend.ToHost(b); err != nil {
+			return nil, nil, nil, err
 		}
-		return backend.ToHost(x)
 	}
-	if ab, err = host(a); err != nil {
-		return nil, nil, nil, err
-	}
-	if bb, err = host(b); err != nil {
-		return nil, nil, nil, err
-	}
-	return ab, bb, ab.Backend().(backend.GEMM), nil
+	return ab, bb, g, nil
 }
 
 // resultOn returns the array the product is computed into: out's block

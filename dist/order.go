@@ -42,10 +42,13 @@ func npCompare[T backend.Element](a, b T) int {
 
 // hostCopy returns a new host slice with a's elements, copied from its
 // device (a recorded transfer) if it lives on one.
+//
+// It waits for a's device even for an empty a, so that the fault a device
+// kept is reported here (the callers agree on it with the other ranks).
 func hostCopy[T backend.Numeric](a *backend.Array[T]) ([]T, error) {
 	h := make([]T, a.Len())
 	if len(h) == 0 {
-		return h, nil
+		return h, deviceSync(a)
 	}
 	if err := backend.CopyToHostSlice(h, a); err != nil {
 		return nil, err

@@ -241,9 +241,10 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 	if x.layout.axis == Replicated {
 		cc = mpi.NewSerial()
 	}
+	// A failure of the copy goes in the allreduce of the NaN counts.
 	s, err := hostCopy(x.local)
-	if err != nil {
-		return nil, err
+	if x.layout.axis != Replicated {
+		err = takeFault(err)
 	}
 	var myNaN int64
 	for _, v := range s {
@@ -251,7 +252,7 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 			myNaN++
 		}
 	}
-	nan, err := mpi.AllreduceValue(cc, myNaN, mpi.Sum)
+	nan, err := allreduceCount(cc, op, myNaN, err)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +560,7 @@ func quantileAxis[T backend.Element](x *Array[T], op string, q, top float64, axi
 		defer xw.Free()
 	}
 	block, err := hostCopy(xw.local)
-	if err != nil {
+	if err := agreeStep(x.comm, op, err); err != nil {
 		return nil, err
 	}
 	n := l.shape[axis]

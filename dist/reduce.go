@@ -23,7 +23,8 @@ import (
 // rank that failed contributes a count of one in the same message as the
 // values (one allreduce of two accumulators, however many ranks failed),
 // so that every rank returns an error wrapping backend.ErrDevice, naming
-// op, and none waits in a collective for a rank that left.
+// op, and none waits in a collective for a rank that left. A device fault
+// recorded earlier (recordFault) counts as this rank's failure.
 func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, op string, s backend.Scalar, derr error) (T, error) {
 	var zero T
 	if l.axis == Replicated {
@@ -32,6 +33,7 @@ func allreduceAcc[T backend.Numeric](c mpi.Comm, l Layout, op string, s backend.
 		}
 		return backend.ValueOf[T](s), nil
 	}
+	derr = takeFault(derr)
 	var failed int
 	var err error
 	switch accType[T]() {
@@ -102,33 +104,6 @@ func allreduceFlagged[A float64 | int64 | uint64 | complex128](c mpi.Comm, v A, 
 	return out, failed, nil
 }
 
-// localValue runs f, the local step of a reduction, and returns the
-// device failure that it panicked with (an error wrapping
-// backend.ErrDevice: a device reports a fault at the next call that
-// returns a value) as an error. Any other panic goes on.
-func localValue(f func() backend.Scalar) (s backend.Scalar, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok || !errors.Is(e, backend.ErrDevice) {
-				panic(r)
-			}
-			err = e
-		}
-	}()
-	return f(), nil
-}
-
-// deviceFailure is the error of a reduction op that failed on the devices
-// of failed ranks: own is this rank's failure, or nil where another rank
-// failed.
-func deviceFailure(op string, own error, failed int) error {
-	if own != nil {
-		return fmt.Errorf("dist.%s: %w", op, own)
-	}
-	return fmt.Errorf("dist.%s: a device failed on %d other rank(s): %w", op, failed, backend.ErrDevice)
-}
-
 // Sum returns the sum of all elements. Complex sums accumulate their real
 // and imaginary parts as float sums do.
 func Sum[T backend.Numeric](x *Array[T]) (T, error) {
@@ -179,32 +154,50 @@ func Norm[T backend.Inexact](x *Array[T]) (float64, error) {
 	return math.Sqrt(s), nil
 }
 
+// failedIndex is the index a rank whose local step failed contributes
+// to argExtreme's gather: no rank has it (an empty block gives -1).
+const failedIndex = math.MinInt64
+
 // argExtreme returns the global flat index and value of the first minimum
-// (or maximum) of x.
+// (or maximum) of x. A rank whose local step fails on its device sends
+// failedIndex in the gather of the indices, so that every rank returns an
+// error wrapping backend.ErrDevice, with no message more.
 func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
 	name := "Argmin"
 	if max {
 		name = "Argmax"
 	}
+	var zero T
 	if err := check(name, x); err != nil {
-		var zero T
 		return -1, zero, err
 	}
 	b := x.local.Backend()
 	var li int
 	var lv backend.Scalar
-	if max {
-		li, lv = b.Argmax(x.local.Buffer())
-	} else {
-		li, lv = b.Argmin(x.local.Buffer())
-	}
-	gi := int64(-1)
-	if li >= 0 {
-		gi = int64(x.globalFlat(li))
-	}
-	v := backend.ValueOf[T](lv)
+	derr := localStep(func() {
+		if max {
+			li, lv = b.Argmax(x.local.Buffer())
+		} else {
+			li, lv = b.Argmin(x.local.Buffer())
+		}
+	})
 	if x.layout.axis == Replicated {
-		return int(gi), v, nil
+		if derr != nil {
+			return -1, zero, deviceFailure(name, derr, 1)
+		}
+		return li, backend.ValueOf[T](lv), nil
+	}
+	derr = takeFault(derr)
+	gi := int64(-1)
+	var v T
+	switch {
+	case derr != nil:
+		gi = failedIndex
+	case li >= 0:
+		gi = int64(x.globalFlat(li))
+		v = backend.ValueOf[T](lv)
+	default:
+		v = backend.ValueOf[T](lv)
 	}
 	p := x.comm.Size()
 	vals, idxs := make([]T, p), make([]int64, p)
@@ -214,6 +207,9 @@ func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
 	if err := mpi.Allgather(x.comm, []int64{gi}, idxs); err != nil {
 		return -1, v, err
 	}
+	if failed := countFailed(idxs); failed > 0 {
+		return -1, zero, deviceFailure(name, derr, failed)
+	}
 	bv, bi := vals[0], idxs[0]
 	for r := 1; r < p; r++ {
 		if algorithms.Better(vals[r], idxs[r], bv, bi, max) {
@@ -221,6 +217,17 @@ func argExtreme[T backend.Element](x *Array[T], max bool) (int, T, error) {
 		}
 	}
 	return int(bi), bv, nil
+}
+
+// countFailed returns the number of ranks whose index is failedIndex.
+func countFailed(idxs []int64) int {
+	n := 0
+	for _, i := range idxs {
+		if i == failedIndex {
+			n++
+		}
+	}
+	return n
 }
 
 // globalFlat returns the global row-major index of this rank's local

@@ -133,9 +133,10 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 			out.Free()
 		}
 	}()
-	block, r, err := axisBlock(x)
+	comb := combined(x.layout, axis)
+	block, r, err := capableBlock[backend.AxisReducer](x.local)
 	if err != nil {
-		return nil, err
+		return nil, blockFailed(x.comm, comb, "SumAxis", err)
 	}
 	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
@@ -155,8 +156,10 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 			return nil, err
 		}
 		defer acc.Free()
-		r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, false)
-		if combined(x.layout, axis) {
+		if err := combineStep(x.comm, comb, "SumAxis", func() { r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, false) }, acc); err != nil {
+			return nil, err
+		}
+		if comb {
 			if err := staging.Allreduce(x.comm, acc, mpi.Sum); err != nil {
 				return nil, err
 			}
@@ -174,8 +177,10 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 			return nil, err
 		}
 		defer acc.Free()
-		r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, norm)
-		if combined(x.layout, axis) {
+		if err := combineStep(x.comm, comb, "SumAxis", func() { r.SumAxis(acc.Buffer(), block.Buffer(), pre, n, post, norm) }, acc); err != nil {
+			return nil, err
+		}
+		if comb {
 			if err := staging.Allreduce(x.comm, acc, mpi.Sum); err != nil {
 				return nil, err
 			}
@@ -184,8 +189,10 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 			r.CastSums(res.Buffer(), acc.Buffer(), norm)
 		}
 	} else {
-		r.SumAxis(res.Buffer(), block.Buffer(), pre, n, post, norm)
-		if combined(x.layout, axis) {
+		if err := combineStep(x.comm, comb, "SumAxis", func() { r.SumAxis(res.Buffer(), block.Buffer(), pre, n, post, norm) }, res); err != nil {
+			return nil, err
+		}
+		if comb {
 			if err := staging.Allreduce(x.comm, res, mpi.Sum); err != nil {
 				return nil, err
 			}
@@ -197,24 +204,6 @@ func sumAxisMean[T backend.Numeric](x *Array[T], axis int, norm, mean bool) (_ *
 		}
 	}
 	return out, nil
-}
-
-// axisBlock returns x's block on a backend that reduces along an axis
-// (backend.AxisReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend. A complex block counts as
-// one the backend cannot reduce unless the backend is also a
-// backend.ComplexKernels.
-func axisBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.AxisReducer, err error) {
-	if r, ok := x.local.Backend().(backend.AxisReducer); ok && complexKernels[T](x.local.Backend()) {
-		return x.local, r, nil
-	}
-	h := backend.Wrap([]T{})
-	if x.local.Len() > 0 {
-		if h, err = backend.ToHost(x.local); err != nil {
-			return nil, nil, err
-		}
-	}
-	return h, h.Backend().(backend.AxisReducer), nil
 }
 
 // MeanAxisComplex returns the means along axis of a complex array, in its
@@ -269,9 +258,10 @@ func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error)
 			out.Free()
 		}
 	}()
-	block, r, err := statsBlock(x)
+	comb := combined(x.layout, axis) && x.comm.Size() > 1
+	block, r, err := capableBlock[backend.StatsReducer](x.local)
 	if err != nil {
-		return nil, err
+		return nil, blockFailed(x.comm, comb, "ProdAxis", err)
 	}
 	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
@@ -283,10 +273,15 @@ func ProdAxis[T backend.Numeric](x *Array[T], axis int) (_ *Array[T], err error)
 		}
 		defer res.Free()
 	}
-	if m > 0 {
-		r.ScanAxis(nil, res.Buffer(), block.Buffer(), nil, pre, n, post, true)
+	step := func() {
+		if m > 0 {
+			r.ScanAxis(nil, res.Buffer(), block.Buffer(), nil, pre, n, post, true)
+		}
 	}
-	if combined(x.layout, axis) && x.comm.Size() > 1 {
+	if err := combineStep(x.comm, comb, "ProdAxis", step, res); err != nil {
+		return nil, err
+	}
+	if comb {
 		// Every rank's products, gathered on the device and multiplied
 		// there in rank order.
 		p := x.comm.Size()
@@ -386,9 +381,10 @@ func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T
 			iout.Free()
 		}
 	}()
-	block, r, err := axisBlock(x)
+	comb := combined(x.layout, axis)
+	block, r, err := capableBlock[backend.AxisReducer](x.local)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, blockFailed(x.comm, comb, "ExtremeAxis", err)
 	}
 	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
@@ -408,8 +404,11 @@ func extremeAxis[T backend.Element](x *Array[T], axis int, max bool) (_ *Array[T
 		}
 		defer idxs.Free()
 	}
-	r.ExtremeAxis(vals.Buffer(), idxs.Buffer(), block.Buffer(), pre, n, post, int64(offset), max)
-	if combined(x.layout, axis) {
+	step := func() { r.ExtremeAxis(vals.Buffer(), idxs.Buffer(), block.Buffer(), pre, n, post, int64(offset), max) }
+	if err := combineStep(x.comm, comb, "ExtremeAxis", step, vals); err != nil {
+		return nil, nil, err
+	}
+	if comb {
 		// Every rank's partial results, gathered on the device and
 		// combined there.
 		p := x.comm.Size()

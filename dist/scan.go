@@ -82,7 +82,7 @@ func scan[T backend.Numeric](x *Array[T], op string, axis int, prod bool) (_ *Ar
 			out.Free()
 		}
 	}()
-	block, r, err := statsBlock(x)
+	block, r, err := capableBlock[backend.StatsReducer](x.local)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +136,10 @@ func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backen
 		return nil, err
 	}
 	defer last.Free()
-	if me < p-1 && m > 0 { // the last rank's totals are no one's carry
-		r.ScanAxis(nil, last.Buffer(), block.Buffer(), nil, pre, n, post, prod)
+	step := func() {
+		if me < p-1 && m > 0 { // the last rank's totals are no one's carry
+			r.ScanAxis(nil, last.Buffer(), block.Buffer(), nil, pre, n, post, prod)
+		}
 	}
 	carry, err := backend.NewOn[T](b, m)
 	if err != nil {
@@ -148,6 +150,7 @@ func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backen
 		op = mpi.Prod
 	}
 	if b.Device().IsHost() && !(prod && backend.DTypeOf[T]().IsComplex()) {
+		step()
 		err = mpi.Exscan(x.comm, last.Data(), carry.Data(), op)
 	} else {
 		var all *backend.Array[T]
@@ -160,7 +163,12 @@ func scanCarry[T backend.Numeric](x *Array[T], block *backend.Array[T], r backen
 		for q := range counts {
 			counts[q], displs[q] = m, q*m
 		}
-		err = staging.Allgatherv(x.comm, last, all, counts, displs)
+		// On a device, the ranks agree on the local step's outcome
+		// before its totals go to MPI (combineStep).
+		err = combineStep(x.comm, !b.Device().IsHost(), "Cumsum/Cumprod", step, last)
+		if err == nil {
+			err = staging.Allgatherv(x.comm, last, all, counts, displs)
+		}
 		if err == nil && me > 0 && m > 0 {
 			// The totals of ranks 0 to me-1, scanned as a me x m block:
 			// the last row is the carry.

@@ -68,11 +68,11 @@ func Searchsorted[T backend.Element](a, v *Array[T], side Side) (*Array[int64], 
 	}
 	c := a.comm
 	block, err := hostCopy(a.local)
-	if err != nil {
-		return nil, err
+	var vals []T
+	if err == nil {
+		vals, err = hostCopy(v.local)
 	}
-	vals, err := hostCopy(v.local)
-	if err != nil {
+	if err := agreeStep(c, "Searchsorted", err); err != nil {
 		return nil, err
 	}
 	// before reports whether element e of a goes before value w: the

@@ -188,7 +188,9 @@ func sortArray[T backend.Element](x *Array[T], o SortOptions, into *Array[T]) (_
 	h := backend.Wrap([]T{})
 	if x.local.Len() > 0 {
 		if h, err = backend.ToHost(x.local); err != nil {
-			return SortResult[T]{}, err
+			// Where the sort communicates, the ranks agree on the
+			// failure in the agreement that splitters makes.
+			return SortResult[T]{}, blockFailed(x.comm, x.layout.axis != Replicated && x.comm.Size() > 1, "Sort", err)
 		}
 	}
 	res, err := sampleSort(x, h, o, nil)
@@ -339,10 +341,10 @@ func sampleSort[T backend.Element](x *Array[T], block *backend.Array[T], o SortO
 	if err != nil {
 		return SortResult[T]{}, err
 	}
-	sortBlock(s, keys, arrayBuffer(idx), block, int64(lo), blockWork)
+	serr := localStep(func() { sortBlock(s, keys, arrayBuffer(idx), block, int64(lo), blockWork) })
 
 	// Step 2: splitters from a regular sample.
-	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling)
+	splitKeys, splitIdx, err := splitters(x, keys, o.Oversampling, serr)
 	if err != nil {
 		return SortResult[T]{}, err
 	}
@@ -550,7 +552,12 @@ const maxDefaultSamples = 1 << 20
 // local sort keeps the order of the global indices, and the ranks' values
 // of lo+i lie in [lo, lo+len(keys)), which ascend with the rank as the
 // global indices do. So the permutation of the local sort is not needed.
-func splitters[T backend.Element](x *Array[T], keys *backend.Array[T], oversampling int) ([]T, []int64, error) {
+//
+// derr is the device failure of the local sort before it, or nil: the
+// ranks agree on the local steps' outcome (agreeStep) before the samples
+// on the device go to MPI, so that a device fault is an error on every
+// rank.
+func splitters[T backend.Element](x *Array[T], keys *backend.Array[T], oversampling int, derr error) ([]T, []int64, error) {
 	c, l := x.comm, x.layout
 	p, me := c.Size(), c.Rank()
 	n := l.Len()
@@ -585,8 +592,14 @@ func splitters[T backend.Element](x *Array[T], keys *backend.Array[T], oversampl
 		return nil, nil, err
 	}
 	defer sample.Free()
-	if mine > 0 {
-		keys.Backend().(backend.Sorter).Take(sample.Buffer(), keys.Buffer(), pos)
+	if derr == nil && mine > 0 {
+		derr = localStep(func() { keys.Backend().(backend.Sorter).Take(sample.Buffer(), keys.Buffer(), pos) })
+	}
+	if derr == nil {
+		derr = deviceSync(keys)
+	}
+	if err := agreeStep(c, "Sort", derr); err != nil {
+		return nil, nil, err
 	}
 	allKeys := make([]T, ns)
 	allIdx := make([]int64, ns)

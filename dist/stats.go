@@ -22,24 +22,6 @@ import (
 // host for it, and an array result is copied back, recorded
 // with package profiling as the copies they are.
 
-// statsBlock returns x's block on a backend that computes statistics
-// (backend.StatsReducer): the block itself, or, on a backend that cannot,
-// a host copy (recorded), with the CPU backend. A complex block counts as
-// one the backend cannot reduce unless the backend is also a
-// backend.ComplexKernels (the CPU backend, the fake device and CUDA are).
-func statsBlock[T backend.Numeric](x *Array[T]) (block *backend.Array[T], r backend.StatsReducer, err error) {
-	if r, ok := x.local.Backend().(backend.StatsReducer); ok && complexKernels[T](x.local.Backend()) {
-		return x.local, r, nil
-	}
-	h := backend.Wrap([]T{})
-	if x.local.Len() > 0 {
-		if h, err = backend.ToHost(x.local); err != nil {
-			return nil, nil, err
-		}
-	}
-	return h, h.Backend().(backend.StatsReducer), nil
-}
-
 // complexKernels reports whether backend b's optional kernels take T: any
 // real T, and a complex T on a backend.ComplexKernels (the CPU backend,
 // the fake device and CUDA).
@@ -62,25 +44,41 @@ func hostStats() backend.StatsReducer {
 // gathered on every rank and combined in rank order (backend.StatsReducer's
 // CombineMoments: sums added in rank order, m2s by Chan et al.'s formula).
 func moments[T backend.Element](x *Array[T]) (sum, m2 float64, err error) {
-	block, r, err := statsBlock(x)
-	if err != nil {
-		return 0, 0, err
+	var dev float64
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
+	if derr == nil {
+		derr = localStep(func() { sum, dev, m2 = r.Moments(block.Buffer()) })
 	}
-	sum, dev, m2 := r.Moments(block.Buffer())
 	if x.layout.axis == Replicated {
+		if derr != nil {
+			return 0, 0, deviceFailure("Mean/Var", derr, 1)
+		}
 		return sum, m2, nil
 	}
+	// The failure flag goes in the same gather: (sum, dev, m2, failed).
+	derr = takeFault(derr)
+	fd, fo := failFlag(derr)
 	p := x.comm.Size()
-	all := make([]float64, 3*p)
-	if err := mpi.Allgather(x.comm, []float64{sum, dev, m2}, all); err != nil {
+	all := make([]float64, 4*p)
+	if err := mpi.Allgather(x.comm, []float64{sum, dev, m2, float64(fd + 2*fo)}, all); err != nil {
+		return 0, 0, err
+	}
+	var nd, no int64
+	for q := range p {
+		f := int64(all[4*q+3])
+		nd, no = nd+f%2, no+f/2
+	}
+	if err := agreedFailure("Mean/Var", derr, nd, no); err != nil {
 		return 0, 0, err
 	}
 	counts := make([]int, p)
+	mine := make([]float64, 3*p)
 	for q := range p {
 		counts[q] = x.layout.LocalLen(q)
+		copy(mine[3*q:3*q+3], all[4*q:4*q+3])
 	}
 	mom := make([]float64, 3)
-	hostStats().CombineMoments(backend.HostBufferOf(mom), backend.HostBufferOf(all), counts)
+	hostStats().CombineMoments(backend.HostBufferOf(mom), backend.HostBufferOf(mine), counts)
 	return mom[0], mom[2], nil
 }
 
@@ -167,37 +165,53 @@ func Prod[T backend.Element](x *Array[T]) (T, error) {
 		var zero T
 		return zero, err
 	}
-	block, r, err := statsBlock(x)
-	if err != nil {
-		var zero T
-		return zero, err
+	var zero T
+	var s backend.Scalar
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
+	if derr == nil {
+		s, derr = localValue(func() backend.Scalar { return r.Prod(block.Buffer()) })
 	}
-	s := r.Prod(block.Buffer())
 	if x.layout.axis == Replicated {
+		if derr != nil {
+			return zero, deviceFailure("Prod", derr, 1)
+		}
 		return backend.ValueOf[T](s), nil
 	}
-	all := make([]uint64, x.comm.Size())
-	if err := mpi.Allgather(x.comm, []uint64{s.Bits()}, all); err != nil {
-		var zero T
+	// The failure flag goes in the same gather: (bits, failed).
+	derr = takeFault(derr)
+	fd, fo := failFlag(derr)
+	var bits uint64
+	if derr == nil {
+		bits = s.Bits()
+	}
+	all := make([]uint64, 2*x.comm.Size())
+	if err := mpi.Allgather(x.comm, []uint64{bits, uint64(fd + 2*fo)}, all); err != nil {
 		return zero, err
 	}
-	switch s.DType() {
+	var nd, no int64
+	for q := 1; q < len(all); q += 2 {
+		nd, no = nd+int64(all[q]%2), no+int64(all[q]/2)
+	}
+	if err := agreedFailure("Prod", derr, nd, no); err != nil {
+		return zero, err
+	}
+	switch accType[T]() {
 	case backend.Float64:
 		p := 1.0
-		for _, b := range all {
-			p *= math.Float64frombits(b)
+		for q := 0; q < len(all); q += 2 {
+			p *= math.Float64frombits(all[q])
 		}
 		s = backend.ScalarOf(p)
 	case backend.Int64:
 		p := int64(1)
-		for _, b := range all {
-			p *= int64(b)
+		for q := 0; q < len(all); q += 2 {
+			p *= int64(all[q])
 		}
 		s = backend.ScalarOf(p)
 	default:
 		p := uint64(1)
-		for _, b := range all {
-			p *= b
+		for q := 0; q < len(all); q += 2 {
+			p *= all[q]
 		}
 		s = backend.ScalarOf(p)
 	}
@@ -209,17 +223,31 @@ func countNonzero[T backend.Element](op string, x *Array[T]) (int, error) {
 	if err := check(op, x); err != nil {
 		return 0, err
 	}
-	block, r, err := statsBlock(x)
-	if err != nil {
+	var n int
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
+	if derr == nil {
+		derr = localStep(func() { n = r.CountNonzero(block.Buffer()) })
+	}
+	if x.layout.axis == Replicated {
+		if derr != nil {
+			return 0, deviceFailure(op, derr, 1)
+		}
+		return n, nil
+	}
+	// The failure counts go in the same allreduce as the count.
+	derr = takeFault(derr)
+	fd, fo := failFlag(derr)
+	v := [3]int64{int64(n), fd, fo}
+	if derr != nil {
+		v[0] = 0
+	}
+	if err := mpi.AllreduceInPlace(x.comm, v[:], mpi.Sum); err != nil {
 		return 0, err
 	}
-	n := int64(r.CountNonzero(block.Buffer()))
-	if x.layout.axis != Replicated {
-		if n, err = mpi.AllreduceValue(x.comm, n, mpi.Sum); err != nil {
-			return 0, err
-		}
+	if err := agreedFailure(op, derr, v[1], v[2]); err != nil {
+		return 0, err
 	}
-	return int(n), nil
+	return int(v[0]), nil
 }
 
 // Any reports whether some element is not zero (a NaN is not zero, as in
@@ -273,20 +301,35 @@ func histogram[T backend.Element](x *Array[T], bins int, lo, hi float64) (counts
 	if lo == hi {
 		lo, hi = lo-0.5, hi+0.5
 	}
-	block, r, err := statsBlock(x)
-	if err != nil {
+	// The counts, then the failure counts, summed in one allreduce.
+	all := make([]int64, bins+2)
+	counts = all[:bins]
+	block, r, derr := capableBlock[backend.StatsReducer](x.local)
+	switch {
+	case derr != nil:
+	case block.Len() > 0:
+		derr = localStep(func() { r.Histogram(counts, block.Buffer(), lo, hi) })
+	default:
+		derr = deviceSync(block) // the fault an idle device kept
+	}
+	if x.layout.axis == Replicated {
+		if derr != nil {
+			return nil, nil, deviceFailure("Histogram", derr, 1)
+		}
+		return counts, backend.HistogramEdges(bins, lo, hi), nil
+	}
+	derr = takeFault(derr)
+	if derr != nil {
+		clear(counts)
+	}
+	all[bins], all[bins+1] = failFlag(derr)
+	if err := mpi.AllreduceInPlace(x.comm, all, mpi.Sum); err != nil {
 		return nil, nil, err
 	}
-	counts = make([]int64, bins)
-	if block.Len() > 0 {
-		r.Histogram(counts, block.Buffer(), lo, hi)
+	if err := agreedFailure("Histogram", derr, all[bins], all[bins+1]); err != nil {
+		return nil, nil, err
 	}
-	if x.layout.axis != Replicated {
-		if err := mpi.AllreduceInPlace(x.comm, counts, mpi.Sum); err != nil {
-			return nil, nil, err
-		}
-	}
-	return counts, backend.HistogramEdges(bins, lo, hi), nil
+	return counts[:bins:bins], backend.HistogramEdges(bins, lo, hi), nil
 }
 
 // HistogramAuto is Histogram over the range of the data, [Min(x), Max(x)],
@@ -383,9 +426,10 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 			out.Free()
 		}
 	}()
-	block, r, err := statsBlock(x)
+	comb := combined(x.layout, axis) && x.comm.Size() > 1
+	block, r, err := capableBlock[backend.StatsReducer](x.local)
 	if err != nil {
-		return nil, err
+		return nil, blockFailed(x.comm, comb, op, err)
 	}
 	b := block.Backend()
 	pre, n, post := view3(x.LocalShape(), axis)
@@ -395,8 +439,10 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 		return nil, err
 	}
 	defer mom.Free()
-	r.MomentsAxis(mom.Buffer(), block.Buffer(), pre, n, post)
-	if combined(x.layout, axis) && x.comm.Size() > 1 {
+	if err := combineStep(x.comm, comb, op, func() { r.MomentsAxis(mom.Buffer(), block.Buffer(), pre, n, post) }, mom); err != nil {
+		return nil, err
+	}
+	if comb {
 		// Every rank's moments, gathered on the device and combined there.
 		p := x.comm.Size()
 		all, err := backend.NewOn[float64](b, 3*p*m)

@@ -103,15 +103,14 @@ func UniqueWithOptions[T backend.Element](x *Array[T], o UniqueOptions) (_ Uniqu
 		return UniqueResult[T]{}, err
 	}
 	defer sr.free()
-	s, err := hostCopy(sr.Sorted.local)
-	if err != nil {
-		return UniqueResult[T]{}, err
-	}
+	// A failure of the copies goes in the allreduce of the NaN counts.
+	s, cerr := hostCopy(sr.Sorted.local)
 	var perm []int64
-	if o.Inverse {
-		if perm, err = hostCopy(sr.Index.local); err != nil {
-			return UniqueResult[T]{}, err
-		}
+	if o.Inverse && cerr == nil {
+		perm, cerr = hostCopy(sr.Index.local)
+	}
+	if l.axis != Replicated {
+		cerr = takeFault(cerr)
 	}
 	p, me := cc.Size(), cc.Rank()
 	lo, _ := sr.Sorted.layout.Range(me)
@@ -123,7 +122,7 @@ func UniqueWithOptions[T backend.Element](x *Array[T], o UniqueOptions) (_ Uniqu
 			myNaN++
 		}
 	}
-	nan, err := mpi.AllreduceValue(cc, myNaN, mpi.Sum)
+	nan, err := allreduceCount(cc, "Unique", myNaN, cerr)
 	if err != nil {
 		return UniqueResult[T]{}, err
 	}

@@ -26,6 +26,8 @@
 // backend that cannot run is an error from SelectStrict; Select instead falls
 // back to the CPU, says so once on standard error, and reports it in Info.
 //
-// The backends register themselves (driver.Register): import backend/cpu
-// (and backend/cuda) for their side effects, as package dist does.
+// The backends register themselves (driver.Register): a program imports
+// backend/cpu (and backend/cuda, or backend/all for both) for their side
+// effects, as a database/sql program imports its drivers. Packages that
+// compute with arrays (dist, fft, the solvers) import none.
 package backend

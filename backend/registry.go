@@ -44,6 +44,9 @@ func lookup(name string) (Backend, error) {
 	}
 	f, ok := driver.Registered()[name]
 	if !ok {
+		if len(names()) == 0 {
+			return nil, fmt.Errorf("backend: no backend %q: this program registers no backend; a program imports the backends it uses, as a database/sql program imports its drivers: import _ %q (the CPU backend; no cgo), or _ %q (CPU and CUDA)", name, "github.com/xpmpi/xpmpi/backend/cpu", "github.com/xpmpi/xpmpi/backend/all")
+		}
 		return nil, fmt.Errorf("backend: unknown backend %q (available: %s)", name, strings.Join(names(), ", "))
 	}
 	b, err := f()
@@ -66,8 +69,11 @@ func Lookup(name string) (Backend, error) {
 
 func mustLookup(name string) Backend {
 	b, err := Lookup(name)
+	if err != nil && len(names()) > 0 {
+		panic(fmt.Sprintf("%v: import _ %q", err, "github.com/xpmpi/xpmpi/backend/"+name))
+	}
 	if err != nil {
-		panic(fmt.Sprintf("backend: %v (import github.com/xpmpi/xpmpi/backend/cpu)", err))
+		panic(err.Error())
 	}
 	return b
 }
@@ -76,8 +82,8 @@ func mustLookup(name string) Backend {
 // backend/cpu), whose operations run on host memory: the backend that code
 // falling back from a device to host copies runs them with, so that such
 // code reaches the CPU backend through the registry rather than by
-// importing it. It panics if no CPU backend is registered (import
-// github.com/xpmpi/xpmpi/backend/cpu; package dist does).
+// importing it. It panics if no CPU backend is registered (a program
+// imports github.com/xpmpi/xpmpi/backend/cpu, or backend/all).
 func HostBackend() Backend { return hostBackend() }
 
 var hostBackend = sync.OnceValue(func() Backend { return mustLookup("cpu") })
@@ -150,6 +156,9 @@ func Current() Backend {
 		err = selectLocked(name)
 	}
 	if err != nil {
+		if len(names()) == 0 {
+			panic(err.Error())
+		}
 		panic(fmt.Sprintf("backend: XPMPI_BACKEND=%s: %v", name, err))
 	}
 	return registry.current

@@ -7,11 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/xpmpi/xpmpi/backend"
-	// The default backend, imported only to register it: dist reaches it
-	// through the registry (backend.Current, backend.HostBackend), never
-	// through its API. The CUDA backend is the program's choice: import
-	// backend/all (or backend/cuda) to make it selectable.
-	_ "github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/mpi"
 )
 

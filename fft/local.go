@@ -62,6 +62,6 @@ func along(x []complex128, shape []int, axis int, inverse bool, name string) {
 	hostFFT().FFT(backend.HostBufferOf(x), outer, n, inner, inverse) // the CPU's FFT returns no error
 }
 
-// hostFFT returns the CPU backend's FFT, taken from the registry (package
-// dist registers the CPU backend): the FFT of host blocks and slices.
+// hostFFT returns the CPU backend's FFT, taken from the registry (the
+// program registers the CPU backend): the FFT of host blocks and slices.
 func hostFFT() backend.FFTer { return backend.HostBackend().(backend.FFTer) }

@@ -1,6 +1,7 @@
 package h5_test
 
 import (
+	_ "github.com/xpmpi/xpmpi/backend/cpu" // the CPU backend, which a program registers by importing it
 	"testing"
 
 	"github.com/xpmpi/xpmpi/mpi/mpitest"

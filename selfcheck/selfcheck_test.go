@@ -3,6 +3,7 @@ package selfcheck_test
 import (
 	"errors"
 	"fmt"
+	_ "github.com/xpmpi/xpmpi/backend/cpu" // the CPU backend, which a program registers by importing it
 	"strings"
 	"testing"
 

@@ -5,9 +5,9 @@
 //	import _ "github.com/xpmpi/xpmpi/backend/all"
 //
 // after which XPMPI_BACKEND=cuda and backend.Select("cuda") can choose the
-// GPU. Package dist registers only the CPU backend, its default, so that a
-// program that never uses a GPU builds without cgo; the CUDA backend needs
-// cgo (it loads the driver with dlopen at run time and links only libc).
+// GPU. A program that never uses a GPU imports backend/cpu alone and builds
+// without cgo; the CUDA backend needs cgo (it loads the driver with dlopen
+// at run time and links only libc).
 package all
 
 import (

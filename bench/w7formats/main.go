@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/xpmpi/xpmpi/backend/cpu" // the CPU backend
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/h5"
 	"github.com/xpmpi/xpmpi/mpi"

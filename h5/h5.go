@@ -63,8 +63,9 @@ func lib(f func() C.int) (int, error) {
 	return int(rc), nil
 }
 
-// file is an open HDF5 file: opened by one rank alone (openLocal, c nil),
-// or by every rank of c, each with a handle of its own (open).
+// file is an open HDF5 file: opened by one rank alone with the POSIX
+// driver (openLocal, c nil), or for reading by every rank of c together
+// with the MPI-IO driver (open).
 type file struct {
 	c    mpi.Comm
 	id   C.hid_t
@@ -77,10 +78,11 @@ const (
 	modeCreate = C.XP_H5_CREATE
 )
 
-// open opens path for reading on every rank of c, each rank on its own
-// with HDF5's serial driver (see write_on.go: no HDF5 call is
-// collective). It is collective; a missing file is an agreed error that
-// wraps fs.ErrNotExist.
+// open opens path for reading on every rank of c with the MPI-IO driver.
+// It is collective; a missing file is an agreed error that wraps
+// fs.ErrNotExist. (Reads stay collective: a read that fails on one rank,
+// injected in pread on each rank in turn, came back as an agreed error,
+// and no rank waited; the writers are what hung, see write_on.go.)
 func open(c mpi.Comm, path string) (*file, error) {
 	var err error
 	if c.Rank() == 0 {
@@ -88,25 +90,34 @@ func open(c mpi.Comm, path string) (*file, error) {
 		if st, err = os.Stat(path); err != nil {
 			err = fmt.Errorf("no HDF5 file: %w", err)
 		} else if !st.Mode().IsRegular() {
-			// A FIFO would block the open forever.
+			// A FIFO would block MPI_File_open forever.
 			err = fmt.Errorf("%s is not a regular file (%v): not reading it", path, st.Mode().Type())
 		}
 	}
 	if err := mpi.Agree(c, err); err != nil {
 		return nil, err
 	}
-	f, err := openLocal(path, modeRead)
+	h, err := mpi.CHandle(c)
+	if err != nil {
+		return nil, err
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var id C.hid_t
+	_, err = lib(func() C.int {
+		id = C.xp_h5_open_read(cpath, C.uintptr_t(h))
+		return C.int(min(id, 0))
+	})
 	if err := mpi.Agree(c, err); err != nil {
-		if f != nil {
-			f.closeLocal()
+		if id >= 0 {
+			lib(func() C.int { return C.xp_h5_serial_close(id) })
 		}
 		return nil, err
 	}
-	f.c = c
-	return f, nil
+	return &file{c: c, id: id, path: path}, nil
 }
 
-// close closes f on every rank of f.c, an agreed error.
+// close closes f (of open) on every rank of f.c, collectively.
 func (f *file) close() error {
 	return mpi.Agree(f.c, f.closeLocal())
 }
@@ -194,7 +205,7 @@ func hsizes(s []int) []C.hsize_t {
 
 // read reads this rank's part of dataset name of shape: the box at start
 // of extent count, into memstart in host (an array of memshape in C
-// order), each rank on its own; the error is agreed.
+// order). Every rank calls it: a collective transfer.
 func read[T backend.Numeric](f *file, name string, shape []int, start, count, memshape, memstart []int, host []T) error {
 	// A dataset without elements has no storage (its address is undefined
 	// where no fill value was written), and nothing to move: every rank
@@ -207,7 +218,7 @@ func read[T backend.Numeric](f *file, name string, shape []int, start, count, me
 	if len(host) > 0 {
 		buf = unsafe.Slice((*byte)(unsafe.Pointer(&host[0])), len(host)*dt.Size())
 	}
-	return mpi.Agree(f.c, f.ioBytes(dset{name: name, dt: dt, shape: shape}, false, start, count, memshape, memstart, buf))
+	return mpi.Agree(f.c, f.ioBytes(dset{name: name, dt: dt, shape: shape}, false, true, start, count, memshape, memstart, buf))
 }
 
 // part returns the box of the dataset that this rank of l transfers and
@@ -571,11 +582,9 @@ func (f *file) readAttrs(name string) (map[string]any, error) {
 // c, laid out by opts (dist.SplitAxis, dist.BlockSizes, dist.ProcessGrid,
 // dist.GridBlockSizes, dist.OnBackend, dist.Ghosts) as dist.Zeros lays it
 // out: any rank count and layout, whatever chunking or compression wrote
-// it. It is collective: each rank opens the file on its own (HDF5's serial
-// driver, read-only) and reads its block as a hyperslab (a replicated
-// array: the whole dataset on every rank); a read that fails on one rank
-// is an error on every rank, naming it, never a wait (see write_on.go). A
-// missing file or dataset wraps fs.ErrNotExist; a dataset whose
+// it. It is collective: each rank reads its block as a hyperslab in one
+// collective transfer (a replicated array: the whole dataset on every
+// rank). A missing file or dataset wraps fs.ErrNotExist; a dataset whose
 // type is not T (complex is h5py's compound {r, i}) or that dist has no
 // type for, a scalar dataset, and HDF5's own errors are the same error on
 // every rank.
@@ -754,7 +763,7 @@ func SetAttrs(c mpi.Comm, path, name string, attrs map[string]any) error {
 // ReadAttrs returns the attributes of the dataset or group name ("/" for
 // the root group) of the HDF5 file at path: strings as string, integers
 // as int64, floats as float64, arrays of them as []int64 and []float64. It
-// is collective: every rank opens the file on its own and reads them.
+// is collective (the ranks open the file together).
 func ReadAttrs(c mpi.Comm, path, name string) (map[string]any, error) {
 	name = checkName("ReadAttrs", name)
 	if err := mpi.CheckCollective(c, "h5.ReadAttrs", pathArg(path, name)); err != nil {

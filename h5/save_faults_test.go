@@ -146,3 +146,39 @@ func TestAttrWriteFaults(t *testing.T) {
 	err = h5.SetAttrs(c, path, "/", map[string]any{"a": 1})
 	mpitest.Check(t, c, err != nil && strings.Contains(err.Error(), "h5: SetAttrs "+path+":/: failed on rank 0: ") && strings.Contains(err.Error(), "H5Fopen"), "SetAttrs: %v", err)
 }
+
+// TestSaveRealWriteFailure runs only under the fault suite's write-failure
+// library (tests/testdata/failwrite), which makes every C-library write of
+// one rank to files ending in .h5 fail, HDF5's own included, and the
+// package's pwrite path with it:
+//
+//	gcc -shared -fPIC -o /tmp/failwrite.so tests/testdata/failwrite/failwrite.c -ldl
+//	cd h5 && mpirun -np 3 -x LD_PRELOAD=/tmp/failwrite.so -x XPMPI_FAILWRITE_RANK=1 \
+//		-x XPMPI_FAILWRITE_MATCH=.h5 /tmp/h5.test -test.run TestSaveRealWriteFailure
+//
+// Save of a contiguous, a chunked and a gzip dataset fails on every rank
+// within the watchdog's time, naming the failed rank and the file.
+func TestSaveRealWriteFailure(t *testing.T) {
+	rank := os.Getenv("XPMPI_FAILWRITE_RANK")
+	if rank == "" || os.Getenv("XPMPI_FAILWRITE_MATCH") != ".h5" {
+		t.Skip("runs under LD_PRELOAD=failwrite.so with XPMPI_FAILWRITE_RANK and XPMPI_FAILWRITE_MATCH=.h5 (see the comment)")
+	}
+	c := mpitest.World(t)
+	base := mpitest.TempDir(t, c)
+	for _, st := range []struct {
+		name string
+		opts []h5.Option
+	}{{"contiguous", nil}, {"chunked", []h5.Option{h5.Chunks(3, 4)}}, {"gzip", []h5.Option{h5.Gzip(1)}}} {
+		t.Run(st.name, func(t *testing.T) {
+			defer watchdog(t, time.Minute)()
+			x := refArray[float64](t, c, []int{7, 6}, dist.ProcessGrid(0, 0))
+			defer x.Free()
+			path := filepath.Join(base, st.name+".h5")
+			err := h5.Save(x, path, "g/f", st.opts...)
+			msg := fmt.Sprint(err)
+			t.Logf("the failed save: %s", msg)
+			mpitest.Check(t, c, err != nil && strings.Contains(msg, "h5: Save "+path+":/g/f: ") && strings.Contains(msg, "failed on rank "+rank+": "),
+				"Save with the writes of rank %s failing: %s", rank, msg)
+		})
+	}
+}

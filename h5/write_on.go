@@ -60,12 +60,11 @@ import (
 //     Then every rank opens the file read-only and reads its hyperslab
 //     back, all at once.
 //
-// Readers (Load, LoadInto, ReadAttrs, LoadCheckpointArray) open the file
-// on every rank at once, read-only, with the serial driver, and each
-// reads its own hyperslab: a read error on one rank is that rank's error,
-// agreed, where a collective read could leave the others waiting (HDF5's
-// MPI-IO driver reads metadata on rank 0 and broadcasts it) or, where
-// Open MPI returns a short read as success, read zeros.
+// Readers (Load, LoadInto, ReadAttrs, LoadCheckpointArray) keep HDF5's
+// MPI-IO driver and collective transfers: a read that failed on one rank
+// (pread failing with EIO on each rank of 3 in turn, in the metadata or
+// in the data, contiguous and gzip) came back from HDF5 as that rank's
+// error, which mpi.Agree gives every rank; no rank waited.
 //
 // What this asks of the file system: that a rank's writes, closed and
 // synced, are seen by the next rank's open on another node (POSIX file
@@ -417,9 +416,9 @@ func (b hostBlock) empty() bool {
 func writeTurn(path string, d dset, b hostBlock) error {
 	f, err := openLocal(path, modeWrite)
 	if err != nil {
-		return err
+		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
-	err = f.ioBytes(d, true, b.start, b.count, b.memshape, b.memstart, b.data)
+	err = f.ioBytes(d, true, false, b.start, b.count, b.memshape, b.memstart, b.data)
 	if err = firstErr(err, f.closeLocal()); err != nil {
 		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
@@ -431,14 +430,14 @@ func writeTurn(path string, d dset, b hostBlock) error {
 func readBack(path string, d dset, b hostBlock) error {
 	f, err := openLocal(path, modeRead)
 	if err != nil {
-		return err
+		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
 	n := b.size
 	for _, k := range b.count {
 		n *= k
 	}
 	back := make([]byte, n)
-	err = f.ioBytes(d, false, b.start, b.count, b.count, make([]int, len(b.count)), back)
+	err = f.ioBytes(d, false, false, b.start, b.count, b.count, make([]int, len(b.count)), back)
 	if err = firstErr(err, f.closeLocal()); err != nil {
 		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
@@ -458,22 +457,25 @@ func readBack(path string, d dset, b hostBlock) error {
 }
 
 // ioBytes reads or writes the box at start of extent count of dataset d,
-// which lies at memstart in buf (an array of memshape of d's elements), on
-// this rank alone.
-func (f *file) ioBytes(d dset, write bool, start, count, memshape, memstart []int, buf []byte) error {
+// which lies at memstart in buf (an array of memshape of d's elements):
+// collectively (a file of open) or on this rank alone (of openLocal).
+func (f *file) ioBytes(d dset, write, collective bool, start, count, memshape, memstart []int, buf []byte) error {
 	cname := C.CString(d.name)
 	defer C.free(unsafe.Pointer(cname))
 	var p unsafe.Pointer
 	if len(buf) > 0 {
 		p = unsafe.Pointer(&buf[0])
 	}
-	w := C.int(0)
+	w, coll := C.int(0), C.int(0)
 	if write {
 		w = 1
 	}
+	if collective {
+		coll = 1
+	}
 	hs, hc, hm, hms := hsizes(start), hsizes(count), hsizes(memshape), hsizes(memstart)
 	_, err := lib(func() C.int {
-		return C.xp_h5_io(f.id, cname, C.int(d.dt), w, C.int(len(start)), &hs[0], &hc[0], &hm[0], &hms[0], p)
+		return C.xp_h5_io(f.id, cname, C.int(d.dt), w, C.int(len(start)), &hs[0], &hc[0], &hm[0], &hms[0], p, coll)
 	})
 	return err
 }

@@ -352,4 +352,7 @@ var (
 	// testWriteError, where it returns an error, replaces the outcome of
 	// writing dataset name on this rank.
 	testWriteError func(c mpi.Comm, name string) error
+	// testReadError, where it returns an error, replaces the outcome of
+	// reading this rank's part of dataset name.
+	testReadError func(c mpi.Comm, name string) error
 )

@@ -182,4 +182,3 @@ func loadCheckpointFile[T backend.Numeric](c mpi.Comm, path, name string, want a
 	}
 	return x, nil
 }
-

@@ -10,3 +10,10 @@ func SetWriteHooks(afterWrite func(c mpi.Comm, path string), writeError func(c m
 	testAfterWrite, testWriteError = afterWrite, writeError
 	return func() { testAfterWrite, testWriteError = nil, nil }
 }
+
+// SetReadHook sets the readers' test hook (nil: none) and returns a
+// function that removes it.
+func SetReadHook(readError func(c mpi.Comm, name string) error) func() {
+	testReadError = readError
+	return func() { testReadError = nil }
+}

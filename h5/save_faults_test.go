@@ -182,3 +182,55 @@ func TestSaveRealWriteFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadReadFaults: a read that fails on one rank (EIO, as HDF5 returns
+// it), on each rank position, for contiguous and gzip datasets, into Load
+// and LoadInto, fails on every rank within the watchdog's time naming the
+// rank, the file and the dataset; a truncated file fails on every rank.
+func TestLoadReadFaults(t *testing.T) {
+	c := mpitest.World(t)
+	base := mpitest.TempDir(t, c)
+	for _, st := range []struct {
+		name string
+		opts []h5.Option
+	}{{"contiguous", nil}, {"gzip", []h5.Option{h5.Gzip(1)}}} {
+		path := filepath.Join(base, st.name+".h5")
+		x := refArray[float64](t, c, []int{7, 6}, dist.ProcessGrid(0, 0))
+		defer x.Free()
+		if err := h5.Save(x, path, "g/f", st.opts...); err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < c.Size(); r++ {
+			t.Run(fmt.Sprintf("%s/rank%d", st.name, r), func(t *testing.T) {
+				defer watchdog(t, time.Minute)()
+				restore := h5.SetReadHook(func(c mpi.Comm, name string) error {
+					if c.Rank() == r && name == "/g/f" {
+						return syscall.EIO
+					}
+					return nil
+				})
+				y, err := h5.Load[float64](c, path, "g/f", dist.SplitAxis(1))
+				err2 := h5.LoadInto(x, path, "g/f")
+				restore()
+				if y != nil {
+					y.Free()
+				}
+				for i, e := range []error{err, err2} {
+					op := []string{"Load", "LoadInto"}[i]
+					msg := fmt.Sprint(e)
+					want := fmt.Sprintf("h5: %s %s:/g/f: failed on rank %d: dataset /g/f: input/output error", op, path, r)
+					mpitest.Check(t, c, msg == want, "%s with a read failing on rank %d: %s; want %s", op, r, msg, want)
+				}
+			})
+		}
+		t.Run(st.name+"/truncated", func(t *testing.T) {
+			defer watchdog(t, time.Minute)()
+			if c.Rank() == 0 {
+				os.Truncate(path, 1500)
+			}
+			c.Barrier()
+			_, err := h5.Load[float64](c, path, "g/f")
+			mpitest.Check(t, c, err != nil && strings.Contains(err.Error(), "h5: Load "+path+":/g/f: ") && strings.Contains(err.Error(), "truncated file"), "a truncated file: %v", err)
+		})
+	}
+}

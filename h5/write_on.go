@@ -60,11 +60,15 @@ import (
 //     Then every rank opens the file read-only and reads its hyperslab
 //     back, all at once.
 //
-// Readers (Load, LoadInto, ReadAttrs, LoadCheckpointArray) keep HDF5's
-// MPI-IO driver and collective transfers: a read that failed on one rank
-// (pread failing with EIO on each rank of 3 in turn, in the metadata or
-// in the data, contiguous and gzip) came back from HDF5 as that rank's
-// error, which mpi.Agree gives every rank; no rank waited.
+// Readers (Load, LoadInto, ReadAttrs, LoadCheckpointArray) open the file
+// on every rank at once, read-only, each on its own with the serial
+// driver, and each reads its own hyperslab: a read that fails on one rank
+// is that rank's error, agreed. With HDF5's collective reads, a read of a
+// contiguous dataset's data that failed on rank 0 of 3 (pread failing
+// with EIO under LD_PRELOAD) left the other ranks waiting inside HDF5,
+// as the writes did. Every rank reads the file's metadata itself (HDF5's
+// MPI-IO driver had rank 0 read it and broadcast it): more small reads at
+// large rank counts.
 //
 // What this asks of the file system: that a rank's writes, closed and
 // synced, are seen by the next rank's open on another node (POSIX file
@@ -292,7 +296,6 @@ func verifyRuns(path string, ds []dset, blocks []hostBlock, sums []crc32c.Sum) e
 	return nil
 }
 
-
 // openLocal opens the HDF5 file at path on this rank alone, with HDF5's
 // serial (POSIX) driver; modeCreate makes it anew.
 func openLocal(path string, mode C.int) (*file, error) {
@@ -418,7 +421,7 @@ func writeTurn(path string, d dset, b hostBlock) error {
 	if err != nil {
 		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
-	err = f.ioBytes(d, true, false, b.start, b.count, b.memshape, b.memstart, b.data)
+	err = f.ioBytes(d, true, b.start, b.count, b.memshape, b.memstart, b.data)
 	if err = firstErr(err, f.closeLocal()); err != nil {
 		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
@@ -437,7 +440,7 @@ func readBack(path string, d dset, b hostBlock) error {
 		n *= k
 	}
 	back := make([]byte, n)
-	err = f.ioBytes(d, false, false, b.start, b.count, b.count, make([]int, len(b.count)), back)
+	err = f.ioBytes(d, false, b.start, b.count, b.count, make([]int, len(b.count)), back)
 	if err = firstErr(err, f.closeLocal()); err != nil {
 		return fmt.Errorf("dataset %s: %w", d.name, err)
 	}
@@ -457,25 +460,22 @@ func readBack(path string, d dset, b hostBlock) error {
 }
 
 // ioBytes reads or writes the box at start of extent count of dataset d,
-// which lies at memstart in buf (an array of memshape of d's elements):
-// collectively (a file of open) or on this rank alone (of openLocal).
-func (f *file) ioBytes(d dset, write, collective bool, start, count, memshape, memstart []int, buf []byte) error {
+// which lies at memstart in buf (an array of memshape of d's elements), on
+// this rank alone.
+func (f *file) ioBytes(d dset, write bool, start, count, memshape, memstart []int, buf []byte) error {
 	cname := C.CString(d.name)
 	defer C.free(unsafe.Pointer(cname))
 	var p unsafe.Pointer
 	if len(buf) > 0 {
 		p = unsafe.Pointer(&buf[0])
 	}
-	w, coll := C.int(0), C.int(0)
+	w := C.int(0)
 	if write {
 		w = 1
 	}
-	if collective {
-		coll = 1
-	}
 	hs, hc, hm, hms := hsizes(start), hsizes(count), hsizes(memshape), hsizes(memstart)
 	_, err := lib(func() C.int {
-		return C.xp_h5_io(f.id, cname, C.int(d.dt), w, C.int(len(start)), &hs[0], &hc[0], &hm[0], &hms[0], p, coll)
+		return C.xp_h5_io(f.id, cname, C.int(d.dt), w, C.int(len(start)), &hs[0], &hc[0], &hm[0], &hms[0], p)
 	})
 	return err
 }

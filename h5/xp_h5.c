@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <mpi.h>
 #include "xp_h5.h"
 
 // HDF5 clears its error stack on entry to each API call, so a helper
@@ -67,24 +66,6 @@ int xp_h5_init(void) {
 	}
 	// Errors come back to Go as messages: HDF5 prints none.
 	return H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-// xp_h5_open_read opens path read-only on every rank of comm with the
-// MPI-IO driver (the readers' collective transfers; the writers open files
-// with xp_h5_serial_open, see write_on.go).
-hid_t xp_h5_open_read(const char *path, uintptr_t comm) {
-	hid_t f = -1, fapl = -1;
-	CHECK(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate");
-	CHECK(H5Pset_fapl_mpio(fapl, (MPI_Comm)comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
-	// Metadata reads are collective: one rank reads and broadcasts,
-	// instead of every rank hitting the file.
-	CHECK(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops");
-	CHECK(f = H5Fopen(path, H5F_ACC_RDONLY, fapl), "H5Fopen");
-out:
-	if (fapl >= 0) {
-		H5Pclose(fapl);
-	}
-	return f;
 }
 
 // xp_h5_exists returns 1 if every link on path exists, 0 if one does not,
@@ -296,13 +277,12 @@ out:
 static char dummy[16];
 
 // xp_h5_io reads or writes the box at start of extent count of dataset
-// name, which lies at memstart in buf (an array of memshape): with a
-// collective MPI-IO transfer where collective is not 0 (reads of a file of
-// xp_h5_open_read), otherwise with the file's driver's default.
+// name, which lies at memstart in buf (an array of memshape), on this rank
+// alone (a file of xp_h5_serial_open).
 int xp_h5_io(hid_t f, const char *name, int dt, int write, int rank, const hsize_t *start, const hsize_t *count,
-	const hsize_t *memshape, const hsize_t *memstart, void *buf, int collective) {
+	const hsize_t *memshape, const hsize_t *memstart, void *buf) {
 	int rc = -1, owned = 0;
-	hid_t d = -1, fs = -1, ms = -1, type = -1, dxpl = H5P_DEFAULT;
+	hid_t d = -1, fs = -1, ms = -1, type = -1;
 	hsize_t one = 1;
 	int empty = 0;
 	for (int a = 0; a < rank; a++) {
@@ -320,19 +300,14 @@ int xp_h5_io(hid_t f, const char *name, int dt, int write, int rank, const hsize
 		CHECK(ms = H5Screate_simple(rank, memshape, NULL), "H5Screate_simple");
 		CHECK(H5Sselect_hyperslab(ms, H5S_SELECT_SET, memstart, NULL, count, NULL), "H5Sselect_hyperslab (memory)");
 	}
-	if (collective) {
-		CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate");
-		CHECK(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-	}
 	if ((type = mtype(dt, &owned)) < 0) goto out;
 	if (write) {
-		CHECK(H5Dwrite(d, type, ms, fs, dxpl, buf), "H5Dwrite");
+		CHECK(H5Dwrite(d, type, ms, fs, H5P_DEFAULT, buf), "H5Dwrite");
 	} else {
-		CHECK(H5Dread(d, type, ms, fs, dxpl, buf), "H5Dread");
+		CHECK(H5Dread(d, type, ms, fs, H5P_DEFAULT, buf), "H5Dread");
 	}
 	rc = 0;
 out:
-	if (dxpl >= 0 && dxpl != H5P_DEFAULT) H5Pclose(dxpl);
 	if (owned) H5Tclose(type);
 	if (ms >= 0) H5Sclose(ms);
 	if (fs >= 0) H5Sclose(fs);
@@ -464,9 +439,9 @@ out:
 	return rc;
 }
 
-// The writers open a file on one rank at a time, with HDF5's default
-// (POSIX) driver (write_on.go has the design): no HDF5 write is
-// collective.
+// Every file is opened with HDF5's default (POSIX) driver, by one rank
+// (writers: one at a time) or, read-only, by every rank on its own
+// (write_on.go has the design): no HDF5 call is collective.
 
 hid_t xp_h5_serial_open(const char *path, int mode) {
 	hid_t f = -1;

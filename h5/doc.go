@@ -1,7 +1,7 @@
 // Package h5 reads and writes dist arrays as datasets of HDF5 files, in
 // parallel: every rank reads and writes its own block, as h5py with
-// driver="mpio" and Heat's load_hdf5/save_hdf5 do (reads through HDF5's
-// MPI-IO driver; writes without a collective HDF5 call, see Save).
+// driver="mpio" and Heat's load_hdf5/save_hdf5 do, but never inside a
+// collective HDF5 call (see Save).
 //
 //	err := h5.Save(u, "out.h5", "fields/u", h5.Gzip(1), h5.Attributes(map[string]any{"units": "K"}))
 //	v, err := h5.Load[float64](comm, "out.h5", "fields/u", dist.ProcessGrid(0, 0))
@@ -39,11 +39,11 @@
 // was reported as done but did not reach the file is an error, not a file
 // that looks complete. A failure on any rank is the same error on every
 // rank, naming that rank, the step, the file and the dataset. Load and
-// LoadInto read with the MPI-IO driver (H5Pset_fapl_mpio, collective
-// metadata operations): each rank selects its block as a hyperslab and all
-// read in one collective transfer, into any layout at any rank count,
-// whatever chunking or compression wrote the file (h5py's, serial or
-// parallel, or Save's for another layout). A dataset already at the path
+// LoadInto open the file on every rank at once, each on its own (HDF5's
+// serial driver, read-only; a collective read that failed on one rank hung
+// too), and each reads its block as a hyperslab, into any layout at any
+// rank count, whatever chunking or compression wrote the file (h5py's,
+// serial or parallel, or Save's for another layout). A dataset already at the path
 // with the array's shape and type is written in place, keeping its
 // storage; one of another shape or type is replaced.
 //

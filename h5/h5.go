@@ -247,7 +247,7 @@ func part(l dist.Layout, rank int, all bool) (start, count, memshape, memstart [
 //   - a contiguous dataset (no Chunks, no Gzip) has its storage allocated
 //     by rank 0, and every rank writes its runs of bytes into it itself,
 //     with pwrite (one node) or independent MPI-IO writes (across nodes;
-//     XPMPI_IO chooses), at the speed of a collective transfer;
+//     XPMPI_IO chooses), about as fast as a collective transfer;
 //   - a chunked or compressed dataset is written through HDF5 by the ranks
 //     in turn, each opening the file alone: parallel HDF5 writes filtered
 //     data only with collective transfers, whose failure on one rank

@@ -255,8 +255,8 @@ func parseArrayInfo(v string) (arrayInfo, error) {
 // the manifest's checksum: a missing array, an element type other than T,
 // a damaged file are the same error on every rank, never a wrong array. A
 // checkpoint of .npy files (IsCheckpoint false) is refused, pointing to
-// dist.LoadArray. It is collective: each rank reads its block (one
-// collective transfer), then one small Allgather for the checksum.
+// dist.LoadArray. It is collective: each rank reads its block (as Load
+// does), then one small Allgather for the checksum.
 // Without HDF5 it returns an error wrapping ErrUnavailable.
 func LoadCheckpointArray[T backend.Numeric](c mpi.Comm, r *dist.CheckpointReader, name string, opts ...dist.Option) (*dist.Array[T], error) {
 	if err := mpi.CheckCollective(c, "h5.LoadCheckpointArray", pathArg(r.Dir(), name)); err != nil {
@@ -352,4 +352,7 @@ var (
 	// testWriteError, where it returns an error, replaces the outcome of
 	// writing dataset name on this rank.
 	testWriteError func(c mpi.Comm, name string) error
+	// testReadError, where it returns an error, replaces the outcome of
+	// reading this rank's part of dataset name.
+	testReadError func(c mpi.Comm, name string) error
 )

@@ -191,14 +191,14 @@ func TestCheckpointWriteFaults(t *testing.T) {
 				}
 				var restore func()
 				if kind.errno != nil {
-					restore = h5.SetCheckpointHooks(nil, func(c mpi.Comm, name string) error {
+					restore = h5.SetWriteHooks(nil, func(c mpi.Comm, name string) error {
 						if c.Rank() == r && name == "/f" {
 							return kind.errno
 						}
 						return nil
 					})
 				} else {
-					restore = h5.SetCheckpointHooks(func(c mpi.Comm, path string) {
+					restore = h5.SetWriteHooks(func(c mpi.Comm, path string) {
 						if c.Rank() == r {
 							// The data never reached the file: all but
 							// its first KiB is gone.

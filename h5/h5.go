@@ -8,7 +8,6 @@ package h5
 import "C"
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -64,7 +63,9 @@ func lib(f func() C.int) (int, error) {
 	return int(rc), nil
 }
 
-// file is an open HDF5 file.
+// file is an open HDF5 file, opened with HDF5's serial (POSIX) driver: by
+// one rank alone (openLocal, c nil), or for reading by every rank of c,
+// each with a handle of its own (open).
 type file struct {
 	c    mpi.Comm
 	id   C.hid_t
@@ -77,52 +78,38 @@ const (
 	modeCreate = C.XP_H5_CREATE
 )
 
-// open opens path on every rank of c with the MPI-IO driver. It is
-// collective; a missing file (for reading) is an agreed error that wraps
-// fs.ErrNotExist.
-func open(c mpi.Comm, path string, mode C.int) (*file, error) {
-	if mode == modeRead {
-		var err error
-		if c.Rank() == 0 {
-			var st os.FileInfo
-			if st, err = os.Stat(path); err != nil {
-				err = fmt.Errorf("no HDF5 file: %w", err)
-			} else if !st.Mode().IsRegular() {
-				// A FIFO would block MPI_File_open forever.
-				err = fmt.Errorf("%s is not a regular file (%v): not reading it", path, st.Mode().Type())
-			}
-		}
-		if err := mpi.Agree(c, err); err != nil {
-			return nil, err
+// open opens path for reading on every rank of c, each rank on its own
+// with HDF5's serial (POSIX) driver, read-only: no HDF5 call of a reader
+// is collective (see write_on.go). It is collective; a missing file is an
+// agreed error that wraps fs.ErrNotExist.
+func open(c mpi.Comm, path string) (*file, error) {
+	var err error
+	if c.Rank() == 0 {
+		var st os.FileInfo
+		if st, err = os.Stat(path); err != nil {
+			err = fmt.Errorf("no HDF5 file: %w", err)
+		} else if !st.Mode().IsRegular() {
+			// A FIFO would block the open forever.
+			err = fmt.Errorf("%s is not a regular file (%v): not reading it", path, st.Mode().Type())
 		}
 	}
-	h, err := mpi.CHandle(c)
-	if err != nil {
-		return nil, err
-	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	var id C.hid_t
-	_, err = lib(func() C.int {
-		id = C.xp_h5_open(cpath, mode, C.uintptr_t(h))
-		if id < 0 {
-			return -1
-		}
-		return 0
-	})
 	if err := mpi.Agree(c, err); err != nil {
-		if id >= 0 {
-			lib(func() C.int { return C.xp_h5_close(id) })
+		return nil, err
+	}
+	f, err := openLocal(path, modeRead)
+	if err := mpi.Agree(c, err); err != nil {
+		if f != nil {
+			f.closeLocal()
 		}
 		return nil, err
 	}
-	return &file{c: c, id: id, path: path}, nil
+	f.c = c
+	return f, nil
 }
 
-// close flushes and closes f, collectively.
+// close closes f (of open) on every rank of f.c; the error is agreed.
 func (f *file) close() error {
-	_, err := lib(func() C.int { return C.xp_h5_close(f.id) })
-	return mpi.Agree(f.c, err)
+	return mpi.Agree(f.c, f.closeLocal())
 }
 
 // exists reports whether the object name exists, and whether it is a
@@ -206,31 +193,30 @@ func hsizes(s []int) []C.hsize_t {
 	return h
 }
 
-// io reads or writes this rank's part of dataset name: the box at start of
-// extent count, which lies at memstart in host (an array of memshape in C
-// order). Every rank calls it: a collective transfer.
-func io[T backend.Numeric](f *file, name string, shape []int, write bool, start, count, memshape, memstart []int, host []T) error {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	var buf unsafe.Pointer
-	if len(host) > 0 {
-		buf = unsafe.Pointer(&host[0])
-	}
-	w := C.int(0)
-	if write {
-		w = 1
-	}
+// read reads this rank's part of dataset name of shape: the box at start
+// of extent count, into memstart in host (an array of memshape in C
+// order), each rank on its own; the error is agreed.
+func read[T backend.Numeric](f *file, name string, shape []int, start, count, memshape, memstart []int, host []T) error {
 	// A dataset without elements has no storage (its address is undefined
 	// where no fill value was written), and nothing to move: every rank
-	// knows the global shape, so all skip the transfer together.
+	// knows the global shape, so all skip the read together.
 	if n, _ := dist.ShapeLen(shape); n == 0 {
 		return nil
 	}
-	hs, hc, hm, hms := hsizes(start), hsizes(count), hsizes(memshape), hsizes(memstart)
-	_, err := lib(func() C.int {
-		return C.xp_h5_io(f.id, cname, C.int(backend.DTypeOf[T]()), w, C.int(len(start)),
-			&hs[0], &hc[0], &hm[0], &hms[0], buf, 1)
-	})
+	var err error
+	if n, _ := dist.ShapeLen(count); n > 0 {
+		dt := backend.DTypeOf[T]()
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&host[0])), len(host)*dt.Size())
+		if err = f.ioBytes(dset{name: name, dt: dt, shape: shape}, false, start, count, memshape, memstart, buf); err != nil {
+			err = fmt.Errorf("dataset %s: %w", name, err)
+		}
+	}
+	// The package's tests make one rank's read fail here.
+	if testReadError != nil {
+		if e := testReadError(f.c, name); e != nil {
+			err = fmt.Errorf("dataset %s: %w", name, e)
+		}
+	}
 	return mpi.Agree(f.c, err)
 }
 
@@ -252,17 +238,32 @@ func part(l dist.Layout, rank int, all bool) (start, count, memshape, memstart [
 
 // Save writes x as the dataset name (a path of groups, "fields/u", made
 // where missing) of the HDF5 file at path, which it creates where there is
-// none (with Truncate, always anew). It is collective: the ranks open the
-// file together with the MPI-IO driver (H5Pset_fapl_mpio) and each writes
-// its own block as a hyperslab, in one collective transfer
-// (H5FD_MPIO_COLLECTIVE); a replicated array is written by every rank, each
-// its share of the rows. A dataset already at name with x's shape and type
-// is written in place, keeping its storage (chunks, compression); one of
-// another shape or type is deleted and made anew (HDF5 does not reuse the
-// space: h5repack reclaims it). The file is then synced and every rank
-// reads back what it wrote and compares it with memory: a write that MPI-IO
-// reported as done but that did not reach the file is an error. An error,
-// HDF5's error stack among them, is the same on every rank.
+// none (with Truncate, always anew). It is collective, and no rank is ever
+// inside a collective HDF5 or MPI-IO call that can fail on some ranks
+// only (write_on.go has the design): rank 0 makes the dataset alone and
+// closes the file, then each rank writes its own block (a replicated
+// array: its share of the rows):
+//
+//   - a contiguous dataset (no Chunks, no Gzip) has its storage allocated
+//     by rank 0, and every rank writes its runs of bytes into it itself,
+//     with pwrite (one node) or independent MPI-IO writes (across nodes;
+//     XPMPI_IO chooses), about as fast as a collective transfer;
+//   - a chunked or compressed dataset is written through HDF5 by the ranks
+//     in turn, each opening the file alone: parallel HDF5 writes filtered
+//     data only with collective transfers, whose failure on one rank
+//     leaves the others waiting inside HDF5 forever. The turns cost the
+//     parallelism: the ranks compress and write one after another.
+//
+// A dataset already at name with x's shape and type is written in place,
+// keeping its storage (chunks, compression); one of another shape or type
+// is deleted and made anew (HDF5 does not reuse the space: h5repack
+// reclaims it). The file is synced and every rank reads back what it
+// wrote and compares it with memory: a write that was reported as done
+// but did not reach the file is an error. Every error, HDF5's error stack
+// among them, is the same on every rank and names the rank that failed,
+// the step (create, write, verify), the file and the dataset:
+//
+//	h5: Save out.h5:/u: write: failed on rank 1: dataset /u: pwrite at byte 3992: input/output error
 //
 // HDF5 writes in place: a crash during Save can leave the file damaged.
 // Write to a new file and rename it where that matters.
@@ -285,40 +286,120 @@ func Save[T backend.Numeric](x *dist.Array[T], path, name string, opts ...Option
 
 func save[T backend.Numeric](x *dist.Array[T], path, name string, o options) error {
 	c := x.Comm()
-	host, herr := backend.ToHost(x.Local())
-	if herr == nil && host != x.Local() {
-		defer host.Free()
-	}
-	if err := mpi.Agree(c, herr); err != nil {
-		return err
-	}
-	mode := C.int(modeWrite)
-	exists, err := fileExists(c, path)
+	b, done, err := typed[T]{x}.host()
+	defer done()
 	if err != nil {
-		return err
+		return fmt.Errorf("copy to the host: %w", err)
 	}
-	if !exists || o.truncate {
-		mode = modeCreate
-	}
-	f, err := open(c, path, mode)
-	if err != nil {
-		return err
-	}
-	err = writeDataset(f, x, name, o, host.Data())
-	return firstErr(err, f.close())
-}
-
-// fileExists reports on every rank whether rank 0 sees a file at path:
-// every rank must open it the same way.
-func fileExists(c mpi.Comm, path string) (bool, error) {
-	e := int32(0)
-	if c.Rank() == 0 {
-		if _, err := os.Stat(path); err == nil {
-			e = 1
+	d := dset{name: name, dt: backend.DTypeOf[T](), shape: x.Shape(), off: -1}
+	var chunks []int
+	if o.chunks != nil || o.gzip >= 0 {
+		chunks = o.chunks
+		if chunks == nil {
+			chunks = chunkrule.Default(x.Layout(), d.dt.Size(), chunkrule.MaxBytes)
 		}
 	}
-	e, err := mpi.AllreduceValue(c, e, mpi.Max)
-	return e == 1, err
+	direct := false
+	if c.Rank() == 0 {
+		direct, err = prepare(path, &d, o, chunks)
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	plan := []int64{d.off, 0}
+	if direct {
+		plan[1] = 1
+	}
+	if err := mpi.Bcast(c, plan, 0); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	d.off, direct = plan[0], plan[1] == 1
+	if !direct {
+		if op, err := writeTurns(c, path, d, b); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		return nil
+	}
+	ds := []dset{d}
+	if op, err := writeParts(c, path, ds, []hostBlock{b}, nil); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	err = nil
+	if c.Rank() == 0 {
+		err = checkFile(path, ds)
+	}
+	if err := mpi.Agree(c, err); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	return nil
+}
+
+// prepare makes (or finds) dataset d in the file at path, on rank 0 alone
+// (chunked where chunks is not nil, compressed as o says), writes its
+// attributes, and closes and syncs the file. It reports whether
+// the dataset is contiguous with its storage allocated at d.off (where it
+// has elements), for the ranks to write themselves; otherwise they write
+// it through HDF5, in turns.
+func prepare(path string, d *dset, o options, chunks []int) (direct bool, err error) {
+	mode := C.int(modeWrite)
+	if _, err := os.Stat(path); err != nil || o.truncate {
+		mode = modeCreate
+	}
+	f, err := openLocal(path, mode)
+	if err != nil {
+		return false, err
+	}
+	direct, err = f.dataset(d, chunks, o.gzip)
+	if err == nil {
+		err = f.writeAttrs(d.name, o.attrs)
+	}
+	if err = firstErr(err, f.closeLocal()); err != nil {
+		return false, err
+	}
+	return direct, syncFile(path)
+}
+
+// dataset makes dataset d, or keeps the one of its name where it has d's
+// type and shape (deleting one that has not), and reports whether it is
+// contiguous with its storage allocated at d.off (or has no elements).
+func (f *file) dataset(d *dset, chunks []int, gzip int) (direct bool, err error) {
+	ok, ds, err := f.exists(d.name)
+	if err != nil {
+		return false, err
+	}
+	if ok && !ds {
+		return false, fmt.Errorf("%s is a group", d.name)
+	}
+	cname := C.CString(d.name)
+	defer C.free(unsafe.Pointer(cname))
+	n, _ := dist.ShapeLen(d.shape)
+	if ok {
+		in, err := f.datasetInfo(d.name)
+		if err == nil && in.dt == d.dt && equalInts(in.shape, d.shape) {
+			contiguous, off, err := f.storage(d.name)
+			if err != nil {
+				return false, err
+			}
+			d.off = off
+			return contiguous && (off >= 0 || n == 0), nil
+		}
+		if _, err := lib(func() C.int { return C.xp_h5_delete(f.id, cname) }); err != nil {
+			return false, err
+		}
+	}
+	if chunks == nil || n == 0 {
+		d.off, err = f.createAlloc(d.name, d.dt, d.shape)
+		return err == nil, err
+	}
+	hc := hsizes(chunks)
+	for a := range d.shape {
+		hc[a] = C.hsize_t(min(chunks[a], d.shape[a]))
+	}
+	hs := hsizes(d.shape)
+	_, err = lib(func() C.int {
+		return C.xp_h5_create(f.id, cname, C.int(d.dt), C.int(len(d.shape)), &hs[0], &hc[0], C.int(gzip))
+	})
+	return false, err
 }
 
 func firstErr(errs ...error) error {
@@ -328,56 +409,6 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-func (f *file) dataset(x dist.Layout, dt backend.DType, name string, o options) error {
-	ok, ds, err := f.exists(name)
-	if err == nil && ok && !ds {
-		err = fmt.Errorf("%s is a group", name)
-	}
-	if err := mpi.Agree(f.c, err); err != nil {
-		return err
-	}
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	if ok {
-		in, err := f.datasetInfo(name)
-		if err == nil && in.dt == dt && equalInts(in.shape, x.Shape()) {
-			return nil
-		}
-		if _, err := lib(func() C.int { return C.xp_h5_delete(f.id, cname) }); mpi.Agree(f.c, err) != nil {
-			return mpi.Agree(f.c, err)
-		}
-	}
-	shape := x.Shape()
-	var chunks []C.hsize_t
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	if (o.chunks != nil || o.gzip >= 0) && n > 0 {
-		ch := o.chunks
-		if ch == nil {
-			ch = chunkrule.Default(x, dt.Size(), chunkrule.MaxBytes)
-		}
-		chunks = hsizes(ch)
-		for a := range shape {
-			chunks[a] = C.hsize_t(min(ch[a], shape[a]))
-		}
-	}
-	var cp *C.hsize_t
-	if chunks != nil {
-		cp = &chunks[0]
-	}
-	gz := C.int(o.gzip)
-	if n == 0 {
-		gz = -1
-	}
-	hs := hsizes(shape)
-	_, err = lib(func() C.int {
-		return C.xp_h5_create(f.id, cname, C.int(dt), C.int(len(shape)), &hs[0], cp, gz)
-	})
-	return mpi.Agree(f.c, err)
 }
 
 func equalInts(a, b []int) bool {
@@ -392,82 +423,7 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// writeDataset makes (or reuses) dataset name and writes every rank's
-// part of x into it, then its attributes.
-func writeDataset[T backend.Numeric](f *file, x *dist.Array[T], name string, o options, host []T) error {
-	l := x.Layout()
-	if err := f.dataset(l, backend.DTypeOf[T](), name, o); err != nil {
-		return err
-	}
-	start, count, ms, mst := part(l, f.c.Rank(), false)
-	if err := io(f, name, l.Shape(), true, start, count, ms, mst, host); err != nil {
-		return err
-	}
-	// A write that MPI-IO reported as done may not have reached the file
-	// (Open MPI 4.1 returns success after a failed pwrite, see package
-	// dist): the file is synced, and every rank reads back what it wrote
-	// and compares it with memory.
-	if _, err := lib(func() C.int { return C.xp_h5_flush(f.id) }); mpi.Agree(f.c, err) != nil {
-		return mpi.Agree(f.c, err)
-	}
-	n := 1
-	for _, k := range count {
-		n *= k
-	}
-	back := make([]T, n)
-	if err := io(f, name, l.Shape(), false, start, count, count, make([]int, len(count)), back); err != nil {
-		return err
-	}
-	if err := mpi.Agree(f.c, compareBox(host, ms, mst, back, count, start)); err != nil {
-		return err
-	}
-	return f.writeAttrs(name, o.attrs)
-}
-
-// compareBox compares the box of extent count at memstart in host (an
-// array of memshape) with back (that box in C order), byte for byte.
-func compareBox[T backend.Numeric](host []T, memshape, memstart []int, back []T, count, start []int) error {
-	if len(back) == 0 {
-		return nil
-	}
-	size := int(unsafe.Sizeof(back[0]))
-	nd := len(count)
-	row := count[nd-1]
-	idx := make([]int, nd) // the row's index; idx[nd-1] stays 0
-	for i := 0; i < len(back); i += row {
-		off := 0
-		for a := 0; a < nd; a++ {
-			off = off*memshape[a] + memstart[a] + idx[a]
-		}
-		// A whole row at once; element by element only to name the first
-		// that differs.
-		x := unsafe.Slice((*byte)(unsafe.Pointer(&host[off])), size*row)
-		y := unsafe.Slice((*byte)(unsafe.Pointer(&back[i])), size*row)
-		if !bytes.Equal(x, y) {
-			k := 0
-			for bytes.Equal(x[k*size:(k+1)*size], y[k*size:(k+1)*size]) {
-				k++
-			}
-			at := make([]int, nd)
-			for a := range at {
-				at[a] = start[a] + idx[a]
-			}
-			at[nd-1] += k
-			return fmt.Errorf("element %v reads back as %v, written as %v: the write was lost although HDF5 reported it as done", at, back[i+k], host[off+k])
-		}
-		for a := nd - 2; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < count[a] {
-				break
-			}
-			idx[a] = 0
-		}
-	}
-	return nil
-}
-
-// writeAttrs writes attrs on the object name (every rank the same: HDF5's
-// attribute calls are collective).
+// writeAttrs writes attrs on the object name, on this rank alone.
 func (f *file) writeAttrs(name string, attrs map[string]any) error {
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
@@ -502,7 +458,7 @@ func (f *file) writeAttrs(name string, attrs map[string]any) error {
 			err = writeNumbers(f, cobj, ck, C.XP_ATTR_INT, []int64{toInt64(v)}, true)
 		}
 		C.free(unsafe.Pointer(ck))
-		if err := mpi.Agree(f.c, err); err != nil {
+		if err != nil {
 			return fmt.Errorf("attribute %s: %w", k, err)
 		}
 	}
@@ -625,9 +581,11 @@ func (f *file) readAttrs(name string) (map[string]any, error) {
 // c, laid out by opts (dist.SplitAxis, dist.BlockSizes, dist.ProcessGrid,
 // dist.GridBlockSizes, dist.OnBackend, dist.Ghosts) as dist.Zeros lays it
 // out: any rank count and layout, whatever chunking or compression wrote
-// it. It is collective: each rank reads its block as a hyperslab in one
-// collective transfer (a replicated array: the whole dataset on every
-// rank). A missing file or dataset wraps fs.ErrNotExist; a dataset whose
+// it. It is collective: each rank opens the file on its own (HDF5's serial
+// driver, read-only) and reads its block as a hyperslab (a replicated
+// array: the whole dataset on every rank); a read that fails on one rank
+// is the same error on every rank, naming it, never a wait (see
+// write_on.go). A missing file or dataset wraps fs.ErrNotExist; a dataset whose
 // type is not T (complex is h5py's compound {r, i}) or that dist has no
 // type for, a scalar dataset, and HDF5's own errors are the same error on
 // every rank.
@@ -637,7 +595,7 @@ func Load[T backend.Numeric](c mpi.Comm, path, name string, opts ...dist.Option)
 		return nil, err
 	}
 	wrap := func(err error) error { return fmt.Errorf("h5: Load %s: %w", where(path, name), err) }
-	f, err := open(c, path, modeRead)
+	f, err := open(c, path)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -679,7 +637,7 @@ func loadOpen[T backend.Numeric](f *file, name string, x *dist.Array[T], opts []
 		host = make([]T, local.Len())
 	}
 	start, count, ms, mst := part(x.Layout(), f.c.Rank(), true)
-	err = io(f, name, in.shape, false, start, count, ms, mst, host)
+	err = read(f, name, in.shape, start, count, ms, mst, host)
 	if err == nil && !local.Device().IsHost() {
 		err = mpi.Agree(f.c, backend.CopyFromHostSlice(local, host))
 	}
@@ -715,7 +673,7 @@ func LoadInto[T backend.Numeric](x *dist.Array[T], path, name string) error {
 	if err := mpi.CheckCollective(c, "h5.LoadInto", pathArg(path, name)); err != nil {
 		return err
 	}
-	f, err := open(c, path, modeRead)
+	f, err := open(c, path)
 	if err == nil {
 		_, err = loadOpen(f, name, x, nil)
 		err = firstErr(err, f.close())
@@ -728,61 +686,76 @@ func LoadInto[T backend.Numeric](x *dist.Array[T], path, name string) error {
 
 // CreateGroup makes the group name (and the groups above it) in the HDF5
 // file at path, which it creates where there is none, and writes attrs as
-// its attributes. It is collective.
+// its attributes. It is collective: rank 0 writes the file alone (see
+// write_on.go) and its error is every rank's.
 func CreateGroup(c mpi.Comm, path, name string, attrs map[string]any) error {
 	name = checkName("CreateGroup", name)
 	checkAttrs("CreateGroup", attrs)
 	if err := mpi.CheckCollective(c, "h5.CreateGroup", pathArg(path, name)); err != nil {
 		return err
 	}
-	err := func() error {
-		exists, err := fileExists(c, path)
-		if err != nil {
-			return err
-		}
-		mode := C.int(modeWrite)
-		if !exists {
-			mode = modeCreate
-		}
-		f, err := open(c, path, mode)
-		if err != nil {
-			return err
-		}
-		cname := C.CString(name)
-		defer C.free(unsafe.Pointer(cname))
-		_, err = lib(func() C.int { return C.xp_h5_mkgroup(f.id, cname) })
-		if err = mpi.Agree(c, err); err == nil {
-			err = f.writeAttrs(name, attrs)
-		}
-		return firstErr(err, f.close())
-	}()
-	if err != nil {
+	var err error
+	if c.Rank() == 0 {
+		err = editFile(path, true, func(f *file) error {
+			cname := C.CString(name)
+			defer C.free(unsafe.Pointer(cname))
+			if _, err := lib(func() C.int { return C.xp_h5_mkgroup(f.id, cname) }); err != nil {
+				return err
+			}
+			return f.writeAttrs(name, attrs)
+		})
+	}
+	if err := mpi.Agree(c, err); err != nil {
 		return fmt.Errorf("h5: CreateGroup %s: %w", where(path, name), err)
 	}
 	return nil
 }
 
+// editFile opens the HDF5 file at path on this rank alone (creating it
+// where there is none and create is true), calls f, and closes and syncs
+// the file.
+func editFile(path string, create bool, edit func(f *file) error) error {
+	mode := C.int(modeWrite)
+	if _, err := os.Stat(path); err != nil {
+		if !create {
+			return fmt.Errorf("no HDF5 file: %w", err)
+		}
+		mode = modeCreate
+	}
+	f, err := openLocal(path, mode)
+	if err != nil {
+		return err
+	}
+	if err = firstErr(edit(f), f.closeLocal()); err != nil {
+		return err
+	}
+	return syncFile(path)
+}
+
 // SetAttrs writes attrs as attributes of the dataset or group name ("/"
 // for the root group) of the HDF5 file at path, replacing attributes of the
-// same names. It is collective.
+// same names. It is collective: rank 0 writes the file alone (see
+// write_on.go) and its error is every rank's.
 func SetAttrs(c mpi.Comm, path, name string, attrs map[string]any) error {
 	name = checkName("SetAttrs", name)
 	checkAttrs("SetAttrs", attrs)
 	if err := mpi.CheckCollective(c, "h5.SetAttrs", pathArg(path, name)); err != nil {
 		return err
 	}
-	f, err := open(c, path, modeWrite)
-	if err == nil {
-		ok, _, e := f.exists(name)
-		if e == nil && !ok {
-			e = fmt.Errorf("no object %s: %w", name, fs.ErrNotExist)
-		}
-		if err = mpi.Agree(c, e); err == nil {
-			err = f.writeAttrs(name, attrs)
-		}
-		err = firstErr(err, f.close())
+	var err error
+	if c.Rank() == 0 {
+		err = editFile(path, false, func(f *file) error {
+			ok, _, err := f.exists(name)
+			if err == nil && !ok {
+				err = fmt.Errorf("no object %s: %w", name, fs.ErrNotExist)
+			}
+			if err != nil {
+				return err
+			}
+			return f.writeAttrs(name, attrs)
+		})
 	}
-	if err != nil {
+	if err := mpi.Agree(c, err); err != nil {
 		return fmt.Errorf("h5: SetAttrs %s: %w", where(path, name), err)
 	}
 	return nil
@@ -791,14 +764,14 @@ func SetAttrs(c mpi.Comm, path, name string, attrs map[string]any) error {
 // ReadAttrs returns the attributes of the dataset or group name ("/" for
 // the root group) of the HDF5 file at path: strings as string, integers
 // as int64, floats as float64, arrays of them as []int64 and []float64. It
-// is collective (the ranks open the file together).
+// is collective: every rank opens the file on its own and reads them.
 func ReadAttrs(c mpi.Comm, path, name string) (map[string]any, error) {
 	name = checkName("ReadAttrs", name)
 	if err := mpi.CheckCollective(c, "h5.ReadAttrs", pathArg(path, name)); err != nil {
 		return nil, err
 	}
 	var m map[string]any
-	f, err := open(c, path, modeRead)
+	f, err := open(c, path)
 	if err == nil {
 		ok, _, e := f.exists(name)
 		if e == nil && !ok {

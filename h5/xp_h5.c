@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <mpi.h>
 #include "xp_h5.h"
 
 // HDF5 clears its error stack on entry to each API call, so a helper
@@ -67,46 +66,6 @@ int xp_h5_init(void) {
 	}
 	// Errors come back to Go as messages: HDF5 prints none.
 	return H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-hid_t xp_h5_open(const char *path, int mode, uintptr_t comm) {
-	hid_t f = -1, fapl = -1;
-	CHECK(fapl = H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate");
-	CHECK(H5Pset_fapl_mpio(fapl, (MPI_Comm)comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
-	// Metadata reads and writes are collective: one rank reads and
-	// broadcasts, instead of every rank hitting the file.
-	CHECK(H5Pset_all_coll_metadata_ops(fapl, 1), "H5Pset_all_coll_metadata_ops");
-	CHECK(H5Pset_coll_metadata_write(fapl, 1), "H5Pset_coll_metadata_write");
-	if (mode == XP_H5_CREATE) {
-		CHECK(f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "H5Fcreate");
-	} else {
-		CHECK(f = H5Fopen(path, mode == XP_H5_WRITE ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl), "H5Fopen");
-	}
-out:
-	if (fapl >= 0) {
-		H5Pclose(fapl);
-	}
-	return f;
-}
-
-int xp_h5_flush(hid_t f) {
-	if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) {
-		capture("H5Fflush");
-		return -1;
-	}
-	return 0;
-}
-
-int xp_h5_close(hid_t f) {
-	int rc = -1;
-	CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
-	rc = 0;
-out:
-	if (H5Fclose(f) < 0 && rc == 0) {
-		capture("H5Fclose");
-		rc = -1;
-	}
-	return rc;
 }
 
 // xp_h5_exists returns 1 if every link on path exists, 0 if one does not,
@@ -317,10 +276,13 @@ out:
 
 static char dummy[16];
 
+// xp_h5_io reads or writes the box at start of extent count of dataset
+// name, which lies at memstart in buf (an array of memshape), on this rank
+// alone (a file of xp_h5_serial_open).
 int xp_h5_io(hid_t f, const char *name, int dt, int write, int rank, const hsize_t *start, const hsize_t *count,
-	const hsize_t *memshape, const hsize_t *memstart, void *buf, int collective) {
+	const hsize_t *memshape, const hsize_t *memstart, void *buf) {
 	int rc = -1, owned = 0;
-	hid_t d = -1, fs = -1, ms = -1, dxpl = -1, type = -1;
+	hid_t d = -1, fs = -1, ms = -1, type = -1;
 	hsize_t one = 1;
 	int empty = 0;
 	for (int a = 0; a < rank; a++) {
@@ -338,18 +300,15 @@ int xp_h5_io(hid_t f, const char *name, int dt, int write, int rank, const hsize
 		CHECK(ms = H5Screate_simple(rank, memshape, NULL), "H5Screate_simple");
 		CHECK(H5Sselect_hyperslab(ms, H5S_SELECT_SET, memstart, NULL, count, NULL), "H5Sselect_hyperslab (memory)");
 	}
-	CHECK(dxpl = H5Pcreate(H5P_DATASET_XFER), "H5Pcreate");
-	CHECK(H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT), "H5Pset_dxpl_mpio");
 	if ((type = mtype(dt, &owned)) < 0) goto out;
 	if (write) {
-		CHECK(H5Dwrite(d, type, ms, fs, dxpl, buf), "H5Dwrite");
+		CHECK(H5Dwrite(d, type, ms, fs, H5P_DEFAULT, buf), "H5Dwrite");
 	} else {
-		CHECK(H5Dread(d, type, ms, fs, dxpl, buf), "H5Dread");
+		CHECK(H5Dread(d, type, ms, fs, H5P_DEFAULT, buf), "H5Dread");
 	}
 	rc = 0;
 out:
 	if (owned) H5Tclose(type);
-	if (dxpl >= 0) H5Pclose(dxpl);
 	if (ms >= 0) H5Sclose(ms);
 	if (fs >= 0) H5Sclose(fs);
 	if (d >= 0) H5Dclose(d);
@@ -480,17 +439,16 @@ out:
 	return rc;
 }
 
-// Checkpoints (checkpoint_on.go): rank 0 makes the file alone, with HDF5's
-// default (POSIX) driver, every dataset contiguous and its storage
-// allocated at creation, and the ranks write the data into that storage
-// themselves.
+// Every file is opened with HDF5's default (POSIX) driver, by one rank
+// (writers: one at a time) or, read-only, by every rank on its own
+// (write_on.go has the design): no HDF5 call is collective.
 
-hid_t xp_h5_serial_open(const char *path, int create) {
+hid_t xp_h5_serial_open(const char *path, int mode) {
 	hid_t f = -1;
-	if (create) {
+	if (mode == XP_H5_CREATE) {
 		CHECK(f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "H5Fcreate");
 	} else {
-		CHECK(f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen");
+		CHECK(f = H5Fopen(path, mode == XP_H5_WRITE ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen");
 	}
 out:
 	return f;
@@ -501,20 +459,23 @@ out:
 // elements).
 int xp_h5_create_alloc(hid_t f, const char *name, int dt, int rank, const hsize_t *shape, int64_t *offset) {
 	int rc = -1, owned = 0;
-	hid_t space = -1, dcpl = -1, type = -1, d = -1;
+	hid_t space = -1, dcpl = -1, lcpl = -1, type = -1, d = -1;
 	CHECK(space = H5Screate_simple(rank, shape, NULL), "H5Screate_simple");
 	CHECK(dcpl = H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate");
 	CHECK(H5Pset_layout(dcpl, H5D_CONTIGUOUS), "H5Pset_layout");
 	CHECK(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
 	CHECK(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+	CHECK(lcpl = H5Pcreate(H5P_LINK_CREATE), "H5Pcreate");
+	CHECK(H5Pset_create_intermediate_group(lcpl, 1), "H5Pset_create_intermediate_group");
 	if ((type = mtype(dt, &owned)) < 0) goto out;
-	CHECK(d = H5Dcreate2(f, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), "H5Dcreate");
+	CHECK(d = H5Dcreate2(f, name, type, space, lcpl, dcpl, H5P_DEFAULT), "H5Dcreate");
 	haddr_t a = H5Dget_offset(d);
 	*offset = a == HADDR_UNDEF ? -1 : (int64_t)a;
 	rc = 0;
 out:
 	if (d >= 0) H5Dclose(d);
 	if (owned) H5Tclose(type);
+	if (lcpl >= 0) H5Pclose(lcpl);
 	if (dcpl >= 0) H5Pclose(dcpl);
 	if (space >= 0) H5Sclose(space);
 	return rc;
@@ -534,6 +495,27 @@ int xp_h5_offset(hid_t f, const char *name, int64_t *offset) {
 	haddr_t a = H5Dget_offset(d);
 	*offset = a == HADDR_UNDEF ? -1 : (int64_t)a;
 	rc = 0;
+out:
+	if (dcpl >= 0) H5Pclose(dcpl);
+	if (d >= 0) H5Dclose(d);
+	return rc;
+}
+
+// xp_h5_storage returns 1 for a contiguous dataset, with the byte offset
+// of its storage (-1: none allocated, or in an external file), 0 for
+// another layout (chunked, compact, virtual), -1 on an error.
+int xp_h5_storage(hid_t f, const char *name, int64_t *offset) {
+	int rc = -1;
+	hid_t d = -1, dcpl = -1;
+	CHECK(d = H5Dopen2(f, name, H5P_DEFAULT), "H5Dopen");
+	CHECK(dcpl = H5Dget_create_plist(d), "H5Dget_create_plist");
+	*offset = -1;
+	rc = 0;
+	if (H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0) {
+		haddr_t a = H5Dget_offset(d);
+		*offset = a == HADDR_UNDEF ? -1 : (int64_t)a;
+		rc = 1;
+	}
 out:
 	if (dcpl >= 0) H5Pclose(dcpl);
 	if (d >= 0) H5Dclose(d);

@@ -1,7 +1,8 @@
 // Command w7formats times W7's array (docs/PERFORMANCE.md) written and read
 // in each file format of xpmpi at the job's rank count: the raw .npy file
 // (dist.Save, dist.LoadInto), HDF5 (h5.Save, h5.LoadInto: one contiguous
-// dataset, collective MPI-IO transfers) and Zarr v2 (zarr.Save,
+// dataset that rank 0 creates and every rank writes its part of, as h5's
+// writers do) and Zarr v2 (zarr.Save,
 // zarr.LoadInto: uncompressed, chunks aligned to the ranks' blocks), and
 // prints one line per format and direction with the median of --reps runs
 // in GB/s. Every write includes the read-back that checks it, as the

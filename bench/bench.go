@@ -287,7 +287,7 @@ type Options struct {
 	Only string
 	// Reps is the number of repetitions of each side of each workload.
 	Reps int
-	// Small shrinks every workload to about 1/64 of BENCH.md's work.
+	// Small shrinks every workload to about 1/64 of docs/BENCH.md's work.
 	Small bool
 	// Threads is xpmpi's threads per rank in W2-W5 (the reference runs
 	// one per rank); 0 means the rank's thread budget.

@@ -1,5 +1,5 @@
 // Package bench is the benchmark harness of `xpmpi bench`: it runs the
-// workloads of BENCH.md (W1 triad, W2 distributed dot, W3 Jacobi, W4
+// workloads of docs/BENCH.md (W1 triad, W2 distributed dot, W3 Jacobi, W4
 // conjugate gradients, W5 sample sort, W6 MPI latency and bandwidth, W7
 // checkpoint write and read; W9 the matrix product of dist.MatMul against
 // OpenBLAS's cblas_dgemm; W10 batched Newton on Kepler's equation and

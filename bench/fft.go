@@ -9,7 +9,7 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
-// fftID is the id of the 2-D FFT workload (BENCH.md's W8).
+// fftID is the id of the 2-D FFT workload (docs/BENCH.md's W8).
 const fftID = "W8"
 
 // targetFFT is the largest ratio (xpmpi's time over FFTW's) that meets the

@@ -7,7 +7,7 @@ import (
 	"github.com/xpmpi/xpmpi/mpi"
 )
 
-// matmulID is the id of the matrix-product workload (BENCH.md's "matrix
+// matmulID is the id of the matrix-product workload (docs/BENCH.md's "matrix
 // product" row).
 const matmulID = "W9"
 

@@ -20,7 +20,7 @@ import (
 	"github.com/xpmpi/xpmpi/solvers/heat"
 )
 
-// benchSizes are the sizes of the workloads (BENCH.md's, or --small's).
+// benchSizes are the sizes of the workloads (docs/BENCH.md's, or --small's).
 type benchSizes struct {
 	TriadN, TriadSweeps  int // W1: elements per rank, timed sweeps
 	DotN, Dots           int // W2: global elements, dots
@@ -37,7 +37,7 @@ type benchSizes struct {
 	FFTN                 int // W8: the side of the square array
 }
 
-// sizesFor returns BENCH.md's sizes, or about 1/64 of the work for small.
+// sizesFor returns docs/BENCH.md's sizes, or about 1/64 of the work for small.
 func sizesFor(small bool) benchSizes {
 	s := benchSizes{
 		TriadN: 1 << 24, TriadSweeps: 20,
@@ -152,7 +152,7 @@ func (e *benchEnv) timed(f func() error) (float64, error) {
 func (e *benchEnv) benchTriad() ([]Row, error) {
 	p := e.world.Size()
 	if p > 1 {
-		e.note("W1 (triad) runs at one rank only (BENCH.md): skipped at %d ranks", p)
+		e.note("W1 (triad) runs at one rank only (docs/BENCH.md): skipped at %d ranks", p)
 		return nil, nil
 	}
 	n, sweeps := e.sizes.TriadN, e.sizes.TriadSweeps

@@ -33,7 +33,7 @@ func newBenchCmd(world mpi.Comm) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run the benchmark workloads on xpmpi and on a C+MPI reference, side by side",
-		Long: `bench runs the workloads of BENCH.md on xpmpi and, in the same MPI job and
+		Long: `bench runs the workloads of docs/BENCH.md on xpmpi and, in the same MPI job and
 alternating repetitions, on a plain C + MPI reference of the same
 computation (bench/ref/xpref.c, loaded from a shared library), at the rank
 count it was launched with:

@@ -13,12 +13,13 @@ import "github.com/xpmpi/xpmpi/backend"
 // (solvers/cg's PoissonDot).
 //
 // On arrays split along axis 0 whose backend's stencils have
-// backend.StencilDots (the CPU backend's do), the stencil and the dot are
+// backend.StencilDots (the CPU backend's, CUDA's and the fake device's
+// do), the stencil and the dot are
 // one pass over memory, summed in the order StencilDots documents
 // (row by row over the block, 16 lanes per row): the same bits for every
 // thread count, and, since dst's values are those of Laplace5, dst the
-// same bits as Laplace5 gives. On other stencils (the fake device),
-// and on a process grid, it is Laplace5 and then a dot over the block, a
+// same bits as Laplace5 gives. On other stencils (those a user swaps in
+// with UseStencils), and on a process grid, it is Laplace5 and then a dot over the block, a
 // second pass, on the block's device, in that backend's Dot order: the
 // sum agrees with the one-pass sum to rounding. Nothing is copied between
 // host and device either way.

@@ -97,8 +97,8 @@ func WeightedStencilsOf(b Backend) (WeightedStencils, bool) {
 // output, computed in the same pass over memory: the matrix-free operator
 // of conjugate gradients with p.Ap (dist's Laplace5Dot). Like
 // WeightedStencils, they are an optional interface of a backend's
-// stencils (StencilsOf): the CPU and CUDA backends implement them; for
-// stencils that do not (the fake device, or stencils swapped in with
+// stencils (StencilsOf): the CPU and CUDA backends and the fake device
+// implement them; for stencils that do not (stencils swapped in with
 // UseStencils), Laplace5Dot of package backend runs Laplace5 and then a dot
 // on the grid's device, a second pass over memory, summed in that
 // backend's Dot order.

@@ -550,6 +550,16 @@ func (b *Backend) Laplace5(dst, src driver.Buffer, rows, cols int) {
 	b.kernel(func() { cpu.Default.Laplace5(hd, hs, rows, cols) })
 }
 
+// Laplace5Dot applies the 5-point Laplacian and returns the dot product of
+// src and dst over the rows it computes, in the order driver.StencilDots
+// fixes: the CPU backend's kernel on the device's memory, so the bits are
+// the CPU's.
+func (b *Backend) Laplace5Dot(dst, src driver.Buffer, rows, cols int) (r float64) {
+	hd, hs := host(b.buf("Laplace5Dot", dst)), host(b.buf("Laplace5Dot", src))
+	b.call(func() { r = cpu.Default.Laplace5Dot(hd, hs, rows, cols) })
+	return r
+}
+
 // Stencil9 applies the 9-point stencil with weights w.
 func (b *Backend) Stencil9(dst, src driver.Buffer, rows, cols int, w [9]float64) {
 	hd, hs := host(b.buf("Stencil9", dst)), host(b.buf("Stencil9", src))

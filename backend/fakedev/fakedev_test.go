@@ -26,7 +26,7 @@ func TestBackend(t *testing.T) {
 // device claims: the device paths of package dist take each of them.
 func TestCapabilities(t *testing.T) {
 	backendtest.TestCapabilities(t, fakedev.Default, "Math", "Converter", "AxisReducer", "StatsReducer", "Sorter",
-		"FFTer", "GEMM", "RandomFiller", "Stencils", "WeightedStencils", "ComplexMath", "ComplexKernels", "Async", "Describer")
+		"FFTer", "GEMM", "RandomFiller", "Stencils", "WeightedStencils", "StencilDots", "ComplexMath", "ComplexKernels", "Async", "Describer")
 }
 
 func TestRegistered(t *testing.T) {

@@ -122,3 +122,43 @@ func readTable(t *testing.T, path string) map[string][]string {
 	}
 	return doc
 }
+
+// TestLayerEdges checks the edges the layers forbid, through every import
+// (go list -deps, default build and -tags mpi,petsc,hdf5): the MPI binding
+// does not depend on package backend, and no library package depends on a
+// backend implementation (a program registers the backends it uses by
+// importing backend/cpu or backend/all, docs/DECISIONS.md).
+func TestLayerEdges(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: it lists the packages' dependencies")
+	}
+	const mod = "github.com/xpmpi/xpmpi/"
+	forbidden := map[string][]string{
+		"mpi":          {"backend", "backend/cpu", "backend/cuda"},
+		"dist":         {"backend/cpu", "backend/cuda"},
+		"fft":          {"backend/cpu", "backend/cuda"},
+		"linalg":       {"backend/cpu", "backend/cuda"},
+		"solvers/cg":   {"backend/cpu", "backend/cuda"},
+		"solvers/heat": {"backend/cpu", "backend/cuda"},
+		"staging":      {"backend/cpu", "backend/cuda"},
+	}
+	for _, tags := range []string{"", "mpi,petsc,hdf5"} {
+		for pkg, bad := range forbidden {
+			args := []string{"list", "-deps"}
+			if tags != "" {
+				args = append(args, "-tags", tags)
+			}
+			out, err := exec.Command(goBin, append(args, "./"+pkg)...).Output()
+			if err != nil {
+				t.Fatalf("go %s ./%s: %v", strings.Join(args, " "), pkg, err)
+			}
+			deps := strings.Fields(string(out))
+			for _, b := range bad {
+				if slices.Contains(deps, mod+b) {
+					t.Errorf("%s depends on %s (tags %q): that edge is not in the layers (docs/ARCHITECTURE.md)", pkg, b, tags)
+				}
+			}
+		}
+	}
+}

@@ -128,6 +128,20 @@ func failFlag(err error) (dev, other int64) {
 	return 0, 1
 }
 
+// failCode is failFlag's outcome as one number, for a gather that carries
+// it beside a rank's values: 0 for no failure, 1 for a device fault, 2
+// for another failure.
+func failCode(err error) int64 {
+	dev, other := failFlag(err)
+	return dev + 2*other
+}
+
+// addFailCode adds the failure a rank's failCode says to the counts of
+// device faults and other failures.
+func addFailCode(dev, other, code int64) (int64, int64) {
+	return dev + code%2, other + code/2
+}
+
 // agreedFailure is the error of op once the ranks know that dev ranks
 // failed on their devices and other ranks otherwise; own is this rank's
 // failure, or nil. It returns nil if no rank failed.

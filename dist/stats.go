@@ -57,16 +57,14 @@ func moments[T backend.Element](x *Array[T]) (sum, m2 float64, err error) {
 	}
 	// The failure flag goes in the same gather: (sum, dev, m2, failed).
 	derr = takeFault(derr)
-	fd, fo := failFlag(derr)
 	p := x.comm.Size()
 	all := make([]float64, 4*p)
-	if err := mpi.Allgather(x.comm, []float64{sum, dev, m2, float64(fd + 2*fo)}, all); err != nil {
+	if err := mpi.Allgather(x.comm, []float64{sum, dev, m2, float64(failCode(derr))}, all); err != nil {
 		return 0, 0, err
 	}
 	var nd, no int64
 	for q := range p {
-		f := int64(all[4*q+3])
-		nd, no = nd+f%2, no+f/2
+		nd, no = addFailCode(nd, no, int64(all[4*q+3]))
 	}
 	if err := agreedFailure("Mean/Var", derr, nd, no); err != nil {
 		return 0, 0, err
@@ -179,18 +177,17 @@ func Prod[T backend.Element](x *Array[T]) (T, error) {
 	}
 	// The failure flag goes in the same gather: (bits, failed).
 	derr = takeFault(derr)
-	fd, fo := failFlag(derr)
 	var bits uint64
 	if derr == nil {
 		bits = s.Bits()
 	}
 	all := make([]uint64, 2*x.comm.Size())
-	if err := mpi.Allgather(x.comm, []uint64{bits, uint64(fd + 2*fo)}, all); err != nil {
+	if err := mpi.Allgather(x.comm, []uint64{bits, uint64(failCode(derr))}, all); err != nil {
 		return zero, err
 	}
 	var nd, no int64
 	for q := 1; q < len(all); q += 2 {
-		nd, no = nd+int64(all[q]%2), no+int64(all[q]/2)
+		nd, no = addFailCode(nd, no, int64(all[q]))
 	}
 	if err := agreedFailure("Prod", derr, nd, no); err != nil {
 		return zero, err
@@ -235,19 +232,8 @@ func countNonzero[T backend.Element](op string, x *Array[T]) (int, error) {
 		return n, nil
 	}
 	// The failure counts go in the same allreduce as the count.
-	derr = takeFault(derr)
-	fd, fo := failFlag(derr)
-	v := [3]int64{int64(n), fd, fo}
-	if derr != nil {
-		v[0] = 0
-	}
-	if err := mpi.AllreduceInPlace(x.comm, v[:], mpi.Sum); err != nil {
-		return 0, err
-	}
-	if err := agreedFailure(op, derr, v[1], v[2]); err != nil {
-		return 0, err
-	}
-	return int(v[0]), nil
+	total, err := allreduceCount(x.comm, op, int64(n), takeFault(derr))
+	return int(total), err
 }
 
 // Any reports whether some element is not zero (a NaN is not zero, as in

@@ -69,13 +69,13 @@ func Lookup(name string) (Backend, error) {
 
 func mustLookup(name string) Backend {
 	b, err := Lookup(name)
-	if err != nil && len(names()) > 0 {
+	switch {
+	case err == nil:
+		return b
+	case len(names()) > 0: // others registered: name which import this one needs
 		panic(fmt.Sprintf("%v: import _ %q", err, "github.com/xpmpi/xpmpi/backend/"+name))
 	}
-	if err != nil {
-		panic(err.Error())
-	}
-	return b
+	panic(err.Error()) // none registered: the error names the imports
 }
 
 // HostBackend returns the CPU backend (registered as "cpu" by package

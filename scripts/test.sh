@@ -562,12 +562,11 @@ else
 			# collectives inside MPI-IO, which still busy-poll (27 s
 			# more at 3 ranks).
 			run_test_args=() label="-tags mpi,mpich"
-			if { [ "$pkg" = ./dist ] || [ "$pkg" = ./dist/disttest ]; } && [ "$cores" -lt 3 ]; then
+			if [ "$pkg" = ./dist ] && [ "$cores" -lt 3 ]; then
 				# dist's long tests run at 2 ranks under Open MPI and
 				# in the default build; under MPICH they took 36 s of
 				# the suite's 20 minutes, 9 s with -short (2 cores,
-				# 2026-12-02). So does dist/disttest's default matrix
-				# (its short one covers every operation and layout).
+				# 2026-12-02).
 				run_test_args=(-test.short)
 				label+="; -short: the long tests run under Open MPI"
 			fi
@@ -577,8 +576,9 @@ else
 				if [ "$pkg" = ./dist ]; then
 					# dist's collectives at an odd rank count (MPICH's
 					# algorithms for non-powers of two): the hosts
-					# phase's subset; the whole -short package ran at 2
-					# ranks above. All of it took 53-55 s here.
+					# phase's subset and the order operations; the
+					# whole -short package ran at 2 ranks above. All of
+					# it took 53-55 s here.
 					run_test_args+=(-test.run "$mpich_dist_odd_run")
 					label+=", the collectives' subset"
 				fi

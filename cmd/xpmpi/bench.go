@@ -75,7 +75,8 @@ comparison, and fails naming the rows whose ratio rose beyond the margin,
 max(10%, 4 x the combined standard error of the two ratios); a row whose
 margin would exceed 25% is "noisy" and does not fail. --write-baseline
 FILE merges this run's ratios into FILE, stamped with the commit, the date,
-the machine and --baseline-note. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
+the machine and --baseline-note; with --check on the same FILE, the run is
+compared with the old rows first and then replaces them. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
 xpmpi's measured times of W3 by 1.3, to see the guard fail.
 
 --peers FILE adds the figures of programs run separately before the bench,
@@ -170,13 +171,9 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "wrote %s\n", o.Plot)
 	}
-	if o.Baseline != "" {
-		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
-		if werr := bench.WriteBaseline(o.Baseline, entries); werr != nil {
-			return werr
-		}
-		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
-	}
+	// The check reads the baseline before --write-baseline replaces its
+	// rows, so that one run with both flags on the same file is compared
+	// with the old rows and then becomes the new ones.
 	if o.Check != "" {
 		base, cerr := bench.ReadBaseline(o.Check)
 		if cerr != nil {
@@ -190,6 +187,13 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 		if gerr := bench.GuardError(o.Check, vs); gerr != nil && err == nil {
 			err = gerr
 		}
+	}
+	if o.Baseline != "" {
+		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
+		if werr := bench.WriteBaseline(o.Baseline, entries); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
 	}
 	return err
 }

@@ -24,9 +24,9 @@ import (
 // one with the most grid ranks), each rank sorts its lines, and the
 // indices are redistributed back to x's layout (one all-to-all). A 1-D x is
 // sorted by the distributed sample sort of SortWithIndex (all-to-alls of
-// about n/p keys and indices per rank); one all-to-all of (position,
-// index) pairs then moves the NaNs, which that sort puts first, to the end
-// and the indices to x's blocks. It panics for an axis out of range.
+// about n/p keys and indices per rank), in its own order with the NaNs
+// first; one all-to-all of (position, index) pairs then moves the NaNs to
+// the end and the indices to x's blocks. It panics for an axis out of range.
 func Argsort[T backend.Element](x *Array[T], axis int) (_ *Array[int64], err error) {
 	if x.freed {
 		return nil, freedCollective("Argsort", x.comm)
@@ -74,13 +74,13 @@ func Argsort[T backend.Element](x *Array[T], axis int) (_ *Array[int64], err err
 	return Redistribute(res, l)
 }
 
-// argsort1D is Argsort of a 1-D x split along its axis: SortWithIndex's
-// permutation, with the NaNs (first in its order) moved to the end, in x's
+// argsort1D is Argsort of a 1-D x split along its axis: the sample sort's
+// permutation (sortNaNFirst), with the NaNs moved to the end, in x's
 // blocks.
 func argsort1D[T backend.Element](x *Array[T]) (*Array[int64], error) {
 	c, l := x.comm, x.layout
 	n := l.Len()
-	sr, err := SortWithOptions(x, SortOptions{WithIndex: true})
+	sr, err := sortNaNFirst(x, SortOptions{WithIndex: true})
 	if err != nil {
 		return nil, err
 	}

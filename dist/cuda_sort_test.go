@@ -33,7 +33,9 @@ func (b takeCounter) Take(dst, src backend.Buffer, pos []int) {
 // merges on the device (the CUDA backend's backend.Sorter, sort.cu), and
 // that the slicing, shape and Redistribute operations pack and unpack
 // short runs with its Take: with a CUDA-aware MPI they record no copy
-// between host and device, and their results are the stable sort of the
+// between host and device (but, for float keys, the read of the first
+// element of a sorted block, and of the block where it starts with NaNs,
+// which the sort then moves to the end), and their results are the stable sort of the
 // input on the host (sorts: the keys bit for bit, NaN payloads and the
 // sign of zeros included, and the permutation) and those of the same
 // operations on CPU arrays (slicing). Sorts of sizes 0, 1, 3, 17 and
@@ -58,7 +60,7 @@ func TestDeviceSortCUDA(t *testing.T) {
 // deviceSortCUDA sorts inputs of T on the CUDA backend b at every layout
 // of sortLayouts and replicated, with and without the index, and compares
 // the result with the stable sort of the input on the host (refSortPerm:
-// slices.SortStableFunc with cmp.Compare): every input of sortInputs for
+// slices.SortStableFunc in NumPy's order, npOrder): every input of sortInputs for
 // n = 1000 if all, else its last (NaNs for floats, few distinct keys for
 // integers).
 func deviceSortCUDA[T sortElem](t *testing.T, c mpi.Comm, b backend.Backend, all bool) {
@@ -86,8 +88,28 @@ func deviceSortCUDA[T sortElem](t *testing.T, c mpi.Comm, b backend.Backend, all
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					if w := got(cnt); w.toHost != 0 || w.toDevice != 0 {
-						e.add("%s: recorded %d copies to the host and %d to the device, want none", name, w.toHost, w.toDevice)
+					// Floats: the first element of a sorted block is read, to
+					// see whether it starts with NaNs, and then the block
+					// where it does (RollFlat moves them to the end with the
+					// CUDA-aware MPI: no copy).
+					want := 0
+					if lo, hi := res.Sorted.Range(); isFloat[T]() && hi > lo {
+						want++
+						nan := 0
+						for _, v := range in {
+							if v != v {
+								nan++
+							}
+						}
+						if res.Sorted.Layout().Axis() == dist.Replicated {
+							lo = 0
+						}
+						if lo < nan {
+							want++
+						}
+					}
+					if w := got(cnt); w.toHost != want || w.toDevice != 0 {
+						e.add("%s: recorded %d copies to the host and %d to the device, want %d and none", name, w.toHost, w.toDevice, want)
 					}
 					if d := res.Sorted.Device(); d != b.Device() || (withIndex && res.Index.Device() != b.Device()) {
 						e.add("%s: result on %v, want %v", name, d, b.Device())

@@ -35,9 +35,8 @@ func (s Side) String() string {
 // would be inserted into a to keep a sorted, as NumPy's searchsorted(a, v,
 // side): an int64 array of v's shape and layout (without ghost layers). a
 // is 1-D, split along its axis or replicated, with any block sizes, and
-// sorted ascending in NumPy's order (NaNs last, as NumPy's sort puts them;
-// dist.Sort puts them first, so an a with NaNs from Sort needs its NaNs
-// moved); as in NumPy, an a that is not sorted gives indices without
+// sorted ascending in NumPy's order (NaNs last, as NumPy's sort and
+// dist.Sort put them); as in NumPy, an a that is not sorted gives indices without
 // meaning, unchecked. v may have any shape and layout, on a's
 // communicator. It is collective.
 //

@@ -33,7 +33,10 @@ import (
 // Elements are ordered by (key, global index): keys in the order of
 // cmp.Compare (for floats, NaNs first, all equal to each other, then -Inf
 // ... +Inf, with -0 equal to +0), and equal keys by their index in the
-// input. The sort is therefore stable, the permutation is unique, and the
+// input. That is the order of the steps above (backend.Sorter's); the
+// exported sorts then move the NaNs to the end (nanLast), which gives
+// NumPy's order: -Inf ... +Inf, then the NaNs in the order of their
+// indices. The sort is therefore stable, the permutation is unique, and the
 // result is the same at any number of ranks and with any input block
 // sizes. Splitters are (key, index) pairs too, so that many equal keys, or
 // all keys equal, are still divided evenly among the ranks.
@@ -141,6 +144,10 @@ func SortInto[T backend.Element](dst, x *Array[T]) (SortStats, error) {
 	}
 	sameCommDevice("SortInto", dst, x)
 	r, err := sortArray(x, SortOptions{}, dst)
+	if err != nil {
+		return SortStats{}, err
+	}
+	r, err = nanLast(x, r, dst)
 	return r.Stats, err
 }
 
@@ -148,9 +155,11 @@ func SortInto[T backend.Element](dst, x *Array[T]) (SortStats, error) {
 // returns the sorted array, the permutation if asked for, and the load
 // balance of the exchange. It is collective.
 //
-// The order is that of cmp.Compare on the keys, ties broken by the global
-// index in x: the sort is stable, and the result does not depend on the
-// number of ranks or on x's block sizes. The result has the even block
+// The order is NumPy's (numpy.sort): ascending, -0 equal to +0, and the
+// NaNs last, all equal to each other; ties are broken by the global index
+// in x: the sort is stable, and the result does not depend on the number
+// of ranks or on x's block sizes. (Before this order, the NaNs came
+// first, as in cmp.Compare; the CHANGELOG says how to get that order.) The result has the even block
 // layout of NewLayout([]int{n}, 0, p), on x's backend; a replicated x is
 // sorted on every rank without communication and the result is
 // replicated. x may have any block sizes, empty blocks included. It panics
@@ -159,11 +168,108 @@ func SortWithOptions[T backend.Element](x *Array[T], o SortOptions) (_ SortResul
 	if x.freed {
 		return SortResult[T]{}, freedCollective("SortWithOptions", x.comm)
 	}
+	r, err := sortNaNFirst(x, o)
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	return nanLast(x, r, nil)
+}
+
+// sortNaNFirst is SortWithOptions in the sample sort's own order, the NaNs
+// first (cmp.Compare's), for the callers that place the NaNs themselves
+// (Unique, Argsort).
+func sortNaNFirst[T backend.Element](x *Array[T], o SortOptions) (SortResult[T], error) {
 	mustSortable(x)
 	if o.Oversampling < 0 {
 		panic(fmt.Sprintf("dist: Sort with Oversampling %d", o.Oversampling))
 	}
 	return sortArray(x, o, nil)
+}
+
+// nanLast moves the NaNs of r, which the sample sort puts first, to the
+// end of r.Sorted and of r.Index, keeping their order: NumPy's order.
+// Every rank counts the NaNs at the start of its sorted block (a block is
+// read whole only where its first element is a NaN); one allreduce of the
+// counts, which also agrees on a device fault in those reads, tells every
+// rank how many there are; where there are any, the sorted array (into's
+// blocks, if into is not nil) and the permutation are rolled back by that
+// many (RollFlat). Integer keys have no NaNs, and nothing is done for
+// them. On an error r's arrays are freed (but not into).
+func nanLast[T backend.Element](x *Array[T], r SortResult[T], into *Array[T]) (_ SortResult[T], err error) {
+	var zero T
+	switch any(zero).(type) {
+	case float32, float64:
+	default:
+		return r, nil
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		if r.Index != nil {
+			r.Index.Free()
+		}
+		if into == nil && r.Sorted != nil {
+			r.Sorted.Free()
+		}
+	}()
+	nan, err := leadingNaNs(r.Sorted.local)
+	if r.Sorted.layout.axis != Replicated && x.comm.Size() > 1 {
+		nan, err = allreduceCount(x.comm, "Sort", nan, takeFault(err))
+	}
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	if nan == 0 {
+		return r, nil
+	}
+	rolled, err := RollFlat(r.Sorted, -int(nan))
+	if err != nil {
+		return SortResult[T]{}, err
+	}
+	if into != nil {
+		Copy(into, rolled)
+		rolled.Free()
+	} else {
+		r.Sorted.Free()
+		r.Sorted = rolled
+	}
+	if r.Index != nil {
+		ix, err := RollFlat(r.Index, -int(nan))
+		if err != nil {
+			return SortResult[T]{}, err
+		}
+		r.Index.Free()
+		r.Index = ix
+	}
+	return r, nil
+}
+
+// leadingNaNs returns the number of NaNs at the start of b: 0 after one
+// element is read, unless that element is a NaN; then b is read whole. A
+// block on a device costs one recorded copy of one element (and one of the
+// block where it starts with a NaN).
+func leadingNaNs[T backend.Element](b *backend.Array[T]) (int64, error) {
+	if b.Len() == 0 {
+		return 0, nil
+	}
+	var all []T
+	if b.Device().IsHost() {
+		all = b.Data()
+	} else {
+		first, err := hostCopy(b.Slice(0, 1))
+		if err != nil || !isNaN(first[0]) {
+			return 0, err
+		}
+		if all, err = hostCopy(b); err != nil {
+			return 0, err
+		}
+	}
+	k := 0
+	for k < len(all) && isNaN(all[k]) {
+		k++
+	}
+	return int64(k), nil
 }
 
 // mustSortable panics unless x is a 1-D array split on axis 0 or

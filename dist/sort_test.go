@@ -124,14 +124,28 @@ func sortLayouts(n, p int) (names []string, opts [][]dist.Option) {
 	return names, opts
 }
 
-// refSortPerm returns the stable sorting permutation of in under
-// cmp.Compare.
+// npOrder compares as numpy.sort orders: cmp.Compare's order (-0 equal to
+// +0), but with the NaNs after everything else, equal to each other.
+func npOrder[T sortElem](a, b T) int {
+	switch an, bn := a != a, b != b; {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+// refSortPerm returns the stable sorting permutation of in in NumPy's
+// order (npOrder).
 func refSortPerm[T sortElem](in []T) []int64 {
 	perm := make([]int64, len(in))
 	for i := range perm {
 		perm[i] = int64(i)
 	}
-	slices.SortStableFunc(perm, func(a, b int64) int { return cmp.Compare(in[a], in[b]) })
+	slices.SortStableFunc(perm, func(a, b int64) int { return npOrder(in[a], in[b]) })
 	return perm
 }
 
@@ -209,7 +223,7 @@ func checkSort[T sortElem](t *testing.T, c mpi.Comm, name string, in []T, opts [
 			return
 		}
 		if i > 0 {
-			d := cmp.Compare(out[i-1], out[i])
+			d := npOrder(out[i-1], out[i])
 			if d > 0 || (d == 0 && perm[i-1] > j) {
 				t.Errorf("%s: not sorted stably at %d: (%v, %d) then (%v, %d)", name, i, out[i-1], perm[i-1], out[i], j)
 				return

@@ -98,7 +98,7 @@ func UniqueWithOptions[T backend.Element](x *Array[T], o UniqueOptions) (_ Uniqu
 		flat = NewLayoutCounts([]int{n}, 0, localLens(l))
 	}
 	fx := &Array[T]{comm: cc, layout: flat, local: x.local}
-	sr, err := SortWithOptions(fx, SortOptions{WithIndex: o.Inverse})
+	sr, err := sortNaNFirst(fx, SortOptions{WithIndex: o.Inverse})
 	if err != nil {
 		return UniqueResult[T]{}, err
 	}

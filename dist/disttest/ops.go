@@ -1,7 +1,6 @@
 package disttest
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -727,12 +726,12 @@ func elementOps[T backend.Element]() []op[T] {
 	// Sorting.
 	add(op[T]{fn: "Sort", family: "sort", applies: dims(1), run: func(in *input[T]) error {
 		want := slices.Clone(in.gx)
-		slices.Sort(want)
+		slices.SortStableFunc(want, npOrder[T])
 		d, err := dist.Sort(in.x)
 		return result(in, d, err, in.shape, want, 0)
 	}}, op[T]{fn: "SortWithIndex", family: "sort", applies: dims(1), run: func(in *input[T]) error {
 		perm := all(len(in.gx))
-		slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(in.gx[a], in.gx[b]) })
+		slices.SortStableFunc(perm, func(a, b int) int { return npOrder(in.gx[a], in.gx[b]) })
 		want := refMap(perm, func(i int) T { return in.gx[i] })
 		s, p, err := dist.SortWithIndex(in.x)
 		if err != nil {

@@ -161,7 +161,59 @@ func orderFloatOps[T backend.Float]() []op[T] {
 			},
 				func(v []T) float64 { return refQuantile(v, 0.6) }))
 	}
+
+	// Sort and SortWithIndex of x with NaN where x < 0: NumPy's order puts
+	// the NaNs last, in the order of their indices (the sort is stable).
+	add(op[T]{fn: "Sort", variant: "with NaN", family: "sort", applies: dims(1), run: func(in *input[T]) error {
+		x, g, err := withSpecial(in, T(math.NaN()))
+		if err != nil {
+			return opErr(err)
+		}
+		defer x.Free()
+		want := slices.Clone(g)
+		slices.SortStableFunc(want, npOrder[T])
+		d, err := dist.Sort(x)
+		return result(in, d, err, in.shape, want, 0)
+	}}, op[T]{fn: "SortWithIndex", variant: "with NaN", family: "sort", applies: dims(1), run: func(in *input[T]) error {
+		x, g, err := withSpecial(in, T(math.NaN()))
+		if err != nil {
+			return opErr(err)
+		}
+		defer x.Free()
+		perm := make([]int64, len(g))
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		slices.SortStableFunc(perm, func(a, b int64) int { return npOrder(g[a], g[b]) })
+		want := make([]T, len(g))
+		for i, j := range perm {
+			want[i] = g[j]
+		}
+		s, p, err := dist.SortWithIndex(x)
+		if err != nil {
+			return opErr(err)
+		}
+		if err := result(in, s, nil, in.shape, want, 0); err != nil {
+			p.Free()
+			return err
+		}
+		return result(in, p, nil, in.shape, perm, 0)
+	}})
 	return ops
+}
+
+// npOrder compares as numpy.sort orders: ascending, -0 equal to +0, the
+// NaNs last and equal to each other.
+func npOrder[T backend.Element](a, b T) int {
+	switch an, bn := a != a, b != b; {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
 }
 
 func orderComplexOps[T backend.Complex]() []op[T] { return nil }

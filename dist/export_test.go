@@ -5,8 +5,12 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/mpi"
 )
+
+// NPCompare is npCompare, NumPy's sort order (NaNs last), for the tests.
+func NPCompare[T backend.Element](a, b T) int { return npCompare(a, b) }
 
 // Write faults that the tests inject on one rank.
 const (

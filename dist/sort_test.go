@@ -1,7 +1,6 @@
 package dist_test
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -124,19 +123,9 @@ func sortLayouts(n, p int) (names []string, opts [][]dist.Option) {
 	return names, opts
 }
 
-// npOrder compares as numpy.sort orders: cmp.Compare's order (-0 equal to
-// +0), but with the NaNs after everything else, equal to each other.
-func npOrder[T sortElem](a, b T) int {
-	switch an, bn := a != a, b != b; {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	}
-	return cmp.Compare(a, b)
-}
+// npOrder is NumPy's sort order: cmp.Compare's (-0 equal to +0), but the
+// NaNs after everything else, equal to each other.
+func npOrder[T sortElem](a, b T) int { return dist.NPCompare(a, b) }
 
 // refSortPerm returns the stable sorting permutation of in in NumPy's
 // order (npOrder).

@@ -12,7 +12,8 @@ import (
 
 // The NaN-ignoring reductions, NumPy's nansum, nanprod, nanmax, nanmin,
 // nanargmax, nanargmin, nanmean, nanvar and nanstd, for every real element
-// type. Of an integer array (which has no NaN) each is the plain reduction
+// type (those of complex arrays are NansumComplex, NanprodComplex,
+// NanmeanComplex, NanvarComplex and NanstdComplex). Of an integer array (which has no NaN) each is the plain reduction
 // (Sum, Prod, Max, ...). Of a float array each replaces the NaNs by the
 // reduction's neutral value (0 for sums, 1 for products, -Inf for maxima,
 // +Inf for minima, the mean of the others for variances) in a temporary
@@ -570,9 +571,9 @@ func nanMeanAxis[T backend.Element](x *Array[T], a int) (mean, count *Array[floa
 // the mean of their line, where they add nothing to the squared
 // deviations; the mean is expanded on each rank from the part of the
 // result that its block meets, with no communication. An array on a
-// process grid is first redistributed as for SumAxis. So it costs a
-// float64 copy of x, a NaN mask, and the communication of NanmeanAxis and
-// VarAxis. It is collective.
+// process grid is first redistributed as for SumAxis. So it costs two
+// float64 arrays of x's size (the copy, and NanmeanAxis's), a NaN mask,
+// and the communication of NanmeanAxis and VarAxis. It is collective.
 func NanvarAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], error) {
 	if x.freed {
 		return nil, freedCollective("NanvarAxis", x.comm)

@@ -96,7 +96,8 @@ func nanAxisData(shape []int, inf bool) []float64 {
 
 // nanAxisLayouts returns the layouts of an array of shape at p ranks: split
 // on each axis evenly and with uneven blocks (the first rank empty, and
-// the third at 4 ranks), replicated, and on process grids where p allows.
+// the third at 4 ranks), replicated, with ghost layers, and on process
+// grids where p allows.
 func nanAxisLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
 	add := func(n string, o ...dist.Option) { names, opts = append(names, n), append(opts, o) }
 	add("replicated", dist.SplitAxis(dist.Replicated))
@@ -111,6 +112,7 @@ func nanAxisLayouts(shape []int, p int) (names []string, opts [][]dist.Option) {
 			add(fmt.Sprintf("split %d blocks %v", a, counts), dist.SplitAxis(a), dist.BlockSizes(counts))
 		}
 	}
+	add("split 0 ghosts 1", dist.SplitAxis(0), dist.Ghosts(1))
 	if p > 1 && len(shape) >= 2 {
 		for _, g := range [][]int{{p, 1}, {1, p}, {2, p / 2}} {
 			if g[0]*g[1] != p {

@@ -13,15 +13,15 @@ import (
 // The NaN-ignoring reductions, NumPy's nansum, nanprod, nanmax, nanmin,
 // nanargmax, nanargmin, nanmean, nanvar and nanstd, for every real element
 // type (those of complex arrays are NansumComplex, NanprodComplex,
-// NanmeanComplex, NanvarComplex and NanstdComplex). Of an integer array (which has no NaN) each is the plain reduction
-// (Sum, Prod, Max, ...). Of a float array each replaces the NaNs by the
-// reduction's neutral value (0 for sums, 1 for products, -Inf for maxima,
-// +Inf for minima, the mean of the others for variances) in a temporary
-// copy made on the block's device, and runs the plain reduction on it; the
-// number of NaNs is counted by an allreduce of one integer. So each costs
-// the plain reduction's communication plus one small allreduce, and two
-// temporary arrays of x's size; nothing goes through the host. They are
-// collective.
+// NanmeanComplex, NanvarComplex and NanstdComplex). Of an integer array
+// (which has no NaN) each is the plain reduction (Sum, Prod, Max, ...).
+// Of a float array each replaces the NaNs by the reduction's neutral value
+// (0 for sums, 1 for products, -Inf for maxima, +Inf for minima, the mean
+// of the others for variances) in a temporary copy made on the block's
+// device, and runs the plain reduction on it; the number of NaNs is
+// counted by an allreduce of one integer. So each costs the plain
+// reduction's communication plus one small allreduce, and two temporary
+// arrays of x's size; nothing goes through the host. They are collective.
 //
 // Special cases, as NumPy's (numpy 1.24):
 //   - Nansum and Nanprod of an all-NaN or empty array are 0 and 1.

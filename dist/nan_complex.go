@@ -17,7 +17,8 @@ import (
 // have no twins here, as Max and Min have none. Each masks the NaNs with
 // Isnan, counts them with an allreduce of one integer and runs the plain
 // reduction on a copy of x whose NaNs are replaced by its neutral value,
-// on the block's device. They are collective.
+// on the block's device (NanvarComplex and NanstdComplex: Nanvar's
+// computation on the real and imaginary parts). They are collective.
 //
 // Special cases, as NumPy's: NansumComplex and NanprodComplex of an
 // all-NaN or empty array are 0 and 1; NanmeanComplex of an all-NaN array
@@ -122,8 +123,8 @@ func NanmeanComplex[T backend.Complex](x *Array[T]) (T, error) {
 // computes, in float64, on the real and imaginary parts (the sum of
 // their squared deviations is the sum of the squared moduli), with the
 // NaN elements left out of both: so it costs two float64 arrays of x's
-// size besides Nanvar's temporaries, and Nanvar's communication twice. It
-// is collective.
+// size (and a complex128 copy of a complex64 x) besides Nanvar's
+// temporaries, and Nanvar's communication twice. It is collective.
 func NanvarComplex[T backend.Complex](x *Array[T], ddof int) (float64, error) {
 	if x.freed {
 		return 0, freedCollective("NanvarComplex", x.comm)

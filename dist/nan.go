@@ -4,21 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // The NaN-ignoring reductions, NumPy's nansum, nanprod, nanmax, nanmin,
 // nanargmax, nanargmin, nanmean, nanvar and nanstd, for every real element
-// type. Of an integer array (which has no NaN) each is the plain reduction
-// (Sum, Prod, Max, ...). Of a float array each replaces the NaNs by the
-// reduction's neutral value (0 for sums, 1 for products, -Inf for maxima,
-// +Inf for minima, the mean of the others for variances) in a temporary
-// copy made on the block's device, and runs the plain reduction on it; the
-// number of NaNs is counted by an allreduce of one integer. So each costs
-// the plain reduction's communication plus one small allreduce, and two
-// temporary arrays of x's size; nothing goes through the host. They are
-// collective.
+// type (those of complex arrays are NansumComplex, NanprodComplex,
+// NanmeanComplex, NanvarComplex and NanstdComplex). Of an integer array
+// (which has no NaN) each is the plain reduction (Sum, Prod, Max, ...).
+// Of a float array each replaces the NaNs by the reduction's neutral value
+// (0 for sums, 1 for products, -Inf for maxima, +Inf for minima, the mean
+// of the others for variances) in a temporary copy made on the block's
+// device, and runs the plain reduction on it; the number of NaNs is
+// counted by an allreduce of one integer. So each costs the plain
+// reduction's communication plus one small allreduce, and two temporary
+// arrays of x's size; nothing goes through the host. They are collective.
 //
 // Special cases, as NumPy's (numpy 1.24):
 //   - Nansum and Nanprod of an all-NaN or empty array are 0 and 1.
@@ -277,38 +280,48 @@ func nanMoments[T backend.Element](x *Array[T], op string, ddof, kind int) (floa
 }
 
 func nanMomentsF[F backend.Float](x *Array[F], op string, ddof, kind int) (float64, error) {
-	d, count, err := nanFull(op, x, 0)
-	if err != nil {
-		return math.NaN(), err
-	}
-	defer d.Free()
-	sum, _, err := moments(d)
+	count, sum, m2, err := nanSumsF(x, op, kind != 0)
 	if err != nil {
 		return math.NaN(), err
 	}
 	if count == 0 {
 		return math.NaN(), nil
 	}
-	mean := sum / float64(count)
 	if kind == 0 {
-		return mean, nil
+		return sum / float64(count), nil
 	}
 	if count <= ddof {
 		return math.NaN(), nil
 	}
-	// The NaNs replaced by the mean add nothing to the squared deviations
-	// (but for the rounding of the mean to F).
-	e, m, err := nanFill(x, F(mean))
+	return m2 / float64(count-ddof), nil
+}
+
+// nanSumsF returns the number of x's elements that are not NaN, their sum
+// and, if dev, the sum of their squared deviations from their mean (0 if
+// there is none): the NaNs are replaced by 0 for the sum, then by the mean
+// for the deviations, where they add nothing (but for the rounding of the
+// mean to F).
+func nanSumsF[F backend.Float](x *Array[F], op string, dev bool) (count int, sum, m2 float64, err error) {
+	d, count, err := nanFull(op, x, 0)
 	if err != nil {
-		return math.NaN(), err
+		return 0, 0, 0, err
+	}
+	defer d.Free()
+	sum, _, err = moments(d)
+	if err != nil || count == 0 || !dev {
+		return count, sum, 0, err
+	}
+	e, m, err := nanFill(x, F(sum/float64(count)))
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	m.Free()
 	defer e.Free()
-	_, m2, err := moments(e)
+	_, m2, err = moments(e)
 	if err != nil {
-		return math.NaN(), err
+		return 0, 0, 0, err
 	}
-	return m2 / float64(count-ddof), nil
+	return count, sum, m2, nil
 }
 
 // asT converts a float result of a float array to T, which is its type.
@@ -321,10 +334,7 @@ func asT[T backend.Element, F backend.Float](v F, err error) (T, error) {
 // split axis; an array on a process grid is first redistributed), with
 // their costs plus one more axis reduction of a uint8 mask (where all-NaN
 // lines matter). Of an integer array each is the plain axis reduction.
-// Variances along an axis (NumPy's nanvar with axis) are not provided:
-// Redistribute to a layout split on another axis, then use Nanvar on
-// Slices, or replace the NaNs yourself (Isnan and Where) where the mean is
-// known.
+// NanvarAxis and NanstdAxis cost more: see NanvarAxis.
 
 // NansumAxis returns the sums along axis of the elements that are not NaN
 // (0 for an all-NaN line). It is collective.
@@ -495,15 +505,33 @@ func NanmeanAxis[T backend.Element](x *Array[T], axis int) (_ *Array[float64], e
 	if !backend.DTypeOf[T]().IsFloat() {
 		return MeanAxis(x, axis)
 	}
-	d, m, err := nanFillT(x, 0)
+	r, c, m, err := nanMeanAxis(x, a)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Free()
-	defer m.Free()
-	r, err := MeanAxis(d, axis)
+	c.Free()
+	m.Free()
+	return r, nil
+}
+
+// nanMeanAxis returns, for a float array x and an axis of it (not
+// negative), the means of the elements of each line along axis that are
+// not NaN (NaN for an all-NaN line) and their numbers (as float64), both
+// laid out as MeanAxis's result, and the mask of x's NaNs.
+func nanMeanAxis[T backend.Element](x *Array[T], a int) (mean, count *Array[float64], nans *Array[uint8], err error) {
+	d, m, err := nanFillT(x, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	defer d.Free()
+	defer func() {
+		if err != nil {
+			m.Free()
+		}
+	}()
+	r, err := MeanAxis(d, a)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -512,18 +540,135 @@ func NanmeanAxis[T backend.Element](x *Array[T], axis int) (_ *Array[float64], e
 	}()
 	mf, err := Astype[float64](m)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	defer mf.Free()
-	c, err := SumAxis(mf, axis) // the NaNs of each line
+	c, err := SumAxis(mf, a) // the NaNs of each line
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	defer c.Free()
 	n := float64(x.layout.shape[a])
 	MulScalar(c, c, -1)
 	AddScalar(c, c, n) // the elements that are not NaN
 	MulScalar(r, r, n)
 	Div(r, r, c) // 0/0 = NaN for an all-NaN line
+	return r, c, m, nil
+}
+
+// NanvarAxis returns the variances along axis, with ddof, of the elements
+// that are not NaN, as float64, laid out as MeanAxis's result (NumPy's
+// nanvar(x, axis, ddof=ddof)): for a line with n elements that are not
+// NaN, the sum of their squared deviations from their mean divided by
+// n - ddof. A line with n <= ddof (an all-NaN line, or one along an empty
+// axis, included) gives NaN, with no error (NumPy returns NaN with a
+// RuntimeWarning; test with Isnan). A line holding an infinity gives NaN,
+// as in NumPy. axis may be negative, counting from the end. Of an integer
+// array it is VarAxis(x, axis, ddof), whose divisor is max(N-ddof, 0).
+//
+// It is computed in float64 (NumPy computes float32 data in float32), in
+// two passes as VarAxis computes: the means of the lines (NanmeanAxis's),
+// then VarAxis's moments of a float64 copy of x whose NaNs are replaced by
+// the mean of their line, where they add nothing to the squared
+// deviations; the mean is expanded on each rank from the part of the
+// result that its block meets, with no communication. An array on a
+// process grid is first redistributed as for SumAxis. So it costs two
+// float64 arrays of x's size (the copy, and NanmeanAxis's), a NaN mask,
+// and the communication of NanmeanAxis and VarAxis. It is collective.
+func NanvarAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("NanvarAxis", x.comm)
+	}
+	return nanVarAxis(x, "NanvarAxis", axis, ddof, false)
+}
+
+// NanstdAxis returns the standard deviations along axis, with ddof, of
+// the elements that are not NaN: the square roots of NanvarAxis's result,
+// with its special cases (NumPy's nanstd(x, axis, ddof=ddof)). Of an
+// integer array it is StdAxis(x, axis, ddof). It is collective.
+func NanstdAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], error) {
+	if x.freed {
+		return nil, freedCollective("NanstdAxis", x.comm)
+	}
+	return nanVarAxis(x, "NanstdAxis", axis, ddof, true)
+}
+
+func nanVarAxis[T backend.Element](x *Array[T], op string, axis, ddof int, sqrt bool) (_ *Array[float64], err error) {
+	a := normAxis(op, axis, x.layout.shape)
+	if !backend.DTypeOf[T]().IsFloat() {
+		kind := 1
+		if sqrt {
+			kind = 2
+		}
+		return momentsAxis(x, op, a, ddof, kind)
+	}
+	if err := check(op, x, mpi.Arg{Name: "axis", Value: int64(a)}, mpi.Arg{Name: "ddof", Value: int64(ddof)}); err != nil {
+		return nil, err
+	}
+	if x.layout.axis == Grid {
+		y, err := offGrid(x, a)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Free()
+		x = y
+	}
+	xf, err := Astype[float64](x)
+	if err != nil {
+		return nil, err
+	}
+	defer xf.Free()
+	mean, c, m, err := nanMeanAxis(xf, a)
+	if err != nil {
+		return nil, err
+	}
+	defer mean.Free()
+	defer c.Free()
+	defer m.Free()
+	// The NaNs replaced by the mean of their line: the part of the means
+	// that this rank's block meets is its block of mean (all of it where
+	// mean is replicated), of shape [.., 1, ..] along axis.
+	start, shape := xf.layout.box(xf.comm.Rank())
+	keep := slices.Clone(xf.layout.shape)
+	keep[a] = 1
+	if mean.layout.axis == Replicated {
+		start, shape = make([]int, len(keep)), keep
+	} else {
+		start[a], shape[a] = 0, 1
+	}
+	e, err := expand(mean.local, start, shape, keep, xf)
+	if err := mpi.Agree(xf.comm, err); err != nil {
+		if e != nil {
+			e.Free()
+		}
+		return nil, err
+	}
+	err = Where(xf, m, &Array[float64]{comm: xf.comm, layout: xf.layout, local: e}, xf)
+	e.Free()
+	if err := mpi.Agree(xf.comm, err); err != nil {
+		return nil, err
+	}
+	r, err := momentsAxis(xf, op, a, 0, 3)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			r.Free()
+		}
+	}()
+	SubScalar(c, c, float64(ddof)) // the divisors
+	bad, err := LessEqualScalar(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer bad.Free()
+	Div(r, r, c)
+	err = FillWhere(r, bad, math.NaN())
+	if err == nil && sqrt {
+		err = Sqrt(r, r)
+	}
+	if err := mpi.Agree(r.comm, err); err != nil {
+		return nil, err
+	}
 	return r, nil
 }

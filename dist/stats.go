@@ -388,7 +388,8 @@ func StdAxis[T backend.Element](x *Array[T], axis, ddof int) (*Array[float64], e
 }
 
 // momentsAxis computes the means (kind 0), variances (1) or standard
-// deviations (2) along axis.
+// deviations (2) along axis, or the sums of the squared deviations from
+// the means (3; ddof unused).
 func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int) (_ *Array[float64], err error) {
 	axis = normAxis(op, axis, x.layout.shape)
 	if err := check(op, x, mpi.Arg{Name: "axis", Value: int64(axis)}, mpi.Arg{Name: "ddof", Value: int64(ddof)}); err != nil {
@@ -458,9 +459,12 @@ func momentsAxis[T backend.Element](x *Array[T], op string, axis, ddof, kind int
 	}
 	if m > 0 {
 		N := x.layout.shape[axis]
-		if kind == 0 {
+		switch kind {
+		case 0:
 			r.Ratio(res.Buffer(), mom.Slice(0, m).Buffer(), float64(N), false)
-		} else {
+		case 3:
+			r.Ratio(res.Buffer(), mom.Slice(2*m, 3*m).Buffer(), 1, false)
+		default:
 			r.Ratio(res.Buffer(), mom.Slice(2*m, 3*m).Buffer(), dof(N, ddof), kind == 2)
 		}
 	}

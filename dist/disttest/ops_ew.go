@@ -248,6 +248,28 @@ func nanOps[T backend.Element](src func(in *input[T]) (*dist.Array[T], []T, erro
 				return result(in, d, err, sh, want, 1e-12)
 			})
 		}})
+		// NaN where a line has at most ddof elements that are not NaN (of
+		// an integer array NanvarAxis and NanstdAxis are VarAxis and
+		// StdAxis, which give 0/0 there, as the lines are not empty).
+		vr := func(name string, f func(*dist.Array[T], int, int) (*dist.Array[float64], error), ddof int, sqrt bool) op[T] {
+			return op[T]{fn: name, variant: av, family: "axis", applies: lineApplies, run: func(in *input[T]) error {
+				return with(in, func(x *dist.Array[T], g []T) error {
+					d, err := f(x, ax, ddof)
+					want, sh := refAxis(g, in.shape, normAxis(ax, len(in.shape)), func(l []T) float64 {
+						n := noNaN(l)
+						if len(n) <= ddof {
+							return math.NaN()
+						}
+						if sqrt {
+							return math.Sqrt(refVar(n, ddof))
+						}
+						return refVar(n, ddof)
+					})
+					return result(in, d, err, sh, want, 1e-12)
+				})
+			}}
+		}
+		add(vr("NanvarAxis", dist.NanvarAxis[T], 1, false), vr("NanstdAxis", dist.NanstdAxis[T], 0, true))
 	}
 	return ops
 }
@@ -365,6 +387,8 @@ func ewComplexOps[T backend.Complex]() []op[T] {
 		}}
 	}
 	add(pred("Isnan", dist.Isnan[T], 0), pred("Isinf", dist.Isinf[T], 0), pred("Isfinite", dist.Isfinite[T], 1))
+	add(nanComplexOps(func(in *input[T]) (*dist.Array[T], []T, error) { return in.x, in.gx, nil }, "")...)
+	add(nanComplexOps(withNaNImag[T], "with NaN")...)
 	closeRef := func(a, b T) bool {
 		x, y := toC(a), toC(b)
 		return cmplx.Abs(x-y) <= 1e-8+1e-5*cmplx.Abs(y)
@@ -377,4 +401,111 @@ func ewComplexOps[T backend.Complex]() []op[T] {
 		return boolVal(v, err, true)
 	}})
 	return ops
+}
+
+// withNaNImag returns a new array of x's layout holding x with NaN
+// imaginary parts where the real part is < 0 (elements that NumPy's isnan
+// counts as NaN though their real part is not), and its global contents.
+func withNaNImag[T backend.Complex](in *input[T]) (*dist.Array[T], []T, error) {
+	re, err := dist.Astype[float64](in.x, dist.DiscardImag())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer re.Free()
+	m, err := dist.LessScalar(re, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Free()
+	d, err := copyOf(in, in.x)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := dist.FillWhere(d, m, fromC[T](complex(-1, math.NaN()))); err != nil {
+		d.Free()
+		return nil, nil, err
+	}
+	return d, refMap(in.gx, func(a T) T {
+		if real(toC(a)) < 0 {
+			return fromC[T](complex(-1, math.NaN()))
+		}
+		return a
+	}), nil
+}
+
+// nanComplexOps are the NaN-ignoring reductions of complex arrays, of the
+// array that src makes (and its global contents), whose variant is v. The
+// references: plain loops over the elements with neither part NaN.
+func nanComplexOps[T backend.Complex](src func(in *input[T]) (*dist.Array[T], []T, error), v string) []op[T] {
+	tol := Tolerance(backend.DTypeOf[T]())
+	with := func(in *input[T], f func(x *dist.Array[T], g []T) error) error {
+		x, g, err := src(in)
+		if err != nil {
+			return opErr(err)
+		}
+		if x != in.x {
+			defer x.Free()
+		}
+		return f(x, g)
+	}
+	noNaN := func(g []T) []complex128 {
+		var out []complex128
+		for _, e := range g {
+			if z := toC(e); !cmplx.IsNaN(z) {
+				out = append(out, z)
+			}
+		}
+		return out
+	}
+	mean := func(n []complex128) complex128 {
+		if len(n) == 0 {
+			return complex(math.NaN(), math.NaN())
+		}
+		s := refSum(n)
+		return complex(real(s)/float64(len(n)), imag(s)/float64(len(n)))
+	}
+	variance := func(n []complex128, ddof int) float64 {
+		if len(n) <= ddof {
+			return math.NaN()
+		}
+		m, s := mean(n), 0.0
+		for _, z := range n {
+			d := z - m
+			s += real(d)*real(d) + imag(d)*imag(d)
+		}
+		return s / float64(len(n)-ddof)
+	}
+	full := func(name string, f func(*dist.Array[T]) (T, error), r func([]complex128) complex128, empty bool) op[T] {
+		return op[T]{fn: name, variant: v, family: "reduction", run: func(in *input[T]) error {
+			return with(in, func(x *dist.Array[T], g []T) error {
+				got, err := f(x)
+				if empty && len(g) == 0 {
+					return emptyErr(err)
+				}
+				return scalar(got, err, fromC[T](r(noNaN(g))), tol)
+			})
+		}}
+	}
+	stat := func(name string, f func(*dist.Array[T], int) (float64, error), ddof int, sqrt bool) op[T] {
+		return op[T]{fn: name, variant: v, family: "reduction", run: func(in *input[T]) error {
+			return with(in, func(x *dist.Array[T], g []T) error {
+				got, err := f(x, ddof)
+				if len(g) == 0 {
+					return emptyErr(err)
+				}
+				want := variance(noNaN(g), ddof)
+				if sqrt {
+					want = math.Sqrt(want)
+				}
+				return scalar(got, err, want, 1e-12)
+			})
+		}}
+	}
+	return []op[T]{
+		full("NansumComplex", dist.NansumComplex[T], refSum[complex128], false),
+		full("NanprodComplex", dist.NanprodComplex[T], refProd[complex128], false),
+		full("NanmeanComplex", dist.NanmeanComplex[T], mean, true),
+		stat("NanvarComplex", dist.NanvarComplex[T], 1, false),
+		stat("NanstdComplex", dist.NanstdComplex[T], 0, true),
+	}
 }

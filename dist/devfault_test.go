@@ -347,7 +347,9 @@ func TestDeviceFaultMoves(t *testing.T) {
 	matmul := func(o dist.MatMulOptions, x, y func() *dist.Array[float64]) func(int, *dist.Array[float64]) (faultOutcome, error) {
 		return func(int, *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MatMulWithOptions(x(), y(), o)) }
 	}
-	get := func(p **dist.Array[float64]) func() *dist.Array[float64] { return func() *dist.Array[float64] { return *p } }
+	get := func(p **dist.Array[float64]) func() *dist.Array[float64] {
+		return func() *dist.Array[float64] { return *p }
+	}
 	saves := 0
 	ops := []op{
 		{"Scatter", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {

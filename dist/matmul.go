@@ -519,6 +519,28 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 			s.Close()
 		}
 	}()
+	// A device fault that a step's products raise appears on this rank
+	// alone, in the next step's staging or in a copy of what arrived:
+	// the rank goes on with the ring (sending zeros from host memory for
+	// what it could not read, receiving into host memory what it could
+	// not receive into the device), so that no neighbour waits for it, and
+	// the fault is recorded for the next call that agrees (the ring adds
+	// no message to find out).
+	var fault error
+	faulted := func(err error) bool {
+		if err == nil || !isDeviceFault(err) {
+			return false
+		}
+		if fault == nil {
+			fault = err
+		}
+		return true
+	}
+	defer func() {
+		if fault != nil {
+			recordFault(fault)
+		}
+	}()
 	next, prev := (me+1)%ranks, (me+ranks-1)%ranks
 	cur := own
 	for s := range ranks {
@@ -533,20 +555,29 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 				}
 			}
 			into = panels[s%2].Slice(0, p.bl.LocalLen(r))
-			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); err != nil {
+			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); faulted(err) {
+				recv, err = stage(into.Len(), false).Irecv(p.c, backend.Wrap(make([]T, into.Len())), next, matmulTag)
+			}
+			if err != nil {
 				return err
 			}
-			if send, err = stage(cur.Len(), true).Isend(p.c, cur, prev, matmulTag); err != nil {
+			if send, err = stage(cur.Len(), true).Isend(p.c, cur, prev, matmulTag); faulted(err) {
+				send, err = stage(cur.Len(), true).Isend(p.c, backend.Wrap(make([]T, cur.Len())), prev, matmulTag)
+			}
+			if err != nil {
 				recv.Abandon()
 				return err
 			}
 		}
-		p.multiply(cur, q, s == 0)
+		faulted(localStep(func() { p.multiply(cur, q, s == 0) })) // recorded; the ring goes on
 		if s == ranks-1 {
 			break
 		}
 		mpi.Enter("MatMul ring")
 		err = recv.Wait()
+		if faulted(err) {
+			err = nil
+		}
 		if e := send.Wait(); err == nil {
 			err = e
 		}

@@ -73,3 +73,59 @@ func TestDeviceFaultRingSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceFaultSUMMASteps is TestDeviceFaultRingSteps for SUMMA: a fault
+// injected straight before summa itself, past MatMul's agreement, must not
+// leave a rank waiting in a panel's broadcast; summa returns no error, the
+// next Sum returns the fault on every rank, and the next MatMul is right.
+func TestDeviceFaultSUMMASteps(t *testing.T) {
+	c := mpitest.World(t)
+	p, rank := c.Size(), c.Rank()
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	errSUMMA := errors.New("injected SUMMA fault")
+	on := OnBackend(fakedev.Default)
+	bads := []int{0}
+	if p > 1 {
+		bads = append(bads, p-1)
+	}
+	for _, n := range []int{2, 2*p + 1} {
+		a, err := FromFunc(c, []int{n, 2}, func([]int) float64 { return 1 }, on, ProcessGrid(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := FromFunc(c, []int{2, 3}, func([]int) float64 { return 1 }, on, ProcessGrid(a.layout.GridDims()...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := MatMulOptions{PanelWidth: 1}
+		out, err := newOn[float64](c, summaLayout(a.layout, b.layout, o), a.local.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range bads {
+			what := fmt.Sprintf("SUMMA of %d x 2 by 2 x 3 on a %v grid, fault on rank %d", n, a.layout.GridDims(), bad)
+			if rank == bad {
+				fakedev.Default.InjectFault(errSUMMA)
+			}
+			err := summa(c, fakedev.Default, a.local, b.local, out.local, a.layout, b.layout, 1)
+			mpitest.Check(t, c, err == nil, "%s: rank %d: summa returned %v; want nil (the fault recorded)", what, rank, err)
+			_, err = Sum(a)
+			ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errSUMMA))
+			mpitest.Check(t, c, ok, "%s: rank %d: the next Sum returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
+			m, err := MatMulWithOptions(a, b, o)
+			var s float64
+			if err == nil {
+				s, err = Sum(m)
+				m.Free()
+			}
+			mpitest.Check(t, c, err == nil && s == float64(6*n), "%s: the next MatMul returned a sum of %v, %v; want %d", what, s, err, 6*n)
+		}
+		a.Free()
+		b.Free()
+		out.Free()
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // errFault is the driver's error of the faults the tests inject.
@@ -436,69 +437,76 @@ func TestDeviceFaultMoves(t *testing.T) {
 	if p > 1 {
 		bads = append(bads, p-1)
 	}
-	for _, n := range sizes {
-		x, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) }, on)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := dist.Save(h, filepath.Join(dir, fmt.Sprintf("host%d.npy", n))); err != nil {
-			t.Fatal(err)
-		}
-		h.Free()
-		a = build([]int{n, 2}, 1)
-		brows = build([]int{2, 3}, 1)
-		brep = build([]int{2, 3}, 1, dist.SplitAxis(dist.Replicated))
-		ag = build([]int{n, 2}, 1, dist.ProcessGrid(0, 0))
-		bg = build([]int{2, 3}, 1, dist.ProcessGrid(ag.Layout().GridDims()...))
-		v = build([]int{2}, 1)
-		if rev, err = dist.FromFunc(c, []int{n}, func(i []int) int64 { return int64(n - 1 - i[0]) }, on); err != nil {
-			t.Fatal(err)
-		}
-		if neg, err = dist.FromFunc(c, []int{n}, func(i []int) int32 { return int32(-1 - i[0]) }, on); err != nil {
-			t.Fatal(err)
-		}
-		if mask, err = dist.FromFunc(c, []int{n}, func([]int) uint8 { return 1 }, on); err != nil {
-			t.Fatal(err)
-		}
-		for _, op := range ops {
-			for _, bad := range bads {
-				what := fmt.Sprintf("%s of %d elements at %d ranks, fault on rank %d", op.name, n, p, bad)
-				if rank == bad {
-					fakedev.Default.InjectFault(errFault)
-				}
-				res, err := op.run(n, x)
-				none, aerr := mpi.AllTrue(c, err == nil)
-				if aerr != nil {
-					t.Fatal(aerr)
-				}
-				mpitest.Check(t, c, !none || !op.now(n), "%s: no rank returned an error", what)
-				if none {
-					// Deferred: the next call that agrees reports it.
-					res.free()
-					_, err = dist.Sum(x)
-				}
-				ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
-				mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
-
-				res, err = op.run(n, x)
-				var got float64
-				if err == nil {
-					got, err = res.value()
-				}
-				want := op.want(n)
-				mpitest.Check(t, c, err == nil && math.Abs(got-want) <= 1e-12*want, "%s: the next call returned %v, %v; want %v", what, got, err, want)
+	// MPI taken as not CUDA-aware (device blocks staged through host
+	// memory), then as CUDA-aware (MPI gets the fake device's memory).
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	t.Cleanup(staging.ClearCUDAAware)
+	for _, aware := range []bool{false, true} {
+		staging.SetCUDAAware(aware)
+		for _, n := range sizes {
+			x, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) }, on)
+			if err != nil {
+				t.Fatal(err)
 			}
+			h, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dist.Save(h, filepath.Join(dir, fmt.Sprintf("host%d.npy", n))); err != nil {
+				t.Fatal(err)
+			}
+			h.Free()
+			a = build([]int{n, 2}, 1)
+			brows = build([]int{2, 3}, 1)
+			brep = build([]int{2, 3}, 1, dist.SplitAxis(dist.Replicated))
+			ag = build([]int{n, 2}, 1, dist.ProcessGrid(0, 0))
+			bg = build([]int{2, 3}, 1, dist.ProcessGrid(ag.Layout().GridDims()...))
+			v = build([]int{2}, 1)
+			if rev, err = dist.FromFunc(c, []int{n}, func(i []int) int64 { return int64(n - 1 - i[0]) }, on); err != nil {
+				t.Fatal(err)
+			}
+			if neg, err = dist.FromFunc(c, []int{n}, func(i []int) int32 { return int32(-1 - i[0]) }, on); err != nil {
+				t.Fatal(err)
+			}
+			if mask, err = dist.FromFunc(c, []int{n}, func([]int) uint8 { return 1 }, on); err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range ops {
+				for _, bad := range bads {
+					what := fmt.Sprintf("%s of %d elements at %d ranks (CUDA-aware %v), fault on rank %d", op.name, n, p, aware, bad)
+					if rank == bad {
+						fakedev.Default.InjectFault(errFault)
+					}
+					res, err := op.run(n, x)
+					none, aerr := mpi.AllTrue(c, err == nil)
+					if aerr != nil {
+						t.Fatal(aerr)
+					}
+					mpitest.Check(t, c, !none || !op.now(n), "%s: no rank returned an error", what)
+					if none {
+						// Deferred: the next call that agrees reports it.
+						res.free()
+						_, err = dist.Sum(x)
+					}
+					ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
+					mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
+
+					res, err = op.run(n, x)
+					var got float64
+					if err == nil {
+						got, err = res.value()
+					}
+					want := op.want(n)
+					mpitest.Check(t, c, err == nil && math.Abs(got-want) <= 1e-12*want, "%s: the next call returned %v, %v; want %v", what, got, err, want)
+				}
+			}
+			for _, m := range []*dist.Array[float64]{x, a, brows, brep, ag, bg, v} {
+				m.Free()
+			}
+			rev.Free()
+			neg.Free()
+			mask.Free()
 		}
-		for _, m := range []*dist.Array[float64]{x, a, brows, brep, ag, bg, v} {
-			m.Free()
-		}
-		rev.Free()
-		neg.Free()
-		mask.Free()
 	}
 }
 

@@ -120,10 +120,10 @@ func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.A
 		defer bpan.Free()
 	}
 	// A device fault that a panel's products or packing raise appears on
-	// one rank in a later broadcast: a root whose staging fails (before
-	// MPI is called) broadcasts zeros from host memory instead, a rank
-	// whose copy of what arrived fails goes on, so that no rank waits for
-	// it, and the fault is recorded for the next call that agrees (SUMMA
+	// one rank in a later broadcast: a rank whose staging fails before
+	// MPI is called takes part from host memory instead (a root
+	// broadcasting zeros), a rank whose copy of what arrived fails goes
+	// on, so that no rank waits for it, and the fault is recorded for the next call that agrees (SUMMA
 	// adds no message to find out).
 	var fault error
 	defer func() {
@@ -139,7 +139,11 @@ func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.A
 		if fault == nil {
 			fault = err
 		}
-		if comm.Rank() == root {
+		// The root's staging fails before MPI is called, and so does
+		// every rank's where MPI takes device memory (it synchronizes the
+		// device first); elsewhere a receiving rank's failure is in the
+		// copy of what arrived, after MPI.
+		if aw := staging.CUDAAware(); comm.Rank() == root || (aw.Known && aw.Aware) {
 			return mpi.Bcast(comm, make([]T, x.Len()), root)
 		}
 		return nil

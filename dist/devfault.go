@@ -25,7 +25,12 @@ import (
 //     whose content it controls (a failure count beside Sum's value, a
 //     flag beside Histogram's counts, an index no rank can have beside
 //     Argmax's), otherwise in one small allreduce of two counts
-//     (agreeStep);
+//     (agreeStep), or in the mpi.Agree the operation already makes (an
+//     allocation's), where backend.ErrDevice is a registered error kind;
+//   - a device fault that appears after the ranks exchanged their data
+//     (the copy of what MPI received to the device) is recorded
+//     (exchanged); MatMul's ring and SUMMA go on past a fault that their
+//     own products raise, taking part from host memory, and record it;
 //   - an exchange that must not add a message (the ghost exchange, every
 //     iteration of a solver) records the fault instead (recordFault), goes
 //     on with what it has, and returns no error: the next call that agrees

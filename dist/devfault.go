@@ -25,7 +25,12 @@ import (
 //     whose content it controls (a failure count beside Sum's value, a
 //     flag beside Histogram's counts, an index no rank can have beside
 //     Argmax's), otherwise in one small allreduce of two counts
-//     (agreeStep);
+//     (agreeStep), or in the mpi.Agree the operation already makes (an
+//     allocation's), where backend.ErrDevice is a registered error kind;
+//   - a device fault that appears after the ranks exchanged their data
+//     (the copy of what MPI received to the device) is recorded
+//     (exchanged); MatMul's ring and SUMMA go on past a fault that their
+//     own products raise, taking part from host memory, and record it;
 //   - an exchange that must not add a message (the ghost exchange, every
 //     iteration of a solver) records the fault instead (recordFault), goes
 //     on with what it has, and returns no error: the next call that agrees
@@ -252,4 +257,49 @@ func allreduceCount(c mpi.Comm, op string, v int64, err error) (int64, error) {
 		return 0, ferr
 	}
 	return n[0], nil
+}
+
+func init() {
+	// A device fault keeps its identity through mpi.Agree on every rank:
+	// an operation whose ranks agree on a local step with mpi.Agree (an
+	// allocation, a copy of a block to the host before a file write)
+	// returns an error wrapping backend.ErrDevice on every rank where one
+	// rank's device failed.
+	mpi.RegisterErrorKind("device", backend.ErrDevice)
+}
+
+// agreeBlocks is agreeStep for an operation of c whose device blocks go
+// to MPI next: err is this rank's failure so far (an allocation, a local
+// step), and, where it is nil, a synchronization of the devices of the
+// blocks takes the fault a device kept. Every rank returns nil if no
+// rank failed, and an error otherwise (wrapping backend.ErrDevice where a
+// device failed): one allreduce of two counts. Host blocks (or nil ones)
+// are not synchronized.
+func agreeBlocks[T backend.Numeric](c mpi.Comm, op string, err error, blocks ...*backend.Array[T]) error {
+	for _, b := range blocks {
+		if err != nil {
+			break
+		}
+		err = deviceSync(b)
+	}
+	return agreeStep(c, op, err)
+}
+
+// onDevice reports whether a block lives on a device (not the host). The
+// ranks of an array's communicator agree on it: the backend is the same
+// option on every rank.
+func onDevice[T backend.Numeric](a *backend.Array[T]) bool { return a != nil && !a.Device().IsHost() }
+
+// exchanged is the outcome of a step after the ranks exchanged their data
+// (the copy of what MPI received to the device, an unpacking kernel): a
+// device fault there is on this rank alone, after the others have left
+// the exchange, so it is recorded (recordFault) for the next call that
+// agrees, which returns it on every rank, and exchanged returns nil.
+// Another failure is returned as it is.
+func exchanged(err error) error {
+	if err != nil && isDeviceFault(err) {
+		recordFault(err)
+		return nil
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/staging"
 )
 
 // errFault is the driver's error of the faults the tests inject.
@@ -292,6 +294,219 @@ func TestDeviceFaultCollectives(t *testing.T) {
 		x.Free()
 		g.Free()
 		z.Free()
+	}
+}
+
+// TestDeviceFaultMoves is TestDeviceFaultCollectives for the operations
+// that send device blocks to MPI to move or combine them: Scatter,
+// Redistribute (to a replicated layout, and to other block sizes), Slice,
+// Reshape, Take, TakeFlat, Compact, MatMul (allgather, ring, SUMMA; the
+// replicated b, which does not communicate, reports at the next call that
+// agrees), MatVec, and file I/O of device blocks (Save, Load,
+// SaveCheckpoint, which must then leave no checkpoint committed). A fault
+// on one rank before the call: no rank may wait for another (the
+// watchdog), every rank gets an error wrapping backend.ErrDevice (the
+// faulting rank's wrapping the fault too) from the operation where now
+// says so, else from it or from the next Sum, and the next call must give
+// the right value.
+func TestDeviceFaultMoves(t *testing.T) {
+	c := mpitest.World(t)
+	p, rank := c.Size(), c.Rank()
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dir := mpitest.TempDir(t, c)
+	on := dist.OnBackend(fakedev.Default)
+	arr := func(a *dist.Array[float64], err error) (faultOutcome, error) { return faultOutcome{a: a}, err }
+	type op struct {
+		name string
+		now  func(n int) bool // the operation itself reports the fault at n elements
+		run  func(n int, x *dist.Array[float64]) (faultOutcome, error)
+		want func(n int) float64
+	}
+	always := func(int) bool { return true }
+	ranks := func(int) bool { return p > 1 }
+	moves := func(n int) bool { return p > 1 && n > 1 }
+	sum := func(n int) float64 { return float64(n * (n + 1) / 2) }
+	build := func(shape []int, v float64, opts ...dist.Option) *dist.Array[float64] {
+		a, err := dist.FromFunc(c, shape, func([]int) float64 { return v }, append([]dist.Option{on}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	// The matrices: a (n x 2) and b (2 x 3) of ones, a*b of twos: 6n in
+	// all; a*v for a vector v of ones: 2n.
+	var a, brows, brep, ag, bg, v *dist.Array[float64]
+	// The indices and the mask, made before the fault (FromFunc reports
+	// a device fault on the faulting rank alone).
+	var rev *dist.Array[int64] // n-1, ..., 0
+	var neg *dist.Array[int32] // -1, ..., -n
+	var mask *dist.Array[uint8]
+	matmul := func(o dist.MatMulOptions, x, y func() *dist.Array[float64]) func(int, *dist.Array[float64]) (faultOutcome, error) {
+		return func(int, *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MatMulWithOptions(x(), y(), o)) }
+	}
+	get := func(p **dist.Array[float64]) func() *dist.Array[float64] {
+		return func() *dist.Array[float64] { return *p }
+	}
+	saves := 0
+	ops := []op{
+		{"Scatter", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			data := make([]float64, n)
+			for i := range data {
+				data[i] = float64(i + 1)
+			}
+			return arr(dist.Scatter(c, 0, data, []int{n}, on))
+		}, sum},
+		{"ScatterReplicated", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			data := make([]float64, n)
+			for i := range data {
+				data[i] = float64(i + 1)
+			}
+			return arr(dist.Scatter(c, 0, data, []int{n}, on, dist.SplitAxis(dist.Replicated)))
+		}, sum},
+		{"RedistributeReplicated", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Redistribute(x, dist.NewLayout([]int{n}, dist.Replicated, p)))
+		}, sum},
+		{"RedistributeCounts", moves, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			counts := make([]int, p)
+			counts[p-1] = n // all on the last rank
+			return arr(dist.Redistribute(x, dist.NewLayoutCounts([]int{n}, 0, counts)))
+		}, sum},
+		{"Slice", moves, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Slice(x, dist.Range{Start: math.MaxInt, Stop: math.MinInt, Step: -1})) // reversed
+		}, sum},
+		{"Reshape", moves, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Reshape(x, 1, n))
+		}, sum},
+		{"Take", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Take(x, rev, 0))
+		}, sum},
+		{"TakeFlat", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.TakeFlat(x, neg))
+		}, sum},
+		{"Compact", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Compact(x, mask))
+		}, sum},
+		{"MatMulAllgather", ranks, matmul(dist.MatMulOptions{Method: dist.MatMulAllgather}, get(&a), get(&brows)),
+			func(n int) float64 { return float64(6 * n) }},
+		{"MatMulRing", ranks, matmul(dist.MatMulOptions{Method: dist.MatMulRing}, get(&a), get(&brows)),
+			func(n int) float64 { return float64(6 * n) }},
+		{"MatMulSUMMA", always, matmul(dist.MatMulOptions{PanelWidth: 1}, get(&ag), get(&bg)),
+			func(n int) float64 { return float64(6 * n) }},
+		// No communication: the next Sum reports the fault.
+		{"MatMulReplicatedB", func(int) bool { return false }, matmul(dist.MatMulOptions{}, get(&a), get(&brep)),
+			func(n int) float64 { return float64(6 * n) }},
+		{"MatVec", ranks, func(int, *dist.Array[float64]) (faultOutcome, error) { return arr(dist.MatVec(a, v)) },
+			func(n int) float64 { return float64(2 * n) }},
+		// File I/O of device blocks.
+		{"Save", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			path := filepath.Join(dir, fmt.Sprintf("save%d.npy", n))
+			if err := dist.Save(x, path); err != nil {
+				return faultOutcome{}, err
+			}
+			return arr(dist.Load[float64](c, path, on))
+		}, sum},
+		{"Load", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Load[float64](c, filepath.Join(dir, fmt.Sprintf("host%d.npy", n)), on))
+		}, sum},
+		{"SaveCheckpoint", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
+			saves++
+			ck := filepath.Join(dir, fmt.Sprintf("ck%d", saves))
+			if err := dist.SaveCheckpoint(c, ck, int64(saves), nil, dist.Entry("x", x)); err != nil {
+				// A failed save commits nothing.
+				if _, oerr := dist.OpenCheckpoint(c, ck); !errors.Is(oerr, dist.ErrNoCheckpoint) {
+					return faultOutcome{}, fmt.Errorf("the failed save (%v) left a checkpoint: OpenCheckpoint returned %v", err, oerr)
+				}
+				return faultOutcome{}, err
+			}
+			r, err := dist.OpenCheckpoint(c, ck)
+			if err != nil {
+				return faultOutcome{}, err
+			}
+			return arr(dist.LoadArray[float64](r, "x", on))
+		}, sum},
+	}
+	sizes := []int{2, 2*p + 1}
+	if p > 1 && p-1 != 2 {
+		sizes = append(sizes, p-1) // fewer elements than ranks
+	}
+	bads := []int{0}
+	if p > 1 {
+		bads = append(bads, p-1)
+	}
+	// MPI taken as not CUDA-aware (device blocks staged through host
+	// memory), then as CUDA-aware (MPI gets the fake device's memory).
+	t.Setenv("XPMPI_CUDA_AWARE", "")
+	t.Cleanup(staging.ClearCUDAAware)
+	for _, aware := range []bool{false, true} {
+		staging.SetCUDAAware(aware)
+		for _, n := range sizes {
+			x, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) }, on)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dist.Save(h, filepath.Join(dir, fmt.Sprintf("host%d.npy", n))); err != nil {
+				t.Fatal(err)
+			}
+			h.Free()
+			a = build([]int{n, 2}, 1)
+			brows = build([]int{2, 3}, 1)
+			brep = build([]int{2, 3}, 1, dist.SplitAxis(dist.Replicated))
+			ag = build([]int{n, 2}, 1, dist.ProcessGrid(0, 0))
+			bg = build([]int{2, 3}, 1, dist.ProcessGrid(ag.Layout().GridDims()...))
+			v = build([]int{2}, 1)
+			if rev, err = dist.FromFunc(c, []int{n}, func(i []int) int64 { return int64(n - 1 - i[0]) }, on); err != nil {
+				t.Fatal(err)
+			}
+			if neg, err = dist.FromFunc(c, []int{n}, func(i []int) int32 { return int32(-1 - i[0]) }, on); err != nil {
+				t.Fatal(err)
+			}
+			if mask, err = dist.FromFunc(c, []int{n}, func([]int) uint8 { return 1 }, on); err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range ops {
+				for _, bad := range bads {
+					what := fmt.Sprintf("%s of %d elements at %d ranks (CUDA-aware %v), fault on rank %d", op.name, n, p, aware, bad)
+					if rank == bad {
+						fakedev.Default.InjectFault(errFault)
+					}
+					res, err := op.run(n, x)
+					none, aerr := mpi.AllTrue(c, err == nil)
+					if aerr != nil {
+						t.Fatal(aerr)
+					}
+					mpitest.Check(t, c, !none || !op.now(n), "%s: no rank returned an error", what)
+					if none {
+						// Deferred: the next call that agrees reports it.
+						res.free()
+						_, err = dist.Sum(x)
+					}
+					ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
+					mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
+
+					res, err = op.run(n, x)
+					var got float64
+					if err == nil {
+						got, err = res.value()
+					}
+					want := op.want(n)
+					mpitest.Check(t, c, err == nil && math.Abs(got-want) <= 1e-12*want, "%s: the next call returned %v, %v; want %v", what, got, err, want)
+				}
+			}
+			for _, m := range []*dist.Array[float64]{x, a, brows, brep, ag, bg, v} {
+				m.Free()
+			}
+			rev.Free()
+			neg.Free()
+			mask.Free()
+		}
 	}
 }
 

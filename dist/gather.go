@@ -127,6 +127,16 @@ func Scatter[T backend.Numeric](c mpi.Comm, root int, data []T, shape []int, opt
 	if c.Rank() == root && len(data) != l.Len() {
 		panic(fmt.Sprintf("dist: Scatter: %d elements for shape %v", len(data), shape))
 	}
+	if onDevice(a.local) {
+		// A device fault on one rank (the fault a synchronization of the
+		// device takes, or one recorded earlier) fails the call on every
+		// rank before MPI is called; a device fault in the copy of what
+		// arrived to the device is recorded for the next call that agrees
+		// (exchanged).
+		if err := agreeBlocks(c, "Scatter", nil, a.local); err != nil {
+			return nil, err
+		}
+	}
 	if l.axis == Replicated {
 		// The root broadcasts from its host data, and copies it into its
 		// own block; the others receive into theirs.
@@ -134,11 +144,11 @@ func Scatter[T backend.Numeric](c mpi.Comm, root int, data []T, shape []int, opt
 		if c.Rank() == root {
 			target = backend.Wrap(data) // MPI only reads the root's buffer
 		}
-		if err := staging.Bcast(c, target, root); err != nil {
+		if err := exchanged(staging.Bcast(c, target, root)); err != nil {
 			return nil, err
 		}
 		if c.Rank() == root && len(data) > 0 {
-			return a, backend.CopyFromHostSlice(a.local, data)
+			return a, exchanged(backend.CopyFromHostSlice(a.local, data))
 		}
 		return a, nil
 	}
@@ -158,7 +168,7 @@ func Scatter[T backend.Numeric](c mpi.Comm, root int, data []T, shape []int, opt
 		}
 		send = backend.Wrap(s)
 	}
-	if err := staging.Scatterv(c, send, counts, displs, a.local, root); err != nil {
+	if err := exchanged(staging.Scatterv(c, send, counts, displs, a.local, root)); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -227,9 +227,17 @@ func Compact[T backend.Numeric](x *Array[T], mask *Array[uint8]) (_ *Array[T], e
 	sel, err := backend.NewOn[T](b, n)
 	var k int
 	if err == nil {
-		k, err = compress(sel, x.local, mask.local)
+		if derr := localStep(func() { k, err = compress(sel, x.local, mask.local) }); derr != nil {
+			err = derr
+		}
 	}
-	if err := mpi.Agree(c, err); err != nil {
+	// A device fault of the compression, or one recorded earlier, fails
+	// the call on every rank (mpi.Agree keeps its kind) before the
+	// selected elements go to MPI.
+	if err == nil {
+		err = deviceSync(sel)
+	}
+	if err := mpi.Agree(c, takeFault(err)); err != nil {
 		if sel != nil {
 			sel.Free()
 		}
@@ -268,7 +276,7 @@ func Compact[T backend.Numeric](x *Array[T], mask *Array[uint8]) (_ *Array[T], e
 			rcounts[r], rdispls[r] = e-s, s-myLo
 		}
 	}
-	if err := staging.Alltoallv(c, sel.Slice(0, k), scounts, sdispls, out.local, rcounts, rdispls); err != nil {
+	if err := exchanged(staging.Alltoallv(c, sel.Slice(0, k), scounts, sdispls, out.local, rcounts, rdispls)); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -238,15 +238,26 @@ func MatMulIntoWithOptions[T backend.Numeric](c, a, b *Array[T], o MatMulOptions
 func matmulInto[T backend.Numeric](out, a, b *Array[T], o MatMulOptions) error {
 	m, k, n := a.layout.shape[0], a.layout.shape[1], b.layout.shape[1]
 	ab, bb, g, err := gemmBlocks(a.local, b.local)
+	var res *backend.Array[T]
+	if err == nil {
+		if res, err = resultOn(out.local, ab); err == nil && res != out.local {
+			defer res.Free()
+		}
+	}
+	// Where device blocks go to MPI (SUMMA, a row-split a by a split b
+	// at more than one rank), the ranks agree first, in one allreduce of
+	// two counts: a host copy of a block that failed, or a device fault
+	// (the one a synchronization of the device takes, or one recorded
+	// earlier), on one rank fails the call on every rank, before any
+	// block goes to MPI. The paths without communication, and host
+	// blocks, add nothing: a fault stays on the device for the next call
+	// that agrees.
+	comm := a.layout.isGrid() || (a.layout.axis == 0 && b.layout.axis != Replicated && a.comm.Size() > 1)
+	if comm && onDevice(a.local) {
+		err = agreeBlocks(a.comm, "MatMul", err, a.local, b.local)
+	}
 	if err != nil {
 		return err
-	}
-	res, err := resultOn(out.local, ab)
-	if err != nil {
-		return err
-	}
-	if res != out.local {
-		defer res.Free()
 	}
 	me := a.comm.Rank()
 	mr := a.layout.LocalShape(me)[0]
@@ -321,20 +332,30 @@ func MatVec[T backend.Numeric](a, x *Array[T]) (_ *Array[T], err error) {
 		}
 	}()
 	ab, xb, g, err := gemmBlocks(a.local, x.local)
-	if err != nil {
-		return nil, err
-	}
 	if x.layout.axis == 0 && x.comm.Size() > 1 {
-		full, err := backend.NewOn[T](xb.Backend(), k)
+		var full *backend.Array[T]
+		if err == nil {
+			if full, err = backend.NewOn[T](xb.Backend(), k); err == nil {
+				defer full.Free()
+			}
+		}
+		if onDevice(x.local) {
+			// A failure on one rank (a host copy, the allocation, a
+			// device fault a synchronization takes or one recorded
+			// earlier) fails the call on every rank before x goes to
+			// MPI: one allreduce of two counts.
+			err = agreeBlocks(x.comm, "MatVec", err, a.local, x.local)
+		}
 		if err != nil {
 			return nil, err
 		}
-		defer full.Free()
 		counts, displs := x.layout.counts, x.layout.starts[:len(x.layout.counts)]
-		if err := staging.Allgatherv(x.comm, xb, full, counts, displs); err != nil {
+		if err := exchanged(staging.Allgatherv(x.comm, xb, full, counts, displs)); err != nil {
 			return nil, err
 		}
 		xb = full
+	} else if err != nil {
+		return nil, err
 	}
 	res, err := resultOn(out.local, ab)
 	if err != nil {
@@ -445,7 +466,7 @@ func (p *panelProduct[T]) allgather(own *backend.Array[T]) error {
 			return err
 		}
 		defer full.Free()
-		if err := staging.Allgatherv(p.c, own, full, counts, displs); err != nil {
+		if err := exchanged(staging.Allgatherv(p.c, own, full, counts, displs)); err != nil {
 			return err
 		}
 	}
@@ -498,6 +519,28 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 			s.Close()
 		}
 	}()
+	// A device fault that a step's products raise appears on this rank
+	// alone, in the next step's staging or in a copy of what arrived:
+	// the rank goes on with the ring (sending zeros from host memory for
+	// what it could not read, receiving into host memory what it could
+	// not receive into the device), so that no neighbour waits for it, and
+	// the fault is recorded for the next call that agrees (the ring adds
+	// no message to find out).
+	var fault error
+	faulted := func(err error) bool {
+		if err == nil || !isDeviceFault(err) {
+			return false
+		}
+		if fault == nil {
+			fault = err
+		}
+		return true
+	}
+	defer func() {
+		if fault != nil {
+			recordFault(fault)
+		}
+	}()
 	next, prev := (me+1)%ranks, (me+ranks-1)%ranks
 	cur := own
 	for s := range ranks {
@@ -512,20 +555,29 @@ func (p *panelProduct[T]) ring(own *backend.Array[T]) (err error) {
 				}
 			}
 			into = panels[s%2].Slice(0, p.bl.LocalLen(r))
-			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); err != nil {
+			if recv, err = stage(into.Len(), false).Irecv(p.c, into, next, matmulTag); faulted(err) {
+				recv, err = stage(into.Len(), false).Irecv(p.c, backend.Wrap(make([]T, into.Len())), next, matmulTag)
+			}
+			if err != nil {
 				return err
 			}
-			if send, err = stage(cur.Len(), true).Isend(p.c, cur, prev, matmulTag); err != nil {
+			if send, err = stage(cur.Len(), true).Isend(p.c, cur, prev, matmulTag); faulted(err) {
+				send, err = stage(cur.Len(), true).Isend(p.c, backend.Wrap(make([]T, cur.Len())), prev, matmulTag)
+			}
+			if err != nil {
 				recv.Abandon()
 				return err
 			}
 		}
-		p.multiply(cur, q, s == 0)
+		faulted(localStep(func() { p.multiply(cur, q, s == 0) })) // recorded; the ring goes on
 		if s == ranks-1 {
 			break
 		}
 		mpi.Enter("MatMul ring")
 		err = recv.Wait()
+		if faulted(err) {
+			err = nil
+		}
 		if e := send.Wait(); err == nil {
 			err = e
 		}

@@ -119,6 +119,35 @@ func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.A
 		}
 		defer bpan.Free()
 	}
+	// A device fault that a panel's products or packing raise appears on
+	// one rank in a later broadcast: a rank whose staging fails before
+	// MPI is called takes part from host memory instead (a root
+	// broadcasting zeros), a rank whose copy of what arrived fails goes
+	// on, so that no rank waits for it, and the fault is recorded for the next call that agrees (SUMMA
+	// adds no message to find out).
+	var fault error
+	defer func() {
+		if fault != nil {
+			recordFault(fault)
+		}
+	}()
+	bcast := func(comm mpi.Comm, x *backend.Array[T], root int) error {
+		err := staging.Bcast(comm, x, root)
+		if err == nil || !isDeviceFault(err) {
+			return err
+		}
+		if fault == nil {
+			fault = err
+		}
+		// The root's staging fails before MPI is called, and so does
+		// every rank's where MPI takes device memory (it synchronizes the
+		// device first); elsewhere a receiving rank's failure is in the
+		// copy of what arrived, after MPI.
+		if aw := staging.CUDAAware(); comm.Rank() == root || (aw.Known && aw.Aware) {
+			return mpi.Bcast(comm, make([]T, x.Len()), root)
+		}
+		return nil
+	}
 	var runs []run
 	for s, p := range panels {
 		wp := p.hi - p.lo
@@ -142,7 +171,7 @@ func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.A
 				ap = apan.Slice(0, mr*wp)
 			}
 			if pc > 1 {
-				if err := staging.Bcast(row, ap, p.ja); err != nil {
+				if err := bcast(row, ap, p.ja); err != nil {
 					return err
 				}
 			}
@@ -157,13 +186,15 @@ func summa[T backend.Numeric](c mpi.Comm, g backend.GEMM, ab, bb, res *backend.A
 				bp = bpan.Slice(0, wp*nc)
 			}
 			if pr > 1 {
-				if err := staging.Bcast(col, bp, p.ib); err != nil {
+				if err := bcast(col, bp, p.ib); err != nil {
 					return err
 				}
 			}
 		}
 		if mr > 0 && nc > 0 {
-			g.Gemm(res.Buffer(), ap.Buffer(), bp.Buffer(), mr, nc, wp, lda, nc, nc, s > 0)
+			if err := localStep(func() { g.Gemm(res.Buffer(), ap.Buffer(), bp.Buffer(), mr, nc, wp, lda, nc, nc, s > 0) }); err != nil && fault == nil {
+				fault = err
+			}
 		}
 	}
 	return nil

@@ -69,17 +69,23 @@ func replicate[T backend.Numeric](x, out *Array[T], b backend.Backend) error {
 		})
 	}
 	recv, err := packed(b, out.local, out.local.Len(), runs)
+	if err == nil && recv != out.local {
+		defer recv.Free()
+	}
+	if onDevice(x.local) {
+		// A failed allocation or a device fault on one rank (the fault
+		// a synchronization of the device takes, or one recorded
+		// earlier) fails the call on every rank before the all-gather.
+		err = agreeBlocks(x.comm, "Redistribute", err, x.local)
+	}
 	if err != nil {
 		return err
 	}
-	if recv != out.local {
-		defer recv.Free()
-	}
-	if err := staging.Allgatherv(x.comm, x.local, recv, counts, displs); err != nil {
+	if err := exchanged(staging.Allgatherv(x.comm, x.local, recv, counts, displs)); err != nil {
 		return err
 	}
 	if recv != out.local {
-		copyRuns(out.local, recv, runs, true, "dist.Redistribute unpack")
+		stickyStep(func() { copyRuns(out.local, recv, runs, true, "dist.Redistribute unpack") })
 	}
 	return nil
 }

@@ -248,14 +248,32 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 			defer recv.Free()
 		}
 	}
-	if !self {
-		err = mpi.Agree(c, err)
+	// The parts are packed before the agreement, under localStep: a
+	// device fault that the packing, or a synchronization of the device
+	// before its memory goes to MPI, reports on one rank fails the call on
+	// every rank (an error wrapping backend.ErrDevice; mpi.Agree keeps its
+	// kind), with the fault recorded earlier (takeFault). Without MPI
+	// (self) a device fault is recorded for the next call that agrees.
+	pack := func() {
+		if send != srcs[0] {
+			gatherRuns(send, srcs, sruns, desc+" pack")
+		}
 	}
-	if err != nil {
-		return err
-	}
-	if send != srcs[0] {
-		gatherRuns(send, srcs, sruns, desc+" pack")
+	if self {
+		if err != nil {
+			return err
+		}
+		stickyStep(pack)
+	} else {
+		if err == nil {
+			err = localStep(pack)
+		}
+		if err == nil {
+			err = deviceSync(send)
+		}
+		if err := mpi.Agree(c, takeFault(err)); err != nil {
+			return err
+		}
 	}
 	sd, rd := displs(scounts), displs(rcounts)
 	if self {
@@ -268,11 +286,15 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 				recordDeviceCopy(desc+" local", n, recv.DType().Size())
 			}
 		}
-	} else if err := staging.Alltoallv(c, send, scounts, sd, recv, rcounts, rd); err != nil {
+	} else if err := exchanged(staging.Alltoallv(c, send, scounts, sd, recv, rcounts, rd)); err != nil {
 		return err
 	}
 	if recv != dst {
-		return scatterRuns(dst, recv, rruns, desc+" unpack")
+		var err error
+		if uerr := localStep(func() { err = scatterRuns(dst, recv, rruns, desc+" unpack") }); uerr != nil {
+			err = uerr
+		}
+		return exchanged(err)
 	}
 	return nil
 }

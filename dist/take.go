@@ -97,7 +97,7 @@ func gatherFlat[T backend.Numeric](a *Array[T], idx []int, dst *backend.Array[T]
 	p := a.comm.Size()
 	shape := l.shape
 	if l.axis == Replicated {
-		return localTake(dst, a.local, idx, desc)
+		return exchanged(localTake(dst, a.local, idx, desc))
 	}
 	// The owner of every index and its offset in the owner's block.
 	boxes := make([][2][]int, p)
@@ -135,7 +135,7 @@ func gatherFlat[T backend.Numeric](a *Array[T], idx []int, dst *backend.Array[T]
 	for j := range pos {
 		pos[j] += rdispls[owner[j]]
 	}
-	return localTake(dst, recv, pos, desc)
+	return exchanged(localTake(dst, recv, pos, desc))
 }
 
 // dedupe returns, per rank q, the distinct keys asked of q in ascending
@@ -231,12 +231,20 @@ func fetch[T backend.Numeric](a *Array[T], reqs [][]int64, replyLen []int, expan
 	send, err := backend.NewOn[T](b, len(pos))
 	var recv *backend.Array[T]
 	if err == nil {
-		err = localTake(send, a.local, pos, "dist.Take pack")
+		if derr := localStep(func() { err = localTake(send, a.local, pos, "dist.Take pack") }); derr != nil {
+			err = derr
+		}
 		if err == nil {
 			recv, err = backend.NewOn[T](b, sum(replyLen))
 		}
 	}
-	if err := mpi.Agree(c, err); err != nil {
+	// A device fault of the packing, the one a synchronization of the
+	// device takes before its memory goes to MPI, or one recorded earlier
+	// fails the call on every rank (mpi.Agree keeps its kind).
+	if err == nil {
+		err = deviceSync(send)
+	}
+	if err := mpi.Agree(c, takeFault(err)); err != nil {
 		if send != nil {
 			send.Free()
 		}
@@ -247,7 +255,7 @@ func fetch[T backend.Numeric](a *Array[T], reqs [][]int64, replyLen []int, expan
 	}
 	defer send.Free()
 	rdispls = displs(replyLen)
-	if err := staging.Alltoallv(c, send, acounts, displs(acounts), recv, replyLen, rdispls); err != nil {
+	if err := exchanged(staging.Alltoallv(c, send, acounts, displs(acounts), recv, replyLen, rdispls)); err != nil {
 		recv.Free()
 		return nil, nil, err
 	}
@@ -371,7 +379,7 @@ func Take[T backend.Numeric, I Integer](a *Array[T], indices *Array[I], axis int
 			}
 			pos[o] = ravel(bi, ash)
 		}
-		return out, localTake(out.local, a.local, pos, "dist.Take")
+		return out, exchanged(localTake(out.local, a.local, pos, "dist.Take"))
 	}
 
 	// The distinct indices of the block, and each one's rank in them.
@@ -455,7 +463,7 @@ func Take[T backend.Numeric, I Integer](a *Array[T], indices *Array[I], axis int
 			}
 		}
 	}
-	return out, localTake(out.local, recv, pos, "dist.Take")
+	return out, exchanged(localTake(out.local, recv, pos, "dist.Take"))
 }
 
 // takeLayout returns the layout of Take's result of shape oshape along

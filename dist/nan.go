@@ -65,7 +65,10 @@ func nanFill[F backend.Float](x *Array[F], v F) (_ *Array[F], nans *Array[uint8]
 		m.Free()
 		return nil, nil, err
 	}
-	if err := Where(d, m, f, x); err != nil {
+	// Where can fail on one rank alone (a device fault in its host
+	// fallback's copies): the ranks agree before the collective reductions
+	// that follow, so that no rank waits in one for a rank that returned.
+	if err := mpi.Agree(x.comm, Where(d, m, f, x)); err != nil {
 		m.Free()
 		d.Free()
 		return nil, nil, err

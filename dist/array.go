@@ -185,21 +185,7 @@ func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, o
 			host[i] = f(idx)
 		}
 	})
-	return filled(c, a, err)
-}
-
-// filled ends a constructor that filled a's block on the host (hostFill):
-// where the block lives on a device, the copy to it can fail on one rank
-// alone (a device fault), so the ranks agree on the outcome (one
-// allreduce), and every rank returns the error; a is freed then. Host
-// blocks cannot fail, and add no message (the backend, and so whether
-// the block is on a device, is the same on every rank).
-func filled[T backend.Numeric](c mpi.Comm, a *Array[T], err error) (*Array[T], error) {
-	if !a.local.Device().IsHost() {
-		err = mpi.Agree(c, err)
-	}
 	if err != nil {
-		a.Free()
 		return nil, err
 	}
 	return a, nil

@@ -77,13 +77,8 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 	if err != nil {
 		return nil, err
 	}
-	r, onDevice := a.local.Backend().(backend.RandomFiller)
-	onDevice = onDevice && !a.local.Device().IsHost()
 	if a.local.Len() == 0 {
-		if onDevice {
-			return a, nil
-		}
-		return filled(c, a, nil) // the ranks that copy to a device agree
+		return a, nil
 	}
 	global := a.layout.shape
 	start, bshape := a.layout.box(c.Rank())
@@ -92,7 +87,7 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 	runs := func(each func(globalOff, localOff, n int)) {
 		boxRuns(make([]int, len(global)), global, start, bshape, each)
 	}
-	if onDevice {
+	if r, ok := a.local.Backend().(backend.RandomFiller); ok && !a.local.Device().IsHost() {
 		for _, p := range runProgressions(runs) {
 			r.FillRandom(a.local.Slice(p.local, p.local+p.runs*p.n).Buffer(), f, p.runs, p.n, uint64(p.first), uint64(p.stride))
 		}
@@ -103,7 +98,10 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 			fill(host[localOff:localOff+n], uint64(globalOff))
 		})
 	})
-	return filled(c, a, err)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // progression is a run of runs of n elements each, consecutive in the

@@ -2,6 +2,7 @@ package dist_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -147,7 +148,8 @@ func (sc stencilCase) near(idx []int, d, k int) float64 {
 var stencilBackends = map[string]backend.Backend{"cpu": cpu.Default, "fakedev": fakedev.Default}
 
 func TestStencils5(t *testing.T) {
-	for bname, b := range stencilBackends {
+	for _, bname := range slices.Sorted(maps.Keys(stencilBackends)) { // the same order on every rank
+		b := stencilBackends[bname]
 		for _, sc := range stencilCases(2) {
 			t.Run(bname+"/"+sc.String(), func(t *testing.T) {
 				t.Run("Jacobi5", func(t *testing.T) {
@@ -176,7 +178,8 @@ func TestStencils5(t *testing.T) {
 func TestStencil9(t *testing.T) {
 	w := [3][3]float64{{1, -2, 3}, {0.5, -4, 2}, {-1, 6, 0.25}}
 	backends := map[string]backend.Backend{"cpu": cpu.Default, "fakedev": fakedev.Default, "plain": plainBackend{fakedev.Default}}
-	for bname, b := range backends {
+	for _, bname := range slices.Sorted(maps.Keys(backends)) { // the same order on every rank
+		b := backends[bname]
 		for _, sc := range stencilCases(2) {
 			t.Run(bname+"/"+sc.String(), func(t *testing.T) {
 				sc.run(t, b, func(d, s *dist.Array[float64]) error { return dist.Stencil9(d, s, w) }, func(idx []int) (float64, bool) {
@@ -197,7 +200,8 @@ func TestStencil9(t *testing.T) {
 func TestStencil7(t *testing.T) {
 	w := [7]float64{-6, 1, 2, 0.5, -1, 3, 0.25}
 	backends := map[string]backend.Backend{"cpu": cpu.Default, "fakedev": fakedev.Default, "plain": plainBackend{fakedev.Default}}
-	for bname, b := range backends {
+	for _, bname := range slices.Sorted(maps.Keys(backends)) { // the same order on every rank
+		b := backends[bname]
 		for _, sc := range stencilCases(3) {
 			t.Run(bname+"/"+sc.String(), func(t *testing.T) {
 				sc.run(t, b, func(d, s *dist.Array[float64]) error { return dist.Stencil7(d, s, w) }, func(idx []int) (float64, bool) {

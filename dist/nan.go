@@ -47,28 +47,23 @@ import (
 var ErrAllNaN = errors.New("all-NaN slice")
 
 // nanFill returns a new array of x's layout on x's device, holding x with
-// its NaNs replaced by v, and the mask of x's NaNs.
-func nanFill[F backend.Float](x *Array[F], v F) (_ *Array[F], nans *Array[uint8], err error) {
-	m, err := NotEqual(x, x)
+// its NaNs replaced by v, and the mask of x's NaNs (Isnan's: for a complex
+// x, the elements with a NaN part).
+func nanFill[T backend.Numeric](x *Array[T], v T) (_ *Array[T], nans *Array[uint8], err error) {
+	m, err := Isnan(x)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := ZerosLike(x)
-	if err != nil {
-		m.Free()
-		return nil, nil, err
-	}
-	defer f.Free()
-	Fill(f, v)
 	d, err := ZerosLike(x)
 	if err != nil {
 		m.Free()
 		return nil, nil, err
 	}
-	// Where can fail on one rank alone (a device fault in its host
+	Copy(d, x)
+	// FillWhere can fail on one rank alone (a device fault in its host
 	// fallback's copies): the ranks agree before the collective reductions
 	// that follow, so that no rank waits in one for a rank that returned.
-	if err := mpi.Agree(x.comm, Where(d, m, f, x)); err != nil {
+	if err := mpi.Agree(x.comm, FillWhere(d, m, v)); err != nil {
 		m.Free()
 		d.Free()
 		return nil, nil, err
@@ -77,7 +72,7 @@ func nanFill[F backend.Float](x *Array[F], v F) (_ *Array[F], nans *Array[uint8]
 }
 
 // nanFull is nanFill and the number of elements of x that are not NaN.
-func nanFull[F backend.Float](op string, x *Array[F], v F) (_ *Array[F], count int, err error) {
+func nanFull[T backend.Numeric](op string, x *Array[T], v T) (_ *Array[T], count int, err error) {
 	d, m, err := nanFill(x, v)
 	if err != nil {
 		return nil, 0, err

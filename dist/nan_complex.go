@@ -27,30 +27,6 @@ import (
 // empty array NanmeanComplex, NanvarComplex and NanstdComplex return NaN
 // (NaN+NaNi) and an error wrapping ErrEmpty, as MeanComplex and Var do.
 
-// nanComplexFill returns a copy of x, on x's device, with its NaN elements
-// replaced by v, and the number of its elements that are not NaN.
-func nanComplexFill[T backend.Complex](op string, x *Array[T], v T) (_ *Array[T], count int, err error) {
-	m, err := Isnan(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer m.Free()
-	n, err := countNonzero(op, m)
-	if err != nil {
-		return nil, 0, err
-	}
-	d, err := ZerosLike(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	Copy(d, x)
-	if err := mpi.Agree(x.comm, FillWhere(d, m, v)); err != nil {
-		d.Free()
-		return nil, 0, err
-	}
-	return d, x.Len() - n, nil
-}
-
 // NansumComplex returns the sum of the elements of a complex array that
 // are not NaN (0 if none is), as Sum sums a complex array: its real and
 // imaginary parts accumulated as float sums, rounded to T. It is
@@ -59,7 +35,7 @@ func NansumComplex[T backend.Complex](x *Array[T]) (T, error) {
 	if x.freed {
 		return 0, freedCollective("NansumComplex", x.comm)
 	}
-	d, _, err := nanComplexFill("NansumComplex", x, 0)
+	d, _, err := nanFull("NansumComplex", x, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -74,7 +50,7 @@ func NanprodComplex[T backend.Complex](x *Array[T]) (T, error) {
 	if x.freed {
 		return 0, freedCollective("NanprodComplex", x.comm)
 	}
-	d, _, err := nanComplexFill("NanprodComplex", x, 1)
+	d, _, err := nanFull("NanprodComplex", x, 1)
 	if err != nil {
 		return 0, err
 	}
@@ -99,7 +75,7 @@ func NanmeanComplex[T backend.Complex](x *Array[T]) (T, error) {
 	if x.Len() == 0 {
 		return nan, emptyErr("NanmeanComplex", x)
 	}
-	d, count, err := nanComplexFill("NanmeanComplex", x, 0)
+	d, count, err := nanFull("NanmeanComplex", x, 0)
 	if err != nil {
 		return nan, err
 	}

@@ -89,20 +89,23 @@ func ewElementOps[T backend.Element]() []op[T] {
 
 // nanOps are the NaN-ignoring reductions of the array that src makes (and
 // its global contents), whose variant is v.
+// withSource runs f on the array that src makes from in and on its global
+// contents; the array is freed after, unless it is in.x.
+func withSource[T backend.Numeric](in *input[T], src func(in *input[T]) (*dist.Array[T], []T, error), f func(x *dist.Array[T], g []T) error) error {
+	x, g, err := src(in)
+	if err != nil {
+		return opErr(err)
+	}
+	if x != in.x {
+		defer x.Free()
+	}
+	return f(x, g)
+}
+
 func nanOps[T backend.Element](src func(in *input[T]) (*dist.Array[T], []T, error), v string) []op[T] {
 	var ops []op[T]
 	add := func(o ...op[T]) { ops = append(ops, o...) }
-	// with runs f on src's array, freed after.
-	with := func(in *input[T], f func(x *dist.Array[T], g []T) error) error {
-		x, g, err := src(in)
-		if err != nil {
-			return opErr(err)
-		}
-		if x != in.x {
-			defer x.Free()
-		}
-		return f(x, g)
-	}
+	with := func(in *input[T], f func(x *dist.Array[T], g []T) error) error { return withSource(in, src, f) }
 	noNaN := func(g []T) []T {
 		var out []T
 		for _, v := range g {
@@ -438,16 +441,7 @@ func withNaNImag[T backend.Complex](in *input[T]) (*dist.Array[T], []T, error) {
 // references: plain loops over the elements with neither part NaN.
 func nanComplexOps[T backend.Complex](src func(in *input[T]) (*dist.Array[T], []T, error), v string) []op[T] {
 	tol := Tolerance(backend.DTypeOf[T]())
-	with := func(in *input[T], f func(x *dist.Array[T], g []T) error) error {
-		x, g, err := src(in)
-		if err != nil {
-			return opErr(err)
-		}
-		if x != in.x {
-			defer x.Free()
-		}
-		return f(x, g)
-	}
+	with := func(in *input[T], f func(x *dist.Array[T], g []T) error) error { return withSource(in, src, f) }
 	noNaN := func(g []T) []complex128 {
 		var out []complex128
 		for _, e := range g {

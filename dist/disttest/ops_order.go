@@ -164,40 +164,35 @@ func orderFloatOps[T backend.Float]() []op[T] {
 
 	// Sort and SortWithIndex of x with NaN where x < 0: NumPy's order puts
 	// the NaNs last, in the order of their indices (the sort is stable).
+	nan := func(in *input[T]) (*dist.Array[T], []T, error) { return withSpecial(in, T(math.NaN())) }
 	add(op[T]{fn: "Sort", variant: "with NaN", family: "sort", applies: dims(1), run: func(in *input[T]) error {
-		x, g, err := withSpecial(in, T(math.NaN()))
-		if err != nil {
-			return opErr(err)
-		}
-		defer x.Free()
-		want := slices.Clone(g)
-		slices.SortStableFunc(want, npOrder[T])
-		d, err := dist.Sort(x)
-		return result(in, d, err, in.shape, want, 0)
+		return withSource(in, nan, func(x *dist.Array[T], g []T) error {
+			want := slices.Clone(g)
+			slices.SortStableFunc(want, npOrder[T])
+			d, err := dist.Sort(x)
+			return result(in, d, err, in.shape, want, 0)
+		})
 	}}, op[T]{fn: "SortWithIndex", variant: "with NaN", family: "sort", applies: dims(1), run: func(in *input[T]) error {
-		x, g, err := withSpecial(in, T(math.NaN()))
-		if err != nil {
-			return opErr(err)
-		}
-		defer x.Free()
-		perm := make([]int64, len(g))
-		for i := range perm {
-			perm[i] = int64(i)
-		}
-		slices.SortStableFunc(perm, func(a, b int64) int { return npOrder(g[a], g[b]) })
-		want := make([]T, len(g))
-		for i, j := range perm {
-			want[i] = g[j]
-		}
-		s, p, err := dist.SortWithIndex(x)
-		if err != nil {
-			return opErr(err)
-		}
-		if err := result(in, s, nil, in.shape, want, 0); err != nil {
-			p.Free()
-			return err
-		}
-		return result(in, p, nil, in.shape, perm, 0)
+		return withSource(in, nan, func(x *dist.Array[T], g []T) error {
+			perm := make([]int64, len(g))
+			for i := range perm {
+				perm[i] = int64(i)
+			}
+			slices.SortStableFunc(perm, func(a, b int64) int { return npOrder(g[a], g[b]) })
+			want := make([]T, len(g))
+			for i, j := range perm {
+				want[i] = g[j]
+			}
+			s, p, err := dist.SortWithIndex(x)
+			if err != nil {
+				return opErr(err)
+			}
+			if err := result(in, s, nil, in.shape, want, 0); err != nil {
+				p.Free()
+				return err
+			}
+			return result(in, p, nil, in.shape, perm, 0)
+		})
 	}})
 	return ops
 }

@@ -196,10 +196,7 @@ func sortNaNFirst[T backend.Element](x *Array[T], o SortOptions) (SortResult[T],
 // many (RollFlat). Integer keys have no NaNs, and nothing is done for
 // them. On an error r's arrays are freed (but not into).
 func nanLast[T backend.Element](x *Array[T], r SortResult[T], into *Array[T]) (_ SortResult[T], err error) {
-	var zero T
-	switch any(zero).(type) {
-	case float32, float64:
-	default:
+	if !backend.DTypeOf[T]().IsFloat() {
 		return r, nil
 	}
 	defer func() {

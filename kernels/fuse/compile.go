@@ -76,6 +76,7 @@ type Kernel struct {
 	varIdx  map[int32]int // index in vars of each Var node
 	sc0     []uint64      // the scalars with the Consts filled in
 	pool    sync.Pool     // *workspace
+	span    *spanOf       // the kernel's one computation over a run of chunks, or nil (span.go)
 	desc    string
 	cudaMu  sync.Mutex
 	cudaSrc *CUDAProgram
@@ -403,6 +404,7 @@ func (k *Kernel) plan() {
 		}
 	}
 	prodStep := map[int32]int{}
+	spans := map[int]*spanOf{} // the steps that have a span
 	for j := 0; j < len(chunkNodes); j++ {
 		a := chunkNodes[j]
 		if j+1 < len(chunkNodes) && isAx(a) && isAx(chunkNodes[j+1]) {
@@ -421,6 +423,7 @@ func (k *Kernel) plan() {
 				}
 				reads := append(k.vectorReads(a), k.vectorReads(b)...)
 				p := addStep(axpyPairStep(nodes, first, second, ri, len(k.reds)), reads...)
+				spans[p] = axpyPairSpan(nodes, first, second, ri, len(k.reds))
 				prodStep[a], prodStep[b] = p, p
 				j++
 				continue
@@ -429,9 +432,11 @@ func (k *Kernel) plan() {
 		reads := k.vectorReads(a)
 		if ri, ok := dotOf[a]; ok {
 			prodStep[a] = addStep(axpyDotStep(nodes, a, ri, len(k.reds)), reads...)
+			spans[prodStep[a]] = axpyDotSpan(nodes, a, ri, len(k.reds))
 			continue
 		}
 		prodStep[a] = addStep(buildStep(nodes, a, false), reads...)
+		spans[prodStep[a]] = nodeSpan(nodes, a)
 	}
 	for ri := range k.reds {
 		if absorbed[ri] {
@@ -443,7 +448,7 @@ func (k *Kernel) plan() {
 				nodes[a].mat = true
 			}
 		}
-		addStep(reduceStep(r, ri, len(k.reds)), r.args...)
+		spans[addStep(reduceStep(r, ri, len(k.reds)), r.args...)] = reduceSpan(r, ri, len(k.reds))
 	}
 	claimed := map[int32]bool{}
 	for oi := range k.outs {
@@ -457,6 +462,15 @@ func (k *Kernel) plan() {
 			reads = []int32{o.val}
 		}
 		o.store = addStep(storeStep(oi, o.val, nodes[o.val].uniform, o.dt.size()), reads...)
+	}
+	// A kernel whose steps are one computation and the stores of its
+	// outputs runs as a span where Run finds its nodes in arrays.
+	if len(k.vsteps) == len(k.outs)+1 {
+		for si := range k.vsteps {
+			if sp := spans[si]; sp != nil && !slices.ContainsFunc(k.outs, func(o output) bool { return o.store == si }) {
+				k.span = sp
+			}
+		}
 	}
 	k.layout(prodStep)
 	k.bound = k.vars

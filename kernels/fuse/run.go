@@ -71,6 +71,8 @@ type runState struct {
 	direct  []bool // per output: computed in place
 	bind    []binding
 	shifted []shifted
+	base    []unsafe.Pointer // per node: its array's first element, or nil (not an array of the call)
+	span    bool             // run the kernel's span (span.go)
 }
 
 // binding is a node whose chunks are in an array.
@@ -106,6 +108,7 @@ func (k *Kernel) workspace() *workspace {
 	ws.rs.sc = make([]uint64, len(k.nodes))
 	ws.rs.outBase = make([]unsafe.Pointer, len(k.outs))
 	ws.rs.direct = make([]bool, len(k.outs))
+	ws.rs.base = make([]unsafe.Pointer, len(k.nodes))
 	ws.varArr = make([]array, len(k.vars))
 	ws.outArr = make([]array, len(k.outs))
 	ws.uni.ptr = make([]unsafe.Pointer, len(k.nodes))
@@ -360,7 +363,33 @@ func (k *Kernel) aliases(ws *workspace) error {
 			ws.rs.bind = append(ws.rs.bind, binding{id: o.val, base: a.Ptr(), size: o.dt.size()})
 		}
 	}
+	clear(ws.rs.base)
+	for _, b := range ws.rs.bind {
+		ws.rs.base[b.id] = b.base
+	}
+	ws.rs.span = k.spanFits(ws)
 	return nil
+}
+
+// spanFits reports whether the kernel's span runs on the arrays that ws
+// is bound to: it has one, every output is computed in place (no store
+// has work), no node is shifted, and every node the span reads or writes
+// is in an array.
+func (k *Kernel) spanFits(ws *workspace) bool {
+	if k.span == nil || noSpans || len(k.shifts) > 0 {
+		return false
+	}
+	for _, d := range ws.rs.direct {
+		if !d {
+			return false
+		}
+	}
+	for _, id := range k.span.ids {
+		if ws.rs.base[id] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // evaluate runs the kernel over the n elements that ws is bound to.
@@ -455,6 +484,10 @@ func (k *Kernel) setup(ws *workspace, w *worker) *worker {
 // chunks evaluates chunks [c0, c1) on w.
 func (k *Kernel) chunks(w *worker, c0, c1 int) {
 	rs := w.rs
+	if rs.span {
+		k.span.run(w, c0, c1)
+		return
+	}
 	for c := c0; c < c1; c++ {
 		lo := c * ChunkLen
 		m := min(ChunkLen, rs.n-lo)

@@ -79,7 +79,11 @@
 // Both paths add in the same order without fused multiply-add, and the
 // tests compare them bit for bit. None of this changes a bit of any
 // result.
-// Kernel.String shows the operations after these rewrites. Arrays of
+// Kernel.String shows the operations after these rewrites. A kernel
+// whose only loop reads and writes the arrays of the call (the CG update,
+// the direction update, a dot of two Vars) runs that loop over a run of
+// chunks in one call, without rebinding every operand per chunk: the
+// same loop per chunk, the same bits. Arrays of
 // ParallelMin elements or more are evaluated by up to backend.Threads()
 // goroutines, each taking groups of chunks.
 //

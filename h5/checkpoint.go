@@ -2,7 +2,9 @@ package h5
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -136,7 +138,7 @@ func SaveCheckpoint(c mpi.Comm, dir string, step int64, meta map[string]string, 
 			panic(fmt.Sprintf("h5: SaveCheckpoint: array %q is on another communicator", e.name))
 		}
 	}
-	for k := range meta {
+	for _, k := range slices.Sorted(maps.Keys(meta)) { // the same key named every time
 		if strings.HasPrefix(k, metaPrefix) {
 			panic(fmt.Sprintf("h5: SaveCheckpoint: metadata key %q: keys starting with %q are reserved", k, metaPrefix))
 		}

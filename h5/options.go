@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/xpmpi/xpmpi/mpi"
@@ -68,8 +70,8 @@ func Attributes(attrs map[string]any) Option {
 func Truncate() Option { return func(o *options) { o.truncate = true } }
 
 func checkAttrs(op string, attrs map[string]any) {
-	for k, v := range attrs {
-		if err := checkAttr(v); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(attrs)) { // the same key named every time
+		if err := checkAttr(attrs[k]); err != nil {
 			panic(fmt.Sprintf("h5: %s: attribute %q: %v", op, k, err))
 		}
 	}

@@ -186,13 +186,13 @@ func TestSolveIVPBatchCoroutines(t *testing.T) {
 // TestSolveIVPBatchPanics: a Jacobian (per system) and bad shapes panic.
 func TestSolveIVPBatchPanics(t *testing.T) {
 	f := func(tv, y, dy []float64) {}
-	for name, call := range map[string]func(){
+	for name, call := range inKeyOrder(map[string]func(){
 		"jac":    func() { SolveIVPBatch(f, 1, 2, 0, 1, []float64{1, 0}, &IVPOptions{Jac: vdpJ}) },
 		"shape":  func() { SolveIVPBatch(f, 2, 2, 0, 1, []float64{1, 0}, nil) },
 		"bounds": func() { SolveIVPBatch(f, 1, 2, 0, math.NaN(), []float64{1, 0}, &IVPOptions{Method: RK45}) },
 		// A panic in a system's coroutine reaches the caller.
 		"coroutine": func() { SolveIVPBatch(f, 3, 2, 0, math.NaN(), make([]float64, 6), nil) },
-	} {
+	}) {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				r := recover()

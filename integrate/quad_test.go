@@ -185,7 +185,7 @@ func TestQuadNonFinite(t *testing.T) {
 
 // TestQuadPanics: caller errors panic with the package's name.
 func TestQuadPanics(t *testing.T) {
-	for name, f := range map[string]func(){
+	for name, f := range inKeyOrder(map[string]func(){
 		"NaN bound":  func() { Quad(math.Exp, math.NaN(), 1, nil) },
 		"bad limit":  func() { Quad(math.Exp, 0, 1, &QuadOptions{Limit: -1}) },
 		"tolerances": func() { Quad(math.Exp, 0, 1, &QuadOptions{AbsTol: -1, RelTol: 1e-20}) },
@@ -195,7 +195,7 @@ func TestQuadPanics(t *testing.T) {
 		"points too many": func() {
 			Quad(math.Exp, 0, 1, &QuadOptions{Points: []float64{0.1, 0.2, 0.3}, Limit: 3})
 		},
-	} {
+	}) {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				r := recover()

@@ -96,7 +96,7 @@ func TestBatchMaxFevAsSolveIVP(t *testing.T) {
 			for s := 0; s < nsys; s++ {
 				one, err := SolveIVP(func(tt float64, y, dy []float64) { rhs(s, tt, y, dy) }, 0, 10, y0[s*dim:(s+1)*dim], o)
 				last := one.Y[len(one.Y)-1]
-				for name, b := range map[string]*BatchResult{"SolveIVPBatch": batch, "SolveIVPIndexed": idx} {
+				for name, b := range inKeyOrder(map[string]*BatchResult{"SolveIVPBatch": batch, "SolveIVPIndexed": idx}) {
 					got := b.Y[1][s*dim : (s+1)*dim]
 					if b.Steps[s] != one.Steps || b.Rejected[s] != one.Rejected || b.Status[s] != one.Status ||
 						errors.Is(b.Err[s], ErrMaxFev) != errors.Is(err, ErrMaxFev) || got[0] != last[0] || got[1] != last[1] {

@@ -306,13 +306,13 @@ func TestSolveIVPBatchArrayErrors(t *testing.T) {
 	}
 	y0d.Free()
 	ok := func(tv, y, dy *backend.Array[float64]) error { return nil }
-	for name, call := range map[string]func(){
+	for name, call := range inKeyOrder(map[string]func(){
 		"length":  func() { SolveIVPBatchArray(ok, 3, 2, 0, 1, y0, &IVPOptions{Method: RK45}) },
 		"auto":    func() { SolveIVPBatchArray(ok, 2, 2, 0, 1, y0, &IVPOptions{}) },
 		"TEval":   func() { SolveIVPBatchArray(ok, 2, 2, 0, 1, y0, &IVPOptions{Method: RK45, TEval: []float64{1}}) },
 		"nil f":   func() { SolveIVPBatchArray(nil, 2, 2, 0, 1, y0, &IVPOptions{Method: RK45}) },
 		"inf end": func() { SolveIVPBatchArray(ok, 2, 2, 0, math.Inf(1), y0, &IVPOptions{Method: RK45}) },
-	} {
+	}) {
 		func() {
 			defer func() {
 				if r := recover(); r == nil || !startsWith(fmt.Sprint(r), "integrate: SolveIVPBatchArray") {

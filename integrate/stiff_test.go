@@ -167,13 +167,13 @@ func TestSolveIVPFailures(t *testing.T) {
 	if !errors.Is(err, ErrMaxSteps) || r.Steps != 5 || r.Status != -1 {
 		t.Errorf("MaxSteps: %v after %d steps", err, r.Steps)
 	}
-	for name, f := range map[string]func(){
+	for name, f := range inKeyOrder(map[string]func(){
 		"atols":  func() { SolveIVP(oscF, 0, 1, []float64{1, 0}, &IVPOptions{AbsTols: []float64{1}}) },
 		"teval":  func() { SolveIVP(oscF, 0, 1, []float64{1, 0}, &IVPOptions{TEval: []float64{2}}) },
 		"order":  func() { SolveIVP(oscF, 0, 1, []float64{1, 0}, &IVPOptions{TEval: []float64{0.5, 0.2}}) },
 		"method": func() { SolveIVP(oscF, 0, 1, []float64{1, 0}, &IVPOptions{Method: 9}) },
 		"inf":    func() { SolveIVP(oscF, 0, math.Inf(1), []float64{1, 0}, nil) },
-	} {
+	}) {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				r := recover()

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -211,7 +213,8 @@ func (k *Kernel) bind(cfg Config, args []Arg) (*binding, error) {
 		b.variant = Variant{DType: k.spec.Types[0], Generic: true}
 		tType = TypeOf(k.spec.Types[0])
 	}
-	for name, value := range cfg.Defines {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Defines)) { // the same define named every time
+		value := cfg.Defines[name]
 		if !validIdent(name) || strings.ContainsAny(value, "\n\r") {
 			return nil, &ArgError{Kernel: k.spec.Name, Index: -1, Reason: fmt.Sprintf("define %s=%q: want a C identifier and a one-line value", name, value)}
 		}

@@ -126,7 +126,8 @@ func New(spec Spec) (*Kernel, error) {
 			return nil, fmt.Errorf("kernels: %s: invalid element type %v", spec.Name, dt)
 		}
 	}
-	for name, value := range spec.Defines {
+	for _, name := range slices.Sorted(maps.Keys(spec.Defines)) { // the same define named every time
+		value := spec.Defines[name]
 		if !validIdent(name) || strings.ContainsAny(value, "\n\r") {
 			return nil, fmt.Errorf("kernels: %s: define %s=%q: want a C identifier and a one-line value", spec.Name, name, value)
 		}

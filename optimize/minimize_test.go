@@ -150,11 +150,11 @@ func TestMinimizeLimits(t *testing.T) {
 	if x0[0] != -1.2 || x0[1] != 1 {
 		t.Error("x0 modified")
 	}
-	for name, fn := range map[string]func(){
+	for name, fn := range inKeyOrder(map[string]func(){
 		"no variables": func() { Minimize(rosen, nil, nil) },
 		"negative":     func() { Minimize(rosen, x0, &MinimizeOptions{GTol: -1}) },
 		"method":       func() { Minimize(rosen, x0, &MinimizeOptions{Method: 7}) },
-	} {
+	}) {
 		func() {
 			defer func() {
 				if recover() == nil {

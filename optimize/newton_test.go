@@ -349,11 +349,11 @@ func TestNewtonOptions(t *testing.T) {
 	if err != nil || len(empty.Root) != 0 {
 		t.Errorf("empty: %v %v", empty, err)
 	}
-	for name, fn := range map[string]func(){
+	for name, fn := range inKeyOrder(map[string]func(){
 		"negative tol": func() { Newton(f, fp, m, &NewtonOptions{Tol: -1}) },
 		"nil f":        func() { Newton(nil, fp, m, nil) },
 		"fprime2 only": func() { Newton(f, nil, m, &NewtonOptions{FPrime2: fp}) },
-	} {
+	}) {
 		func() {
 			defer func() {
 				if r := recover(); r == nil {

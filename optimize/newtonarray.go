@@ -2,7 +2,9 @@ package optimize
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
@@ -36,7 +38,8 @@ func FuseFunc(e *fuse.Expr, args fuse.Args) ArrayFunc {
 		panic(fmt.Sprintf("optimize: FuseFunc: %v", err))
 	}
 	a := fuse.Args{}
-	for name, v := range args {
+	for _, name := range slices.Sorted(maps.Keys(args)) { // the same name in the panic every time
+		v := args[name]
 		if name == "x" || name == "out" {
 			panic(fmt.Sprintf("optimize: FuseFunc with an argument called %q (reserved)", name))
 		}

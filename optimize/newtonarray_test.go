@@ -297,8 +297,8 @@ var _ = mpi.Sum
 // without fused multiply-adds so that the steps are the host's bits.
 func TestNewtonArrayCUDASource(t *testing.T) {
 	serialOnly(t)
-	for name, k := range map[string]*fuse.Kernel{"newton": newtonStepKernel, "halley": halleyStepKernel,
-		"secant": secantStepKernel, "secant init": secantInitKernel, "final": finalKernel} {
+	for name, k := range inKeyOrder(map[string]*fuse.Kernel{"newton": newtonStepKernel, "halley": halleyStepKernel,
+		"secant": secantStepKernel, "secant init": secantInitKernel, "final": finalKernel}) {
 		p, err := k.CUDA()
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -147,12 +147,12 @@ func TestRootErrors(t *testing.T) {
 	if !errors.Is(err, ErrNoProgress) {
 		t.Errorf("x^2+1: %v", err)
 	}
-	for name, fn := range map[string]func(){
+	for name, fn := range inKeyOrder(map[string]func(){
 		"no variables":  func() { Root(fs.f, nil, nil) },
 		"negative xtol": func() { Root(fs.f, []float64{1}, &RootOptions{XTol: -1}) },
 		"zero diag":     func() { Root(fs.f, []float64{1}, &RootOptions{Diag: []float64{0}}) },
 		"diag length":   func() { Root(fs.f, []float64{1}, &RootOptions{Diag: []float64{1, 1}}) },
-	} {
+	}) {
 		func() {
 			defer func() {
 				if recover() == nil {

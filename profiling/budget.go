@@ -130,7 +130,13 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(kind, &rule.Kind); err != nil {
 		return fmt.Errorf("profiling: rule: kind: %w", err)
 	}
-	for name, raw := range m {
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names) // report the same error every time
+	for _, name := range names {
+		raw := m[name]
 		if name == "kind" {
 			continue
 		}

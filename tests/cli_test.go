@@ -52,7 +52,7 @@ func TestCLIBadBackendEnv(t *testing.T) {
 	for _, env := range envs {
 		value := strings.TrimPrefix(env[0], "XPMPI_BACKEND=")
 		want := []string{fmt.Sprintf("XPMPI_BACKEND=%q", value), "(choices: cpu, cuda)"}
-		for name, bin := range cliBinaries(t) {
+		for name, bin := range inKeyOrder(cliBinaries(t)) {
 			for _, args := range commands {
 				t.Run(fmt.Sprintf("%s/%s/%s", strings.Join(env, ","), name, strings.Join(args, "_")), func(t *testing.T) {
 					// Each refuses before any work, one process each: they
@@ -109,7 +109,7 @@ func TestCLIBadBackendEnv(t *testing.T) {
 // not the help and exit 0.
 func TestCLIUnknownCommand(t *testing.T) {
 	t.Parallel() // see doc.go
-	for name, bin := range cliBinaries(t) {
+	for name, bin := range inKeyOrder(cliBinaries(t)) {
 		for _, c := range []struct {
 			args []string
 			want string
@@ -245,7 +245,7 @@ func TestCLIJSON(t *testing.T) {
 func TestCLIVersion(t *testing.T) {
 	t.Parallel() // see doc.go
 	libs := map[string]string{"mpi": "mpi Open MPI: ", "nompi": "mpi serial stand-in: "}
-	for name, bin := range cliBinaries(t) {
+	for name, bin := range inKeyOrder(cliBinaries(t)) {
 		a := run(t, 30*time.Second, bin, "version")
 		b := run(t, 30*time.Second, bin, "--version")
 		if a.code != 0 || b.code != 0 || a.stdout != b.stdout {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -399,8 +401,8 @@ func mustJSON(v any) json.RawMessage {
 // encodeAttrs returns the .zattrs of attrs, checking that every value is a
 // string, a bool, a finite number or a slice of them.
 func encodeAttrs(op string, attrs map[string]any) []byte {
-	for k, v := range attrs {
-		if err := checkAttr(v); err != nil {
+	for _, k := range slices.Sorted(maps.Keys(attrs)) { // the same key named every time
+		if err := checkAttr(attrs[k]); err != nil {
 			panic(fmt.Sprintf("zarr: %s: attribute %q: %v", op, k, err))
 		}
 	}

@@ -1,8 +1,10 @@
 package fakedev
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,10 +21,11 @@ type Backend struct {
 	dev driver.Device
 	def *Stream
 
-	mu      sync.Mutex
-	streams map[*Stream]struct{} // streams made by NewStream, not destroyed
-	pinned  map[unsafe.Pointer][]uint64
-	counts  Counts
+	mu       sync.Mutex
+	streams  map[*Stream]struct{} // streams made by NewStream, not destroyed
+	nstreams uint64               // streams made by NewStream so far: the next one's seq
+	pinned   map[unsafe.Pointer][]uint64
+	counts   Counts
 
 	copyDelay   atomic.Int64
 	kernelDelay atomic.Int64
@@ -218,6 +221,9 @@ func (b *Backend) allStreams() []*Stream {
 	for s := range b.streams {
 		streams = append(streams, s)
 	}
+	// In the order the streams were made, not the map's: the failure
+	// that waitAll reports, of several, is the same every time.
+	slices.SortFunc(streams[1:], func(x, y *Stream) int { return cmp.Compare(x.seq, y.seq) })
 	return streams
 }
 
@@ -403,6 +409,8 @@ func (b *Backend) isPinnedLocked(p unsafe.Pointer, n int) bool {
 func (b *Backend) NewStream() (driver.Stream, error) {
 	s := b.newStream(false)
 	b.mu.Lock()
+	b.nstreams++
+	s.seq = b.nstreams
 	b.streams[s] = struct{}{}
 	b.counts.Streams++
 	b.mu.Unlock()

@@ -14,7 +14,8 @@ import (
 // on, and work on different streams overlaps.
 type Stream struct {
 	b   *Backend
-	def bool // the default stream: never destroyed
+	def bool   // the default stream: never destroyed
+	seq uint64 // the order NewStream made it in (0 for the default stream)
 
 	mu        sync.Mutex
 	cond      sync.Cond // signalled when work is queued or finishes

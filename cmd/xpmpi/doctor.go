@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -301,9 +303,12 @@ func gpuFinding(doc jobInfo, gpus int) finding {
 		}
 		perHost[r.Host][r.GPU]++
 	}
-	for host, m := range perHost {
-		for gpu, n := range m {
-			if n > 1 {
+	// In the order of host and GPU names, so that a job with several
+	// shared GPUs names the same one every time.
+	for _, host := range slices.Sorted(maps.Keys(perHost)) {
+		m := perHost[host]
+		for _, gpu := range slices.Sorted(maps.Keys(m)) {
+			if n := m[gpu]; n > 1 {
 				return problemFinding("gpu binding", fmt.Sprintf("%d ranks on %s share %s", n, host, gpu),
 					fmt.Sprintf("run at most %d ranks per node (one per GPU), or give each rank its own GPU with XPMPI_DEVICE or CUDA_VISIBLE_DEVICES", gpus))
 			}

@@ -367,6 +367,9 @@ func TestDeviceFaultMoves(t *testing.T) {
 			}
 			return arr(dist.Scatter(c, 0, data, []int{n}, on, dist.SplitAxis(dist.Replicated)))
 		}, sum},
+		{"FromFunc", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) }, on))
+		}, sum},
 		{"RedistributeReplicated", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
 			return arr(dist.Redistribute(x, dist.NewLayout([]int{n}, dist.Replicated, p)))
 		}, sum},

@@ -101,8 +101,8 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 			})
 		})
 	}
-	// Every rank ends here, those with empty blocks too: the ranks whose
-	// blocks are on a device agree on the copy to it.
+	// Every rank ends here, those with empty blocks (no copy) too: the
+	// ranks whose blocks are on a device agree on the copy to it.
 	return filled(op, a, err)
 }
 

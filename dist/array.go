@@ -168,7 +168,9 @@ func Full[T backend.Numeric](c mpi.Comm, shape []int, v T, opts ...Option) (*Arr
 
 // FromFunc returns a new array whose element at global multi-index idx is
 // f(idx). f runs on the rank that holds the element, once per element, on
-// the host; idx must not be kept.
+// the host; idx must not be kept. It is collective: a block on a device is
+// filled on the host and copied there, and the ranks agree on that copy,
+// so that a failure of it (a device fault) is returned on every rank.
 func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, opts ...Option) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {

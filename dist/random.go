@@ -71,7 +71,8 @@ func UniformInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint
 // of the global array into dst, or by the backend's FillRandom of f, which
 // computes the same. A block on a device whose backend is a
 // backend.RandomFiller is filled there, with no copy; any other device
-// block is filled on the host and copied to the device once (recorded).
+// block is filled on the host and copied to the device once (recorded),
+// and the ranks agree on that copy (filled).
 func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f backend.RandomFill, fill func(dst []T, first uint64)) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {

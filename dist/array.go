@@ -168,7 +168,9 @@ func Full[T backend.Numeric](c mpi.Comm, shape []int, v T, opts ...Option) (*Arr
 
 // FromFunc returns a new array whose element at global multi-index idx is
 // f(idx). f runs on the rank that holds the element, once per element, on
-// the host; idx must not be kept.
+// the host; idx must not be kept. It is collective: a block on a device is
+// filled on the host and copied there, and the ranks agree on that copy,
+// so that a failure of it (a device fault) is returned on every rank.
 func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, opts ...Option) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
@@ -185,7 +187,40 @@ func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, o
 			host[i] = f(idx)
 		}
 	})
+	return filled("FromFunc", a, err)
+}
+
+// filled ends constructor op, which filled a's block on the host
+// (hostFill; err is its outcome) on every rank, those with empty blocks
+// too. Where the block lives on a device, the copy to it can fail on one
+// rank alone (a device fault), so the ranks agree on the outcome (one
+// allreduce) and every rank returns the error; a is freed then. Host
+// blocks cannot fail there and add no message: whether the block is on a
+// device is the backend's, which every rank must choose alike (the
+// checking mode verifies it, and so turns a backend that differs between
+// ranks into an error on every rank instead of a hang).
+func filled[T backend.Numeric](op string, a *Array[T], err error) (*Array[T], error) {
+	onDevice := !a.local.Device().IsHost()
+	if cerr := check(op, a, mpi.Arg{Name: "device", Value: b2i(onDevice)}); cerr != nil {
+		a.Free()
+		return nil, cerr
+	}
+	if onDevice {
+		err = mpi.Agree(a.comm, err)
+	}
 	if err != nil {
+		a.Free()
+		return nil, err
+	}
+	return a, nil
+}
+
+// checked ends constructor op where nothing it did can fail on one rank
+// alone: in the checking mode it verifies that every rank made the same
+// call, on a device or not, as filled does.
+func checked[T backend.Numeric](op string, a *Array[T]) (*Array[T], error) {
+	if err := check(op, a, mpi.Arg{Name: "device", Value: b2i(!a.local.Device().IsHost())}); err != nil {
+		a.Free()
 		return nil, err
 	}
 	return a, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
+	"github.com/xpmpi/xpmpi/rng"
 	"github.com/xpmpi/xpmpi/staging"
 )
 
@@ -303,7 +304,10 @@ func TestDeviceFaultCollectives(t *testing.T) {
 // Reshape, Take, TakeFlat, Compact, MatMul (allgather, ring, SUMMA; the
 // replicated b, which does not communicate, reports at the next call that
 // agrees), MatVec, and file I/O of device blocks (Save, Load,
-// SaveCheckpoint, which must then leave no checkpoint committed). A fault
+// SaveCheckpoint, which must then leave no checkpoint committed); and for
+// the constructors that fill a block on the host and copy it to the
+// device (FromFunc, Uniform on a device without its own random fill;
+// Uniform on the fake device fills there). A fault
 // on one rank before the call: no rank may wait for another (the
 // watchdog), every rank gets an error wrapping backend.ErrDevice (the
 // faulting rank's wrapping the fault too) from the operation where now
@@ -327,9 +331,20 @@ func TestDeviceFaultMoves(t *testing.T) {
 		want func(n int) float64
 	}
 	always := func(int) bool { return true }
+	never := func(int) bool { return false }
+	filledBlocks := func(n int) bool { return n >= p } // no rank's block is empty
 	ranks := func(int) bool { return p > 1 }
 	moves := func(n int) bool { return p > 1 && n > 1 }
 	sum := func(n int) float64 { return float64(n * (n + 1) / 2) }
+	uniformSum := func(n int) float64 { // Uniform(seed 7, draw 3), summed as faultOutcome.value does
+		u := make([]float64, n)
+		rng.FillUniform(u, 7, 0, 3)
+		s := 0.0
+		for _, v := range u {
+			s += v
+		}
+		return s
+	}
 	build := func(shape []int, v float64, opts ...dist.Option) *dist.Array[float64] {
 		a, err := dist.FromFunc(c, shape, func([]int) float64 { return v }, append([]dist.Option{on}, opts...)...)
 		if err != nil {
@@ -340,8 +355,8 @@ func TestDeviceFaultMoves(t *testing.T) {
 	// The matrices: a (n x 2) and b (2 x 3) of ones, a*b of twos: 6n in
 	// all; a*v for a vector v of ones: 2n.
 	var a, brows, brep, ag, bg, v *dist.Array[float64]
-	// The indices and the mask, made before the fault (FromFunc reports
-	// a device fault on the faulting rank alone).
+	// The indices and the mask, made before the fault (a fault before
+	// FromFunc fails it on every rank).
 	var rev *dist.Array[int64] // n-1, ..., 0
 	var neg *dist.Array[int32] // -1, ..., -n
 	var mask *dist.Array[uint8]
@@ -367,6 +382,21 @@ func TestDeviceFaultMoves(t *testing.T) {
 			}
 			return arr(dist.Scatter(c, 0, data, []int{n}, on, dist.SplitAxis(dist.Replicated)))
 		}, sum},
+		{"FromFunc", always, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0] + 1) }, on))
+		}, sum},
+		// A random constructor on a device without its own random fill
+		// fills the block on the host and copies it, as FromFunc (a rank
+		// with an empty block copies nothing: a fault there is left for
+		// the next call that agrees); on the fake device, a
+		// backend.RandomFiller, it fills the block there and the next
+		// call that agrees reports the fault.
+		{"UniformHostFill", filledBlocks, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Uniform[float64](c, []int{n}, 7, 3, dist.OnBackend(noSorter{fakedev.Default})))
+		}, uniformSum},
+		{"UniformDeviceFill", never, func(n int, _ *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.Uniform[float64](c, []int{n}, 7, 3, on))
+		}, uniformSum},
 		{"RedistributeReplicated", always, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
 			return arr(dist.Redistribute(x, dist.NewLayout([]int{n}, dist.Replicated, p)))
 		}, sum},

@@ -2,6 +2,7 @@ package dist_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -204,14 +205,31 @@ func TestGhostBoundary(t *testing.T) {
 
 func TestGhostOptionPanics(t *testing.T) {
 	c := mpitest.World(t)
-	for name, f := range map[string]func(){
-		"split axis 1":    func() { dist.Zeros[float64](c, []int{3, 4}, dist.SplitAxis(1), dist.Ghosts(1)) },
-		"replicated":      func() { dist.Zeros[float64](c, []int{3}, dist.SplitAxis(dist.Replicated), dist.Ghosts(1)) },
-		"negative width":  func() { dist.Ghosts(-1) },
-		"Exchange plain":  func() { x, _ := dist.Zeros[float64](c, []int{3}); x.Exchange() },
-		"Boundary plain":  func() { x, _ := dist.Zeros[float64](c, []int{3}); dist.FillBoundary(x, 1, 1) },
-		"Finish no Start": func() { x, _ := dist.Zeros[float64](c, []int{3}, dist.Ghosts(1)); x.Finish() },
-	} {
+	// Three cases make an array (collective) before they panic: the cases
+	// run in the same order on every rank (a map's order differs from rank
+	// to rank).
+	cases := map[string]func(){
+		"split axis 1":   func() { dist.Zeros[float64](c, []int{3, 4}, dist.SplitAxis(1), dist.Ghosts(1)) },
+		"replicated":     func() { dist.Zeros[float64](c, []int{3}, dist.SplitAxis(dist.Replicated), dist.Ghosts(1)) },
+		"negative width": func() { dist.Ghosts(-1) },
+		"Exchange plain": func() {
+			x, _ := dist.Zeros[float64](c, []int{3})
+			defer x.Free()
+			x.Exchange()
+		},
+		"Boundary plain": func() {
+			x, _ := dist.Zeros[float64](c, []int{3})
+			defer x.Free()
+			dist.FillBoundary(x, 1, 1)
+		},
+		"Finish no Start": func() {
+			x, _ := dist.Zeros[float64](c, []int{3}, dist.Ghosts(1))
+			defer x.Free()
+			x.Finish()
+		},
+	}
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		f := cases[name]
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				r := recover()

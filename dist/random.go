@@ -71,15 +71,14 @@ func UniformInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint
 // of the global array into dst, or by the backend's FillRandom of f, which
 // computes the same. A block on a device whose backend is a
 // backend.RandomFiller is filled there, with no copy; any other device
-// block is filled on the host and copied to the device once (recorded).
+// block is filled on the host and copied to the device once (recorded),
+// and the ranks agree on that copy (filled).
 func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f backend.RandomFill, fill func(dst []T, first uint64)) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if a.local.Len() == 0 {
-		return a, nil
-	}
+	op := randomOp(f.Kind)
 	global := a.layout.shape
 	start, bshape := a.layout.box(c.Rank())
 	// A block split on axis 0, or replicated, is one run; a block split
@@ -88,20 +87,36 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 		boxRuns(make([]int, len(global)), global, start, bshape, each)
 	}
 	if r, ok := a.local.Backend().(backend.RandomFiller); ok && !a.local.Device().IsHost() {
-		for _, p := range runProgressions(runs) {
-			r.FillRandom(a.local.Slice(p.local, p.local+p.runs*p.n).Buffer(), f, p.runs, p.n, uint64(p.first), uint64(p.stride))
+		if a.local.Len() > 0 {
+			for _, p := range runProgressions(runs) {
+				r.FillRandom(a.local.Slice(p.local, p.local+p.runs*p.n).Buffer(), f, p.runs, p.n, uint64(p.first), uint64(p.stride))
+			}
 		}
-		return a, nil
+		// Filled on the device: no copy, nothing to agree on.
+		return checked(op, a)
 	}
-	err = a.hostFill(func(host []T) {
-		runs(func(globalOff, localOff, n int) {
-			fill(host[localOff:localOff+n], uint64(globalOff))
+	if a.local.Len() > 0 {
+		err = a.hostFill(func(host []T) {
+			runs(func(globalOff, localOff, n int) {
+				fill(host[localOff:localOff+n], uint64(globalOff))
+			})
 		})
-	})
-	if err != nil {
-		return nil, err
 	}
-	return a, nil
+	// Every rank ends here, those with empty blocks (no copy) too: the
+	// ranks whose blocks are on a device agree on the copy to it.
+	return filled(op, a, err)
+}
+
+// randomOp names the constructor of a random fill of kind k, for the
+// checking mode's messages.
+func randomOp(k backend.RandomKind) string {
+	switch k {
+	case backend.RandomNormal:
+		return "Normal"
+	case backend.RandomInts:
+		return "UniformInts"
+	}
+	return "Uniform"
 }
 
 // progression is a run of runs of n elements each, consecutive in the

@@ -1,12 +1,15 @@
 package dist_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
@@ -415,4 +418,52 @@ func TestDeviceRandom(t *testing.T) {
 	setAware(t, aware)
 	t.Run("filler", func(t *testing.T) { testDeviceRandom(t, c, fakedev.Default, true, 0) })
 	t.Run("plain", func(t *testing.T) { testDeviceRandom(t, c, noSorter{fakedev.Default}, false, 0) })
+}
+
+// TestConstructorChecking: FromFunc and a random constructor called on a
+// device on rank 0 and on the host elsewhere (a program error: the ranks
+// must choose the backend alike) fail, in the checking mode, on every rank
+// with a *mpi.MismatchError, and leave nothing allocated, instead of
+// leaving the device rank waiting in its agreement on the copy to the
+// device while the others go on. Both kinds of device: one that fills the
+// random block there (the fake device) and one that fills it on the host
+// and copies it.
+func TestConstructorChecking(t *testing.T) {
+	c := mpitest.World(t)
+	if c.Size() == 1 {
+		t.Skip("one rank: no other rank to differ from")
+	}
+	defer mpi.SetChecking(mpi.SetChecking(true))
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, dev := range []backend.Backend{fakedev.Default, noSorter{fakedev.Default}} {
+		var b backend.Backend = cpu.Default
+		if c.Rank() == 0 {
+			b = dev
+		}
+		for _, mk := range []struct {
+			name string
+			f    func(on dist.Option) (*dist.Array[float64], error)
+		}{
+			{"FromFunc", func(on dist.Option) (*dist.Array[float64], error) {
+				return dist.FromFunc(c, []int{7}, func(idx []int) float64 { return float64(idx[0]) }, on)
+			}},
+			{"Uniform", func(on dist.Option) (*dist.Array[float64], error) {
+				return dist.Uniform[float64](c, []int{7}, 1, 0, on)
+			}},
+		} {
+			before := fakedev.Stats().LiveBytes
+			x, err := mk.f(dist.OnBackend(b))
+			var mm *mpi.MismatchError
+			ok := x == nil && errors.As(err, &mm)
+			if x != nil {
+				x.Free()
+			}
+			after := fakedev.Stats().LiveBytes
+			mpitest.Check(t, c, ok && after == before, "%s on %T at rank 0, the CPU elsewhere: %v, %v, device bytes live %d before, %d after; want a collective mismatch and nothing left", mk.name, dev, x, err, before, after)
+		}
+	}
 }

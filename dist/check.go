@@ -1,6 +1,8 @@
 package dist
 
 import (
+	"encoding/binary"
+	"hash"
 	"hash/fnv"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -11,13 +13,7 @@ import (
 // the ranks' arguments.
 func (l Layout) hash() int64 {
 	h := fnv.New64a()
-	var b [8]byte
-	put := func(v int) {
-		for i := range b {
-			b[i] = byte(uint64(v) >> (8 * i))
-		}
-		h.Write(b[:])
-	}
+	put := func(v int) { putInt(h, v) }
 	put(len(l.shape))
 	for _, d := range l.shape {
 		put(d)
@@ -33,6 +29,24 @@ func (l Layout) hash() int64 {
 		}
 	}
 	return int64(h.Sum64())
+}
+
+// hashInts returns a hash of v (its length and its values, FNV-1a), for
+// the checking mode's comparison of the ranks' arguments.
+func hashInts(v ...int) int64 {
+	h := fnv.New64a()
+	putInt(h, len(v))
+	for _, x := range v {
+		putInt(h, x)
+	}
+	return int64(h.Sum64())
+}
+
+// putInt writes v to h as 8 little-endian bytes.
+func putInt(h hash.Hash64, v int) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(v))
+	h.Write(b[:])
 }
 
 // check verifies, in checking mode, that every rank calls the same dist

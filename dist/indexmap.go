@@ -332,27 +332,3 @@ func flatten[T backend.Numeric](x *Array[T], desc string) (_ *Array[T], err erro
 	}
 	return out, nil
 }
-
-// hashInts returns a hash of v, for the checking mode's comparison of
-// the ranks' arguments.
-func hashInts(v ...int) int64 {
-	return NewLayout([]int{len(v)}, Replicated, 1).hash() ^ NewLayout(append([]int{1}, absAll(v)...), Replicated, 1).hash()*31 + int64(signs(v))
-}
-
-func absAll(v []int) []int {
-	out := make([]int, len(v))
-	for i, x := range v {
-		out[i] = max(x, -x)
-	}
-	return out
-}
-
-func signs(v []int) int {
-	s := 0
-	for i, x := range v {
-		if x < 0 {
-			s ^= 1 << (i % 62)
-		}
-	}
-	return s
-}

@@ -120,11 +120,11 @@ func gapElementOps[T backend.Element]() []op[T] {
 		}
 		return nil
 	}
-	add(op[T]{fn: "Histogram", variant: "bins=4, [-3, 4]", family: "statistics", run: func(in *input[T]) error {
+	add(op[T]{fn: "Histogram", variant: "bins=4, [-3, 4]", family: "reduction", run: func(in *input[T]) error {
 		counts, edges, err := dist.Histogram(in.x, 4, -3, 4)
 		wc, we := refHistogram(refMap(in.gx, f64), 4, -3, 4)
 		return checkHist(counts, edges, err, wc, we)
-	}}, op[T]{fn: "HistogramAuto", variant: "bins=3", family: "statistics", run: func(in *input[T]) error {
+	}}, op[T]{fn: "HistogramAuto", variant: "bins=3", family: "reduction", run: func(in *input[T]) error {
 		counts, edges, err := dist.HistogramAuto(in.x, 3)
 		g := refMap(in.gx, f64)
 		lo, hi := 0.0, 1.0
@@ -428,7 +428,7 @@ func gapComplexOps[T backend.Complex]() []op[T] {
 	// The parts, as arrays of the part type.
 	part := func(name string, f128 func(*dist.Array[complex128]) (*dist.Array[float64], error),
 		f64 func(*dist.Array[complex64]) (*dist.Array[float32], error), r func(complex128) float64, tol float64) op[T] {
-		return op[T]{fn: name, family: "complex", run: func(in *input[T]) error {
+		return op[T]{fn: name, family: "elementwise", run: func(in *input[T]) error {
 			switch x := any(in.x).(type) {
 			case *dist.Array[complex128]:
 				d, err := f128(x)

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"path/filepath"
 	"slices"
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/dist"
 	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/rng"
 )
 
 // The exported operations that the matrix did not name before: the
@@ -62,6 +64,74 @@ func gapNumericOps[T backend.Numeric]() []op[T] {
 		want := refRoll(refRoll(in.gx, in.shape, 0, 1), in.shape, nd-1, -2)
 		d, err := dist.RollAxes(in.x, []int{1, -2}, []int{0, -1})
 		return result(in, d, err, in.shape, want, 0)
+	}})
+
+	// MatMul with options: b (k x 2) in the layout of x's kind, as the
+	// MatMul cells make it.
+	mm := func(fn, variant string, o dist.MatMulOptions, into bool) op[T] {
+		refuse := matmulRefuse
+		if o.Method != dist.MatMulAuto {
+			refuse = func(lk string, shape []int, p int) string {
+				if isGrid(lk) {
+					return "process grid|MatMulAuto"
+				}
+				return matmulRefuse(lk, shape, p)
+			}
+		}
+		return op[T]{fn: fn, variant: variant, family: "matmul", applies: dims(2), refuse: refuse, run: func(in *input[T]) error {
+			m, k := in.shape[0], in.shape[1]
+			b, gb, err := makeArray[T](in, in.c, []int{k, 2}, 2)
+			if err != nil {
+				return fmt.Errorf("making b: %v", err)
+			}
+			defer b.Free()
+			want := refMatMul(in.gx, gb, m, k, 2)
+			if !into {
+				d, err := dist.MatMulWithOptions(in.x, b, o)
+				return result(in, d, err, []int{m, 2}, want, 0)
+			}
+			// Into a zeroed array of the layout MatMul gives.
+			d, err := dist.MatMulWithOptions(in.x, b, o)
+			if err != nil {
+				return opErr(err)
+			}
+			dist.Fill(d, 0)
+			err = dist.MatMulIntoWithOptions(d, in.x, b, o)
+			return result(in, d, err, []int{m, 2}, want, 0)
+		}}
+	}
+	add(mm("MatMulWithOptions", "Ring", dist.MatMulOptions{Method: dist.MatMulRing}, false),
+		mm("MatMulWithOptions", "Allgather", dist.MatMulOptions{Method: dist.MatMulAllgather}, false),
+		mm("MatMulWithOptions", "PanelWidth=1", dist.MatMulOptions{PanelWidth: 1}, false),
+		mm("MatMulIntoWithOptions", "Ring", dist.MatMulOptions{Method: dist.MatMulRing}, true))
+
+	// Files: LoadInto an array of x's layout, and Load with Convert.
+	save := func(in *input[T]) (string, error) {
+		in.h.files++
+		path := filepath.Join(in.h.cfg.Dir, fmt.Sprintf("a%d.npy", in.h.files))
+		return path, dist.Save(in.x, path)
+	}
+	add(op[T]{fn: "LoadInto", variant: "after Save", family: "npy", run: func(in *input[T]) error {
+		path, err := save(in)
+		if err != nil {
+			return opErr(err)
+		}
+		d, err := newLike(in)
+		if err != nil {
+			return fmt.Errorf("ZerosLike: %v", err)
+		}
+		defer d.Free()
+		if err := dist.LoadInto(d, path); err != nil {
+			return opErr(err)
+		}
+		return checkArr(in.rank, d, in.shape, in.gx, 0)
+	}}, op[T]{fn: "Load", variant: "Convert, to complex128", family: "npy", run: func(in *input[T]) error {
+		path, err := save(in)
+		if err != nil {
+			return opErr(err)
+		}
+		d, err := dist.Load[complex128](in.c, path, append(in.opts(in.shape), dist.Convert())...)
+		return result(in, d, err, in.shape, refMap(in.gx, toC[T]), 0)
 	}})
 	return ops
 }
@@ -188,7 +258,49 @@ func gapElementOps[T backend.Element]() []op[T] {
 		}
 		return result(in, r.Sorted, err, in.shape, sorted(in.gx), 0)
 	}})
+
+	add(op[T]{fn: "Unique", family: "order", run: func(in *input[T]) error {
+		vals, _, _ := refUnique(in.gx)
+		d, err := dist.Unique(in.x)
+		return result(in, d, err, []int{len(vals)}, vals, 0)
+	}})
+	if r := uniformIntsRun[T](); r != nil {
+		add(op[T]{fn: "UniformInts", variant: "seed=7, draw=1, [1, 9)", family: "constructor", noArray: true, run: r})
+	}
 	return ops
+}
+
+// uniformIntsRun returns the run of the UniformInts cell of T, nil for a
+// type it does not take.
+func uniformIntsRun[T backend.Element]() func(in *input[T]) error {
+	switch any(*new(T)).(type) {
+	case int8:
+		return uniformInts[T, int8]
+	case int16:
+		return uniformInts[T, int16]
+	case int32:
+		return uniformInts[T, int32]
+	case int64:
+		return uniformInts[T, int64]
+	case uint8:
+		return uniformInts[T, uint8]
+	case uint16:
+		return uniformInts[T, uint16]
+	case uint32:
+		return uniformInts[T, uint32]
+	case uint64:
+		return uniformInts[T, uint64]
+	}
+	return nil
+}
+
+// uniformInts: every rank's block of UniformInts against the whole array
+// that rng.FillUniformInts fills serially.
+func uniformInts[T backend.Element, U int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](in *input[T]) error {
+	want := make([]U, len(in.gx))
+	rng.FillUniformInts(want, 7, 0, 1, 1, 9)
+	d, err := dist.UniformInts[U](in.c, in.shape, 7, 1, 1, 9, in.opts(in.shape)...)
+	return result(in, d, err, in.shape, want, 0)
 }
 
 // refHistogram is numpy.histogram of g with bins bins over [lo, hi]
@@ -232,6 +344,18 @@ func gapFloatOps[T backend.Float]() []op[T] {
 		return into(in, func(d *dist.Array[T]) error { return dist.Pow(d, in.x, in.y) },
 			refMap2(in.gx, in.gy, func(a, b T) T { return T(math.Pow(float64(a), float64(b))) }), tol)
 	}})
+
+	// Random arrays: every rank's block against the whole array that rng
+	// fills serially.
+	rnd := func(fn string, f func(c mpi.Comm, shape []int, seed, draw uint64, opts ...dist.Option) (*dist.Array[T], error), fill func(dst []T, seed, first, draw uint64)) op[T] {
+		return op[T]{fn: fn, variant: "seed=7, draw=1", family: "constructor", noArray: true, run: func(in *input[T]) error {
+			want := make([]T, len(in.gx))
+			fill(want, 7, 0, 1)
+			d, err := f(in.c, in.shape, 7, 1, in.opts(in.shape)...)
+			return result(in, d, err, in.shape, want, 0)
+		}}
+	}
+	add(rnd("Uniform", dist.Uniform[T], rng.FillUniform[T]), rnd("Normal", dist.Normal[T], rng.FillNormal[T]))
 
 	// Linspace: n values from -1 to 2, in the layout of x's kind.
 	add(op[T]{fn: "Linspace", variant: "-1, 2, n", family: "constructor", noArray: true, applies: dims(1), run: func(in *input[T]) error {

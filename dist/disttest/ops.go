@@ -467,6 +467,7 @@ func numericOps[T backend.Numeric]() []op[T] {
 		if err := dist.Save(in.x, path); err != nil {
 			return opErr(err)
 		}
+		in.saved = path
 		d, err := dist.Load[T](in.c, path, in.opts(in.shape)...)
 		return result(in, d, err, in.shape, in.gx, 0)
 	}})

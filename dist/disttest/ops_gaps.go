@@ -17,9 +17,11 @@ import (
 // comparisons besides Equal, Less and GreaterEqual, Pow, the complex parts
 // and their axis reductions, Histogram and Quantiles, DotExact, RollAxes,
 // SortInto and SortWithOptions, Diff with array ends, the constructors
-// (Zeros, Full, Arange, Linspace, FromLocal) and the stencils besides
-// Laplace5 and Jacobi5 (Stencil9, Stencil7, ApplyStencil, Laplace5Dot,
-// FillBoundary).
+// (Zeros, Full, Arange, Linspace, FromLocal, Uniform, Normal,
+// UniformInts), the stencils besides Laplace5 and Jacobi5 (Stencil9,
+// Stencil7, ApplyStencil, Laplace5Dot, FillBoundary), the halo blocks
+// (HaloOf, Halo.Swap and CopyTo), MatMul with options, LoadInto and Load
+// with Convert.
 //
 // Each function returns the operations of its set of element types; the
 // suites in ops.go concatenate them with the others. The references are
@@ -268,6 +270,35 @@ func gapElementOps[T backend.Element]() []op[T] {
 		vals, _, _ := refUnique(in.gx)
 		d, err := dist.Unique(in.x)
 		return result(in, d, err, []int{len(vals)}, vals, 0)
+	}})
+	// Halo blocks (width 1) of the layouts split along one axis.
+	add(op[T]{fn: "HaloOf", variant: "w=1, Exchange", family: "stencil", refuse: haloRefuse, run: func(in *input[T]) error {
+		h, err := dist.HaloOf(in.x, 1)
+		if err != nil {
+			return opErr(err)
+		}
+		defer h.Free()
+		if err := h.Exchange(); err != nil {
+			return opErr(err)
+		}
+		return checkHalo(in, h)
+	}}, op[T]{fn: "Halo.Swap", variant: "then CopyTo", family: "stencil", refuse: haloRefuse, run: func(in *input[T]) error {
+		hx, err := dist.HaloOf(in.x, 1)
+		if err != nil {
+			return opErr(err)
+		}
+		defer hx.Free()
+		hy, err := dist.HaloOf(in.y, 1)
+		if err != nil {
+			return opErr(err)
+		}
+		defer hy.Free()
+		hx.Swap(hy)
+		// hx holds y's block, hy x's.
+		if err := into(in, func(d *dist.Array[T]) error { hx.CopyTo(d); return nil }, in.gy, 0); err != nil {
+			return err
+		}
+		return into(in, func(d *dist.Array[T]) error { hy.CopyTo(d); return nil }, in.gx, 0)
 	}})
 	if r := uniformIntsRun[T](); r != nil {
 		add(op[T]{fn: "UniformInts", variant: "seed=7, draw=1, [1, 9)", family: "constructor", noArray: true, run: r})
@@ -609,4 +640,65 @@ func gapComplexOps[T backend.Complex]() []op[T] {
 		}})
 	}
 	return ops
+}
+
+// haloRefuse: a Halo takes the layouts split along one axis.
+func haloRefuse(lk string, shape []int, p int) string {
+	switch {
+	case lk == "replicated":
+		return "replicated|every rank already holds every element"
+	case isGrid(lk):
+		return "process grid|one split axis only"
+	}
+	return ""
+}
+
+// checkHalo compares h's local storage after Exchange with the global
+// array: the block, and the ghost indices of the split axis, zero outside
+// the array (a Halo does not wrap around).
+func checkHalo[T backend.Element](in *input[T], h *dist.Halo[T]) error {
+	l := h.Layout()
+	ax, w := l.Axis(), h.Width()
+	start, bshape := l.Block(in.rank)
+	if prod(bshape) == 0 {
+		return nil // an empty block's ghosts are not written
+	}
+	hs := h.LocalShape()
+	wsh := slices.Clone(bshape)
+	wsh[ax] += 2 * w
+	if !slices.Equal(hs, wsh) {
+		return fmt.Errorf("local shape %v, want %v", hs, wsh)
+	}
+	host, err := backend.ToHost(h.Local())
+	if err != nil {
+		return err
+	}
+	data := host.Data()
+	idx := make([]int, len(hs))
+	g := make([]int, len(hs))
+	for k := range data {
+		out := false
+		for a := range idx {
+			g[a] = start[a] + idx[a]
+			if a == ax {
+				g[a] -= w
+			}
+			out = out || g[a] < 0 || g[a] >= in.shape[a]
+		}
+		var want T
+		if !out {
+			want = in.gx[flat(g, in.shape)]
+		}
+		if !eq(data[k], want, 0) {
+			return fmt.Errorf("halo element %v (global %v): got %v, want %v", slices.Clone(idx), g, data[k], want)
+		}
+		for a := len(idx) - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < hs[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	return nil
 }

@@ -59,6 +59,7 @@ type input[T backend.Numeric] struct {
 	gx, gy  []T            // their global contents, row-major
 	mask    *dist.Array[uint8]
 	scratch *dist.Array[T] // the destination of into, made at its first call
+	saved   string         // a file that Save+Load wrote of x, for the other loads; "" before
 	gm      []uint8
 	tol     float64 // Tolerance of T
 	freed   bool    // x is freed

@@ -33,19 +33,19 @@ func complexSuite[T backend.Complex]() typed {
 // types.
 
 func extNumeric[T backend.Numeric]() []op[T] {
-	return slices.Concat(ewNumericOps[T](), orderNumericOps[T](), indexNumericOps[T](), gridshapeNumericOps[T](), rfftNumericOps[T](), linalgNumericOps[T]())
+	return slices.Concat(ewNumericOps[T](), orderNumericOps[T](), indexNumericOps[T](), gridshapeNumericOps[T](), rfftNumericOps[T](), linalgNumericOps[T](), gapNumericOps[T]())
 }
 
 func extElement[T backend.Element]() []op[T] {
-	return slices.Concat(ewElementOps[T](), orderElementOps[T](), indexElementOps[T](), gridshapeElementOps[T](), rfftElementOps[T](), linalgElementOps[T]())
+	return slices.Concat(ewElementOps[T](), orderElementOps[T](), indexElementOps[T](), gridshapeElementOps[T](), rfftElementOps[T](), linalgElementOps[T](), gapElementOps[T]())
 }
 
 func extFloat[T backend.Float]() []op[T] {
-	return slices.Concat(ewFloatOps[T](), orderFloatOps[T](), indexFloatOps[T](), gridshapeFloatOps[T](), rfftFloatOps[T](), linalgFloatOps[T]())
+	return slices.Concat(ewFloatOps[T](), orderFloatOps[T](), indexFloatOps[T](), gridshapeFloatOps[T](), rfftFloatOps[T](), linalgFloatOps[T](), gapFloatOps[T]())
 }
 
 func extComplex[T backend.Complex]() []op[T] {
-	return slices.Concat(ewComplexOps[T](), orderComplexOps[T](), indexComplexOps[T](), gridshapeComplexOps[T](), rfftComplexOps[T](), linalgComplexOps[T]())
+	return slices.Concat(ewComplexOps[T](), orderComplexOps[T](), indexComplexOps[T](), gridshapeComplexOps[T](), rfftComplexOps[T](), linalgComplexOps[T](), gapComplexOps[T]())
 }
 
 // dims returns a predicate: the shape has one of these numbers of axes.
@@ -467,6 +467,7 @@ func numericOps[T backend.Numeric]() []op[T] {
 		if err := dist.Save(in.x, path); err != nil {
 			return opErr(err)
 		}
+		in.saved = path
 		d, err := dist.Load[T](in.c, path, in.opts(in.shape)...)
 		return result(in, d, err, in.shape, in.gx, 0)
 	}})

@@ -62,21 +62,30 @@ func axpyPairSpanT[T backend.Float](nodes []inode, a, b int32, ri, nred int) *sp
 	na, nb := &nodes[a], &nodes[b]
 	sa, sb := axpyScalar[T](na), axpyScalar[T](nb)
 	xa, ya, xb, yb := na.args[1], na.args[2], nb.args[1], nb.args[2]
-	k := pick[func(d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64](axpy2DotF64, axpy2DotK[float32])
-	return &spanOf{ids: []int32{a, xa, ya, b, xb, yb}, run: func(w *worker, c0, c1 int) {
+	ids := []int32{a, xa, ya, b, xb, yb}
+	if ri >= 0 {
+		k := pick[func(d1 []T, s1 T, x1, y1, d2 []T, s2 T, x2, y2 []T) float64](axpy2DotF64, axpy2DotK[float32])
+		return &spanOf{ids: ids, run: func(w *worker, c0, c1 int) {
+			rs := w.rs
+			s1, s2 := sa(w), sb(w)
+			da, pxa, pya := rs.base[a], rs.base[xa], rs.base[ya]
+			db, pxb, pyb := rs.base[b], rs.base[xb], rs.base[yb]
+			for c := c0; c < c1; c++ {
+				lo, m := chunkAt(c, rs.n)
+				rs.part[c*nred+ri] = math.Float64bits(k(at[T](da, lo, m), s1, at[T](pxa, lo, m), at[T](pya, lo, m),
+					at[T](db, lo, m), s2, at[T](pxb, lo, m), at[T](pyb, lo, m)))
+			}
+		}}
+	}
+	return &spanOf{ids: ids, run: func(w *worker, c0, c1 int) {
 		rs := w.rs
 		s1, s2 := sa(w), sb(w)
 		da, pxa, pya := rs.base[a], rs.base[xa], rs.base[ya]
 		db, pxb, pyb := rs.base[b], rs.base[xb], rs.base[yb]
 		for c := c0; c < c1; c++ {
 			lo, m := chunkAt(c, rs.n)
-			d1, x1, y1 := at[T](da, lo, m), at[T](pxa, lo, m), at[T](pya, lo, m)
-			d2, x2, y2 := at[T](db, lo, m), at[T](pxb, lo, m), at[T](pyb, lo, m)
-			if ri >= 0 {
-				rs.part[c*nred+ri] = math.Float64bits(k(d1, s1, x1, y1, d2, s2, x2, y2))
-			} else {
-				axpy2K(d1, s1, x1, y1, d2, s2, x2, y2)
-			}
+			axpy2K(at[T](da, lo, m), s1, at[T](pxa, lo, m), at[T](pya, lo, m),
+				at[T](db, lo, m), s2, at[T](pxb, lo, m), at[T](pyb, lo, m))
 		}
 	}}
 }
@@ -124,20 +133,27 @@ func nodeSpan(nodes []inode, id int32) *spanOf {
 func axpySpanT[T backend.Float](nodes []inode, id int32) *spanOf {
 	n := &nodes[id]
 	s, x, y := n.args[0], n.args[1], n.args[2]
-	// As buildStep: float64 runs axpyF64 with y - s*x as y + (-s)*x (the
-	// same bits); float32 runs axpyK or axmyK with s.
-	k, ok := any(axpyF64).(func(d []T, s T, x, y []T))
-	sc := axpyScalar[T](n)
-	if !ok {
-		k = axpyK[T]
-		if n.op == opAxmy {
-			k = axmyK[T]
-		}
-		sc = func(w *worker) T { return scal[T](w, s) }
+	ids := []int32{id, x, y}
+	if k, ok := any(axpyF64).(func(d []T, s T, x, y []T)); ok {
+		// As buildStep: y - s*x as y + (-s)*x, the same bits.
+		sc := axpyScalar[T](n)
+		return &spanOf{ids: ids, run: func(w *worker, c0, c1 int) {
+			rs := w.rs
+			sv := sc(w)
+			d, px, py := rs.base[id], rs.base[x], rs.base[y]
+			for c := c0; c < c1; c++ {
+				lo, m := chunkAt(c, rs.n)
+				k(at[T](d, lo, m), sv, at[T](px, lo, m), at[T](py, lo, m))
+			}
+		}}
 	}
-	return &spanOf{ids: []int32{id, x, y}, run: func(w *worker, c0, c1 int) {
+	k := axpyK[T]
+	if n.op == opAxmy {
+		k = axmyK[T]
+	}
+	return &spanOf{ids: ids, run: func(w *worker, c0, c1 int) {
 		rs := w.rs
-		sv := sc(w)
+		sv := scal[T](w, s)
 		d, px, py := rs.base[id], rs.base[x], rs.base[y]
 		for c := c0; c < c1; c++ {
 			lo, m := chunkAt(c, rs.n)

@@ -91,6 +91,18 @@ func makeArray[U backend.Numeric](in interface{ opts([]int) []dist.Option }, c m
 	return a, g, err
 }
 
+// nextIndex advances idx to the next multi-index of shape in row-major
+// order (the last axis fastest), wrapping to all zeros after the last.
+func nextIndex(idx, shape []int) {
+	for a := len(idx) - 1; a >= 0; a-- {
+		idx[a]++
+		if idx[a] < shape[a] {
+			return
+		}
+		idx[a] = 0
+	}
+}
+
 func flat(idx, shape []int) int {
 	off := 0
 	for a := range shape {
@@ -247,13 +259,7 @@ func checkArr[U backend.Numeric](rank int, got *dist.Array[U], shape []int, want
 		if !eq(data[k], w, tol) {
 			return fmt.Errorf("element %v: got %v, want %v (layout %v)", gidx, data[k], w, got.Layout())
 		}
-		for a := len(idx) - 1; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < bshape[a] {
-				break
-			}
-			idx[a] = 0
-		}
+		nextIndex(idx, bshape)
 	}
 	return nil
 }

@@ -578,13 +578,7 @@ func checkGhosts[T backend.Numeric](in *input[T]) error {
 		if !eq(data[k], want, 0) {
 			return fmt.Errorf("ghosted element %v (global %v): got %v, want %v", slices.Clone(idx), g, data[k], want)
 		}
-		for a := nd - 1; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < gsh[a] {
-				break
-			}
-			idx[a] = 0
-		}
+		nextIndex(idx, gsh)
 	}
 	return nil
 }

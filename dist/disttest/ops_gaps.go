@@ -692,13 +692,7 @@ func checkHalo[T backend.Element](in *input[T], h *dist.Halo[T]) error {
 		if !eq(data[k], want, 0) {
 			return fmt.Errorf("halo element %v (global %v): got %v, want %v", slices.Clone(idx), g, data[k], want)
 		}
-		for a := len(idx) - 1; a >= 0; a-- {
-			idx[a]++
-			if idx[a] < hs[a] {
-				break
-			}
-			idx[a] = 0
-		}
+		nextIndex(idx, hs)
 	}
 	return nil
 }

@@ -72,11 +72,14 @@ func (l *libLock) Lock() {
 	}
 }
 
-// Unlock releases the library lock, where MPI needs one.
+// Unlock releases the library lock, where MPI needs one. Every call into
+// MPI ends with it, so it is also where a goroutine that calls MPI in a
+// loop yields now and then (see yield.go).
 func (l *libLock) Unlock() {
 	if !l.free {
 		l.mu.Unlock()
 	}
+	mpiYield.call()
 }
 
 var threadLevel = "not initialized"

@@ -30,6 +30,7 @@ var benchRefFuncs = []string{
 	"xpref_triad", "xpref_dot", "xpref_jacobi", "xpref_cg", "xpref_sort",
 	"xpref_allreduce", "xpref_pingpong", "xpref_allreduce1", "xpref_noop", "xpref_filewrite",
 	"xpref_kepler", "xpref_rk45", "xpref_cg_fused", "xpref_matmul", "xpref_fft2",
+	"xpref_blas_threads",
 }
 
 // cRef is the reference library, loaded with dlopen into this process: it

@@ -20,6 +20,7 @@
 /* OpenBLAS's thread count (declared here: the cblas.h that Debian's
  * alternatives select may be another BLAS's). */
 void openblas_set_num_threads(int);
+int openblas_get_num_threads(void);
 
 #define CHECK(call)                        \
 	do {                                   \
@@ -952,6 +953,14 @@ int xpref_cg_fused(const xpref_params *p, xpref_result *r) {
 	CHECK(cg_finish(&st, elapsed, k, sqrt(rr) / bnorm, r));
 	r->ok = r->extra[1] <= p->tol;
 	return MPI_SUCCESS;
+}
+
+int xpref_blas_threads(const xpref_params *p, xpref_result *r) {
+	memset(r, 0, sizeof *r);
+	r->extra[0] = openblas_get_num_threads();
+	if (p->threads > 0) openblas_set_num_threads((int)p->threads);
+	r->ok = 1;
+	return 0;
 }
 
 /* ---- matrix product with OpenBLAS (issue 12) ---- */

@@ -26,7 +26,7 @@
 
 /* XPREF_ABI changes whenever the structs or the functions change; the Go
  * side refuses a library of another version. */
-#define XPREF_ABI 5
+#define XPREF_ABI 6
 
 typedef struct xpref_params {
 	int64_t n;       /* size: see each function */
@@ -161,5 +161,12 @@ int xpref_matmul(const xpref_params *p, xpref_result *r);
  * 1e-10. Returns XPREF_NO_FFTW where FFTW cannot be loaded. See w8fft.c. */
 #define XPREF_NO_FFTW (-2)
 int xpref_fft2(const xpref_params *p, xpref_result *r);
+
+/* OpenBLAS's thread count, which the process shares with PETSc (Debian's
+ * libblas.so.3 is OpenBLAS's): sets it to threads if threads > 0, and
+ * returns the count it had in extra[0]. No MPI, no timing. The PETSc rows
+ * run at the bench's thread budget, as every reference does; OpenBLAS
+ * would otherwise start a thread per CPU for PETSc's BLAS calls. */
+int xpref_blas_threads(const xpref_params *p, xpref_result *r);
 
 #endif

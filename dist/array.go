@@ -190,36 +190,23 @@ func FromFunc[T backend.Numeric](c mpi.Comm, shape []int, f func(idx []int) T, o
 	return filled("FromFunc", a, err)
 }
 
-// filled ends constructor op, which filled a's block on the host
-// (hostFill; err is its outcome) on every rank, those with empty blocks
-// too. Where the block lives on a device, the copy to it can fail on one
-// rank alone (a device fault), so the ranks agree on the outcome (one
-// allreduce) and every rank returns the error; a is freed then. Host
-// blocks cannot fail there and add no message: whether the block is on a
-// device is the backend's, which every rank must choose alike (the
-// checking mode verifies it, and so turns a backend that differs between
-// ranks into an error on every rank instead of a hang).
+// filled ends constructor op, which filled a's block (err is the
+// outcome) on every rank, those with empty blocks too. Where the block
+// lives on a device and was filled on the host, the copy to it can fail on
+// one rank alone (a device fault), so the ranks agree on the outcome (one
+// allreduce) and every rank returns the error; a is freed then. Every rank
+// agrees, those with host blocks or blocks filled on the device too: a
+// job whose ranks make the array on different backends (OnBackend, or
+// XPMPI_BACKEND's fallback to cpu, differing between ranks) works, where
+// a device rank once waited in an agreement the host ranks skipped. The
+// checking mode still reports such a job as a mismatch.
 func filled[T backend.Numeric](op string, a *Array[T], err error) (*Array[T], error) {
 	onDevice := !a.local.Device().IsHost()
 	if cerr := check(op, a, mpi.Arg{Name: "device", Value: b2i(onDevice)}); cerr != nil {
 		a.Free()
 		return nil, cerr
 	}
-	if onDevice {
-		err = mpi.Agree(a.comm, err)
-	}
-	if err != nil {
-		a.Free()
-		return nil, err
-	}
-	return a, nil
-}
-
-// checked ends constructor op where nothing it did can fail on one rank
-// alone: in the checking mode it verifies that every rank made the same
-// call, on a device or not, as filled does.
-func checked[T backend.Numeric](op string, a *Array[T]) (*Array[T], error) {
-	if err := check(op, a, mpi.Arg{Name: "device", Value: b2i(!a.local.Device().IsHost())}); err != nil {
+	if err = mpi.Agree(a.comm, err); err != nil {
 		a.Free()
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func UniformInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint
 // computes the same. A block on a device whose backend is a
 // backend.RandomFiller is filled there, with no copy; any other device
 // block is filled on the host and copied to the device once (recorded),
-// and the ranks agree on that copy (filled).
+// and the ranks agree on that copy (filled, where every rank agrees).
 func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f backend.RandomFill, fill func(dst []T, first uint64)) (*Array[T], error) {
 	a, err := Zeros[T](c, shape, opts...)
 	if err != nil {
@@ -92,8 +92,9 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 				r.FillRandom(a.local.Slice(p.local, p.local+p.runs*p.n).Buffer(), f, p.runs, p.n, uint64(p.first), uint64(p.stride))
 			}
 		}
-		// Filled on the device: no copy, nothing to agree on.
-		return checked(op, a)
+		// Filled on the device: no copy, nothing that fails, but the
+		// ranks whose blocks were filled elsewhere agree (filled).
+		return filled(op, a, nil)
 	}
 	if a.local.Len() > 0 {
 		err = a.hostFill(func(host []T) {
@@ -102,8 +103,8 @@ func randomArray[T backend.Element](c mpi.Comm, shape []int, opts []Option, f ba
 			})
 		})
 	}
-	// Every rank ends here, those with empty blocks (no copy) too: the
-	// ranks whose blocks are on a device agree on the copy to it.
+	// Every rank ends here, those with empty blocks (no copy) too, and
+	// agrees on the copy to a device.
 	return filled(op, a, err)
 }
 

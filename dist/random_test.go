@@ -467,3 +467,70 @@ func TestConstructorChecking(t *testing.T) {
 		}
 	}
 }
+
+// TestConstructorMixedBackends: outside the checking mode, FromFunc and
+// the random constructors called on a device on rank 0 and on the host
+// elsewhere make the array every rank would make alike, and a device
+// fault on rank 0's copy fails the call on every rank and leaves nothing
+// allocated. Before, the device rank waited in its agreement on the copy
+// for ranks that did not make one (a hang the watchdog ends).
+func TestConstructorMixedBackends(t *testing.T) {
+	c := mpitest.World(t)
+	defer mpi.SetChecking(mpi.SetChecking(false))
+	stop, err := mpi.StartWatchdog(c, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	const n = 7
+	want := make([]float64, n)
+	rng.FillUniform(want, 1, 0, 0)
+	mks := []struct {
+		name string
+		f    func(on dist.Option) (*dist.Array[float64], error)
+		want func(g int) float64
+	}{
+		{"FromFunc", func(on dist.Option) (*dist.Array[float64], error) {
+			return dist.FromFunc(c, []int{n}, func(idx []int) float64 { return float64(idx[0]) }, on)
+		}, func(g int) float64 { return float64(g) }},
+		{"Uniform", func(on dist.Option) (*dist.Array[float64], error) {
+			return dist.Uniform[float64](c, []int{n}, 1, 0, on)
+		}, func(g int) float64 { return want[g] }},
+	}
+	for _, dev := range []backend.Backend{fakedev.Default, noSorter{fakedev.Default}} {
+		var b backend.Backend = cpu.Default
+		if c.Rank() == 0 {
+			b = dev
+		}
+		for _, mk := range mks {
+			x, err := mk.f(dist.OnBackend(b))
+			ok := err == nil
+			if ok {
+				got, gerr := dist.Gather(x, 0)
+				ok = gerr == nil
+				for g := range got {
+					ok = ok && got[g] == mk.want(g)
+				}
+				x.Free()
+			}
+			mpitest.Check(t, c, ok, "%s on %T at rank 0, the CPU elsewhere: %v", mk.name, dev, err)
+
+			// A fault on rank 0's copy to the device (the fake device
+			// fills Uniform there: no copy).
+			if _, fills := dev.(backend.RandomFiller); fills && mk.name != "FromFunc" {
+				continue
+			}
+			before := fakedev.Stats().LiveBytes
+			if c.Rank() == 0 {
+				fakedev.Default.InjectFault(errFault)
+			}
+			x, err = mk.f(dist.OnBackend(b))
+			if x != nil {
+				x.Free()
+			}
+			after := fakedev.Stats().LiveBytes
+			ok = x == nil && errors.Is(err, backend.ErrDevice) && (c.Rank() != 0 || errors.Is(err, errFault))
+			mpitest.Check(t, c, ok && after == before, "%s on %T at rank 0 with a fault there, the CPU elsewhere: %v, %v, device bytes live %d before, %d after; want the fault on every rank and nothing left", mk.name, dev, x, err, before, after)
+		}
+	}
+}

@@ -709,3 +709,108 @@ func TestNanQuantileNumPy(t *testing.T) {
 		x.Free()
 	}
 }
+
+// TestQuantileSampled runs the selection with limits small enough that
+// arrays of a few thousand elements take its every path: the sampled first
+// round (bracket), its miss (data whose sample lies: two levels, a period
+// near the sampling stride, few distinct values), the rounds of pivots
+// after it and the gather. Each result must have the bits of the same call
+// with the selection gathering everything at once.
+func TestQuantileSampled(t *testing.T) {
+	c := mpitest.World(t)
+	const n = 3001
+	patterns := []struct {
+		name string
+		f    func(i int) float64
+	}{
+		{"scrambled", func(i int) float64 { return float64((i * 7919) % 2003) }},
+		{"sorted", func(i int) float64 { return float64(i) }},
+		{"reversed", func(i int) float64 { return float64(n - i) }},
+		{"equal", func(int) float64 { return 7 }},
+		{"twolevel", func(i int) float64 { return float64(i % 2) }},
+		{"period", func(i int) float64 { return float64(i % 46) }},
+		{"fewdistinct", func(i int) float64 { return float64((i * 31) % 5) }},
+		{"nan", func(i int) float64 {
+			if i%17 == 3 {
+				return math.NaN()
+			}
+			return float64((i * 7919) % 2003)
+		}},
+	}
+	qs := []float64{0, 0.001, 0.1, 0.5, 0.77, 0.999, 1}
+	// run returns Quantiles, Median, NanQuantile at each of qs, and the
+	// lower and higher quantiles at 0.37: float64 and int64 data.
+	run := func(x *dist.Array[float64], xi *dist.Array[int64]) []float64 {
+		var out []float64
+		v, err := dist.Quantiles(x, qs, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v...)
+		med, err := dist.Median(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, med)
+		for _, q := range qs {
+			v, err := dist.NanQuantile(x, q, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		for _, m := range []dist.QuantileMethod{dist.QuantileLower, dist.QuantileHigher} {
+			v, err := dist.Quantile(xi, 0.37, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		v, err = dist.Quantiles(xi, qs, dist.QuantileMidpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(out, v...)
+	}
+	for _, pt := range patterns {
+		for _, lk := range orderLayouts1 {
+			opts := lk.opts([]int{n}, c.Size())
+			x, err := dist.FromFunc(c, []int{n}, func(idx []int) float64 { return pt.f(idx[0]) }, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xi, err := dist.FromFunc(c, []int{n}, func(idx []int) int64 {
+				if v := pt.f(idx[0]); !math.IsNaN(v) {
+					return int64(v)
+				}
+				return -1
+			}, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restore := dist.SetSelectionLimits(1<<40, 1<<14, 2)
+			want := run(x, xi)
+			restore()
+			for _, lim := range []struct {
+				gather, sample int64
+				slack          float64
+			}{{40, 64, 2}, {40, 64, 0}, {40, 2, 2}, {200, 4096, 2}, {200, 4096, 0}} {
+				restore := dist.SetSelectionLimits(lim.gather, lim.sample, lim.slack)
+				got := run(x, xi)
+				restore()
+				if !slices.EqualFunc(got, want, func(a, b float64) bool {
+					return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+				}) {
+					t.Errorf("%s/%s, limits %+v: %v, want %v", pt.name, lk.name, lim, got, want)
+				}
+			}
+			x.Free()
+			xi.Free()
+		}
+	}
+	// A slack of 0 brackets one sample element on either side of the
+	// estimate: some first rounds must miss, and the results above held.
+	if dist.SelectionMisses() == 0 {
+		t.Error("no first round of a selection missed: the test does not reach the path after a miss")
+	}
+}

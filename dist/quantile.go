@@ -200,19 +200,27 @@ func Median[T backend.Element](x *Array[T]) (float64, error) {
 // Quantiles returns the quantiles qs (each in [0, 1]) of all of x's
 // elements, as Quantile does for each. It is collective.
 //
-// The elements are not gathered and do not move. Each rank works on a
-// host copy of its block; the one or two elements that each quantile
-// needs (neighbours in the sorted order) are found together by rounds of
-// pivot counting: every rank offers the median of its remaining
-// candidates (by quickselect) and their count, two all-gathers of these p
-// pairs give every rank the same pivot, their weighted median, and one
-// all-reduce of two counts (candidates below and equal to the pivot, after
-// a three-way partition) tells every rank which side to keep. Each round
-// discards at least a quarter of the candidates and costs O(candidates)
-// local work, so a selection takes O(n/p) work and O(log(n/65536)) rounds
-// of three collectives of O(p) values, ending with an all-gather of the
-// last 65536 candidates at most. One all-reduce first counts the NaNs. A
-// replicated x needs no communication.
+// The elements are not gathered and do not move. Each rank reads its block
+// in place (a host copy of a device block), and the one or two elements
+// that each quantile needs (neighbours in the sorted order) are found by
+// distributed selection. Where there are more than 65536 elements, a first
+// round samples about 16384 of them across the ranks (one all-gather),
+// takes from the sorted sample two values that the sought elements lie
+// between unless the sample errs by more than two standard deviations, and
+// in one pass copies the elements between them (about 3% of the block at
+// 2^23 elements; one all-reduce of two counts checks that the sought
+// positions are among them, and the selection starts from the whole block
+// if not). Rounds of pivot counting follow on what is left: every rank
+// offers the median of its remaining candidates (by quickselect) and their
+// count, two all-gathers of these p pairs give every rank the same pivot,
+// their weighted median, and one all-reduce of two counts (candidates
+// below and equal to the pivot, after a three-way partition) tells every
+// rank which side to keep. Each round discards at least a quarter of the
+// candidates and costs O(candidates) local work, so a selection takes
+// O(n/p) work, one pass over the block when the sample holds, and a few
+// rounds of three collectives of O(p) values, ending with an all-gather of
+// the last 65536 candidates at most. One all-reduce first counts the NaNs.
+// A replicated x needs no communication.
 func Quantiles[T backend.Element](x *Array[T], qs []float64, m QuantileMethod) ([]float64, error) {
 	if x.freed {
 		return nil, freedCollective("Quantiles", x.comm)
@@ -241,8 +249,14 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 	if x.layout.axis == Replicated {
 		cc = mpi.NewSerial()
 	}
-	// A failure of the copy goes in the allreduce of the NaN counts.
-	s, err := hostCopy(x.local)
+	// A failure of the copy goes in the allreduce of the NaN counts. A host
+	// block is read in place: the selection copies what it reorders.
+	var s []T
+	if x.local.Device().IsHost() {
+		s = x.local.Data()
+	} else {
+		s, err = hostCopy(x.local)
+	}
 	if x.layout.axis != Replicated {
 		err = takeFault(err)
 	}
@@ -259,7 +273,7 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 	out := make([]float64, len(qs))
 	skip := strings.HasPrefix(op, "Nan") // the NaN-ignoring forms
 	if skip && nan > 0 {
-		s = slices.DeleteFunc(s, isNaN[T])
+		s = slices.DeleteFunc(slices.Clone(s), isNaN[T])
 		n -= int(nan)
 	}
 	if (nan > 0 && !skip) || n == 0 {
@@ -277,7 +291,7 @@ func quantiles[T backend.Element](x *Array[T], op string, qs []float64, top floa
 			}
 			pl = quantilePlan(n, q, m)
 		}
-		a, b, err := sel.pair(int64(pl.lo), pl.hi != pl.lo)
+		a, b, err := sel.pair(int64(n), int64(pl.lo), pl.hi != pl.lo)
 		if err != nil {
 			return nil, err
 		}
@@ -294,20 +308,45 @@ type selector[T backend.Element] struct {
 }
 
 // gatherLimit is the number of candidates left at which selection gathers
-// them.
-const gatherLimit = 1 << 16
+// them. A variable for the tests (SetSelectionLimits).
+var gatherLimit int64 = 1 << 16
 
-// pair returns the elements at position k (from 0) of the sorted union and,
-// if two, at k+1 (which must exist); b is a otherwise.
-func (sel selector[T]) pair(k int64, two bool) (a, b T, err error) {
+// sampleSize is about how many elements of the ranks' blocks together the
+// first round of a selection samples (see bracket). A variable for the
+// tests.
+var sampleSize int64 = 1 << 14
+
+// sampleSlack is how many standard deviations of the sample's error the
+// first round's bracket spans on either side. A variable for the tests.
+var sampleSlack = 2.0
+
+// bracketMisses counts the first rounds whose bracket missed (for the
+// tests: SelectionMisses).
+var bracketMisses int
+
+// pair returns the elements at position k (from 0) of the sorted union of
+// n elements and, if two, at k+1 (which must exist); b is a otherwise.
+func (sel selector[T]) pair(n, k int64, two bool) (a, b T, err error) {
 	c := sel.c
 	p := c.Size()
-	cand := slices.Clone(sel.data) // my candidates, reordered in place
-	meds, cnts := make([]T, p), make([]int64, p)
 	hi := k
 	if two {
 		hi = k + 1
 	}
+	var cand []T // my candidates, reordered in place
+	found := false
+	if n > gatherLimit {
+		var off int64
+		cand, off, found, err = sel.bracket(n, k, hi)
+		if err != nil {
+			return a, b, err
+		}
+		k, hi = k-off, hi-off
+	}
+	if !found {
+		cand = slices.Clone(sel.data)
+	}
+	meds, cnts := make([]T, p), make([]int64, p)
 	for {
 		if err := mpi.Allgather(c, []int64{int64(len(cand))}, cnts); err != nil {
 			return a, b, err
@@ -369,6 +408,91 @@ func (sel selector[T]) pair(k int64, two bool) (a, b T, err error) {
 			return a, pivot, err
 		}
 	}
+}
+
+// bracket is the first round of a selection of the positions k to hi of
+// the sorted union of the ranks' n elements (Floyd and Rivest's select,
+// distributed). The ranks sample about sampleSize of their elements
+// together (one from each run of n/sampleSize, at a position that varies
+// from run to run, so that a period in the data does not bias it), gather
+// and sort the sample, and take from it two values, lo and hi, that the
+// elements at k and hi lie between unless the sample is off by more than
+// twice its standard deviation. One pass over the block then counts the
+// elements below lo and copies those from lo to hi, and one allreduce adds
+// the counts. If positions k to hi are among the copies (found, the same
+// on every rank), bracket returns them and the number of elements below
+// them, off; otherwise the caller starts from the whole block, having
+// spent one pass. At W11's sizes the copies are about 3% of the block, and
+// the rounds that follow are on them, not on the block.
+func (sel selector[T]) bracket(n, k, hi int64) (cand []T, off int64, found bool, err error) {
+	c, data := sel.c, sel.data
+	p, me := c.Size(), c.Rank()
+	stride := max(n/sampleSize, 1)
+	m := int64(len(data))
+	mine := make([]T, 0, (m+stride-1)/stride)
+	for w := int64(0); w*stride < m; w++ {
+		width := min(stride, m-w*stride)
+		h := splitmix(uint64(w)<<8 ^ uint64(me))
+		mine = append(mine, data[w*stride+int64(h%uint64(width))])
+	}
+	cnts := make([]int64, p)
+	if err := mpi.Allgather(c, []int64{int64(len(mine))}, cnts); err != nil {
+		return nil, 0, false, err
+	}
+	rc, rd := make([]int, p), make([]int, p)
+	var total int
+	for r := range p {
+		rc[r], rd[r] = int(cnts[r]), total
+		total += rc[r]
+	}
+	sample := make([]T, total)
+	if err := mpi.Allgatherv(c, mine, sample, rc, rd); err != nil {
+		return nil, 0, false, err
+	}
+	slices.Sort(sample)
+	// Sample element j stands for the elements around position j*n/s.
+	s := int64(total)
+	d := int64(sampleSlack*math.Sqrt(float64(s))) + 1
+	jlo := k*s/n - d
+	jhi := (hi+1)*s/n + d
+	hasLo, hasHi := jlo > 0, jhi < s-1
+	var lo, up T
+	if hasLo {
+		lo = sample[jlo]
+	}
+	if hasHi {
+		up = sample[jhi]
+	}
+	var less int64
+	if hasLo || hasHi {
+		frac := float64(min(jhi, s-1)-max(jlo, 0)+1) / float64(s)
+		cand = make([]T, 0, int(frac*float64(m)*1.25)+16)
+	}
+	for _, v := range data {
+		switch {
+		case hasLo && v < lo:
+			less++
+		case !hasHi || v <= up:
+			cand = append(cand, v)
+		}
+	}
+	tot := make([]int64, 2)
+	if err := mpi.Allreduce(c, []int64{less, int64(len(cand))}, tot, mpi.Sum); err != nil {
+		return nil, 0, false, err
+	}
+	if k < tot[0] || hi >= tot[0]+tot[1] {
+		bracketMisses++
+		return nil, 0, false, nil
+	}
+	return cand, tot[0], true, nil
+}
+
+// splitmix is SplitMix64's output function: a well-mixed hash of x.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // extreme returns the largest (or smallest) element of the ranks' s, of

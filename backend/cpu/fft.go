@@ -164,10 +164,16 @@ func fftGathered[T complex64 | complex128](x []T, pre, n, post int, inverse bool
 			width := min(lines, post-c0)
 			base := o*n*post + c0
 			if w.k != nil {
+				// complex128 rows are copied whole (memmove); complex64
+				// ones widened value by value.
+				x128, wide := any(x).([]complex128)
 				for i := 0; i < n; i++ {
-					row := x[base+i*post : base+i*post+width]
 					run := s[i*width : (i+1)*width]
-					for j, v := range row {
+					if wide {
+						copy(run, x128[base+i*post:base+i*post+width])
+						continue
+					}
+					for j, v := range x[base+i*post : base+i*post+width] {
 						run[j] = complex128(v)
 					}
 				}
@@ -177,8 +183,12 @@ func fftGathered[T complex64 | complex128](x []T, pre, n, post int, inverse bool
 					w.k.ForwardBatch(s[:n*width], width)
 				}
 				for i := 0; i < n; i++ {
-					row := x[base+i*post : base+i*post+width]
 					run := s[i*width : (i+1)*width]
+					if wide {
+						copy(x128[base+i*post:base+i*post+width], run)
+						continue
+					}
+					row := x[base+i*post : base+i*post+width]
 					for j := range row {
 						row[j] = T(run[j])
 					}

@@ -253,3 +253,29 @@ func TestFFT(t *testing.T) {
 		}()
 	}
 }
+
+// BenchmarkFFT2D is W8's local work at one rank, one thread: the 2048
+// rows of a 2048 x 2048 complex128 array (contiguous lines) and its 2048
+// columns (strided, gathered in groups), forward and inverse.
+func BenchmarkFFT2D(b *testing.B) {
+	const n = 2048
+	x := make([]complex128, n*n)
+	for i := range x {
+		x[i] = complex(math.Sin(float64(i)), math.Cos(float64(3*i)))
+	}
+	prev := backend.SetThreads(1)
+	defer backend.SetThreads(prev)
+	buf := driver.HostBufferOf(x)
+	for _, c := range []struct {
+		name      string
+		pre, post int
+	}{{"rows", n, 1}, {"columns", 1, n}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(2 * 16 * n * n))
+			for b.Loop() {
+				cpu.Default.FFT(buf, c.pre, n, c.post, false)
+				cpu.Default.FFT(buf, c.pre, n, c.post, true)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ func vecKernels() {
 	axpyRow()
 	axpbyRow()
 	dotRow()
+	radix4()
 }
 
 // jacobiRow: out[j] = 0.25 * (up[j] + down[j] + left[j] + right[j]),

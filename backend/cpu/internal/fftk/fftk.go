@@ -16,9 +16,13 @@
 // Each pass but the last reads one of the line and the scratch and writes
 // the other; the last pass, of length r (its radix) and without twiddle
 // factors, writes the line, in place where the pass before left the data
-// there. The arithmetic is plain Go, one rounding per operation (no fused
+// there. The arithmetic is one rounding per operation (no fused
 // multiply-add): the error is about 1e-16 times log2(n) relative to the
-// norm of the result.
+// norm of the result. Where the processor has AVX2, the radix-4 passes
+// with twiddle factors run their loops over runs of adjacent values (the
+// stride: the lines of a batch, and the later passes of one line) in
+// package vec's Radix4AVX2, two values per register, with the same
+// arithmetic in the same order: the same bits as the Go loops.
 package fftk
 
 import (

@@ -1,6 +1,15 @@
 package fftk
 
-import "math"
+import (
+	"math"
+
+	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
+)
+
+// useAVX2 is whether the radix-4 passes run their loops over q with
+// package vec's Radix4AVX2 (the same arithmetic, the same bits). A
+// variable for the tests, which compare both paths.
+var useAVX2 = vec.HasAVX2
 
 // The passes of a Stockham autosort transform of length N = n*s. A pass of
 // radix r takes sub-transforms of length n, stride s: for p < n/r, q < s
@@ -70,8 +79,12 @@ func pass4(x, y, tw []complex128, s int, inverse bool) {
 		// The twiddle factors are read in the loop, not kept in
 		// registers: with 6 more live floats the loop spills.
 		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
-		for q, av := range a {
-			bv, cv, dv := b[q], c[q], d[q]
+		q0 := 0
+		if useAVX2 && len(a) >= 2 {
+			q0 = vec.Radix4AVX2(&a[0], &b[0], &c[0], &d[0], &y0[0], &y1[0], &y2[0], &y3[0], w1, w2, w3, len(a))
+		}
+		for q := q0; q < len(a); q++ {
+			av, bv, cv, dv := a[q], b[q], c[q], d[q]
 			apc, amc := av+cv, av-cv
 			bpd, jbmd := bv+dv, mulNegI(bv-dv)
 			y0[q] = apc + bpd
@@ -325,6 +338,10 @@ func pass4s4(x, y, tw []complex128, inverse bool) {
 		}
 		o := (*[4 * s]complex128)(y[4*i : 4*i+4*s])
 		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
+		if useAVX2 {
+			vec.Radix4AVX2(&a[0], &b[0], &c[0], &d[0], &o[0], &o[s], &o[2*s], &o[3*s], w1, w2, w3, s)
+			continue
+		}
 		for q := range s {
 			av, bv, cv, dv := a[q], b[q], c[q], d[q]
 			apc, amc := av+cv, av-cv

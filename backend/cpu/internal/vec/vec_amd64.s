@@ -279,3 +279,77 @@ dot32done:
 	MOVSD        X0, sum+24(FP)
 	MOVQ         BX, done+32(FP)
 	RET
+
+// func Radix4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int
+// Requires: AVX
+TEXT ·Radix4AVX2(SB), NOSPLIT, $0-104
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         c+16(FP), DX
+	MOVQ         d+24(FP), BX
+	MOVQ         y0+32(FP), SI
+	MOVQ         y1+40(FP), DI
+	MOVQ         y2+48(FP), R8
+	MOVQ         y3+56(FP), R9
+	MOVQ         w1+64(FP), R10
+	VBROADCASTSD (R10), Y0
+	VBROADCASTSD 8(R10), Y1
+	MOVQ         w2+72(FP), R10
+	VBROADCASTSD (R10), Y2
+	VBROADCASTSD 8(R10), Y3
+	MOVQ         w3+80(FP), R10
+	VBROADCASTSD (R10), Y4
+	VBROADCASTSD 8(R10), Y5
+	VMOVUPD      imagsign<>+0(SB), Y6
+	MOVQ         n+88(FP), R10
+	SHLQ         $+1, R10
+	XORQ         R11, R11
+	ANDQ         $-4, R10
+
+loop:
+	CMPQ      R11, R10
+	JGE       done
+	VMOVUPD   (AX)(R11*8), Y7
+	VMOVUPD   (DX)(R11*8), Y8
+	VADDPD    Y8, Y7, Y9
+	VSUBPD    Y8, Y7, Y7
+	VMOVUPD   (CX)(R11*8), Y8
+	VMOVUPD   (BX)(R11*8), Y10
+	VADDPD    Y10, Y8, Y11
+	VSUBPD    Y10, Y8, Y8
+	VPERMILPD $+5, Y8, Y8
+	VXORPD    Y6, Y8, Y8
+	VADDPD    Y11, Y9, Y10
+	VMOVUPD   Y10, (SI)(R11*8)
+	VSUBPD    Y11, Y9, Y10
+	VPERMILPD $+5, Y10, Y9
+	VMULPD    Y3, Y9, Y9
+	VMULPD    Y2, Y10, Y10
+	VADDSUBPD Y9, Y10, Y10
+	VMOVUPD   Y10, (R8)(R11*8)
+	VADDPD    Y8, Y7, Y10
+	VPERMILPD $+5, Y10, Y9
+	VMULPD    Y1, Y9, Y9
+	VMULPD    Y0, Y10, Y10
+	VADDSUBPD Y9, Y10, Y10
+	VMOVUPD   Y10, (DI)(R11*8)
+	VSUBPD    Y8, Y7, Y10
+	VPERMILPD $+5, Y10, Y7
+	VMULPD    Y5, Y7, Y7
+	VMULPD    Y4, Y10, Y10
+	VADDSUBPD Y7, Y10, Y10
+	VMOVUPD   Y10, (R9)(R11*8)
+	ADDQ      $+4, R11
+	JMP       loop
+
+done:
+	SHRQ $+1, R11
+	VZEROUPPER
+	MOVQ R11, ret+96(FP)
+	RET
+
+DATA imagsign<>+0(SB)/8, $0x0000000000000000
+DATA imagsign<>+8(SB)/8, $0x8000000000000000
+DATA imagsign<>+16(SB)/8, $0x0000000000000000
+DATA imagsign<>+24(SB)/8, $0x8000000000000000
+GLOBL imagsign<>(SB), RODATA|NOPTR, $32

@@ -25,3 +25,8 @@ func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int
 //
 //go:noescape
 func DotAVX2(x *float64, y *float64, n int) (sum float64, done int)
+
+// Radix4AVX2 does the arithmetic of package fftk's pass4 loop over q, for twiddle factors *w1, *w2, *w3, on the first n&^1 values and returns how many it did.
+//
+//go:noescape
+func Radix4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int

@@ -97,13 +97,14 @@ func (f *faultyFile) WriteAt(off int64, buf unsafe.Pointer, count int, dt mpi.Da
 
 // SetSelectionLimits sets the number of candidates at which a distributed
 // selection (Quantile and its kin) gathers them, the size of its first
-// round's sample and the bracket's slack in standard deviations, until
+// round's sample (whatever its share of the elements) and the bracket's
+// slack in standard deviations, until
 // restore is called: small limits make small arrays take every path of the
 // selection. Every rank calls it with the same arguments.
 func SetSelectionLimits(gather, sample int64, slack float64) (restore func()) {
-	g, s, sl := gatherLimit, sampleSize, sampleSlack
-	gatherLimit, sampleSize, sampleSlack = gather, sample, slack
-	return func() { gatherLimit, sampleSize, sampleSlack = g, s, sl }
+	g, s, sl, sh := gatherLimit, sampleSize, sampleSlack, sampleShare
+	gatherLimit, sampleSize, sampleSlack, sampleShare = gather, sample, slack, 1
+	return func() { gatherLimit, sampleSize, sampleSlack, sampleShare = g, s, sl, sh }
 }
 
 // SelectionMisses returns how many first rounds of a selection have

@@ -316,6 +316,12 @@ var gatherLimit int64 = 1 << 16
 // tests.
 var sampleSize int64 = 1 << 14
 
+// sampleShare is the largest share of the elements that the first round
+// samples: 1/64 (16384 of 2^20 elements), so that below a million
+// elements the sample's sort and all-gather stay small beside the pass.
+// A variable for the tests.
+var sampleShare int64 = 64
+
 // sampleSlack is how many standard deviations of the sample's error the
 // first round's bracket spans on either side. A variable for the tests.
 var sampleSlack = 2.0
@@ -413,8 +419,9 @@ func (sel selector[T]) pair(n, k int64, two bool) (a, b T, err error) {
 // bracket is the first round of a selection of the positions k to hi of
 // the sorted union of the ranks' n elements (Floyd and Rivest's select,
 // distributed). The ranks sample about sampleSize of their elements
-// together (one from each run of n/sampleSize, at a position that varies
-// from run to run, so that a period in the data does not bias it), gather
+// together, at most one in sampleShare (one from each run of
+// max(n/sampleSize, sampleShare), at a position that varies from run to
+// run, so that a period in the data does not bias it), gather
 // and sort the sample, and take from it two values, lo and hi, that the
 // elements at k and hi lie between unless the sample is off by more than
 // twice its standard deviation. One pass over the block then counts the
@@ -427,7 +434,7 @@ func (sel selector[T]) pair(n, k int64, two bool) (a, b T, err error) {
 func (sel selector[T]) bracket(n, k, hi int64) (cand []T, off int64, found bool, err error) {
 	c, data := sel.c, sel.data
 	p, me := c.Size(), c.Rank()
-	stride := max(n/sampleSize, 1)
+	stride := max(n/sampleSize, sampleShare, 1)
 	m := int64(len(data))
 	mine := make([]T, 0, (m+stride-1)/stride)
 	for w := int64(0); w*stride < m; w++ {

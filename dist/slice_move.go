@@ -229,7 +229,8 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	sruns, scounts, rruns, rcounts := m.runs(me, p)
 	stotal, rtotal := sum(scounts), sum(rcounts)
 	self := m.selfOnly(p)
-	if self && identity(rruns, rtotal, dst.Len()) {
+	alias := overlaps(dst, srcs)
+	if self && !alias && identity(rruns, rtotal, dst.Len()) {
 		// Only this rank's own part, which is all of dst in order: gather
 		// it straight into dst.
 		gatherRuns(dst, srcs, sruns, desc)
@@ -238,7 +239,7 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	// The buffers are allocated before MPI is called; a failure on one
 	// rank is agreed on by all (unless no rank communicates), so that no
 	// rank waits in the all-to-all for one that left.
-	sendIdent := len(srcs) == 1 && identity(sruns, stotal, srcs[0].Len())
+	sendIdent := !alias && len(srcs) == 1 && identity(sruns, stotal, srcs[0].Len())
 	recvIdent := identity(rruns, rtotal, dst.Len())
 	sd, rd := displs(scounts), displs(rcounts)
 	// On the host, this rank's own part goes straight from srcs into dst
@@ -246,7 +247,7 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	// buffer: its runs leave sruns and rruns, its count the all-to-all,
 	// and its room the buffers.
 	var own []ownCopy
-	if n := scounts[me]; !self && n > 0 && onHost(dst, srcs) {
+	if n := scounts[me]; !self && n > 0 && !alias && onHost(dst, srcs) {
 		var sIn, rIn []prun
 		sIn, sruns = splitRuns(sruns, sd[me], sd[me]+n, !sendIdent)
 		rIn, rruns = splitRuns(rruns, rd[me], rd[me]+n, !recvIdent)
@@ -380,6 +381,30 @@ func onHost[T backend.Numeric](dst *backend.Array[T], srcs []*backend.Array[T]) 
 		}
 	}
 	return true
+}
+
+// overlaps reports whether the memory of dst overlaps that of any of srcs
+// (all on one device). SetSlice(x, r, x), NumPy's x[::-1] = x, moves a
+// block onto itself: MPI must not read and write the same buffer, and
+// copying a rank's own part run by run would overwrite elements before
+// they are read. Packing the parts first does neither.
+func overlaps[T backend.Numeric](dst *backend.Array[T], srcs []*backend.Array[T]) bool {
+	if dst.Len() == 0 {
+		return false
+	}
+	size := uintptr(dst.DType().Size())
+	dlo := uintptr(dst.Ptr())
+	dhi := dlo + uintptr(dst.Len())*size
+	for _, s := range srcs {
+		if s.Len() == 0 {
+			continue
+		}
+		lo := uintptr(s.Ptr())
+		if hi := lo + uintptr(s.Len())*size; lo < dhi && dlo < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // splitRuns splits runs, in order of their packed offsets, into the parts

@@ -503,3 +503,34 @@ func TestSliceChecking(t *testing.T) {
 	after := fakedev.Stats().LiveBytes
 	mpitest.Check(t, c, after == before, "device bytes live: %d before, %d after", before, after)
 }
+
+// TestSetSliceSelf assigns an array to a reversed selection of itself,
+// NumPy's x[::-1] = x (and x[::-1, ::-1] = x): source and destination are
+// the same memory, and a rank's own part is a permutation of its block, so
+// no element may be written before it has been read. Sizes that do not
+// divide evenly, and fewer elements than ranks.
+func TestSetSliceSelf(t *testing.T) {
+	c := mpitest.World(t)
+	rev := dist.Range{Start: -1, Stop: math.MinInt, Step: -1}
+	for _, shape := range [][]int{{9}, {10}, {2}, {7, 5}, {3, 4}} {
+		ranges := make([]dist.Range, len(shape))
+		for a := range ranges {
+			ranges[a] = rev
+		}
+		n := prod(shape)
+		want := make([]float64, n)
+		for i := range want {
+			// Reversing every axis reverses the row-major order.
+			want[i] = ref(n - 1 - i)
+		}
+		for _, l := range sliceLayouts(shape) {
+			x := sliceArray(t, c, shape, l, ref)
+			if err := dist.SetSlice(x, ranges, x); err != nil {
+				t.Fatal(err)
+			}
+			got := gatherAll(t, x)
+			mpitest.Check(t, c, slices.Equal(got, want), "%v %v: x[::-1] = x gives %v, want %v", shape, l, got, want)
+			x.Free()
+		}
+	}
+}

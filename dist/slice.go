@@ -203,7 +203,9 @@ func Slice[T backend.Numeric](x *Array[T], ranges ...Range) (_ *Array[T], err er
 // communicator, and v's blocks must be on the device of x's. The elements
 // move in one all-to-all, packed and unpacked on the device: each rank
 // receives the part of the selection that its block of x holds from the
-// ranks whose blocks of v hold it. It is collective.
+// ranks whose blocks of v hold it. v may be x itself (NumPy's x[::-1] =
+// x): every element is read before any is written, as in NumPy. It is
+// collective.
 func SetSlice[T backend.Numeric](x *Array[T], ranges []Range, v *Array[T]) error {
 	if x.freed || v.freed {
 		return freedCollective("SetSlice", x.comm)

@@ -362,15 +362,8 @@ func (sel selector[T]) pair(n, k int64, two bool) (a, b T, err error) {
 			m += v
 		}
 		if m <= gatherLimit {
-			rc, rd := make([]int, p), make([]int, p)
-			for r := range p {
-				rc[r] = int(cnts[r])
-				if r > 0 {
-					rd[r] = rd[r-1] + rc[r-1]
-				}
-			}
-			all := make([]T, m)
-			if err := mpi.Allgatherv(c, cand, all, rc, rd); err != nil {
+			all, err := allgatherCounted(c, cand, cnts)
+			if err != nil {
 				return a, b, err
 			}
 			nthElement(all, int(k))
@@ -446,19 +439,13 @@ func (sel selector[T]) bracket(n, k, hi int64) (cand []T, off int64, found bool,
 	if err := mpi.Allgather(c, []int64{int64(len(mine))}, cnts); err != nil {
 		return nil, 0, false, err
 	}
-	rc, rd := make([]int, p), make([]int, p)
-	var total int
-	for r := range p {
-		rc[r], rd[r] = int(cnts[r]), total
-		total += rc[r]
-	}
-	sample := make([]T, total)
-	if err := mpi.Allgatherv(c, mine, sample, rc, rd); err != nil {
+	sample, err := allgatherCounted(c, mine, cnts)
+	if err != nil {
 		return nil, 0, false, err
 	}
 	slices.Sort(sample)
 	// Sample element j stands for the elements around position j*n/s.
-	s := int64(total)
+	s := int64(len(sample))
 	d := int64(sampleSlack*math.Sqrt(float64(s))) + 1
 	jlo := k*s/n - d
 	jhi := (hi+1)*s/n + d
@@ -492,6 +479,20 @@ func (sel selector[T]) bracket(n, k, hi int64) (cand []T, off int64, found bool,
 		return nil, 0, false, nil
 	}
 	return cand, tot[0], true, nil
+}
+
+// allgatherCounted returns the ranks' parts, rank by rank, where cnts
+// holds every rank's count (mine is this rank's part).
+func allgatherCounted[T backend.Element](c mpi.Comm, mine []T, cnts []int64) ([]T, error) {
+	counts := make([]int, len(cnts))
+	for r, v := range cnts {
+		counts[r] = int(v)
+	}
+	all := make([]T, sum(counts))
+	if err := mpi.Allgatherv(c, mine, all, counts, displs(counts)); err != nil {
+		return nil, err
+	}
+	return all, nil
 }
 
 // splitmix is SplitMix64's output function: a well-mixed hash of x.

@@ -246,8 +246,9 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	// (own), not through the send buffer, MPI's copy and the receive
 	// buffer: its runs leave sruns and rruns, its count the all-to-all,
 	// and its room the buffers.
+	host := onHost(dst, srcs)
 	var own []ownCopy
-	if n := scounts[me]; !self && n > 0 && !alias && onHost(dst, srcs) {
+	if n := scounts[me]; !self && n > 0 && !alias && host {
 		var sIn, rIn []prun
 		sIn, sruns = splitRuns(sruns, sd[me], sd[me]+n, !sendIdent)
 		rIn, rruns = splitRuns(rruns, rd[me], rd[me]+n, !recvIdent)
@@ -265,7 +266,6 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	}
 	send, recv := srcs[0], dst
 	var err error
-	host := onHost(dst, srcs)
 	if !sendIdent {
 		if host {
 			var put func()

@@ -151,6 +151,9 @@ func fftGathered[T complex64 | complex128](x []T, pre, n, post int, inverse bool
 	groups := (post + lines - 1) / lines
 	units := pre * groups
 	grain := max(1, fftGrain/(n*lines))
+	// complex128 rows are copied whole (memmove) for an fftk plan;
+	// complex64 ones widened value by value.
+	x128, wide := any(x).([]complex128)
 	backend.ParallelFor(units, grain, func(lo, hi int) {
 		w, pool := getFFTWorker(n)
 		defer pool.Put(w)
@@ -164,9 +167,6 @@ func fftGathered[T complex64 | complex128](x []T, pre, n, post int, inverse bool
 			width := min(lines, post-c0)
 			base := o*n*post + c0
 			if w.k != nil {
-				// complex128 rows are copied whole (memmove); complex64
-				// ones widened value by value.
-				x128, wide := any(x).([]complex128)
 				for i := 0; i < n; i++ {
 					run := s[i*width : (i+1)*width]
 					if wide {

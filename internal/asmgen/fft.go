@@ -51,18 +51,8 @@ func radix4() {
 	MOVQ(n, nf)
 	SHLQ(I8(1), nf)
 	i := loop("", nf, 4, func(i GPVirtual) {
-		va, vc := YMM(), YMM()
-		VMOVUPD(at(a, i, 0), va)
-		VMOVUPD(at(c, i, 0), vc)
-		apc, amc := YMM(), YMM()
-		VADDPD(vc, va, apc)
-		VSUBPD(vc, va, amc)
-		vb, vd := YMM(), YMM()
-		VMOVUPD(at(b, i, 0), vb)
-		VMOVUPD(at(d, i, 0), vd)
-		bpd, jbmd := YMM(), YMM()
-		VADDPD(vd, vb, bpd)
-		VSUBPD(vd, vb, jbmd)
+		apc, amc := sumDiff(at(a, i, 0), at(c, i, 0))
+		bpd, jbmd := sumDiff(at(b, i, 0), at(d, i, 0))
 		VPERMILPD(I8(5), jbmd, jbmd)
 		VXORPD(neg, jbmd, jbmd)
 		t := YMM()
@@ -80,6 +70,17 @@ func radix4() {
 	})
 	SHRQ(I8(1), i)
 	returnCount(i)
+}
+
+// sumDiff loads x and y and returns x+y and x-y.
+func sumDiff(x, y Mem) (sum, diff VecVirtual) {
+	vx, vy := YMM(), YMM()
+	VMOVUPD(x, vx)
+	VMOVUPD(y, vy)
+	sum, diff = YMM(), YMM()
+	VADDPD(vy, vx, sum)
+	VSUBPD(vy, vx, diff)
+	return sum, diff
 }
 
 // cmul sets t to w*t for w = (wr, wi) broadcast, as Go computes it (see

@@ -428,6 +428,9 @@ func Run(comm mpi.Comm, o Options) (*Report, error) {
 	for _, id := range slices.Sorted(maps.Keys(e.slow)) {
 		e.note("XPMPI_BENCH_SLOWDOWN: xpmpi's measured times of %s are multiplied by %g (a test of the regression guard, not a measurement)", id, e.slow[id])
 	}
+	if lvl := mpi.LibraryInfo().ThreadLevel; lvl != "multiple" {
+		e.note("MPI runs at thread level %s (XPMPI_THREAD_LEVEL): the in-job C reference shares it, and the committed baseline and docs/PERFORMANCE.md's table were measured at the default, multiple", lvl)
+	}
 	if mpi.Checking() {
 		e.note("the checking mode is on (XPMPI_CHECK): every xpmpi collective makes an extra allgather, and xpmpi's figures include it")
 	}

@@ -34,12 +34,12 @@ func CHandle(c Comm) (uintptr, error) {
 // calls MPI (package petsc). A binding holds it around each of its calls
 // and releases it (UnlockLibrary) while a callback of that library runs Go
 // code that may call MPI itself. It always serializes such calls among
-// themselves. Where MPI runs at MPI_THREAD_SERIALIZED (no two threads may
-// be inside MPI at once), it is also the lock under which this package
-// makes every call into MPI, so that the two never overlap; where MPI
-// granted MPI_THREAD_MULTIPLE, this package's calls take no lock and may
-// run beside the other library's. The lock is not reentrant: at
-// MPI_THREAD_SERIALIZED, a goroutine that holds it must not call this
+// themselves. Where MPI runs at MPI_THREAD_SERIALIZED or below (no two
+// threads may be inside MPI at once), it is also the lock under which this
+// package makes every call into MPI, so that the two never overlap; where
+// MPI granted MPI_THREAD_MULTIPLE, this package's calls take no lock and
+// may run beside the other library's. The lock is not reentrant: below
+// MPI_THREAD_MULTIPLE, a goroutine that holds it must not call this
 // package's functions until it releases it. It is not collective.
 func LockLibrary() { lib.mu.Lock() }
 

@@ -8,7 +8,7 @@ import (
 
 // ThreadLevelEnv names the environment variable that chooses the thread
 // level Init asks MPI for (see the package documentation, Goroutines):
-// "multiple" or "serialized". Unset or empty means the default,
+// "multiple", "serialized" or "single". Unset or empty means the default,
 // defaultThreadLevel; any other value makes Init fail with an error that
 // names the variable.
 const ThreadLevelEnv = "XPMPI_THREAD_LEVEL"
@@ -17,20 +17,31 @@ const ThreadLevelEnv = "XPMPI_THREAD_LEVEL"
 // unset.
 const defaultThreadLevel = "multiple"
 
-// requestedThreadLevel returns the level XPMPI_THREAD_LEVEL asks for:
-// true for MPI_THREAD_MULTIPLE, false for MPI_THREAD_SERIALIZED.
-func requestedThreadLevel() (multiple bool, err error) {
+// threadRequest is the level Init asks MPI for. Its values are the codes
+// of xp_init.
+type threadRequest int
+
+const (
+	askSingle     threadRequest = 0 // MPI_THREAD_SINGLE, the calls serialized by the binding's lock
+	askSerialized threadRequest = 1 // MPI_THREAD_SERIALIZED, the calls serialized by the binding's lock
+	askMultiple   threadRequest = 2 // MPI_THREAD_MULTIPLE, no lock of the binding's
+)
+
+// requestedThreadLevel returns the level XPMPI_THREAD_LEVEL asks for.
+func requestedThreadLevel() (threadRequest, error) {
 	v := strings.ToLower(strings.TrimSpace(os.Getenv(ThreadLevelEnv)))
 	if v == "" {
 		v = defaultThreadLevel
 	}
 	switch v {
 	case "multiple":
-		return true, nil
+		return askMultiple, nil
 	case "serialized":
-		return false, nil
+		return askSerialized, nil
+	case "single":
+		return askSingle, nil
 	}
-	return false, fmt.Errorf("mpi: %s=%q: want multiple or serialized (the binding lets any goroutine call MPI, so it needs at least MPI_THREAD_SERIALIZED)", ThreadLevelEnv, os.Getenv(ThreadLevelEnv))
+	return askMultiple, fmt.Errorf("mpi: %s=%q: want multiple, serialized or single (the binding lets any goroutine call MPI: multiple calls side by side, serialized and single one at a time under the binding's lock)", ThreadLevelEnv, os.Getenv(ThreadLevelEnv))
 }
 
 // WaitModeEnv names the environment variable that chooses how the binding

@@ -7,29 +7,31 @@ import (
 
 func TestRequestedThreadLevel(t *testing.T) {
 	for _, tc := range []struct {
-		env      string
-		multiple bool
-		bad      bool
+		env  string
+		want threadRequest
+		bad  bool
 	}{
-		{env: "", multiple: defaultThreadLevel == "multiple"},
-		{env: "multiple", multiple: true},
-		{env: " Multiple ", multiple: true},
-		{env: "serialized"},
-		{env: "SERIALIZED"},
+		{env: "", want: askMultiple},
+		{env: "multiple", want: askMultiple},
+		{env: " Multiple ", want: askMultiple},
+		{env: "serialized", want: askSerialized},
+		{env: "SERIALIZED", want: askSerialized},
+		{env: "single", want: askSingle},
+		{env: "Single", want: askSingle},
 		{env: "funneled", bad: true},
-		{env: "single", bad: true},
+		{env: "singel", bad: true},
 		{env: "3", bad: true},
 	} {
 		t.Setenv(ThreadLevelEnv, tc.env)
-		multiple, err := requestedThreadLevel()
+		got, err := requestedThreadLevel()
 		if tc.bad {
 			if err == nil || !strings.Contains(err.Error(), ThreadLevelEnv) || !strings.HasPrefix(err.Error(), "mpi: ") {
 				t.Errorf("%s=%q: %v, want an error naming the variable", ThreadLevelEnv, tc.env, err)
 			}
 			continue
 		}
-		if err != nil || multiple != tc.multiple {
-			t.Errorf("%s=%q: multiple %v, %v, want %v", ThreadLevelEnv, tc.env, multiple, err, tc.multiple)
+		if err != nil || got != tc.want {
+			t.Errorf("%s=%q: %v, %v, want %v", ThreadLevelEnv, tc.env, got, err, tc.want)
 		}
 	}
 }

@@ -213,7 +213,10 @@ func lockFree() bool {
 }
 
 // TestThreadLevel checks the level reported against the one asked for
-// (XPMPI_THREAD_LEVEL, multiple by default).
+// (XPMPI_THREAD_LEVEL, multiple by default). MPI may grant more than was
+// asked; Open MPI and MPICH grant exactly the level asked for, so there the
+// two must be equal (a request for MPI_THREAD_SINGLE that became MULTIPLE
+// fails).
 func TestThreadLevel(t *testing.T) {
 	c := mpitest.World(t)
 	level := mpi.LibraryInfo().ThreadLevel
@@ -221,8 +224,15 @@ func TestThreadLevel(t *testing.T) {
 		mpitest.Check(t, c, level == "n/a", "stand-in thread level %q", level)
 		return
 	}
-	ok := level == "multiple" || level == "serialized"
-	mpitest.Check(t, c, ok, "thread level %q, want multiple or serialized", level)
+	order := map[string]int{"single": 0, "funneled": 1, "serialized": 2, "multiple": 3}
+	asked := strings.ToLower(strings.TrimSpace(os.Getenv(mpi.ThreadLevelEnv)))
+	if asked == "" {
+		asked = "multiple"
+	}
+	got, ok := order[level]
+	want, known := order[asked]
+	exact := mpi.LibraryInfo().Implementation != "MPI" // Open MPI or MPICH
+	mpitest.Check(t, c, ok && known && (got == want || !exact && got > want), "thread level %q granted, %s=%q asked for %q", level, mpi.ThreadLevelEnv, os.Getenv(mpi.ThreadLevelEnv), asked)
 }
 
 // TestRecvBesideSend has one goroutine block in Recv until another

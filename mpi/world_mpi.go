@@ -53,8 +53,9 @@ var (
 const Built = true
 
 // lib is the lock around every call into the MPI library. It serializes
-// the calls where MPI granted MPI_THREAD_SERIALIZED, and does nothing where
-// MPI granted MPI_THREAD_MULTIPLE.
+// the calls where MPI granted less than MPI_THREAD_MULTIPLE, or where
+// XPMPI_THREAD_LEVEL asked for less, and does nothing where MULTIPLE was
+// asked for and granted.
 var lib libLock
 
 // libLock is a sync.Mutex that initWorld turns off (free) when MPI grants
@@ -108,7 +109,7 @@ func check(call string, rc C.int) error {
 }
 
 func initWorld() (Comm, error) {
-	multiple, err := requestedThreadLevel()
+	ask, err := requestedThreadLevel()
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +118,8 @@ func initWorld() (Comm, error) {
 		return nil, err
 	}
 	var provided C.int
-	var want C.int
-	if multiple {
-		want = 1
-	}
 	lib.Lock()
-	rc := C.xp_init(want, &provided)
+	rc := C.xp_init(C.int(ask), &provided)
 	lib.Unlock()
 	if err := check("Init", rc); err != nil {
 		return nil, err
@@ -132,7 +129,7 @@ func initWorld() (Comm, error) {
 		threadLevel = "multiple"
 		// The lock goes only where MULTIPLE was asked for (MPI may grant
 		// more than was asked; XPMPI_THREAD_LEVEL=serialized keeps it).
-		lib.free = multiple
+		lib.free = ask == askMultiple
 	case provided >= C.xp_thread_serialized():
 		threadLevel = "serialized"
 	case provided == C.xp_thread_funneled():

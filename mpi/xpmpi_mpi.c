@@ -131,8 +131,9 @@ static MPI_Op ops(int op) {
 	}
 }
 
-int xp_init(int multiple, int *provided) {
-	int rc = MPI_Init_thread(NULL, NULL, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED, provided);
+int xp_init(int level, int *provided) {
+	int required = level == 2 ? MPI_THREAD_MULTIPLE : level == 1 ? MPI_THREAD_SERIALIZED : MPI_THREAD_SINGLE;
+	int rc = MPI_Init_thread(NULL, NULL, required, provided);
 	if (rc != MPI_SUCCESS) return rc;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);

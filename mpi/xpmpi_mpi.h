@@ -14,9 +14,10 @@ enum { XP_FLOAT32, XP_FLOAT64, XP_INT32, XP_INT64, XP_UINT32, XP_UINT64, XP_INT8
 // Op codes: the order of the Go Op constants.
 enum { XP_SUM, XP_PROD, XP_MIN, XP_MAX, XP_LAND, XP_LOR };
 
-// xp_init asks for MPI_THREAD_MULTIPLE if multiple is nonzero, else for
-// MPI_THREAD_SERIALIZED, and makes the binding's own operations.
-int xp_init(int multiple, int *provided);
+// xp_init asks for MPI_THREAD_MULTIPLE if level is 2, MPI_THREAD_SERIALIZED
+// if 1 and MPI_THREAD_SINGLE if 0 (mpi.threadRequest), and makes the
+// binding's own operations.
+int xp_init(int level, int *provided);
 int xp_finalize(void);
 // xp_wait_mode sets how the binding waits, collectively over the world:
 // want 1 sleeps between tests, 0 blocks in MPI, -1 sleeps where a node runs

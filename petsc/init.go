@@ -11,6 +11,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -63,7 +64,7 @@ func Init(comm mpi.Comm, options ...string) error {
 		return errors.New("petsc: Init before MPI: call mpi.Init (or run inside mpi.Main) first")
 	}
 	if level := mpi.LibraryInfo().ThreadLevel; level != "serialized" && level != "multiple" {
-		return fmt.Errorf("petsc: MPI granted thread level %q; PETSc under Go needs MPI_THREAD_SERIALIZED (goroutines move between OS threads)", level)
+		return fmt.Errorf("petsc: MPI runs at thread level %q (%s=%q); PETSc under Go needs MPI_THREAD_SERIALIZED or more (goroutines move between OS threads): unset %s or set it to serialized", level, mpi.ThreadLevelEnv, os.Getenv(mpi.ThreadLevelEnv), mpi.ThreadLevelEnv)
 	}
 	h, err := mpi.CHandle(comm)
 	if err != nil {

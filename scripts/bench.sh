@@ -41,6 +41,8 @@
 #                          HEAD, +dirty for a changed tree)
 #   XPMPI_BENCH_SLOWDOWN=W3=1.3  multiply xpmpi's measured times of W3 by 1.3
 #                          (to see --check fail)
+#   XPMPI_THREAD_LEVEL     passed to the bench's ranks (package mpi's thread
+#                          level; the baseline was measured at the default)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -201,6 +203,7 @@ if [ -z "${XPMPI_BENCH_COMMIT:-}" ] && c=$(git rev-parse --short HEAD 2>/dev/nul
 fi
 [ -n "${XPMPI_BENCH_COMMIT:-}" ] && launch+=(-x XPMPI_BENCH_COMMIT)
 [ -n "${XPMPI_BENCH_SLOWDOWN:-}" ] && launch+=(-x XPMPI_BENCH_SLOWDOWN)
+[ -n "${XPMPI_THREAD_LEVEL:-}" ] && launch+=(-x XPMPI_THREAD_LEVEL)
 np_list=${XPMPI_BENCH_NP:-"1 2"}
 limit=${XPMPI_BENCH_TIMEOUT:-3600}
 

@@ -22,10 +22,11 @@
 #               inputs; a duration can end in a spurious "context deadline
 #               exceeded")
 #   tcp         the mpi package's tests at 2 and 3 ranks over TCP only
-#   serialized, sleep
+#   serialized, sleep, single
 #               the mpi package's tests at 2 ranks with the package lock
-#               (XPMPI_THREAD_LEVEL=serialized) and in sleep mode
-#               (XPMPI_MPI_WAIT=sleep)
+#               (XPMPI_THREAD_LEVEL=serialized), in sleep mode
+#               (XPMPI_MPI_WAIT=sleep) and at MPI_THREAD_SINGLE
+#               (XPMPI_THREAD_LEVEL=single; under MPICH too)
 #   mpich       the same test binaries built with -tags mpi,mpich and run
 #               under MPICH's launcher at 2 and 3 ranks (-test.short where
 #               the ranks outnumber the cores: the binding's sleep mode;
@@ -66,6 +67,10 @@ quick=${XPMPI_QUICK:-0}
 limit=${XPMPI_MPI_TIMEOUT:-300}
 np_list=${XPMPI_NP_LIST:-"1 2 3 4"}
 mpich_np_list="2 3"
+# The mpi package's tests run again at XPMPI_THREAD_LEVEL=serialized and
+# single (the library lock on): requests, point to point, collectives
+# beside each other, the level granted.
+single_run='TestConcurrentCalls|TestReduceValue|TestRecvBesideSend|TestThreadLevel|TestLibraryInfo|TestNonBlockingCollectives|TestPointToPoint|TestProbe|TestScan|TestAlltoall|TestFileView'
 cores=$(nproc 2>/dev/null || echo 1)
 short=()
 [ "$quick" = 1 ] && short=(-short)
@@ -490,9 +495,10 @@ fi
 # The binding asks for MPI_THREAD_MULTIPLE and takes no lock where it is
 # granted (both libraries grant it here); XPMPI_THREAD_LEVEL=serialized
 # brings back the package lock and Wait's polling. That path once, at 2
-# ranks: requests, point to point, collectives beside each other.
+# ranks: requests, point to point, collectives beside each other
+# ($single_run).
 if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
-	run_test_args=(-test.run 'TestConcurrentCalls|TestReduceValue|TestRecvBesideSend|TestThreadLevel|TestNonBlockingCollectives|TestPointToPoint|TestProbe|TestScan|TestAlltoall|TestFileView')
+	run_test_args=(-test.run "$single_run")
 	step "mpirun -np 2 ./mpi at XPMPI_THREAD_LEVEL=serialized" \
 		run_test "build/logs/mpi-serialized-np2.log" ./mpi "$root/build/test/mpi.test" \
 		env XPMPI_THREAD_LEVEL=serialized "$ompi_run" "${ompi_flags[@]}" -x XPMPI_THREAD_LEVEL -np 2
@@ -500,6 +506,12 @@ if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
 	step "mpirun -np 2 ./mpi at XPMPI_THREAD_LEVEL=serialized XPMPI_MPI_WAIT=sleep" \
 		run_test "build/logs/mpi-serialized-sleep-np2.log" ./mpi "$root/build/test/mpi.test" \
 		env XPMPI_THREAD_LEVEL=serialized XPMPI_MPI_WAIT=sleep "$ompi_run" "${ompi_flags[@]}" -x XPMPI_THREAD_LEVEL -x XPMPI_MPI_WAIT -np 2
+	# XPMPI_THREAD_LEVEL=single: MPI_THREAD_SINGLE under the same lock
+	# (the mpi package documentation, Goroutines); TestThreadLevel fails
+	# unless MPI granted exactly SINGLE.
+	step "mpirun -np 2 ./mpi at XPMPI_THREAD_LEVEL=single" \
+		run_test "build/logs/mpi-single-np2.log" ./mpi "$root/build/test/mpi.test" \
+		env XPMPI_THREAD_LEVEL=single "$ompi_run" "${ompi_flags[@]}" -x XPMPI_THREAD_LEVEL -np 2
 	run_test_args=()
 fi
 
@@ -588,6 +600,15 @@ else
 				env -u XPMPI_BENCH_REF "$mpich_run" -prepend-rank -np "$np"
 			run_test_args=()
 		done
+		if [ "$pkg" = ./mpi ]; then
+			# MPI_THREAD_SINGLE under the binding's lock
+			# (XPMPI_THREAD_LEVEL=single), as under Open MPI above.
+			run_test_args=(-test.run "$single_run")
+			step "${mpich_run##*/} -np 2 ./mpi at XPMPI_THREAD_LEVEL=single" \
+				run_test "build/logs/mpich-mpi-single-np2.log" "$pkg" "$bin" \
+				env -u XPMPI_BENCH_REF XPMPI_THREAD_LEVEL=single "$mpich_run" -prepend-rank -np 2
+			run_test_args=()
+		fi
 	done
 	# The CLI built for MPICH: linked to it, it says MPICH under MPICH's
 	# launcher; the integration tests start it under Open MPI's mpirun.

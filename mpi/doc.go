@@ -48,10 +48,10 @@
 // the standard's letter: MPI_THREAD_SINGLE promises that the process runs
 // one thread, and a Go program runs several and moves a goroutine between
 // them. The binding's lock keeps any two calls from being inside MPI at
-// once and orders memory between them, which is what Open MPI 4.1 (shared
-// memory and TCP) and MPICH 4.0 need in the calls the suite runs at this
-// level; a library or network layer that keeps state per thread, or checks
-// which thread calls it, may not accept it. Package petsc refuses it (its
+// once and orders memory between them, which is what Open MPI 4.1 (over
+// shared memory and over TCP) and MPICH 4.0 needed in this package's tests
+// at this level; a library or network layer that keeps state per thread,
+// or checks which thread calls it, may not accept it. Package petsc refuses it (its
 // Init returns an error that says to unset the variable).
 //
 // Any other value of the variable makes Init fail with an error that names

@@ -51,8 +51,8 @@
 // once and orders memory between them, which is what Open MPI 4.1 (over
 // shared memory and over TCP) and MPICH 4.0 needed in this package's tests
 // at this level; a library or network layer that keeps state per thread,
-// or checks which thread calls it, may not accept it. Package petsc refuses it (its
-// Init returns an error that says to unset the variable).
+// or checks which thread calls it, may not accept it. Package petsc
+// refuses it (its Init returns an error that says to unset the variable).
 //
 // Any other value of the variable makes Init fail with an error that names
 // it. LibraryInfo().ThreadLevel says what MPI granted.

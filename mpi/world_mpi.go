@@ -128,7 +128,8 @@ func initWorld() (Comm, error) {
 	case provided >= C.xp_thread_multiple():
 		threadLevel = "multiple"
 		// The lock goes only where MULTIPLE was asked for (MPI may grant
-		// more than was asked; XPMPI_THREAD_LEVEL=serialized keeps it).
+		// more than was asked; XPMPI_THREAD_LEVEL=serialized or single
+		// keeps it).
 		lib.free = ask == askMultiple
 	case provided >= C.xp_thread_serialized():
 		threadLevel = "serialized"

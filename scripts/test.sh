@@ -70,7 +70,7 @@ mpich_np_list="2 3"
 # The mpi package's tests run again at XPMPI_THREAD_LEVEL=serialized and
 # single (the library lock on): requests, point to point, collectives
 # beside each other, the level granted.
-single_run='TestConcurrentCalls|TestReduceValue|TestRecvBesideSend|TestThreadLevel|TestLibraryInfo|TestNonBlockingCollectives|TestPointToPoint|TestProbe|TestScan|TestAlltoall|TestFileView'
+lock_run='TestConcurrentCalls|TestReduceValue|TestRecvBesideSend|TestThreadLevel|TestLibraryInfo|TestNonBlockingCollectives|TestPointToPoint|TestProbe|TestScan|TestAlltoall|TestFileView'
 cores=$(nproc 2>/dev/null || echo 1)
 short=()
 [ "$quick" = 1 ] && short=(-short)
@@ -496,9 +496,9 @@ fi
 # granted (both libraries grant it here); XPMPI_THREAD_LEVEL=serialized
 # brings back the package lock and Wait's polling. That path once, at 2
 # ranks: requests, point to point, collectives beside each other
-# ($single_run).
+# ($lock_run).
 if [ -n "$ompi_run" ] && [ -x "$root/build/test/mpi.test" ]; then
-	run_test_args=(-test.run "$single_run")
+	run_test_args=(-test.run "$lock_run")
 	step "mpirun -np 2 ./mpi at XPMPI_THREAD_LEVEL=serialized" \
 		run_test "build/logs/mpi-serialized-np2.log" ./mpi "$root/build/test/mpi.test" \
 		env XPMPI_THREAD_LEVEL=serialized "$ompi_run" "${ompi_flags[@]}" -x XPMPI_THREAD_LEVEL -np 2
@@ -603,7 +603,7 @@ else
 		if [ "$pkg" = ./mpi ]; then
 			# MPI_THREAD_SINGLE under the binding's lock
 			# (XPMPI_THREAD_LEVEL=single), as under Open MPI above.
-			run_test_args=(-test.run "$single_run")
+			run_test_args=(-test.run "$lock_run")
 			step "${mpich_run##*/} -np 2 ./mpi at XPMPI_THREAD_LEVEL=single" \
 				run_test "build/logs/mpich-mpi-single-np2.log" "$pkg" "$bin" \
 				env -u XPMPI_BENCH_REF XPMPI_THREAD_LEVEL=single "$mpich_run" -prepend-rank -np 2

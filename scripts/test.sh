@@ -868,7 +868,7 @@ fi
 # MatMul's bound. Only those tests: the rest of the dist and fft suites run
 # on the fake device above.
 cuda_dist_cases=(
-	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random|Sort|Complex)CUDA$"
+	"./dist|dist|^TestDevice(Stats|MatMul|Stencils|Random|Sort|Complex|Lifetime)CUDA$"
 	"./fft|fft|^TestDeviceFFTCUDA$"
 )
 if [ -n "$fakecuda" ]; then

@@ -2,6 +2,7 @@ package staging
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -85,6 +86,14 @@ func (s *Staging[T]) Recv(c mpi.Comm, x *backend.Array[T], src, tag int) error {
 
 // side is one array's part in a blocking MPI collective: the pointer MPI is
 // handed, and, when the array is staged, the host copy behind it.
+//
+// A device address is not a Go pointer: it keeps nothing alive. An array
+// whose last use is the collective (a temporary gathered, a result
+// dropped) would be unreachable while MPI reads or writes its memory, and
+// the cleanup that frees unreachable device memory (backend/cuda) could
+// free it under MPI, which then sends whatever the allocator wrote there or
+// writes into memory reused by someone else. Every collective below
+// therefore calls keep on each side after MPI returns.
 type side[T backend.Numeric] struct {
 	x    *backend.Array[T]
 	ptr  unsafe.Pointer
@@ -129,6 +138,10 @@ func prepare[T backend.Numeric](cfg *config, call string, x *backend.Array[T], i
 	return sd, nil
 }
 
+// keep keeps the side's array reachable up to this call: call it after
+// the MPI call that uses sd.ptr (see side).
+func (sd side[T]) keep() { runtime.KeepAlive(sd.x) }
+
 // finish copies what MPI wrote into a staged side's host copy to the
 // device, and waits.
 func (sd side[T]) finish() error {
@@ -150,7 +163,9 @@ func Bcast[T backend.Numeric](c mpi.Comm, x *backend.Array[T], root int, opts ..
 	if err != nil {
 		return err
 	}
-	if err := c.Bcast(sd.ptr, x.Len(), mpi.TypeOf[T](), root); err != nil {
+	err = c.Bcast(sd.ptr, x.Len(), mpi.TypeOf[T](), root)
+	sd.keep()
+	if err != nil {
 		return err
 	}
 	if c.Rank() == root {
@@ -175,7 +190,10 @@ func Gatherv[T backend.Numeric](c mpi.Comm, send, recv *backend.Array[T], counts
 			return err
 		}
 	}
-	if err := c.Gatherv(ss.ptr, send.Len(), rs.ptr, counts, displs, mpi.TypeOf[T](), root); err != nil {
+	err = c.Gatherv(ss.ptr, send.Len(), rs.ptr, counts, displs, mpi.TypeOf[T](), root)
+	ss.keep()
+	rs.keep()
+	if err != nil {
 		return err
 	}
 	return rs.finish()
@@ -193,7 +211,10 @@ func Allgatherv[T backend.Numeric](c mpi.Comm, send, recv *backend.Array[T], cou
 	if err != nil {
 		return err
 	}
-	if err := c.Allgatherv(ss.ptr, send.Len(), rs.ptr, counts, displs, mpi.TypeOf[T]()); err != nil {
+	err = c.Allgatherv(ss.ptr, send.Len(), rs.ptr, counts, displs, mpi.TypeOf[T]())
+	ss.keep()
+	rs.keep()
+	if err != nil {
 		return err
 	}
 	return rs.finish()
@@ -215,7 +236,10 @@ func Scatterv[T backend.Numeric](c mpi.Comm, send *backend.Array[T], counts, dis
 	if err != nil {
 		return err
 	}
-	if err := c.Scatterv(ss.ptr, counts, displs, rs.ptr, recv.Len(), mpi.TypeOf[T](), root); err != nil {
+	err = c.Scatterv(ss.ptr, counts, displs, rs.ptr, recv.Len(), mpi.TypeOf[T](), root)
+	ss.keep()
+	rs.keep()
+	if err != nil {
 		return err
 	}
 	return rs.finish()
@@ -234,7 +258,10 @@ func Alltoallv[T backend.Numeric](c mpi.Comm, send *backend.Array[T], scounts, s
 	if err != nil {
 		return err
 	}
-	if err := c.Alltoallv(ss.ptr, scounts, sdispls, rs.ptr, rcounts, rdispls, mpi.TypeOf[T]()); err != nil {
+	err = c.Alltoallv(ss.ptr, scounts, sdispls, rs.ptr, rcounts, rdispls, mpi.TypeOf[T]())
+	ss.keep()
+	rs.keep()
+	if err != nil {
 		return err
 	}
 	return rs.finish()
@@ -248,7 +275,9 @@ func Allreduce[T backend.Numeric](c mpi.Comm, x *backend.Array[T], op mpi.Op, op
 	if err != nil {
 		return err
 	}
-	if err := c.Allreduce(mpi.InPlace, sd.ptr, x.Len(), mpi.TypeOf[T](), op); err != nil {
+	err = c.Allreduce(mpi.InPlace, sd.ptr, x.Len(), mpi.TypeOf[T](), op)
+	sd.keep()
+	if err != nil {
 		return err
 	}
 	return sd.finish()

@@ -39,6 +39,15 @@
 // side goes through a host copy made for the call (blocking copies, which
 // pinned memory would not speed up).
 //
+// A device address is not a Go pointer and keeps nothing reachable, and
+// the CUDA backend frees the memory of an array nobody holds (a cleanup).
+// So every collective here keeps its arrays reachable until MPI returns,
+// and a Lease (and the Op of Isend and Irecv) holds its array until it is
+// released: an array whose last use in the caller is the call itself (a
+// temporary gathered, a source transposed and dropped) is not freed under
+// MPI. Code that hands MPI a device address itself must do the same
+// (runtime.KeepAlive after the call, or after the request completes).
+//
 // # Copies to the host
 //
 // A Ring of pinned buffers takes copies of device arrays of one length that

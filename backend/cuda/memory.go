@@ -38,6 +38,15 @@ func (m *devMemory) free() {
 
 // devHandle is what buffers refer to: when no buffer refers to it any
 // more, a cleanup frees the memory (if Free was not called).
+//
+// A device address is not a Go pointer: it keeps nothing reachable. Code
+// that takes a buffer's address for C (a kernel argument, a copy, a
+// library call, MPI) must keep the buffer reachable until the work that
+// uses the address is queued (free waits for queued work): Args.Buffer
+// keeps its buffers for the launch, the copies and library calls here
+// call keep, and package staging keeps an array handed to MPI until MPI
+// returns. Otherwise a buffer whose last use is the call can be collected,
+// and its memory freed, between the taking of its address and its use.
 type devHandle struct{ m *devMemory }
 
 // At returns device address of byte off of the allocation, as an
@@ -55,6 +64,10 @@ func (h *devHandle) Freed() bool { return h.m.freed.Load() }
 // of one. Its Ptr is a device address: Go code must not dereference it; it
 // is for calls that take device pointers (CUDA-aware MPI, CUDA libraries).
 type devBuffer = driver.DeviceView[*devHandle]
+
+// keep keeps the buffers reachable up to this call (see devHandle): defer
+// it in a function that queues work on their addresses.
+func keep(bufs ...driver.Buffer) { runtime.KeepAlive(bufs) }
 
 // addr returns the device address of d's first element (0 when empty).
 func addr(d *devBuffer) uint64 {
@@ -142,6 +155,7 @@ func (b *Backend) Slice(x driver.Buffer, lo, hi int) driver.Buffer {
 // CopyFromHost copies dst.Len() elements from host memory at src into dst
 // and waits for the copy (after the work queued before it).
 func (b *Backend) CopyFromHost(dst driver.Buffer, src unsafe.Pointer) error {
+	defer keep(dst)
 	d := b.buf("CopyFromHost", dst)
 	if d.N == 0 {
 		return nil
@@ -154,6 +168,7 @@ func (b *Backend) CopyFromHost(dst driver.Buffer, src unsafe.Pointer) error {
 // CopyToHost copies src into host memory at dst, after the work queued
 // before it, and waits for the copy.
 func (b *Backend) CopyToHost(dst unsafe.Pointer, src driver.Buffer) error {
+	defer keep(src)
 	s := b.buf("CopyToHost", src)
 	if s.N == 0 {
 		return nil
@@ -168,6 +183,7 @@ func (b *Backend) CopyToHost(dst unsafe.Pointer, src driver.Buffer) error {
 // src must be pinned host memory (AllocHost, or Go memory registered with
 // RegisterHost) that stays untouched until the copy is done.
 func (b *Backend) CopyFromHostAsync(dst driver.Buffer, src unsafe.Pointer, s driver.Stream) error {
+	defer keep(dst)
 	d := b.buf("CopyFromHostAsync", dst)
 	if d.N == 0 {
 		return nil
@@ -183,6 +199,7 @@ func (b *Backend) CopyFromHostAsync(dst driver.Buffer, src unsafe.Pointer, s dri
 // memory (AllocHost, or Go memory registered with RegisterHost); wait for
 // the stream, or an event recorded after the copy, before reading it.
 func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src driver.Buffer, s driver.Stream) error {
+	defer keep(src)
 	sb := b.buf("CopyToHostAsync", src)
 	if sb.N == 0 {
 		return nil
@@ -196,6 +213,7 @@ func (b *Backend) CopyToHostAsync(dst unsafe.Pointer, src driver.Buffer, s drive
 // CopyAsync queues a copy of src into dst, two buffers of the same length
 // and type on this device, on stream s (nil: the backend's stream).
 func (b *Backend) CopyAsync(dst, src driver.Buffer, s driver.Stream) error {
+	defer keep(dst, src)
 	d, sb := b.buf("CopyAsync", dst), b.buf("CopyAsync", src)
 	if d.Bytes() != sb.Bytes() {
 		panic(fmt.Sprintf("cuda: CopyAsync of %d bytes into %d", sb.Bytes(), d.Bytes()))

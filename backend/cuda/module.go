@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -150,6 +151,9 @@ func (f *Function) Launch(grid, block Dim3, sharedMem int, s *Stream, args *Args
 	}
 	gx, gy, gz := grid.dims()
 	bx, by, bz := block.dims()
+	// args keeps the buffers of Args.Buffer reachable until the launch
+	// is queued (see devHandle).
+	defer runtime.KeepAlive(args)
 	return f.m.b.withContext(func() error {
 		var data *C.uchar
 		var sizes *C.int
@@ -178,6 +182,7 @@ const (
 type Args struct {
 	data  []byte
 	sizes []C.int
+	bufs  []driver.Buffer // Buffer's, kept reachable until the launch
 }
 
 func (a *Args) add(b []byte) *Args {
@@ -207,13 +212,17 @@ func (a *Args) Float32(v float32) *Args { return a.Uint32(math.Float32bits(v)) }
 // Float64 appends an 8-byte float.
 func (a *Args) Float64(v float64) *Args { return a.Uint64(math.Float64bits(v)) }
 
-// DevicePtr appends a device address (8 bytes).
+// DevicePtr appends a device address (8 bytes). An address keeps nothing
+// reachable: the caller keeps the buffer it came from reachable until the
+// launch returns (runtime.KeepAlive), or the buffer's memory may be freed
+// by its cleanup first. Buffer does that itself.
 func (a *Args) DevicePtr(p uint64) *Args { return a.Uint64(p) }
 
 // Buffer appends the device address of a buffer of this package (8 bytes;
 // 0 for an empty buffer). It panics for a buffer of another backend, and,
 // with an error wrapping driver.ErrFreed, for a buffer whose allocation
-// was freed (a kernel must not be launched on it).
+// was freed (a kernel must not be launched on it). The Args keep b
+// reachable until the launch that takes them returns.
 func (a *Args) Buffer(b driver.Buffer) *Args {
 	if f, ok := b.(interface{ Freed() bool }); ok && f.Freed() {
 		panic(fmt.Errorf("cuda: kernel argument: a buffer on %v whose allocation was freed: %w", b.Device(), driver.ErrFreed))
@@ -222,6 +231,7 @@ func (a *Args) Buffer(b driver.Buffer) *Args {
 	if !ok {
 		panic(fmt.Sprintf("cuda: kernel argument: a buffer on %v is not CUDA device memory", b.Device()))
 	}
+	a.bufs = append(a.bufs, b)
 	return a.Uint64(p)
 }
 

@@ -137,6 +137,7 @@ func (b *Backend) Fill(x driver.Buffer, v driver.Scalar) {
 		b.complexFill(x, v)
 		return
 	}
+	defer keep(x)
 	d := b.buf("Fill", x)
 	if d.N == 0 {
 		return

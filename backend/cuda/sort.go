@@ -245,6 +245,7 @@ func (b *Backend) copyBytes(op string, dst, src *devBuffer) {
 // another type or length.
 func (b *Backend) SortByKey(keys, index driver.Buffer, base int64) {
 	const op = "SortByKey"
+	defer keep(keys, index) // their addresses go to several launches
 	k := b.sortKeys(op, keys)
 	ix := b.sortIndex(op, "index", index, k.N)
 	n := k.N
@@ -365,6 +366,7 @@ func (b *Backend) Cut(keys driver.Buffer, base int64, splitKeys []driver.Scalar,
 // keys.
 func (b *Backend) MergeRuns(dst, dstIndex, keys, index driver.Buffer, bounds []int) {
 	const op = "MergeRuns"
+	defer keep(dst, dstIndex, keys, index) // their addresses go to several launches
 	d, k := b.sortKeys(op, dst), b.sortKeys(op, keys)
 	n := k.N
 	lenOf := func(x driver.Buffer) int {

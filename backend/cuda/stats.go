@@ -354,6 +354,7 @@ func (b *Backend) Histogram(counts []int64, x driver.Buffer, lo, hi float64) {
 // bits. last (if not nil) gets the value at the end of each line; dst may
 // be nil.
 func (b *Backend) ScanAxis(dst, last, src, carry driver.Buffer, pre, n, post int, prod bool) {
+	defer keep(dst, last, carry) // passed by address
 	dt := src.DType()
 	s := b.lines("ScanAxis", src, pre, n, post, lineBuf{last, dt}, lineBuf{carry, dt})
 	if dst != nil {

@@ -358,6 +358,7 @@ func (b *Backend) cublas() (C.xpCublasHandle, error) {
 // C = A B is the column-major C^T = B^T A^T: cuBLAS gets B as its first
 // matrix, A as its second, n and m swapped.
 func (b *Backend) vendorGemm(cd, ad, bd *devBuffer, m, n, k, lda, ldb, ldc int, accumulate bool) bool {
+	defer keep(cd, ad, bd) // passed by address
 	dt := cd.DT
 	if b.LibMode() != VendorMode || (!dt.IsFloat() && !dt.IsComplex()) || k == 0 {
 		return false
@@ -458,6 +459,7 @@ func (b *Backend) cufftPlan(key cufftKey) (C.xpCufftHandle, error) {
 // lines of stride post are pre transforms of post lines each. The inverse
 // is scaled by 1/n afterwards (cuFFT's is unnormalized), as NumPy's.
 func (b *Backend) vendorFFT(d *devBuffer, pre, n, post int, inverse bool) (bool, error) {
+	defer keep(d) // passed by address
 	if b.LibMode() != VendorMode {
 		return false, nil
 	}

@@ -74,7 +74,8 @@ func (c gcComm) Alltoallv(send unsafe.Pointer, scounts, sdispls []int, recv unsa
 // TestDeviceLifetimeCUDA checks that an array whose last use is a call
 // that hands its device memory to a CUDA-aware MPI stays allocated until
 // MPI is done with it: a block gathered (Allgather, Gather), the source of
-// a Transpose, a Redistribute and a Sort, and the results of those, each
+// a Transpose, a Redistribute, a Sort, a SumAxis along the split axis, a
+// MatMul, a Get and a Concatenate, and the results of those, each
 // dropped by the caller and collected (gcComm) just before MPI moves its
 // memory, give the values of the same operation on the host (the
 // allocator writes its own bookkeeping into freed memory, so a block
@@ -158,6 +159,51 @@ func TestDeviceLifetimeCUDA(t *testing.T) {
 		sorted := flat(n)
 		slices.Sort(sorted)
 		check("Sort", gatherAll(t, s), sorted)
+		// SumAxis along the split axis: an allreduce of a partial sum (the
+		// values are dyadic and small, so every order of the additions
+		// gives the same bits).
+		sa, err := dist.SumAxis(newX(shape), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := make([]float64, cols)
+		for i := range rows {
+			for j := range cols {
+				cs[j] += val(i*cols + j)
+			}
+		}
+		check("SumAxis 0", gatherAll(t, sa), cs)
+		// MatMul of two dropped operands (a row-split a by a split b).
+		const k2 = 2
+		bm, err := dist.FromFunc(c, []int{cols, k2}, func(idx []int) float64 { return float64(idx[0] - idx[1]) }, dist.OnBackend(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm, err := dist.MatMul(newX(shape), bm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prod := make([]float64, rows*k2)
+		for i := range rows {
+			for j := range k2 {
+				for l := range cols {
+					prod[i*k2+j] += val(i*cols+l) * float64(l-j)
+				}
+			}
+		}
+		check("MatMul", gatherAll(t, mm), prod)
+		// Get of the last element (a broadcast from its owner), and
+		// Concatenate of two dropped arrays.
+		v, err := dist.Get(newX(shape), rows-1, cols-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Get", []float64{v}, []float64{val(n - 1)})
+		cc, err := dist.Concatenate(0, newX(shape), newX(shape))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Concatenate 0", gatherAll(t, cc), append(flat(n), flat(n)...))
 		e.check(t, c, fmt.Sprint(shape))
 	}
 }

@@ -45,6 +45,17 @@ import (
 // 30% from noise: such a row is reported as "noisy" and does not fail the
 // check (run again with more --reps). So a row made 30% slower is either
 // flagged or reported as noisy, never passed as "same".
+//
+// The standard errors are those of one run's repetitions; on a shared
+// host a row can also move between runs an hour apart by more than they
+// say (W10 by 25-45% with unchanged code). A baseline set from several
+// runs (--add-baseline-run, each run added to the rows) records that
+// run-to-run drift, (max-min)/median of the runs' ratios, and the margin
+// is at least GuardDriftFactor times it:
+//
+//	margin = max(GuardMinMargin, GuardNoiseFactor * sqrt(noise_base^2 + noise_now^2), GuardDriftFactor * drift)
+//
+// A row that drifts so much is reported as noisy rather than flagged.
 
 // GuardMinMargin is the smallest relative margin of the guard.
 const GuardMinMargin = 0.10
@@ -52,6 +63,12 @@ const GuardMinMargin = 0.10
 // GuardNoiseFactor multiplies the combined noise of the baseline and the
 // run in the guard's margin.
 const GuardNoiseFactor = 4.0
+
+// GuardDriftFactor multiplies the baseline's run-to-run drift in the
+// guard's margin: the range of two or three runs underestimates the range
+// of runs to come (for normal draws, 1.1 and 1.7 standard deviations on
+// average), so 1.5 ranges cover about 2.5 standard deviations of three.
+const GuardDriftFactor = 1.5
 
 // GuardMaxMargin is the largest margin at which the guard still judges a
 // row; a noisier row is reported as "noisy" and passes.
@@ -74,11 +91,17 @@ type BaselineEntry struct {
 	Ratio    float64 `json:"ratio"`  // median of the per-repetition ratios
 	Noise    float64 `json:"noise"`  // relative standard error of Ratio
 	Spread   float64 `json:"spread"` // (max-min)/median of the per-repetition ratios
-	Reps     int     `json:"reps"`
-	Commit   string  `json:"commit"`
-	Date     string  `json:"date"`
-	Machine  string  `json:"machine"`
-	Note     string  `json:"note,omitempty"` // the conditions of the measurement
+	// Runs are the ratios of the runs that set the entry, oldest first,
+	// where more than one did (AddRun); Ratio is then their median.
+	Runs []float64 `json:"runs,omitempty"`
+	// Drift is (max-min)/median of Runs: how far the row moved between
+	// runs (0 for one run).
+	Drift   float64 `json:"drift,omitempty"`
+	Reps    int     `json:"reps"`
+	Commit  string  `json:"commit"`
+	Date    string  `json:"date"`
+	Machine string  `json:"machine"`
+	Note    string  `json:"note,omitempty"` // the conditions of the measurement
 }
 
 func (b BaselineEntry) key() string {
@@ -168,6 +191,59 @@ func (b Baseline) Merge(entries []BaselineEntry) Baseline {
 	return out
 }
 
+// AddRun returns b with the entries of one more run added to its rows:
+// an entry of the same workload, metric, rank count and size keeps the
+// ratios of every run (its Runs; an entry of one run counts as one), and
+// its Ratio becomes their median, Drift their (max-min)/median, Noise and
+// Spread the largest of the runs', Reps their sum, and Commit, Machine and
+// Note list those of the runs (each once); the date is the last run's. An
+// entry new to b is added as it is. Add runs of the same code only: the
+// drift is meant to measure the host, not a change.
+func (b Baseline) AddRun(entries []BaselineEntry) Baseline {
+	byKey := map[string]BaselineEntry{}
+	for _, e := range b.Entries {
+		byKey[e.key()] = e
+	}
+	merged := make([]BaselineEntry, 0, len(entries))
+	for _, e := range entries {
+		old, ok := byKey[e.key()]
+		if !ok {
+			merged = append(merged, e)
+			continue
+		}
+		runs := slices.Clone(old.Runs)
+		if len(runs) == 0 {
+			runs = []float64{old.Ratio}
+		}
+		runs = append(runs, e.Ratio)
+		n := old
+		n.Runs = runs
+		n.Ratio = median(runs)
+		n.Drift = spread(runs)
+		n.Noise = math.Max(old.Noise, e.Noise)
+		n.Spread = math.Max(old.Spread, e.Spread)
+		n.Reps = old.Reps + e.Reps
+		n.Commit = joinOnce(old.Commit, e.Commit)
+		n.Machine = joinOnce(old.Machine, e.Machine)
+		n.Note = joinOnce(old.Note, e.Note)
+		n.Date = e.Date
+		merged = append(merged, n)
+	}
+	return b.Merge(merged)
+}
+
+// joinOnce returns list, a "; "-separated list, with item added unless it
+// is empty or already there.
+func joinOnce(list, item string) string {
+	if item == "" || slices.Contains(strings.Split(list, "; "), item) {
+		return list
+	}
+	if list == "" {
+		return item
+	}
+	return list + "; " + item
+}
+
 func compareBool(a, b bool) int {
 	switch {
 	case a == b:
@@ -189,7 +265,8 @@ func benchOrder(w string) int {
 // baselineDoc is the Doc of a baseline file written anew.
 const baselineDoc = "The regression guard's baseline (xpmpi bench --check, scripts/bench.sh --check): per workload, metric, rank count and size (small: --small), " +
 	"the median of the per-repetition ratios xpmpi/C (lower is better), its relative standard error (noise), the spread of the per-repetition ratios, " +
-	"and the commit, date, machine and conditions of the run that set it. Written by xpmpi bench --write-baseline; see docs/PERFORMANCE.md."
+	"where several runs set a row their ratios (runs) and run-to-run drift ((max-min)/median), " +
+	"and the commit, date, machine and conditions of the runs that set it. Written by xpmpi bench --write-baseline and --add-baseline-run; see docs/PERFORMANCE.md."
 
 // ReadBaseline reads a baseline file.
 func ReadBaseline(path string) (Baseline, error) {
@@ -207,6 +284,17 @@ func ReadBaseline(path string) (Baseline, error) {
 // WriteBaseline merges entries into the baseline file at path (created
 // if it does not exist) and writes it.
 func WriteBaseline(path string, entries []BaselineEntry) error {
+	return updateBaseline(path, func(b Baseline) Baseline { return b.Merge(entries) })
+}
+
+// AddBaselineRun adds the entries of one more run to the rows of the
+// baseline file at path (Baseline.AddRun; created if it does not exist)
+// and writes it.
+func AddBaselineRun(path string, entries []BaselineEntry) error {
+	return updateBaseline(path, func(b Baseline) Baseline { return b.AddRun(entries) })
+}
+
+func updateBaseline(path string, update func(Baseline) Baseline) error {
 	b, err := ReadBaseline(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -214,10 +302,8 @@ func WriteBaseline(path string, entries []BaselineEntry) error {
 		}
 		b = Baseline{}
 	}
-	if b.Doc == "" {
-		b.Doc = baselineDoc
-	}
-	b = b.Merge(entries)
+	b = update(b)
+	b.Doc = baselineDoc // what the fields mean: this version's
 	data, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return err
@@ -252,7 +338,7 @@ func Compare(rep *Report, base Baseline) []Verdict {
 		e, ok := byKey[BaselineEntry{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Small: rep.Small}.key()]
 		if ok {
 			v.Base, v.BaseCommit = e.Ratio, e.Commit
-			v.Margin = math.Max(GuardMinMargin, GuardNoiseFactor*math.Hypot(e.Noise, noise))
+			v.Margin = max(GuardMinMargin, GuardNoiseFactor*math.Hypot(e.Noise, noise), GuardDriftFactor*e.Drift)
 			switch {
 			case now > e.Ratio*(1+v.Margin) && v.Margin <= GuardMaxMargin:
 				v.Status = "slower"

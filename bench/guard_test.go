@@ -98,6 +98,76 @@ func TestGuardMargin(t *testing.T) {
 	}
 }
 
+// TestGuardDrift: a baseline set by several runs (AddRun, and
+// AddBaselineRun on a file) keeps their ratios, takes their median and
+// records their range as the drift; the margin is at least
+// GuardDriftFactor times it, so a row that drifted between the runs of
+// unchanged code is "noisy" where it moves as far again, while a steady
+// row made 30% slower is still flagged.
+func TestGuardDrift(t *testing.T) {
+	runA := map[string]float64{"W2": 1, "W3": 1, "W4": 1, "W5": 1}
+	runB := map[string]float64{"W2": 1, "W3": 1.25, "W4": 1, "W5": 1}
+	runC := map[string]float64{"W2": 1, "W3": 1.1, "W4": 1, "W5": 1}
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	if err := WriteBaseline(path, BaselineEntries(guardRun(1, 9, 0.01, runA), "c1", "d1", "m", "quiet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddBaselineRun(path, BaselineEntries(guardRun(2, 9, 0.01, runB), "c2", "d2", "m", "quiet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddBaselineRun(path, BaselineEntries(guardRun(3, 9, 0.01, runC), "c2", "d3", "m", "")); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w3, w2 BaselineEntry
+	for _, e := range base.Entries {
+		switch e.Workload {
+		case "W3":
+			w3 = e
+		case "W2":
+			w2 = e
+		}
+	}
+	if len(w3.Runs) != 3 || math.Abs(w3.Ratio-median(w3.Runs)) > 1e-12 || math.Abs(w3.Ratio-1.1) > 0.02 ||
+		math.Abs(w3.Drift-spread(w3.Runs)) > 1e-12 || w3.Drift < 0.2 || w3.Reps != 27 ||
+		w3.Commit != "c1; c2" || w3.Note != "quiet" || w3.Date != "d3" {
+		t.Fatalf("W3 after three runs: %+v", w3)
+	}
+	if len(w2.Runs) != 3 || w2.Drift > 0.03 {
+		t.Fatalf("W2 after three runs: %+v", w2)
+	}
+	// A run like the second: W3 within its drift (the noise alone would
+	// have called 1.25 against 1.1 slower).
+	vs := Compare(guardRun(4, 9, 0.01, runB), base)
+	if v := verdictOf(t, vs, "W3"); v.Status == "slower" || math.Abs(v.Margin-GuardDriftFactor*w3.Drift) > 1e-12 {
+		t.Errorf("W3 as in the second run: %+v (drift %g)", v, w3.Drift)
+	}
+	// W2 steady: 30% slower is flagged with the usual margin.
+	slow := map[string]float64{"W2": 1.3, "W3": 1.1, "W4": 1, "W5": 1}
+	vs = Compare(guardRun(5, 9, 0.01, slow), base)
+	if v := verdictOf(t, vs, "W2"); v.Status != "slower" || v.Margin > 0.15 {
+		t.Errorf("W2 30%% slower: %+v", v)
+	}
+	if v := verdictOf(t, vs, "W3"); v.Status != "noisy" {
+		t.Errorf("W3, drift %g: %+v, want noisy (margin above %g)", w3.Drift, v, GuardMaxMargin)
+	}
+	// Writing a baseline anew drops the runs.
+	if err := WriteBaseline(path, BaselineEntries(guardRun(6, 9, 0.01, runA), "c3", "d4", "m", "")); err != nil {
+		t.Fatal(err)
+	}
+	if base, err = ReadBaseline(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range base.Entries {
+		if len(e.Runs) != 0 || e.Drift != 0 || e.Commit != "c3" {
+			t.Errorf("after WriteBaseline: %+v", e)
+		}
+	}
+}
+
 // TestGuardFigures: the guard's ratio is the median of the per-repetition
 // ratios (a rate's ratio is the reference's rate over xpmpi's), and its
 // noise the median's standard error estimated from them.

@@ -9,11 +9,13 @@
 #   scripts/bench.sh --check         # the regression guard: fails naming the
 #                                    # rows slower than bench/baseline.json
 #   scripts/bench.sh --write-baseline --baseline-note "quiet machine"
+#   scripts/bench.sh --add-baseline-run   # one more run of the same code:
+#                                    # the rows record the run-to-run drift
 #
-# --check [FILE] and --write-baseline [FILE] go to xpmpi bench at every
-# rank count (FILE: bench/baseline.json when left out); --check makes a run
-# fail when a row's ratio rose beyond the guard's margin (docs/PERFORMANCE.md,
-# "The regression guard").
+# --check [FILE], --write-baseline [FILE] and --add-baseline-run [FILE] go
+# to xpmpi bench at every rank count (FILE: bench/baseline.json when left
+# out); --check makes a run fail when a row's ratio rose beyond the guard's
+# margin (docs/PERFORMANCE.md, "The regression guard").
 #
 # It installs what is missing through scripts/setup.sh, builds bin/xpmpi
 # (-tags mpi, or mpi,petsc where PETSc is installed) and build/libxpref.so (bench/ref/xpref.c), then runs
@@ -37,7 +39,7 @@
 #   XPMPI_BENCH_NP="1 2"   rank counts to run
 #   XPMPI_BENCH_TIMEOUT=3600  seconds one run may take
 #   XPMPI_BENCH_PEERS=0    run no peers (no --peers)
-#   XPMPI_BENCH_COMMIT     the commit --write-baseline records (default: git's
+#   XPMPI_BENCH_COMMIT     the commit the baseline records (default: git's
 #                          HEAD, +dirty for a changed tree)
 #   XPMPI_BENCH_SLOWDOWN=W3=1.3  multiply xpmpi's measured times of W3 by 1.3
 #                          (to see --check fail)
@@ -51,11 +53,12 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 fi
 say() { printf 'bench: %s\n' "$*"; }
 
-# --check and --write-baseline without a file name take bench/baseline.json.
+# --check, --write-baseline and --add-baseline-run without a file name take
+# bench/baseline.json.
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--check | --write-baseline)
+	--check | --write-baseline | --add-baseline-run)
 		if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then
 			args+=("$1" "$2")
 			shift 2
@@ -195,7 +198,7 @@ launch=(mpirun --oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then
 	launch+=(--allow-run-as-root)
 fi
-# The commit --write-baseline records: the one bin/xpmpi was built from,
+# The commit the baseline records: the one bin/xpmpi was built from,
 # "+dirty" if the tree differed from it (the baseline file aside).
 if [ -z "${XPMPI_BENCH_COMMIT:-}" ] && c=$(git rev-parse --short HEAD 2>/dev/null); then
 	git diff --quiet HEAD -- . ':(exclude)bench/baseline.json' 2>/dev/null || c="$c+dirty"

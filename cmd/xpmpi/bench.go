@@ -25,6 +25,7 @@ type benchFlags struct {
 	Peers      []string
 	Check      string
 	Baseline   string
+	AddRun     string
 	Note       string
 }
 
@@ -76,7 +77,13 @@ max(10%, 4 x the combined standard error of the two ratios); a row whose
 margin would exceed 25% is "noisy" and does not fail. --write-baseline
 FILE merges this run's ratios into FILE, stamped with the commit, the date,
 the machine and --baseline-note; with --check on the same FILE, the run is
-compared with the old rows first and then replaces them. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
+compared with the old rows first and then replaces them.
+--add-baseline-run FILE adds this run's ratios to FILE's rows instead of
+replacing them: each row keeps the ratio of every run added, its ratio
+becomes their median and their range ((max-min)/median) its run-to-run
+drift, and the margin is at least 1.5 times that drift (a row that moves
+between runs of unchanged code by more than the margin allows is "noisy").
+Add runs of the same code, an hour or more apart. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
 xpmpi's measured times of W3 by 1.3, to see the guard fail.
 
 --peers FILE adds the figures of programs run separately before the bench,
@@ -113,7 +120,8 @@ library with ` + bench.RefBuildCommand + `).`,
 	f.StringArrayVar(&o.Peers, "peers", nil, "add the figures of separately run programs from this JSON file (bench.ReadPeers); repeatable")
 	f.StringVar(&o.Check, "check", "", "compare the ratios with this baseline (bench/baseline.json) and fail naming the rows that got slower beyond the margin")
 	f.StringVar(&o.Baseline, "write-baseline", "", "merge this run's ratios into this baseline file (replacing the rows of this rank count and size)")
-	f.StringVar(&o.Note, "baseline-note", "", "with --write-baseline: the conditions of the run, recorded with its rows")
+	f.StringVar(&o.AddRun, "add-baseline-run", "", "add this run's ratios to the rows of this baseline file (their median becomes the ratio, and their range the run-to-run drift that widens the margin); for runs of the same code")
+	f.StringVar(&o.Note, "baseline-note", "", "with --write-baseline or --add-baseline-run: the conditions of the run, recorded with its rows")
 	return cmd
 }
 
@@ -194,6 +202,13 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 			return werr
 		}
 		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
+	}
+	if o.AddRun != "" {
+		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
+		if werr := bench.AddBaselineRun(o.AddRun, entries); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(out, "added this run's %d rows to the baseline %s\n", len(entries), o.AddRun)
 	}
 	return err
 }

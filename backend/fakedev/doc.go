@@ -22,6 +22,17 @@
 // synchronize reads stale memory; SetCopyDelay and SetKernelDelay slow
 // copies and operations down to make such races show.
 //
+// # Memory
+//
+// Free waits for the queued work and fills the allocation with a pattern
+// (0xA5 bytes), so that a use through a stale address reads garbage. An
+// allocation that no buffer refers to any more gets the same treatment
+// from a cleanup, as the CUDA backend frees it: a device address keeps
+// nothing alive on a GPU, so code that hands one to MPI or a kernel must
+// keep its buffer reachable until the work is done, and a test here sees
+// code that does not (dist's TestDeviceLifetime). The counts (Stats) are
+// Free's alone.
+//
 // The arithmetic is that of the CPU backend: each operation runs
 // cpu.Default on driver.HostBuffer views of the device memory. A panic of
 // an operation (integer division by zero, say) does not crash the

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -106,10 +107,19 @@ func (*Backend) Describe() string {
 }
 
 // memory is one allocation of the fake device's memory.
+//
+// As a CUDA allocation, it is released when no buffer refers to it any
+// more: a cleanup waits for the work queued on the device and poisons the
+// words (as Free does; the words themselves stay allocated while a Go
+// pointer to them lives, so nothing faults, but a use of the address
+// after its buffers were dropped reads the pattern). A device address
+// keeps nothing alive on a GPU; here it would keep the words, so the
+// poisoning is what lets a test see code that uses an address whose
+// buffer is gone (see backend/cuda's devHandle).
 type memory struct {
 	words []uint64 // 8-byte aligned for every element type
 	bytes int
-	freed atomic.Bool
+	freed *atomic.Bool // shared with the cleanup
 }
 
 // At returns the address of byte off of the allocation: host memory,
@@ -120,6 +130,28 @@ func (m *memory) At(off int) unsafe.Pointer {
 
 // Freed reports whether the memory has been freed.
 func (m *memory) Freed() bool { return m.freed.Load() }
+
+// dropped is what the cleanup of an allocation that nobody refers to any
+// more needs: not the memory itself, which would then stay reachable.
+type dropped struct {
+	b     *Backend
+	words []uint64
+	freed *atomic.Bool
+}
+
+// release poisons the words of an allocation dropped without Free, after
+// the work queued on the device (which may still use them), as cuMemFree
+// after a collected buffer. The counts are Free's alone: a collection's
+// timing must not move them.
+func (d dropped) release() {
+	for _, s := range d.b.allStreams() {
+		s.reached(s.queued())
+	}
+	if d.freed.Swap(true) {
+		return
+	}
+	poison(unsafe.Pointer(unsafe.SliceData(d.words)), len(d.words)*8)
+}
 
 // buffer is a driver.Buffer in the fake device's memory: an allocation or
 // a view of one. Its Ptr is host memory, but callers treat it as a device
@@ -159,7 +191,8 @@ func (b *Backend) Alloc(dt backend.DType, n int) (driver.Buffer, error) {
 		return nil, fmt.Errorf("fakedev: cannot allocate %d elements of %v", n, dt)
 	}
 	bytes := n * size
-	x.Mem = &memory{words: make([]uint64, (bytes+7)/8), bytes: bytes}
+	x.Mem = &memory{words: make([]uint64, (bytes+7)/8), bytes: bytes, freed: new(atomic.Bool)}
+	runtime.AddCleanup(x.Mem, dropped.release, dropped{b, x.Mem.words, x.Mem.freed})
 	b.mu.Lock()
 	b.counts.LiveBytes += int64(bytes)
 	b.mu.Unlock()

@@ -17,10 +17,10 @@ import (
 
 // gcComm is a communicator whose collectives that carry arrays first
 // collect the garbage and let the cleanups run: an array that the caller
-// no longer holds, and that the collective itself does not keep
-// reachable while MPI works on its device memory, is freed (CUDA) or
-// poisoned (the fake device) by its cleanup before MPI reads or writes it (what a collection in
-// the middle of a long MPI call does by chance).
+// no longer holds, and that the collective itself does not keep reachable
+// while MPI works on its device memory, is freed (CUDA) or poisoned (the
+// fake device) by its cleanup before MPI reads or writes it (what a
+// collection in the middle of a long MPI call does by chance).
 type gcComm struct{ mpi.Comm }
 
 // collect runs the garbage collector twice and waits, each time, for the
@@ -94,7 +94,7 @@ func deviceLifetime(t *testing.T, world mpi.Comm, b backend.Backend) {
 	c := gcComm{world}
 	me, p := c.Rank(), c.Size()
 	val := func(i int) float64 { return float64((i*7)%13) + 0.25*float64(i) }
-	// newX returns a fresh CUDA array of shape with val at flat index i,
+	// newX returns a fresh array on b of shape with val at flat index i,
 	// split on axis 0 (nothing else holds it).
 	newX := func(shape []int) *dist.Array[float64] {
 		x, err := dist.FromFunc(c, shape, func(idx []int) float64 {

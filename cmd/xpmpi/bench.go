@@ -196,15 +196,17 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 			err = gerr
 		}
 	}
+	var entries []bench.BaselineEntry
+	if o.Baseline != "" || o.AddRun != "" {
+		entries = bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
+	}
 	if o.Baseline != "" {
-		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
 		if werr := bench.WriteBaseline(o.Baseline, entries); werr != nil {
 			return werr
 		}
 		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
 	}
 	if o.AddRun != "" {
-		entries := bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
 		if werr := bench.AddBaselineRun(o.AddRun, entries); werr != nil {
 			return werr
 		}

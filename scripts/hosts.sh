@@ -30,9 +30,10 @@
 #     tcp between the hosts, sm within one (each host has its own boot id, by
 #     which UCX tells hosts apart; with one boot id UCX joined the two hosts
 #     by shared memory and nothing crossed the veth). UCX_TLS=tcp,self alone
-#     hung in MPI_Finalize in 5 of 5 runs at 2 x 2; with tcp,self,sm a run
-#     hangs there now and then (about one in four) after all ranks
-#     finished: UCX 1.13's TCP teardown, see docs/CLUSTER.md.
+#     hung in MPI_Finalize in 5 of 5 runs at 2 x 2; with tcp,self,sm a job
+#     still hangs there after all ranks finished, nearly always once every
+#     pair of ranks has talked: UCX 1.13's TCP teardown, see
+#     docs/CLUSTER.md.
 # -x VAR passes the caller's variable VAR to every rank (-x for Open MPI,
 # -genv for MPICH); --tag-output prefixes each line with its rank
 # (--tag-output, -prepend-rank). Every run is bounded: timeout -k 5 S
@@ -162,9 +163,11 @@ up() {
 		ip -n "$ns" addr add "${ADDR[$i]}/24" dev "${VETH[$i]}"
 		ip -n "$ns" link set lo up
 		ip -n "$ns" link set "${VETH[$i]}" up
-		# A dead peer is given up on after ~5 retransmissions (seconds)
-		# instead of the default 15 (~15 minutes).
-		ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_retries2=5 >/dev/null ||
+		# A dead peer is given up on after 3 retransmissions (about 3 s:
+		# 0.2 + 0.4 + 0.8 + 1.6 s) instead of the default 15 (~15
+		# minutes). The veth pair loses a packet when a test takes its
+		# link down, not four times in a row otherwise.
+		ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_retries2=3 >/dev/null ||
 			echo "hosts.sh: warning: could not set net.ipv4.tcp_retries2 in $ns" >&2
 	done
 	# The veths come up with ~1 s of lag; UCX ignores a link that is not up

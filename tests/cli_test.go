@@ -131,6 +131,7 @@ func TestCLIUnknownCommand(t *testing.T) {
 // --png in a directory that does not exist before a run that would take
 // minutes.
 func TestCLIFlagsBeforeWork(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	for _, np := range []int{1, 3} {
 		for _, c := range []struct {

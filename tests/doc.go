@@ -22,9 +22,10 @@
 // wall time for 0.5 s of processor time), so the tests that only launch
 // jobs and read what they print call t.Parallel and run together (at most
 // go test's -parallel, which scripts/test.sh sets to 4) after the others.
-// A test stays sequential if it bounds a job's time (the fault, timeout and
-// refusal tests) or leaves state behind for other jobs on purpose (the
-// stale MPI-IO semaphore); a test sets a job's environment in the job's
+// A test stays sequential if it bounds a job's time closely (the fault and
+// timeout tests; the refusals whose only bound is one of many times what
+// they take, 15 or 30 s for a job of about 1 s, run in parallel) or leaves
+// state behind for other jobs on purpose (the stale MPI-IO semaphore); a test sets a job's environment in the job's
 // command (runEnv, launchEnv), never with t.Setenv, which is the
 // process's. Where such a test's cases are independent jobs (the faults,
 // two at a time, and the bad inputs), they run together as parallel

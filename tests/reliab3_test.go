@@ -19,6 +19,7 @@ import (
 // message that says what it found, at 1 and 2 ranks, instead of an open
 // that waits forever for a writer.
 func TestRestartFromFIFORefused(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	dir := filepath.Join(t.TempDir(), "ck")
 	args := []string{"run", "heat2d", "--n", "17", "--quiet"}
@@ -192,6 +193,7 @@ func TestJobCgroupMemoryLimit(t *testing.T) {
 // TestCGMemoryPreflight: run cg with a grid past the node's memory is
 // refused before it allocates, as heat2d is, at 1 and 2 ranks.
 func TestCGMemoryPreflight(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	for _, np := range []int{1, 2} {
 		r := launch(t, time.Minute, np, bin, "run", "cg", "--n", "400000")
@@ -207,6 +209,7 @@ func TestCGMemoryPreflight(t *testing.T) {
 // them as a problem (exit 1). (cmd/xpmpi's TestCheckEnvHostile runs every
 // variable with every hostile value.)
 func TestHostileVariablesRefused(t *testing.T) {
+	t.Parallel() // see doc.go
 	bin := binary(t, "XPMPI_BIN")
 	launcher, _ := mpirun(t)
 	for _, kv := range []string{"XPMPI_DEVICE=-1", "XPMPI_MPI=abc", "XPMPI_CHECK=99999999999999999999", "XPMPI_KERNELS_STRICT=maybe", "XPMPI_DEVICE=" + strings.Repeat("9", 100<<10), "XPMPI_CHECK=\xff\xfe"} {

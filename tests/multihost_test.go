@@ -287,7 +287,7 @@ func hostsLinkDown(t *testing.T) {
 		// mpirun cannot reach h2's daemon to end its ranks: it gives up
 		// when TCP does (tcp_retries2=3 in the hosts: ~3 s of
 		// retransmissions after the watchdog's 6 s; measured 8.3 s after
-		// the link went down).
+		// the link went down, 9.1 s in the suite).
 		{"OpenMPI/watchdog", hostsLibs[0], "6s", false, 20 * time.Second},
 		{"MPICH/watchdog", hostsLibs[1], "6s", false, 20 * time.Second},
 	}

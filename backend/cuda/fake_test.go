@@ -124,7 +124,7 @@ func TestFakeDriver(t *testing.T) {
 		t.Fatalf("the TestGPU tests failed on the fake driver:\n%s", out)
 	}
 	for _, name := range []string{"TestGPUConformance", "TestGPURegistered", "TestGPUPanics", "TestGPUAsync",
-		"TestGPUArrays", "TestGPUConcurrent", "TestGPUDeterminism", "TestGPUCopyOverlap", "TestGPUParity", "TestGPUMath", "TestGPUStats", "TestGPUConvert", "TestGPUGemm", "TestGPUStencils", "TestGPUFFT", "TestGPUSort", "TestGPUComplex", "TestGPUComplexKernels", "TestGPUVendor"} {
+		"TestGPUArrays", "TestGPUConcurrent", "TestGPUDeterminism", "TestGPUCopyOverlap", "TestGPUParity", "TestGPUMath", "TestGPUStats", "TestGPUConvert", "TestGPUGemm", "TestGPUStencils", "TestGPUFFT", "TestGPUSort", "TestGPUComplex", "TestGPUComplexKernels", "TestGPUVendor", "TestGPULifetime"} {
 		if !strings.Contains(out, "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass on the fake driver", name)
 		}

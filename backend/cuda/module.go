@@ -154,6 +154,9 @@ func (f *Function) Launch(grid, block Dim3, sharedMem int, s *Stream, args *Args
 	// args keeps the buffers of Args.Buffer reachable until the launch
 	// is queued (see devHandle).
 	defer runtime.KeepAlive(args)
+	if testHookLaunch != nil {
+		testHookLaunch() // tests: a collection after the addresses are taken
+	}
 	return f.m.b.withContext(func() error {
 		var data *C.uchar
 		var sizes *C.int
@@ -166,6 +169,11 @@ func (f *Function) Launch(grid, block Dim3, sharedMem int, s *Stream, args *Args
 		return check("cuLaunchKernel("+f.name+")", r)
 	})
 }
+
+// testHookLaunch, when set (by a test, before any launch), runs in Launch
+// between the packing of the arguments and the launch: TestGPULifetime
+// collects garbage there.
+var testHookLaunch func()
 
 // MaxArgs is the most arguments a kernel launch takes, and MaxArgBytes the
 // most bytes of one (a struct passed by value).

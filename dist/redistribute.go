@@ -150,3 +150,66 @@ func copyRuns[T backend.Numeric](dst, src *backend.Array[T], runs []run, unpack 
 func Resplit[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 	return Redistribute(x, NewLayout(x.layout.shape, axis, x.comm.Size()))
 }
+
+// RedistributeInPlace returns x's elements laid out by l, as Redistribute
+// does, and frees x: the result takes over x's memory on every rank whose
+// block keeps its number of elements (an n x n array from rows to columns
+// over ranks that divide n, say), and gets new memory on the others; the
+// parts then go through scratch buffers that are reused from call to call.
+// A redistribution repeated in a loop (the transposes of a distributed
+// FFT) thus allocates no memory of its own size each time, where
+// Redistribute's new result faults fresh pages in. A replicated l, and an
+// x with ghost layers, always get new memory.
+//
+// x is freed when it returns, with an error too (its elements are then
+// lost): use the result only. Two errors come before anything moved, on
+// every rank, and leave x as it is: x's memory lent (Lend) on some rank,
+// and no memory for the result on some rank. It is collective.
+func RedistributeInPlace[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
+	if x.freed {
+		return nil, freedCollective("RedistributeInPlace", x.comm)
+	}
+	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
+		panic(fmt.Sprintf("dist: RedistributeInPlace from %v to %v: shapes or rank counts differ", x.layout, l))
+	}
+	if err := check("RedistributeInPlace", x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()}); err != nil {
+		return nil, err
+	}
+	// Whether the result takes over x's block is this rank's choice; the
+	// calls below are the same either way.
+	inPlace := x.gh == nil && l.axis != Replicated && l.LocalLen(x.comm.Rank()) == x.local.Len()
+	var out *Array[T]
+	var local error
+	switch {
+	case x.lent.Load() > 0:
+		local = fmt.Errorf("dist: RedistributeInPlace of an array whose memory is lent (Lend) on rank %d: end the loan first, or use Redistribute", x.comm.Rank())
+	case inPlace:
+		out = &Array[T]{comm: x.comm, layout: l, local: x.local}
+	default:
+		out, local = newLocal[T](x.comm, l, x.local.Backend())
+	}
+	if err := mpi.Agree(x.comm, local); err != nil {
+		if out != nil && !inPlace {
+			out.Free()
+		}
+		return nil, err
+	}
+	// From here x is gone: in place, the result owns its block (x is
+	// marked freed without freeing it), else x is freed on return.
+	if inPlace {
+		x.freed = true
+	} else {
+		defer x.Free()
+	}
+	defer func() {
+		if err != nil {
+			out.Free()
+		}
+	}()
+	b := x.local.Backend()
+	if l.axis == Replicated && x.layout.axis != Replicated {
+		return out, replicate(x, out, b)
+	}
+	m := move{send: layoutPieces(x.layout), recv: layoutPieces(l)}
+	return out, moveDo(m, x.comm, b, []*backend.Array[T]{x.local}, out.local, "dist.RedistributeInPlace")
+}

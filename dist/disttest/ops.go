@@ -394,6 +394,33 @@ func numericOps[T backend.Numeric]() []op[T] {
 	}}, op[T]{fn: "Redistribute", variant: "grid", family: "move", applies: dims(2, 3), run: func(in *input[T]) error {
 		d, err := dist.Redistribute(in.x, dist.NewGridLayout(in.shape, GridDims(len(in.shape), in.p)))
 		return result(in, d, err, in.shape, in.gx, 0)
+	}})
+	// RedistributeInPlace frees its input: each cell gives it a copy of x
+	// (x itself where x is the freed one), and checks that it is freed.
+	inPlace := func(in *input[T], l dist.Layout) error {
+		x := in.x
+		if !in.freed {
+			c, _, err := makeArray[T](in, in.c, in.shape, 0)
+			if err != nil {
+				return fmt.Errorf("making the input to move: %v", err)
+			}
+			x = c
+		}
+		d, err := dist.RedistributeInPlace(x, l)
+		if err == nil && !x.Freed() {
+			d.Free()
+			return errors.New("RedistributeInPlace left its input unfreed")
+		}
+		return result(in, d, err, in.shape, in.gx, 0)
+	}
+	add(op[T]{fn: "RedistributeInPlace", variant: "rows", family: "move", run: func(in *input[T]) error {
+		return inPlace(in, dist.NewLayout(in.shape, 0, in.p))
+	}}, op[T]{fn: "RedistributeInPlace", variant: "last axis", family: "move", run: func(in *input[T]) error {
+		return inPlace(in, dist.NewLayout(in.shape, len(in.shape)-1, in.p))
+	}}, op[T]{fn: "RedistributeInPlace", variant: "replicated", family: "move", run: func(in *input[T]) error {
+		return inPlace(in, dist.NewLayout(in.shape, dist.Replicated, in.p))
+	}}, op[T]{fn: "RedistributeInPlace", variant: "grid", family: "move", applies: dims(2, 3), run: func(in *input[T]) error {
+		return inPlace(in, dist.NewGridLayout(in.shape, GridDims(len(in.shape), in.p)))
 	}}, op[T]{fn: "Resplit", variant: "last axis", family: "move", run: func(in *input[T]) error {
 		d, err := dist.Resplit(in.x, len(in.shape)-1)
 		return result(in, d, err, in.shape, in.gx, 0)

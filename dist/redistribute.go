@@ -162,9 +162,11 @@ func Resplit[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // x with ghost layers, always get new memory.
 //
 // x is freed when it returns, with an error too (its elements are then
-// lost): use the result only. Two errors come before anything moved, on
-// every rank, and leave x as it is: x's memory lent (Lend) on some rank,
-// and no memory for the result on some rank. It is collective.
+// lost): use the result only. Where x's memory is lent (Lend), the result
+// gets new memory on that rank and x stays as it is, as after
+// Redistribute. An allocation of the result that fails on some rank fails
+// the call on every rank before anything moved, and leaves x as it is. It
+// is collective.
 func RedistributeInPlace[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
 	if x.freed {
 		return nil, freedCollective("RedistributeInPlace", x.comm)
@@ -177,28 +179,28 @@ func RedistributeInPlace[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T],
 	}
 	// Whether the result takes over x's block is this rank's choice; the
 	// calls below are the same either way.
-	inPlace := x.gh == nil && l.axis != Replicated && l.LocalLen(x.comm.Rank()) == x.local.Len()
+	lent := x.lent.Load() > 0
+	inPlace := !lent && x.gh == nil && l.axis != Replicated && l.LocalLen(x.comm.Rank()) == x.local.Len()
 	var out *Array[T]
 	var local error
-	switch {
-	case x.lent.Load() > 0:
-		local = fmt.Errorf("dist: RedistributeInPlace of an array whose memory is lent (Lend) on rank %d: end the loan first, or use Redistribute", x.comm.Rank())
-	case inPlace:
+	if inPlace {
 		out = &Array[T]{comm: x.comm, layout: l, local: x.local}
-	default:
+	} else {
 		out, local = newLocal[T](x.comm, l, x.local.Backend())
 	}
 	if err := mpi.Agree(x.comm, local); err != nil {
 		if out != nil && !inPlace {
 			out.Free()
 		}
-		return nil, err
+		return nil, fmt.Errorf("dist: allocating %v: %w", l, err)
 	}
-	// From here x is gone: in place, the result owns its block (x is
-	// marked freed without freeing it), else x is freed on return.
-	if inPlace {
+	// From here x is gone (but where it is lent): in place, the result
+	// owns its block (x is marked freed without freeing it), else x is
+	// freed on return.
+	switch {
+	case inPlace:
 		x.freed = true
-	} else {
+	case !lent:
 		defer x.Free()
 	}
 	defer func() {

@@ -53,7 +53,9 @@
 // when the caller goes on in that layout (an inverse transform given that
 // array returns to the input's layout only with its own redistribution).
 // The Overwrite option transforms the input's block in place instead of a
-// copy (the input's elements are then undefined). A 3-D array gets the
+// copy (the input's elements are then undefined), and redistributes it in
+// place (dist.RedistributeInPlace: the input is then freed, and its memory
+// is the result's where a block keeps its length). A 3-D array gets the
 // method its layout asks for: slabs when it is split along one axis (the
 // default layout), pencils on a process grid; FFTN does not change a slab
 // layout into a grid. These are collective: every rank calls them, in the

@@ -30,8 +30,13 @@ func TransposedOut() Option { return func(o *options) { o.transposedOut = true }
 // place instead of a copy of it, as SciPy's overwrite_x and FFTW's in-place
 // plans do: one array and one pass over memory less. The input's elements
 // are undefined afterwards. The result is the input itself where no
-// redistribution was needed (every transformed axis whole on every rank),
-// and a new array otherwise: free the input only if it is not the result.
+// redistribution was needed (every transformed axis whole on every rank).
+// Otherwise the input is redistributed in place (dist.RedistributeInPlace):
+// the result takes over its memory where a rank's block keeps its length,
+// and the input is freed (Freed reports true, Free does nothing), but on a
+// rank where its memory is lent (dist.Array.Lend). Free the input only if
+// it is not the result, as before: a transform repeated in a loop with
+// Overwrite allocates no memory of the array's size each time.
 func Overwrite() Option { return func(o *options) { o.overwrite = true } }
 
 // FFT returns the forward transform of a along axis, as numpy.fft.fft(a,
@@ -160,7 +165,7 @@ type inputMode int
 
 const (
 	copyInput      inputMode = iota // transform a copy; a is left as it is
-	overwriteInput                  // transform a in place (Overwrite); never free it
+	overwriteInput                  // transform a in place (Overwrite); a redistribution consumes it
 	ownInput                        // a is the caller's intermediate: transform it in place, free it once moved away
 )
 
@@ -181,17 +186,25 @@ func runStages(a *dist.Array[complex128], mode inputMode, stages []stage, invers
 			y.Free()
 		}
 	}()
+	// move redistributes y (a where y is nil) to layout to. An array this
+	// call may consume (an intermediate, a given Overwrite or owned) moves
+	// in place, its memory the result's where the block keeps its length
+	// (dist.RedistributeInPlace, which frees it): a transform repeated in
+	// a loop then allocates no array-sized memory each time.
 	move := func(to dist.Layout) error {
-		src := a
+		src, consume := a, mode == overwriteInput
 		if y != nil {
-			src = y
+			src, consume = y, y != a || mode != copyInput
 		}
-		z, err := dist.Redistribute(src, to)
+		var z *dist.Array[complex128]
+		var err error
+		if consume {
+			z, err = dist.RedistributeInPlace(src, to)
+		} else {
+			z, err = dist.Redistribute(src, to)
+		}
 		if err != nil {
 			return err
-		}
-		if y != nil && (y != a || mode == ownInput) {
-			y.Free()
 		}
 		y = z
 		return nil

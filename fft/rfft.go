@@ -121,7 +121,8 @@ func RFFTN(a *dist.Array[float64], axes []int, opts ...Option) (*dist.Array[comp
 // transform on each rank, and a last redistribution of the real result
 // (float64) to the result's layout, a's with n along the last axis, unless
 // TransposedOut is given. Overwrite lets the complex stages transform a's
-// block in place (a's elements are then undefined). A block on a device
+// block in place (a's elements are then undefined) and redistribute it in
+// place (a is then freed; see Overwrite). A block on a device
 // stays there but for the real transform (copied to the host and back,
 // recorded). It is collective; a length n under 1 is an error, as in
 // NumPy; it panics as RFFTN.

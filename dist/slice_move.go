@@ -245,10 +245,13 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	// On the host, this rank's own part goes straight from srcs into dst
 	// (own), not through the send buffer, MPI's copy and the receive
 	// buffer: its runs leave sruns and rruns, its count the all-to-all,
-	// and its room the buffers.
+	// and its room the buffers. Where dst overlaps srcs (a move in place)
+	// it goes through ownTmp instead, saved before the exchange and put in
+	// place after it: two copies, where the buffers and MPI make three.
 	host := onHost(dst, srcs)
 	var own []ownCopy
-	if n := scounts[me]; !self && n > 0 && !alias && host {
+	var ownTmp *backend.Array[T]
+	if n := scounts[me]; !self && n > 0 && host {
 		var sIn, rIn []prun
 		sIn, sruns = splitRuns(sruns, sd[me], sd[me]+n, !sendIdent)
 		rIn, rruns = splitRuns(rruns, rd[me], rd[me]+n, !recvIdent)
@@ -262,6 +265,11 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		if !recvIdent {
 			rtotal -= n
 			rd = displs(rcounts)
+		}
+		if alias {
+			var put func()
+			ownTmp, put = hostScratch[T](n)
+			defer put()
 		}
 	}
 	send, recv := srcs[0], dst
@@ -294,7 +302,14 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		if send != srcs[0] {
 			gatherRuns(send, srcs, sruns, desc+" pack")
 		}
-		if len(own) > 0 {
+		switch {
+		case ownTmp != nil:
+			tmp, t := ownTmp.Data(), 0
+			for _, c := range own {
+				copy(tmp[t:t+c.n], srcs[c.arr].Data()[c.from:c.from+c.n])
+				t += c.n
+			}
+		case len(own) > 0:
 			d := dst.Data()
 			for _, c := range own {
 				copy(d[c.to:c.to+c.n], srcs[c.arr].Data()[c.from:c.from+c.n])
@@ -329,6 +344,15 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 		}
 	} else if err := exchanged(staging.Alltoallv(c, send, scounts, sd, recv, rcounts, rd)); err != nil {
 		return err
+	}
+	if ownTmp != nil {
+		// The own part's room in dst is not the received parts': the
+		// order of the two does not matter.
+		d, tmp, t := dst.Data(), ownTmp.Data(), 0
+		for _, c := range own {
+			copy(d[c.to:c.to+c.n], tmp[t:t+c.n])
+			t += c.n
+		}
 	}
 	if recv != dst {
 		var err error

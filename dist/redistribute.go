@@ -155,7 +155,8 @@ func Resplit[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // does, and frees x: the result takes over x's memory on every rank whose
 // block keeps its number of elements (an n x n array from rows to columns
 // over ranks that divide n, say), and gets new memory on the others; the
-// parts then go through scratch buffers that are reused from call to call.
+// parts then go through scratch buffers (on the host, reused from call to
+// call).
 // A redistribution repeated in a loop (the transposes of a distributed
 // FFT) thus allocates no memory of its own size each time, where
 // Redistribute's new result faults fresh pages in. A replicated l, and an

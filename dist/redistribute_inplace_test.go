@@ -1,11 +1,13 @@
 package dist_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"unsafe"
 
 	"github.com/xpmpi/xpmpi/dist"
+	"github.com/xpmpi/xpmpi/mpi"
 	"github.com/xpmpi/xpmpi/mpi/mpitest"
 )
 
@@ -79,4 +81,30 @@ func TestRedistributeInPlaceLent(t *testing.T) {
 	} else {
 		mpitest.Check(t, c, x.Freed(), "the input is not freed")
 	}
+}
+
+// A transpose back and forth in a loop: each move hands the result the
+// input's memory, so the loop allocates no array-sized memory after the
+// first array.
+func ExampleRedistributeInPlace() {
+	world := mpi.World()
+	shape := []int{4, 4}
+	x, _ := dist.FromFunc(world, shape, func(idx []int) float64 {
+		return float64(4*idx[0] + idx[1])
+	}) // split by rows
+	for range 3 {
+		cols, err := dist.RedistributeInPlace(x, dist.NewLayout(shape, 1, world.Size()))
+		if err != nil {
+			panic(err)
+		}
+		// ... work on whole columns ...
+		x, err = dist.RedistributeInPlace(cols, dist.NewLayout(shape, 0, world.Size()))
+		if err != nil {
+			panic(err)
+		}
+	}
+	all, _ := dist.Allgather(x)
+	fmt.Println(all)
+	// Output:
+	// [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]
 }

@@ -159,7 +159,9 @@ func slurmSrunHeat(t *testing.T, script, bin string) {
 // and then (UCX's TCP teardown, docs/CLUSTER.md), so one rank per node.
 func slurmSrunMPICH(t *testing.T, script string) {
 	bin := binary(t, "XPMPI_MPICH_BIN")
-	r := slurmRun(t, script, 30*time.Second, "srun", "--mpi=pmi2", "-N", "2", "-n", "2",
+	// 15 s (a 10 s limit for the job): it takes under 1 s, or hangs in
+	// MPI_Finalize after printing, which waited out 25 s before.
+	r := slurmRun(t, script, 15*time.Second, "srun", "--mpi=pmi2", "-N", "2", "-n", "2",
 		"env", "UCX_TLS=tcp,self,sm", bin, "info", "--json")
 	switch {
 	case r.code == 0:

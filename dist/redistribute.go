@@ -24,13 +24,7 @@ import (
 // a split along axis 0 on both sides), and package staging hands MPI the
 // device memory when it is CUDA-aware, or stages it through host memory.
 func Redistribute[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
-	if x.freed {
-		return nil, freedCollective("Redistribute", x.comm)
-	}
-	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
-		panic(fmt.Sprintf("dist: Redistribute from %v to %v: shapes or rank counts differ", x.layout, l))
-	}
-	if err := check("Redistribute", x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()}); err != nil {
+	if err := redistributeCheck("Redistribute", x, l); err != nil {
 		return nil, err
 	}
 	out, err := newOn[T](x.comm, l, x.local.Backend())
@@ -44,15 +38,34 @@ func Redistribute[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err er
 			out.Free()
 		}
 	}()
+	return out, redistributeTo(x, out, "dist.Redistribute")
+}
+
+// redistributeCheck is the start of Redistribute and RedistributeInPlace
+// (op): x not freed, l a layout of x's shape and ranks (else a panic), and
+// the checking mode's comparison of the calls.
+func redistributeCheck[T backend.Numeric](op string, x *Array[T], l Layout) error {
+	if x.freed {
+		return freedCollective(op, x.comm)
+	}
+	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
+		panic(fmt.Sprintf("dist: %s from %v to %v: shapes or rank counts differ", op, x.layout, l))
+	}
+	return check(op, x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()})
+}
+
+// redistributeTo moves x's elements into out, of another layout of x's
+// shape; desc names the copies for the profiler.
+func redistributeTo[T backend.Numeric](x, out *Array[T], desc string) error {
 	b := x.local.Backend()
-	if l.axis == Replicated && x.layout.axis != Replicated {
-		return out, replicate(x, out, b)
+	if out.layout.axis == Replicated && x.layout.axis != Replicated {
+		return replicate(x, out, b)
 	}
 	// Every rank's block is one piece of the array's index space on both
 	// sides; a replicated source's pieces are local (each rank cuts its
 	// new block out of its own copy, without MPI).
-	m := move{send: layoutPieces(x.layout), recv: layoutPieces(l)}
-	return out, moveDo(m, x.comm, b, []*backend.Array[T]{x.local}, out.local, "dist.Redistribute")
+	m := move{send: layoutPieces(x.layout), recv: layoutPieces(out.layout)}
+	return moveDo(m, x.comm, b, []*backend.Array[T]{x.local}, out.local, desc)
 }
 
 // replicate gathers every rank's block of x into out's block, the whole
@@ -169,13 +182,7 @@ func Resplit[T backend.Numeric](x *Array[T], axis int) (*Array[T], error) {
 // the call on every rank before anything moved, and leaves x as it is. It
 // is collective.
 func RedistributeInPlace[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T], err error) {
-	if x.freed {
-		return nil, freedCollective("RedistributeInPlace", x.comm)
-	}
-	if !slices.Equal(l.shape, x.layout.shape) || l.ranks != x.layout.ranks {
-		panic(fmt.Sprintf("dist: RedistributeInPlace from %v to %v: shapes or rank counts differ", x.layout, l))
-	}
-	if err := check("RedistributeInPlace", x, mpi.Arg{Name: "to", Value: l.hash(), Text: l.String()}); err != nil {
+	if err := redistributeCheck("RedistributeInPlace", x, l); err != nil {
 		return nil, err
 	}
 	// Whether the result takes over x's block is this rank's choice; the
@@ -209,10 +216,5 @@ func RedistributeInPlace[T backend.Numeric](x *Array[T], l Layout) (_ *Array[T],
 			out.Free()
 		}
 	}()
-	b := x.local.Backend()
-	if l.axis == Replicated && x.layout.axis != Replicated {
-		return out, replicate(x, out, b)
-	}
-	m := move{send: layoutPieces(x.layout), recv: layoutPieces(l)}
-	return out, moveDo(m, x.comm, b, []*backend.Array[T]{x.local}, out.local, "dist.RedistributeInPlace")
+	return out, redistributeTo(x, out, "dist.RedistributeInPlace")
 }

@@ -462,22 +462,28 @@ func checkHalo(t *testing.T, c mpi.Comm, x *dist.Array[float64], shape []int, ax
 	}
 }
 
+// redistributeTargets returns the layouts that the redistribution tests
+// move a shape to: every split axis and replicated, and uneven custom
+// blocks (everything on the last rank) along each axis.
+func redistributeTargets(shape []int, p int) []dist.Layout {
+	var targets []dist.Layout
+	for _, a := range axes(shape) {
+		targets = append(targets, dist.NewLayout(shape, a, p))
+	}
+	for a := range shape {
+		counts := make([]int, p)
+		counts[p-1] = shape[a]
+		targets = append(targets, dist.NewLayoutCounts(shape, a, counts))
+	}
+	return targets
+}
+
 func TestRedistribute(t *testing.T) {
 	c := mpitest.World(t)
 	forEachLayout(t, func(t *testing.T, shape []int, axis int) {
 		x := refArray(t, c, shape, axis)
 		want, _ := dist.Allgather(x)
-		targets := []dist.Layout{}
-		for _, a := range axes(shape) {
-			targets = append(targets, dist.NewLayout(shape, a, c.Size()))
-		}
-		// Uneven custom blocks: everything on the last rank.
-		for a := range shape {
-			counts := make([]int, c.Size())
-			counts[c.Size()-1] = shape[a]
-			targets = append(targets, dist.NewLayoutCounts(shape, a, counts))
-		}
-		for _, l := range targets {
+		for _, l := range redistributeTargets(shape, c.Size()) {
 			y, err := dist.Redistribute(x, l)
 			if err != nil {
 				t.Fatal(err)

@@ -20,16 +20,7 @@ func TestRedistributeInPlace(t *testing.T) {
 	c := mpitest.World(t)
 	forEachLayout(t, func(t *testing.T, shape []int, axis int) {
 		want, _ := dist.Allgather(refArray(t, c, shape, axis))
-		targets := []dist.Layout{}
-		for _, a := range axes(shape) {
-			targets = append(targets, dist.NewLayout(shape, a, c.Size()))
-		}
-		for a := range shape {
-			counts := make([]int, c.Size())
-			counts[c.Size()-1] = shape[a]
-			targets = append(targets, dist.NewLayoutCounts(shape, a, counts))
-		}
-		for _, l := range targets {
+		for _, l := range redistributeTargets(shape, c.Size()) {
 			x := refArray(t, c, shape, axis)
 			var before unsafe.Pointer
 			if d := x.LocalData(); len(d) > 0 {

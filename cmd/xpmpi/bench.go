@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/xpmpi/xpmpi/bench"
@@ -83,8 +84,10 @@ replacing them: each row keeps the ratio of every run added, its ratio
 becomes their median and their range ((max-min)/median) its run-to-run
 drift, and the margin is at least 1.5 times that drift (a row that moves
 between runs of unchanged code by more than the margin allows is "noisy").
-Add runs of the same code, an hour or more apart. XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies
-xpmpi's measured times of W3 by 1.3, to see the guard fail.
+Add runs of the same code, an hour or more apart. Both --write-baseline
+and --add-baseline-run on the same FILE are refused (the run would count
+twice). XPMPI_BENCH_SLOWDOWN=W3=1.3 multiplies xpmpi's measured times of W3
+by 1.3, to see the guard fail.
 
 --peers FILE adds the figures of programs run separately before the bench,
 at the same rank count and sizes (scripts/bench.sh runs them): W6 as a
@@ -129,6 +132,10 @@ library with ` + bench.RefBuildCommand + `).`,
 // the report, the JSON and the plot; a checksum that disagreed fails it
 // after them.
 func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
+	// Every rank has the same flags: each refuses, before any work.
+	if o.Baseline != "" && o.AddRun != "" && sameFile(o.Baseline, o.AddRun) {
+		return fmt.Errorf("bench: --write-baseline and --add-baseline-run name the same file %s: the first replaces its rows with this run's, the second would then add the same run to them again (counted twice); give one of the two", o.Baseline)
+	}
 	opts := bench.Options{Only: o.Only, Reps: o.Reps, Small: o.Small, Threads: o.Threads, CPUProfile: o.CPUProfile, Ref: o.Ref}
 	if !o.Quiet && world.Rank() == 0 {
 		opts.Progress = os.Stderr
@@ -213,4 +220,18 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 		fmt.Fprintf(out, "added this run's %d rows to the baseline %s\n", len(entries), o.AddRun)
 	}
 	return err
+}
+
+// sameFile reports whether the paths a and b name one file: the same
+// file where both exist (a link, another spelling of the path), else the
+// same path once made absolute and cleaned.
+func sameFile(a, b string) bool {
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil {
+			return os.SameFile(fa, fb)
+		}
+	}
+	aa, erra := filepath.Abs(a)
+	ab, errb := filepath.Abs(b)
+	return erra == nil && errb == nil && aa == ab
 }

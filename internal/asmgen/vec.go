@@ -18,6 +18,12 @@ func vecKernels() {
 	axpbyRow()
 	dotRow()
 	radix4()
+	radix4First()
+	radix4S4()
+	butterflies4(false)
+	butterflies4(true)
+	butterflies2(false)
+	butterflies2(true)
 }
 
 // jacobiRow: out[j] = 0.25 * (up[j] + down[j] + left[j] + right[j]),

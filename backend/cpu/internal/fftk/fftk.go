@@ -19,10 +19,17 @@
 // there. The arithmetic is one rounding per operation (no fused
 // multiply-add): the error is about 1e-16 times log2(n) relative to the
 // norm of the result. Where the processor has AVX2, the radix-4 passes
-// with twiddle factors run their loops over runs of adjacent values (the
-// stride: the lines of a batch, and the later passes of one line) in
-// package vec's Radix4AVX2, two values per register, with the same
-// arithmetic in the same order: the same bits as the Go loops.
+// (their loops over runs of adjacent values, and for strides 1 and 4
+// over the twiddle factors), the butterflies without twiddle factors and
+// the last passes of radix 4 and 2 run in package vec's kernels, two
+// values per register, with the same arithmetic in the same order: the
+// same bits as the Go loops. One line of 2048 took 10-12 us with the
+// radix-4 loops over runs alone in AVX2, 7-8 us so (BenchmarkFFT2D's
+// rows in package cpu; FFTW's 5.2-5.5 us on the same machine).
+//
+// ForwardStrided and InverseStrided transform lines interleaved in rows
+// with a stride, as the columns of a row-major block are, reading the
+// rows in the first pass and writing them in the last.
 package fftk
 
 import (
@@ -45,6 +52,9 @@ type Plan struct {
 	last    int          // radix of the last pass, 0 if n == 1
 	fw, bw  []complex128 // twiddle factors, forward and inverse (conjugate)
 	scratch []complex128
+	// scratch2 is the strided transforms' second buffer: their passes
+	// go between scratch and scratch2, not through the strided lines.
+	scratch2 []complex128
 }
 
 // Supported reports whether n is a length Plan handles: n >= 1 with no
@@ -177,6 +187,131 @@ func (p *Plan) ForwardBatch(x []complex128, b int) { p.transform(x, b, false, 1)
 // ForwardBatch.
 func (p *Plan) InverseBatch(x []complex128, b int, scale float64) { p.transform(x, b, true, scale) }
 
+// ForwardStrided transforms b lines held interleaved in rows of stride
+// ld >= b: element j of line l is x[j*ld+l], and len(x) is at least
+// (n-1)*ld+b for the plan's length n; the other elements of x are not
+// touched. It gives the bits ForwardBatch gives on the lines gathered
+// into n rows of b, without the gathering where the first pass is of
+// radix 4 and the last of radix 4 or 2 (the powers of two from 8 up):
+// the first pass reads the rows where they are, the last writes them,
+// and the passes between stay in the plan's scratch. Other lengths are
+// gathered into scratch, transformed and written back.
+func (p *Plan) ForwardStrided(x []complex128, b, ld int) { p.strided(x, b, ld, false, 1) }
+
+// InverseStrided is InverseBatch on b lines held as ForwardStrided has
+// them.
+func (p *Plan) InverseStrided(x []complex128, b, ld int, scale float64) {
+	p.strided(x, b, ld, true, scale)
+}
+
+// strided is ForwardStrided and InverseStrided.
+func (p *Plan) strided(x []complex128, b, ld int, inverse bool, scale float64) {
+	if b < 1 || ld < b || len(x) < (p.n-1)*ld+b {
+		panic(fmt.Sprintf("fftk: %d values for %d lines of length %d in rows of %d", len(x), b, p.n, ld))
+	}
+	nb := p.n * b
+	if len(p.scratch) < nb {
+		p.scratch = make([]complex128, nb)
+	}
+	if ld == b || len(p.stages) == 0 || p.stages[0].r != 4 || (p.last != 4 && p.last != 2) {
+		// Gathered: one row of b at a time into a buffer of its own
+		// (transform uses scratch), transformed, written back.
+		if len(p.scratch2) < nb {
+			p.scratch2 = make([]complex128, nb)
+		}
+		g := p.scratch2[:nb]
+		if ld == b {
+			g = x[:nb]
+		} else {
+			for j := range p.n {
+				copy(g[j*b:(j+1)*b], x[j*ld:j*ld+b])
+			}
+		}
+		p.transform(g, b, inverse, scale)
+		if ld != b {
+			for j := range p.n {
+				copy(x[j*ld:j*ld+b], g[j*b:(j+1)*b])
+			}
+		}
+		return
+	}
+	if len(p.scratch2) < nb {
+		p.scratch2 = make([]complex128, nb)
+	}
+	tw := p.fw
+	if inverse {
+		tw = p.bw
+	}
+	// The first pass, radix 4 and stride 1 on each line, is pass4 with
+	// stride b on the gathered rows: its runs are rows p, p+m, p+2m and
+	// p+3m of b values, which here it reads where they are.
+	st := p.stages[0]
+	m := p.n / 4
+	first := p.scratch[:nb]
+	t := tw[st.tw : st.tw+3*m]
+	for q := range m {
+		row := func(k int) []complex128 { return x[(q+k*m)*ld : (q+k*m)*ld+b] }
+		a, bb, c, d := row(0), row(1), row(2), row(3)
+		if inverse {
+			bb, d = d, bb
+		}
+		o := first[4*b*q : 4*b*(q+1)]
+		y0, y1, y2, y3 := o[:b], o[b:2*b], o[2*b:3*b], o[3*b:]
+		if q == 0 {
+			butterflies4(a, bb, c, d, y0, y1, y2, y3)
+			continue
+		}
+		radix4(a, bb, c, d, y0, y1, y2, y3, &t[q], &t[m+q], &t[2*m+q])
+	}
+	src, dst := first, p.scratch2[:nb]
+	for _, st := range p.stages[1:] {
+		p.pass(st, tw, src, dst, b, inverse)
+		src, dst = dst, src
+	}
+	// The last pass, radix r without twiddle factors, on n/r rows of b
+	// at a time: row j of each of its r inputs (src, one after another)
+	// gives rows j, j+n/r, ... of the result, here written in x.
+	r := p.last
+	rows := p.n / r
+	out := func(k, j int) []complex128 { return x[(j+k*rows)*ld : (j+k*rows)*ld+b] }
+	for j := range rows {
+		in := func(k int) []complex128 { return src[(j+k*rows)*b : (j+k*rows+1)*b] }
+		if r == 2 {
+			last2Rows(in(0), in(1), out(0, j), out(1, j), scale)
+			continue
+		}
+		a, bb, c, d := in(0), in(1), in(2), in(3)
+		if inverse {
+			bb, d = d, bb
+		}
+		last4Rows(a, bb, c, d, out(0, j), out(1, j), out(2, j), out(3, j), scale)
+	}
+}
+
+// pass runs the stage st (not the last) from src to dst on b interleaved
+// lines.
+func (p *Plan) pass(st stage, tw, src, dst []complex128, b int, inverse bool) {
+	t := tw[st.tw : st.tw+(st.r-1)*(st.n/st.r)]
+	s := st.s * b
+	switch st.r {
+	case 4:
+		switch s {
+		case 1:
+			pass4s1(src, dst, t, inverse)
+		case 4:
+			pass4s4(src, dst, t, inverse)
+		default:
+			pass4(src, dst, t, s, inverse)
+		}
+	case 2:
+		pass2(src, dst, t, s)
+	case 3:
+		pass3(src, dst, t, s, inverse)
+	case 5:
+		pass5(src, dst, t, s, inverse)
+	}
+}
+
 // transform runs the passes on b interleaved lines: a pass of stride s on
 // one line is a pass of stride s*b on the b lines.
 func (p *Plan) transform(x []complex128, b int, inverse bool, scale float64) {
@@ -200,25 +335,7 @@ func (p *Plan) transform(x []complex128, b int, inverse bool, scale float64) {
 	}
 	src, dst := x, p.scratch[:len(x)]
 	for _, st := range p.stages {
-		t := tw[st.tw : st.tw+(st.r-1)*(st.n/st.r)]
-		s := st.s * b
-		switch st.r {
-		case 4:
-			switch s {
-			case 1:
-				pass4s1(src, dst, t, inverse)
-			case 4:
-				pass4s4(src, dst, t, inverse)
-			default:
-				pass4(src, dst, t, s, inverse)
-			}
-		case 2:
-			pass2(src, dst, t, s)
-		case 3:
-			pass3(src, dst, t, s, inverse)
-		case 5:
-			pass5(src, dst, t, s, inverse)
-		}
+		p.pass(st, tw, src, dst, b, inverse)
 		src, dst = dst, src
 	}
 	s := len(x) / p.last

@@ -367,3 +367,63 @@ func TestAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestStrided checks ForwardStrided and InverseStrided against
+// ForwardBatch and InverseBatch on the same lines gathered into rows of
+// b: the same bits (NaNs aside, which need only be NaN), with the Go
+// loops and with AVX2, for lengths that read and write the rows in their
+// first and last passes (powers of two from 8) and lengths that gather
+// them, row strides equal to b and larger; the elements between the rows
+// are not touched.
+func TestStrided(t *testing.T) {
+	defer func(v bool) { useAVX2 = v }(useAVX2)
+	rnd := rand.New(rand.NewPCG(21, 22))
+	same := func(a, b complex128) bool {
+		eq := func(x, y float64) bool {
+			return math.Float64bits(x) == math.Float64bits(y) || (math.IsNaN(x) && math.IsNaN(y))
+		}
+		return eq(real(a), real(b)) && eq(imag(a), imag(b))
+	}
+	avx := []bool{false}
+	if useAVX2 {
+		avx = append(avx, true)
+	}
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 12, 16, 32, 64, 128, 240, 2048} {
+		p := NewPlan(n)
+		for _, b := range []int{1, 2, 3, 32} {
+			for _, ld := range []int{b, b + 1, 2*b + 3} {
+				for _, inverse := range []bool{false, true} {
+					for _, a := range avx {
+						useAVX2 = a
+						x := randLine(rnd, (n-1)*ld+b)
+						if rnd.IntN(2) == 0 {
+							x[rnd.IntN(len(x))] = complex(math.Inf(1), math.NaN())
+						}
+						g := make([]complex128, n*b)
+						for j := range n {
+							copy(g[j*b:(j+1)*b], x[j*ld:j*ld+b])
+						}
+						y := append([]complex128(nil), x...)
+						if inverse {
+							p.InverseBatch(g, b, 1/float64(n))
+							p.InverseStrided(y, b, ld, 1/float64(n))
+						} else {
+							p.ForwardBatch(g, b)
+							p.ForwardStrided(y, b, ld)
+						}
+						for i := range y {
+							j, l := i/ld, i%ld
+							want := x[i] // between the rows: untouched
+							if l < b {
+								want = g[j*b+l]
+							}
+							if !same(y[i], want) {
+								t.Fatalf("n=%d b=%d ld=%d inverse=%v avx2=%v: element %d (row %d, column %d): %v, want %v", n, b, ld, inverse, a, i, j, l, y[i], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
 )
 
-// useAVX2 is whether the radix-4 passes run their loops over q with
-// package vec's Radix4AVX2 (the same arithmetic, the same bits). A
-// variable for the tests, which compare both paths.
+// useAVX2 is whether the passes run their loops in package vec's AVX2
+// kernels (the same arithmetic, the same bits): the radix-4 passes'
+// loops over q (Radix4AVX2) and over p (Radix4FirstAVX2 for stride 1,
+// Radix4S4AVX2 for stride 4), the butterflies without twiddle factors
+// (Butterflies4AVX2) and the last passes of radix 4 and 2 (their scaled
+// forms too). A variable for the tests, which compare both paths.
 var useAVX2 = vec.HasAVX2
 
 // The passes of a Stockham autosort transform of length N = n*s. A pass of
@@ -42,7 +45,11 @@ func pass4s1(x, y, tw []complex128, inverse bool) {
 	w1, w2, w3 = w1[:len(x0)], w2[:len(x0)], w3[:len(x0)]
 	y = y[:4*m]
 	butterflies4(x0[:1], x1[:1], x2[:1], x3[:1], y[0:1], y[1:2], y[2:3], y[3:4])
-	for p := 1; p < len(x0); p++ {
+	p0 := 1
+	if useAVX2 && len(x0) >= 3 {
+		p0 += vec.Radix4FirstAVX2(&x0[1], &x1[1], &x2[1], &x3[1], &y[4], &w1[1], &w2[1], &w3[1], len(x0)-1)
+	}
+	for p := p0; p < len(x0); p++ {
 		a, b, c, d := x0[p], x1[p], x2[p], x3[p]
 		o := (*[4]complex128)(y[4*p : 4*p+4])
 		apc, amc := a+c, a-c
@@ -74,24 +81,30 @@ func pass4(x, y, tw []complex128, s int, inverse bool) {
 			butterflies4(a, b, c, d, y0, y1, y2, y3)
 			continue
 		}
-		b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
-		y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
-		// The twiddle factors are read in the loop, not kept in
-		// registers: with 6 more live floats the loop spills.
-		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
-		q0 := 0
-		if useAVX2 && len(a) >= 2 {
-			q0 = vec.Radix4AVX2(&a[0], &b[0], &c[0], &d[0], &y0[0], &y1[0], &y2[0], &y3[0], w1, w2, w3, len(a))
-		}
-		for q := q0; q < len(a); q++ {
-			av, bv, cv, dv := a[q], b[q], c[q], d[q]
-			apc, amc := av+cv, av-cv
-			bpd, jbmd := bv+dv, mulNegI(bv-dv)
-			y0[q] = apc + bpd
-			y1[q] = *w1 * (amc + jbmd)
-			y2[q] = *w2 * (apc - bpd)
-			y3[q] = *w3 * (amc - jbmd)
-		}
+		radix4(a, b, c, d, y0, y1, y2, y3, &tw[p], &tw[m+p], &tw[2*m+p])
+	}
+}
+
+// radix4 does the radix-4 butterflies of runs a, b, c, d (already
+// reversed for the inverse) into y0..y3 with twiddle factors *w1, *w2,
+// *w3: pass4's loop over q for one p.
+func radix4(a, b, c, d, y0, y1, y2, y3 []complex128, w1, w2, w3 *complex128) {
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
+	// The twiddle factors are read in the loop, not kept in registers:
+	// with 6 more live floats the loop spills.
+	q0 := 0
+	if useAVX2 && len(a) >= 2 {
+		q0 = vec.Radix4AVX2(&a[0], &b[0], &c[0], &d[0], &y0[0], &y1[0], &y2[0], &y3[0], w1, w2, w3, len(a))
+	}
+	for q := q0; q < len(a); q++ {
+		av, bv, cv, dv := a[q], b[q], c[q], d[q]
+		apc, amc := av+cv, av-cv
+		bpd, jbmd := bv+dv, mulNegI(bv-dv)
+		y0[q] = apc + bpd
+		y1[q] = *w1 * (amc + jbmd)
+		y2[q] = *w2 * (apc - bpd)
+		y3[q] = *w3 * (amc - jbmd)
 	}
 }
 
@@ -100,8 +113,12 @@ func pass4(x, y, tw []complex128, s int, inverse bool) {
 func butterflies4(a, b, c, d, y0, y1, y2, y3 []complex128) {
 	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
 	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
-	for q, av := range a {
-		bv, cv, dv := b[q], c[q], d[q]
+	q0 := 0
+	if useAVX2 && len(a) >= 2 {
+		q0 = vec.Butterflies4AVX2(&a[0], &b[0], &c[0], &d[0], &y0[0], &y1[0], &y2[0], &y3[0], len(a))
+	}
+	for q := q0; q < len(a); q++ {
+		av, bv, cv, dv := a[q], b[q], c[q], d[q]
 		apc, amc := av+cv, av-cv
 		bpd, jbmd := bv+dv, mulNegI(bv-dv)
 		y0[q] = apc + bpd
@@ -118,15 +135,24 @@ func last4(x, y []complex128, s int, inverse bool, scale float64) {
 	if inverse {
 		b, d = d, b
 	}
-	y0, y1, y2, y3 := y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s]
+	last4Rows(a, b, c, d, y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s], scale)
+}
+
+// last4Rows is last4 on runs a, b, c, d (already reversed for the
+// inverse) into y0..y3.
+func last4Rows(a, b, c, d, y0, y1, y2, y3 []complex128, scale float64) {
 	if scale == 1 {
 		butterflies4(a, b, c, d, y0, y1, y2, y3)
 		return
 	}
 	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
 	y0, y1, y2, y3 = y0[:len(a)], y1[:len(a)], y2[:len(a)], y3[:len(a)]
-	for q, av := range a {
-		bv, cv, dv := b[q], c[q], d[q]
+	q0 := 0
+	if useAVX2 && len(a) >= 2 {
+		q0 = vec.Butterflies4ScaledAVX2(&a[0], &b[0], &c[0], &d[0], &y0[0], &y1[0], &y2[0], &y3[0], scale, len(a))
+	}
+	for q := q0; q < len(a); q++ {
+		av, bv, cv, dv := a[q], b[q], c[q], d[q]
 		apc, amc := av+cv, av-cv
 		bpd, jbmd := bv+dv, mulNegI(bv-dv)
 		y0[q] = scaled(apc+bpd, scale)
@@ -165,20 +191,31 @@ func pass2(x, y, tw []complex128, s int) {
 
 // last2 is the last pass, radix 2.
 func last2(x, y []complex128, s int, scale float64) {
-	a, b := x[:s], x[s:2*s]
+	last2Rows(x[:s], x[s:2*s], y[:s], y[s:2*s], scale)
+}
+
+// last2Rows is last2 on runs a, b into y0, y1.
+func last2Rows(a, b, y0, y1 []complex128, scale float64) {
 	b = b[:len(a)]
-	y0, y1 := y[:s], y[s:2*s]
 	y0, y1 = y0[:len(a)], y1[:len(a)]
 	if scale == 1 {
-		for q, av := range a {
-			bv := b[q]
+		q0 := 0
+		if useAVX2 && len(a) >= 2 {
+			q0 = vec.Butterflies2AVX2(&a[0], &b[0], &y0[0], &y1[0], len(a))
+		}
+		for q := q0; q < len(a); q++ {
+			av, bv := a[q], b[q]
 			y0[q] = av + bv
 			y1[q] = av - bv
 		}
 		return
 	}
-	for q, av := range a {
-		bv := b[q]
+	q0 := 0
+	if useAVX2 && len(a) >= 2 {
+		q0 = vec.Butterflies2ScaledAVX2(&a[0], &b[0], &y0[0], &y1[0], scale, len(a))
+	}
+	for q := q0; q < len(a); q++ {
+		av, bv := a[q], b[q]
 		y0[q] = scaled(av+bv, scale)
 		y1[q] = scaled(av-bv, scale)
 	}
@@ -327,6 +364,14 @@ func pass4s4(x, y, tw []complex128, inverse bool) {
 		b, d = d, b
 	}
 	butterflies4(x[:s], b, x[2*sm:2*sm+s], d, y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s])
+	if useAVX2 && m > 1 {
+		bp, dp := &x[sm+s], &x[3*sm+s]
+		if inverse {
+			bp, dp = dp, bp
+		}
+		vec.Radix4S4AVX2(&x[s], bp, &x[2*sm+s], dp, &y[4*s], &tw[1], &tw[m+1], &tw[2*m+1], m-1)
+		return
+	}
 	for p := 1; p < m; p++ {
 		i := s * p
 		a := (*[s]complex128)(x[i : i+s])
@@ -338,10 +383,6 @@ func pass4s4(x, y, tw []complex128, inverse bool) {
 		}
 		o := (*[4 * s]complex128)(y[4*i : 4*i+4*s])
 		w1, w2, w3 := &tw[p], &tw[m+p], &tw[2*m+p]
-		if useAVX2 {
-			vec.Radix4AVX2(&a[0], &b[0], &c[0], &d[0], &o[0], &o[s], &o[2*s], &o[3*s], w1, w2, w3, s)
-			continue
-		}
 		for q := range s {
 			av, bv, cv, dv := a[q], b[q], c[q], d[q]
 			apc, amc := av+cv, av-cv

@@ -320,25 +320,25 @@ loop:
 	VPERMILPD $+5, Y8, Y8
 	VXORPD    Y6, Y8, Y8
 	VADDPD    Y11, Y9, Y10
+	VADDPD    Y8, Y7, Y12
+	VSUBPD    Y11, Y9, Y9
+	VSUBPD    Y8, Y7, Y7
+	VPERMILPD $+5, Y12, Y8
+	VMULPD    Y1, Y8, Y8
+	VMULPD    Y0, Y12, Y12
+	VADDSUBPD Y8, Y12, Y12
+	VPERMILPD $+5, Y9, Y8
+	VMULPD    Y3, Y8, Y8
+	VMULPD    Y2, Y9, Y9
+	VADDSUBPD Y8, Y9, Y9
+	VPERMILPD $+5, Y7, Y8
+	VMULPD    Y5, Y8, Y8
+	VMULPD    Y4, Y7, Y7
+	VADDSUBPD Y8, Y7, Y7
 	VMOVUPD   Y10, (SI)(R11*8)
-	VSUBPD    Y11, Y9, Y10
-	VPERMILPD $+5, Y10, Y9
-	VMULPD    Y3, Y9, Y9
-	VMULPD    Y2, Y10, Y10
-	VADDSUBPD Y9, Y10, Y10
-	VMOVUPD   Y10, (R8)(R11*8)
-	VADDPD    Y8, Y7, Y10
-	VPERMILPD $+5, Y10, Y9
-	VMULPD    Y1, Y9, Y9
-	VMULPD    Y0, Y10, Y10
-	VADDSUBPD Y9, Y10, Y10
-	VMOVUPD   Y10, (DI)(R11*8)
-	VSUBPD    Y8, Y7, Y10
-	VPERMILPD $+5, Y10, Y7
-	VMULPD    Y5, Y7, Y7
-	VMULPD    Y4, Y10, Y10
-	VADDSUBPD Y7, Y10, Y10
-	VMOVUPD   Y10, (R9)(R11*8)
+	VMOVUPD   Y12, (DI)(R11*8)
+	VMOVUPD   Y9, (R8)(R11*8)
+	VMOVUPD   Y7, (R9)(R11*8)
 	ADDQ      $+4, R11
 	JMP       loop
 
@@ -353,3 +353,328 @@ DATA imagsign<>+8(SB)/8, $0x8000000000000000
 DATA imagsign<>+16(SB)/8, $0x0000000000000000
 DATA imagsign<>+24(SB)/8, $0x8000000000000000
 GLOBL imagsign<>(SB), RODATA|NOPTR, $32
+
+// func Radix4FirstAVX2(x0 *complex128, x1 *complex128, x2 *complex128, x3 *complex128, y *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int
+// Requires: AVX
+TEXT ·Radix4FirstAVX2(SB), NOSPLIT, $0-80
+	MOVQ    x0+0(FP), AX
+	MOVQ    x1+8(FP), CX
+	MOVQ    x2+16(FP), DX
+	MOVQ    x3+24(FP), BX
+	MOVQ    w1+40(FP), SI
+	MOVQ    w2+48(FP), DI
+	MOVQ    w3+56(FP), R8
+	MOVQ    y+32(FP), R9
+	VMOVUPD imagsign<>+0(SB), Y0
+	MOVQ    n+64(FP), R10
+	SHLQ    $+1, R10
+	XORQ    R11, R11
+	ANDQ    $-4, R10
+
+loop:
+	CMPQ       R11, R10
+	JGE        done
+	VMOVUPD    (AX)(R11*8), Y1
+	VMOVUPD    (DX)(R11*8), Y2
+	VADDPD     Y2, Y1, Y3
+	VSUBPD     Y2, Y1, Y1
+	VMOVUPD    (CX)(R11*8), Y2
+	VMOVUPD    (BX)(R11*8), Y4
+	VADDPD     Y4, Y2, Y5
+	VSUBPD     Y4, Y2, Y2
+	VPERMILPD  $+5, Y2, Y2
+	VXORPD     Y0, Y2, Y2
+	VADDPD     Y5, Y3, Y4
+	VADDPD     Y2, Y1, Y6
+	VSUBPD     Y5, Y3, Y3
+	VSUBPD     Y2, Y1, Y1
+	VMOVDDUP   (SI)(R11*8), Y2
+	VPERMILPD  $+15, (SI)(R11*8), Y5
+	VPERMILPD  $+5, Y6, Y7
+	VMULPD     Y5, Y7, Y7
+	VMULPD     Y2, Y6, Y6
+	VADDSUBPD  Y7, Y6, Y6
+	VMOVDDUP   (DI)(R11*8), Y2
+	VPERMILPD  $+15, (DI)(R11*8), Y5
+	VPERMILPD  $+5, Y3, Y7
+	VMULPD     Y5, Y7, Y7
+	VMULPD     Y2, Y3, Y3
+	VADDSUBPD  Y7, Y3, Y3
+	VMOVDDUP   (R8)(R11*8), Y2
+	VPERMILPD  $+15, (R8)(R11*8), Y5
+	VPERMILPD  $+5, Y1, Y7
+	VMULPD     Y5, Y7, Y7
+	VMULPD     Y2, Y1, Y1
+	VADDSUBPD  Y7, Y1, Y1
+	VPERM2F128 $0x20, Y6, Y4, Y2
+	VMOVUPD    Y2, (R9)
+	VPERM2F128 $0x20, Y1, Y3, Y2
+	VMOVUPD    Y2, 32(R9)
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VMOVUPD    Y2, 64(R9)
+	VPERM2F128 $0x31, Y1, Y3, Y2
+	VMOVUPD    Y2, 96(R9)
+	ADDQ       $0x00000080, R9
+	ADDQ       $+4, R11
+	JMP        loop
+
+done:
+	SHRQ $+1, R11
+	VZEROUPPER
+	MOVQ R11, ret+72(FP)
+	RET
+
+// func Radix4S4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y *complex128, w1 *complex128, w2 *complex128, w3 *complex128, m int)
+// Requires: AVX
+TEXT ·Radix4S4AVX2(SB), NOSPLIT, $0-72
+	MOVQ    a+0(FP), AX
+	MOVQ    b+8(FP), CX
+	MOVQ    c+16(FP), DX
+	MOVQ    d+24(FP), BX
+	MOVQ    w1+40(FP), SI
+	MOVQ    w2+48(FP), DI
+	MOVQ    w3+56(FP), R8
+	MOVQ    y+32(FP), R9
+	VMOVUPD imagsign<>+0(SB), Y0
+	MOVQ    m+64(FP), R10
+	SHLQ    $+4, R10
+	XORQ    R11, R11
+
+loop:
+	CMPQ         R11, R10
+	JGE          done
+	VBROADCASTSD (SI)(R11*1), Y1
+	VBROADCASTSD 8(SI)(R11*1), Y2
+	VBROADCASTSD (DI)(R11*1), Y3
+	VBROADCASTSD 8(DI)(R11*1), Y4
+	VBROADCASTSD (R8)(R11*1), Y5
+	VBROADCASTSD 8(R8)(R11*1), Y6
+	VMOVUPD      (AX)(R11*4), Y7
+	VMOVUPD      (DX)(R11*4), Y8
+	VADDPD       Y8, Y7, Y9
+	VSUBPD       Y8, Y7, Y7
+	VMOVUPD      (CX)(R11*4), Y8
+	VMOVUPD      (BX)(R11*4), Y10
+	VADDPD       Y10, Y8, Y11
+	VSUBPD       Y10, Y8, Y8
+	VPERMILPD    $+5, Y8, Y8
+	VXORPD       Y0, Y8, Y8
+	VADDPD       Y11, Y9, Y10
+	VADDPD       Y8, Y7, Y12
+	VSUBPD       Y11, Y9, Y9
+	VSUBPD       Y8, Y7, Y7
+	VPERMILPD    $+5, Y12, Y8
+	VMULPD       Y2, Y8, Y8
+	VMULPD       Y1, Y12, Y12
+	VADDSUBPD    Y8, Y12, Y12
+	VPERMILPD    $+5, Y9, Y8
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y3, Y9, Y9
+	VADDSUBPD    Y8, Y9, Y9
+	VPERMILPD    $+5, Y7, Y8
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VADDSUBPD    Y8, Y7, Y7
+	VMOVUPD      Y10, (R9)
+	VMOVUPD      Y12, 64(R9)
+	VMOVUPD      Y9, 128(R9)
+	VMOVUPD      Y7, 192(R9)
+	VMOVUPD      32(AX)(R11*4), Y7
+	VMOVUPD      32(DX)(R11*4), Y8
+	VADDPD       Y8, Y7, Y9
+	VSUBPD       Y8, Y7, Y7
+	VMOVUPD      32(CX)(R11*4), Y8
+	VMOVUPD      32(BX)(R11*4), Y10
+	VADDPD       Y10, Y8, Y11
+	VSUBPD       Y10, Y8, Y8
+	VPERMILPD    $+5, Y8, Y8
+	VXORPD       Y0, Y8, Y8
+	VADDPD       Y11, Y9, Y10
+	VADDPD       Y8, Y7, Y12
+	VSUBPD       Y11, Y9, Y9
+	VSUBPD       Y8, Y7, Y7
+	VPERMILPD    $+5, Y12, Y8
+	VMULPD       Y2, Y8, Y8
+	VMULPD       Y1, Y12, Y12
+	VADDSUBPD    Y8, Y12, Y12
+	VPERMILPD    $+5, Y9, Y1
+	VMULPD       Y4, Y1, Y1
+	VMULPD       Y3, Y9, Y9
+	VADDSUBPD    Y1, Y9, Y9
+	VPERMILPD    $+5, Y7, Y1
+	VMULPD       Y6, Y1, Y1
+	VMULPD       Y5, Y7, Y7
+	VADDSUBPD    Y1, Y7, Y7
+	VMOVUPD      Y10, 32(R9)
+	VMOVUPD      Y12, 96(R9)
+	VMOVUPD      Y9, 160(R9)
+	VMOVUPD      Y7, 224(R9)
+	ADDQ         $0x00000100, R9
+	ADDQ         $+16, R11
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func Butterflies4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, n int) int
+// Requires: AVX
+TEXT ·Butterflies4AVX2(SB), NOSPLIT, $0-80
+	MOVQ    a+0(FP), AX
+	MOVQ    b+8(FP), CX
+	MOVQ    c+16(FP), DX
+	MOVQ    d+24(FP), BX
+	MOVQ    y0+32(FP), SI
+	MOVQ    y1+40(FP), DI
+	MOVQ    y2+48(FP), R8
+	MOVQ    y3+56(FP), R9
+	VMOVUPD imagsign<>+0(SB), Y0
+	MOVQ    n+64(FP), R10
+	SHLQ    $+1, R10
+	XORQ    R11, R11
+	ANDQ    $-4, R10
+
+loop:
+	CMPQ      R11, R10
+	JGE       done
+	VMOVUPD   (AX)(R11*8), Y1
+	VMOVUPD   (DX)(R11*8), Y2
+	VADDPD    Y2, Y1, Y3
+	VSUBPD    Y2, Y1, Y1
+	VMOVUPD   (CX)(R11*8), Y2
+	VMOVUPD   (BX)(R11*8), Y4
+	VADDPD    Y4, Y2, Y5
+	VSUBPD    Y4, Y2, Y2
+	VPERMILPD $+5, Y2, Y2
+	VXORPD    Y0, Y2, Y2
+	VADDPD    Y5, Y3, Y4
+	VADDPD    Y2, Y1, Y6
+	VSUBPD    Y5, Y3, Y3
+	VSUBPD    Y2, Y1, Y1
+	VMOVUPD   Y4, (SI)(R11*8)
+	VMOVUPD   Y6, (DI)(R11*8)
+	VMOVUPD   Y3, (R8)(R11*8)
+	VMOVUPD   Y1, (R9)(R11*8)
+	ADDQ      $+4, R11
+	JMP       loop
+
+done:
+	SHRQ $+1, R11
+	VZEROUPPER
+	MOVQ R11, ret+72(FP)
+	RET
+
+// func Butterflies4ScaledAVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, scale float64, n int) int
+// Requires: AVX
+TEXT ·Butterflies4ScaledAVX2(SB), NOSPLIT, $0-88
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         c+16(FP), DX
+	MOVQ         d+24(FP), BX
+	MOVQ         y0+32(FP), SI
+	MOVQ         y1+40(FP), DI
+	MOVQ         y2+48(FP), R8
+	MOVQ         y3+56(FP), R9
+	VBROADCASTSD scale+64(FP), Y0
+	VMOVUPD      imagsign<>+0(SB), Y1
+	MOVQ         n+72(FP), R10
+	SHLQ         $+1, R10
+	XORQ         R11, R11
+	ANDQ         $-4, R10
+
+loop:
+	CMPQ      R11, R10
+	JGE       done
+	VMOVUPD   (AX)(R11*8), Y2
+	VMOVUPD   (DX)(R11*8), Y3
+	VADDPD    Y3, Y2, Y4
+	VSUBPD    Y3, Y2, Y2
+	VMOVUPD   (CX)(R11*8), Y3
+	VMOVUPD   (BX)(R11*8), Y5
+	VADDPD    Y5, Y3, Y6
+	VSUBPD    Y5, Y3, Y3
+	VPERMILPD $+5, Y3, Y3
+	VXORPD    Y1, Y3, Y3
+	VADDPD    Y6, Y4, Y5
+	VADDPD    Y3, Y2, Y7
+	VSUBPD    Y6, Y4, Y4
+	VSUBPD    Y3, Y2, Y2
+	VMULPD    Y0, Y5, Y5
+	VMOVUPD   Y5, (SI)(R11*8)
+	VMULPD    Y0, Y7, Y7
+	VMOVUPD   Y7, (DI)(R11*8)
+	VMULPD    Y0, Y4, Y4
+	VMOVUPD   Y4, (R8)(R11*8)
+	VMULPD    Y0, Y2, Y2
+	VMOVUPD   Y2, (R9)(R11*8)
+	ADDQ      $+4, R11
+	JMP       loop
+
+done:
+	SHRQ $+1, R11
+	VZEROUPPER
+	MOVQ R11, ret+80(FP)
+	RET
+
+// func Butterflies2AVX2(a *complex128, b *complex128, y0 *complex128, y1 *complex128, n int) int
+// Requires: AVX
+TEXT ·Butterflies2AVX2(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ y0+16(FP), DX
+	MOVQ y1+24(FP), BX
+	MOVQ n+32(FP), SI
+	SHLQ $+1, SI
+	XORQ DI, DI
+	ANDQ $-4, SI
+
+loop:
+	CMPQ    DI, SI
+	JGE     done
+	VMOVUPD (AX)(DI*8), Y0
+	VMOVUPD (CX)(DI*8), Y1
+	VADDPD  Y1, Y0, Y2
+	VSUBPD  Y1, Y0, Y0
+	VMOVUPD Y2, (DX)(DI*8)
+	VMOVUPD Y0, (BX)(DI*8)
+	ADDQ    $+4, DI
+	JMP     loop
+
+done:
+	SHRQ $+1, DI
+	VZEROUPPER
+	MOVQ DI, ret+40(FP)
+	RET
+
+// func Butterflies2ScaledAVX2(a *complex128, b *complex128, y0 *complex128, y1 *complex128, scale float64, n int) int
+// Requires: AVX
+TEXT ·Butterflies2ScaledAVX2(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         y0+16(FP), DX
+	MOVQ         y1+24(FP), BX
+	VBROADCASTSD scale+32(FP), Y0
+	MOVQ         n+40(FP), SI
+	SHLQ         $+1, SI
+	XORQ         DI, DI
+	ANDQ         $-4, SI
+
+loop:
+	CMPQ    DI, SI
+	JGE     done
+	VMOVUPD (AX)(DI*8), Y1
+	VMOVUPD (CX)(DI*8), Y2
+	VADDPD  Y2, Y1, Y3
+	VSUBPD  Y2, Y1, Y1
+	VMULPD  Y0, Y3, Y3
+	VMULPD  Y0, Y1, Y1
+	VMOVUPD Y3, (DX)(DI*8)
+	VMOVUPD Y1, (BX)(DI*8)
+	ADDQ    $+4, DI
+	JMP     loop
+
+done:
+	SHRQ $+1, DI
+	VZEROUPPER
+	MOVQ DI, ret+48(FP)
+	RET

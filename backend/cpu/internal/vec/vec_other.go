@@ -19,3 +19,13 @@ func DotAVX2(x, y *float64, n int) (float64, int)                       { return
 func Radix4AVX2(a, b, c, d, y0, y1, y2, y3, w1, w2, w3 *complex128, n int) int {
 	return 0
 }
+func Radix4FirstAVX2(x0, x1, x2, x3, y, w1, w2, w3 *complex128, n int) int { return 0 }
+func Radix4S4AVX2(a, b, c, d, y, w1, w2, w3 *complex128, m int)            {}
+func Butterflies4AVX2(a, b, c, d, y0, y1, y2, y3 *complex128, n int) int {
+	return 0
+}
+func Butterflies4ScaledAVX2(a, b, c, d, y0, y1, y2, y3 *complex128, scale float64, n int) int {
+	return 0
+}
+func Butterflies2AVX2(a, b, y0, y1 *complex128, n int) int                      { return 0 }
+func Butterflies2ScaledAVX2(a, b, y0, y1 *complex128, scale float64, n int) int { return 0 }

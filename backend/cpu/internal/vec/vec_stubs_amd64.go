@@ -30,3 +30,33 @@ func DotAVX2(x *float64, y *float64, n int) (sum float64, done int)
 //
 //go:noescape
 func Radix4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int
+
+// Radix4FirstAVX2 does the arithmetic of package fftk's pass4s1 loop over p, with the runs x0..x3 and w1..w3 starting at the first p done and y at its first result, for the first n&^1 values of p, and returns how many it did.
+//
+//go:noescape
+func Radix4FirstAVX2(x0 *complex128, x1 *complex128, x2 *complex128, x3 *complex128, y *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int
+
+// Radix4S4AVX2 does the arithmetic of package fftk's pass4s4 loop over p for m values of p, with a..d and w1..w3 starting at the first p done and y at its first result.
+//
+//go:noescape
+func Radix4S4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y *complex128, w1 *complex128, w2 *complex128, w3 *complex128, m int)
+
+// Butterflies4AVX2 does the arithmetic of package fftk's butterflies4 on the first n&^1 values and returns how many it did.
+//
+//go:noescape
+func Butterflies4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, n int) int
+
+// Butterflies4ScaledAVX2 does the arithmetic of package fftk's last4 with a scale on the first n&^1 values and returns how many it did.
+//
+//go:noescape
+func Butterflies4ScaledAVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, scale float64, n int) int
+
+// Butterflies2AVX2 does the arithmetic of package fftk's last2 without a scale on the first n&^1 values and returns how many it did.
+//
+//go:noescape
+func Butterflies2AVX2(a *complex128, b *complex128, y0 *complex128, y1 *complex128, n int) int
+
+// Butterflies2ScaledAVX2 does the arithmetic of package fftk's last2 with a scale on the first n&^1 values and returns how many it did.
+//
+//go:noescape
+func Butterflies2ScaledAVX2(a *complex128, b *complex128, y0 *complex128, y1 *complex128, scale float64, n int) int

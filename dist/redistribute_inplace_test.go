@@ -99,3 +99,34 @@ func ExampleRedistributeInPlace() {
 	// Output:
 	// [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]
 }
+
+// TestRedistributeInPlaceEven moves arrays whose blocks keep their length
+// on every rank (sides that the rank count divides) between their split
+// axes in place, there and back several times: every move is in place,
+// and those from a later axis to an earlier one send each peer's part
+// straight from the block (one run of it; several peers' parts one run
+// where they follow each other), receiving into scratch. The elements
+// must be those of the input each time, and the memory the first array's.
+func TestRedistributeInPlaceEven(t *testing.T) {
+	c := mpitest.World(t)
+	p := c.Size()
+	for _, shape := range [][]int{{2 * p, 2 * p}, {3 * p, 2, p}, {p, 5, 2 * p}} {
+		t.Run(fmt.Sprint(shape), func(t *testing.T) {
+			want, _ := dist.Allgather(refArray(t, c, shape, 0))
+			x := refArray(t, c, shape, 0)
+			mem := unsafe.Pointer(&x.LocalData()[0])
+			last := len(shape) - 1
+			for i, axis := range []int{last, 0, last, 0} {
+				y, err := dist.RedistributeInPlace(x, dist.NewLayout(shape, axis, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				x = y
+				got, _ := dist.Allgather(x)
+				mpitest.Check(t, c, slices.Equal(got, want), "move %d, to axis %d: %v, want %v", i, axis, got, want)
+				mpitest.Check(t, c, unsafe.Pointer(&x.LocalData()[0]) == mem, "move %d, to axis %d: not in place", i, axis)
+			}
+			x.Free()
+		})
+	}
+}

@@ -3,6 +3,7 @@ package dist
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/xpmpi/xpmpi/backend"
@@ -272,6 +273,25 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 			defer put()
 		}
 	}
+	// On the host, a part that is one run of its block, for every peer,
+	// goes between MPI and the block without the send or receive buffer
+	// (its displacement the run's offset): the received parts of a
+	// transpose from rows to columns, the sent ones of the way back.
+	// MPI must not read and write overlapping memory, so where the move
+	// is in place only one side goes so, the receive first; the rank's
+	// own part has left both sides above.
+	if host && !self {
+		if !recvIdent {
+			if d, ok := directDispls(rruns, rcounts, rd, 1); ok {
+				recvIdent, rd, rruns = true, d, nil
+			}
+		}
+		if !sendIdent && (!alias || !recvIdent) {
+			if d, ok := directDispls(sruns, scounts, sd, len(srcs)); ok {
+				sendIdent, sd, sruns = true, d, nil
+			}
+		}
+	}
 	send, recv := srcs[0], dst
 	var err error
 	if !sendIdent {
@@ -478,6 +498,32 @@ func pairRuns(src, dst []prun, s0, r0 int) []ownCopy {
 		}
 	}
 	return out
+}
+
+// directDispls reports whether each peer's part, packed offsets [d[s],
+// d[s]+counts[s]) of runs (in packed order, of narr arrays), is one run of
+// one array, the only array, and returns the parts' offsets in it.
+func directDispls(runs []prun, counts, d []int, narr int) ([]int, bool) {
+	if narr != 1 {
+		return nil, false
+	}
+	for k := 1; k < len(runs); k++ {
+		if runs[k].packed < runs[k-1].packed+runs[k-1].n {
+			return nil, false
+		}
+	}
+	out := make([]int, len(counts))
+	for s, n := range counts {
+		if n == 0 {
+			continue
+		}
+		k := sort.Search(len(runs), func(k int) bool { return runs[k].packed+runs[k].n > d[s] })
+		if k == len(runs) || runs[k].arr != 0 || runs[k].packed > d[s] || d[s]+n > runs[k].packed+runs[k].n {
+			return nil, false
+		}
+		out[s] = runs[k].block + d[s] - runs[k].packed
+	}
+	return out, true
 }
 
 func sum(s []int) int {

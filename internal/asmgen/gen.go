@@ -2,7 +2,7 @@
 // (NAME_amd64.s) and its Go declarations (NAME_stubs_amd64.go) of one of
 // three packages, chosen by -pkg:
 //
-//	vec   backend/cpu/internal/vec     the CPU backend's row and vector kernels (vec.go), and fftk's radix-4 loop (fft.go)
+//	vec   backend/cpu/internal/vec     the CPU backend's row and vector kernels (vec.go), and fftk's FFT passes (fft.go)
 //	fvec  kernels/fuse/internal/fvec   package kernels/fuse's chunk kernels (fvec.go)
 //	rvec  internal/repro/internal/rvec package internal/repro's deposit and maximum kernels (rvec.go)
 //

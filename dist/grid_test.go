@@ -501,15 +501,7 @@ func TestGridArange(t *testing.T) {
 // is redistributed to and from: every split axis, replicated, uneven
 // blocks on each axis, and the grids of gridCases.
 func layoutTargets(shape []int, p int) []dist.Layout {
-	var out []dist.Layout
-	for _, a := range axes(shape) {
-		out = append(out, dist.NewLayout(shape, a, p))
-	}
-	for a := range shape {
-		counts := make([]int, p)
-		counts[p-1] = shape[a]
-		out = append(out, dist.NewLayoutCounts(shape, a, counts))
-	}
+	out := redistributeTargets(shape, p)
 	for _, g := range gridCases(shape, p) {
 		out = append(out, dist.NewGridLayoutCounts(shape, g.counts))
 	}

@@ -282,12 +282,12 @@ func moveDo[T backend.Numeric](m move, c mpi.Comm, b backend.Backend, srcs []*ba
 	// own part has left both sides above.
 	if host && !self {
 		if !recvIdent {
-			if d, ok := directDispls(rruns, rcounts, rd, 1); ok {
+			if d, ok := directDispls(rruns, rcounts, rd); ok {
 				recvIdent, rd, rruns = true, d, nil
 			}
 		}
-		if !sendIdent && (!alias || !recvIdent) {
-			if d, ok := directDispls(sruns, scounts, sd, len(srcs)); ok {
+		if !sendIdent && len(srcs) == 1 && (!alias || !recvIdent) {
+			if d, ok := directDispls(sruns, scounts, sd); ok {
 				sendIdent, sd, sruns = true, d, nil
 			}
 		}
@@ -501,12 +501,9 @@ func pairRuns(src, dst []prun, s0, r0 int) []ownCopy {
 }
 
 // directDispls reports whether each peer's part, packed offsets [d[s],
-// d[s]+counts[s]) of runs (in packed order, of narr arrays), is one run of
-// one array, the only array, and returns the parts' offsets in it.
-func directDispls(runs []prun, counts, d []int, narr int) ([]int, bool) {
-	if narr != 1 {
-		return nil, false
-	}
+// d[s]+counts[s]) of runs (in packed order) of one array, is one run of
+// it, and returns the parts' offsets in it.
+func directDispls(runs []prun, counts, d []int) ([]int, bool) {
 	for k := 1; k < len(runs); k++ {
 		if runs[k].packed < runs[k-1].packed+runs[k-1].n {
 			return nil, false

@@ -210,59 +210,39 @@ func (p *Plan) strided(x []complex128, b, ld int, inverse bool, scale float64) {
 		panic(fmt.Sprintf("fftk: %d values for %d lines of length %d in rows of %d", len(x), b, p.n, ld))
 	}
 	nb := p.n * b
-	if len(p.scratch) < nb {
-		p.scratch = make([]complex128, nb)
-	}
-	if ld == b || len(p.stages) == 0 || p.stages[0].r != 4 || (p.last != 4 && p.last != 2) {
-		// Gathered: one row of b at a time into a buffer of its own
-		// (transform uses scratch), transformed, written back.
-		if len(p.scratch2) < nb {
-			p.scratch2 = make([]complex128, nb)
-		}
-		g := p.scratch2[:nb]
-		if ld == b {
-			g = x[:nb]
-		} else {
-			for j := range p.n {
-				copy(g[j*b:(j+1)*b], x[j*ld:j*ld+b])
-			}
-		}
-		p.transform(g, b, inverse, scale)
-		if ld != b {
-			for j := range p.n {
-				copy(x[j*ld:j*ld+b], g[j*b:(j+1)*b])
-			}
-		}
+	if ld == b {
+		p.transform(x[:nb], b, inverse, scale)
 		return
 	}
 	if len(p.scratch2) < nb {
 		p.scratch2 = make([]complex128, nb)
+	}
+	if len(p.stages) == 0 || p.stages[0].r != 4 || (p.last != 4 && p.last != 2) {
+		// Gathered: one row of b at a time into a buffer of its own
+		// (transform uses scratch), transformed, written back.
+		g := p.scratch2[:nb]
+		for j := range p.n {
+			copy(g[j*b:(j+1)*b], x[j*ld:j*ld+b])
+		}
+		p.transform(g, b, inverse, scale)
+		for j := range p.n {
+			copy(x[j*ld:j*ld+b], g[j*b:(j+1)*b])
+		}
+		return
+	}
+	if len(p.scratch) < nb {
+		p.scratch = make([]complex128, nb)
 	}
 	tw := p.fw
 	if inverse {
 		tw = p.bw
 	}
 	// The first pass, radix 4 and stride 1 on each line, is pass4 with
-	// stride b on the gathered rows: its runs are rows p, p+m, p+2m and
-	// p+3m of b values, which here it reads where they are.
+	// stride b on the gathered rows: its runs are rows q, q+m, q+2m and
+	// q+3m of b values, which here it reads where they are.
 	st := p.stages[0]
-	m := p.n / 4
 	first := p.scratch[:nb]
-	t := tw[st.tw : st.tw+3*m]
-	for q := range m {
-		row := func(k int) []complex128 { return x[(q+k*m)*ld : (q+k*m)*ld+b] }
-		a, bb, c, d := row(0), row(1), row(2), row(3)
-		if inverse {
-			bb, d = d, bb
-		}
-		o := first[4*b*q : 4*b*(q+1)]
-		y0, y1, y2, y3 := o[:b], o[b:2*b], o[2*b:3*b], o[3*b:]
-		if q == 0 {
-			butterflies4(a, bb, c, d, y0, y1, y2, y3)
-			continue
-		}
-		radix4(a, bb, c, d, y0, y1, y2, y3, &t[q], &t[m+q], &t[2*m+q])
-	}
+	pass4Rows(x, first, tw[st.tw:st.tw+3*(p.n/4)], b, ld, inverse)
 	src, dst := first, p.scratch2[:nb]
 	for _, st := range p.stages[1:] {
 		p.pass(st, tw, src, dst, b, inverse)

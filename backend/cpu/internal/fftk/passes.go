@@ -63,19 +63,26 @@ func pass4s1(x, y, tw []complex128, inverse bool) {
 
 // pass4 is a radix-4 pass with stride s > 1.
 func pass4(x, y, tw []complex128, s int, inverse bool) {
-	m := len(x) / (4 * s)
-	sm := s * m
-	tw = tw[:3*m]
+	pass4Rows(x, y, tw, s, s, inverse)
+}
+
+// pass4Rows is pass4 with its input runs ld >= s apart: run p of x (s
+// values) at x[ld*p], the quarters ld*m apart for m = len(tw)/3 values of
+// p (ld = s: pass4; the strided transform's first pass reads a block's
+// rows so). The results are pass4's, runs of s in y.
+func pass4Rows(x, y, tw []complex128, s, ld int, inverse bool) {
+	m := len(tw) / 3
+	lm := ld * m
 	for p := 0; p < m; p++ {
-		i := s * p
+		i := ld * p
 		a := x[i : i+s]
-		b := x[i+sm : i+sm+s]
-		c := x[i+2*sm : i+2*sm+s]
-		d := x[i+3*sm : i+3*sm+s]
+		b := x[i+lm : i+lm+s]
+		c := x[i+2*lm : i+2*lm+s]
+		d := x[i+3*lm : i+3*lm+s]
 		if inverse {
 			b, d = d, b
 		}
-		o := y[4*i : 4*i+4*s]
+		o := y[4*s*p : 4*s*(p+1)]
 		y0, y1, y2, y3 := o[:s], o[s:2*s], o[2*s:3*s], o[3*s:4*s]
 		if p == 0 {
 			butterflies4(a, b, c, d, y0, y1, y2, y3)

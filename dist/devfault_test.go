@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -405,6 +406,23 @@ func TestDeviceFaultMoves(t *testing.T) {
 			counts[p-1] = n // all on the last rank
 			return arr(dist.Redistribute(x, dist.NewLayoutCounts([]int{n}, 0, counts)))
 		}, sum},
+		// In place: the result takes over the input's memory where a
+		// rank's block keeps its length (every rank in the square
+		// transpose, a middle rank or none in the reversed counts), and
+		// the input is gone either way, with an error too.
+		{"RedistributeInPlaceReversed", func(n int) bool {
+			counts := dist.NewLayout([]int{n}, 0, p).Counts()
+			r := slices.Clone(counts)
+			slices.Reverse(r)
+			return !slices.Equal(counts, r)
+		}, func(n int, y *dist.Array[float64]) (faultOutcome, error) {
+			counts := y.Layout().Counts()
+			slices.Reverse(counts)
+			return arr(dist.RedistributeInPlace(y, dist.NewLayoutCounts([]int{n}, 0, counts)))
+		}, sum},
+		{"RedistributeInPlaceTranspose", moves, func(n int, y *dist.Array[float64]) (faultOutcome, error) {
+			return arr(dist.RedistributeInPlace(y, dist.NewLayout([]int{n, n}, 1, p)))
+		}, func(n int) float64 { return float64(n * n * (n*n + 1) / 2) }},
 		{"Slice", moves, func(n int, x *dist.Array[float64]) (faultOutcome, error) {
 			return arr(dist.Slice(x, dist.Range{Start: math.MaxInt, Stop: math.MinInt, Step: -1})) // reversed
 		}, sum},
@@ -459,6 +477,25 @@ func TestDeviceFaultMoves(t *testing.T) {
 			return arr(dist.LoadArray[float64](r, "x", on))
 		}, sum},
 	}
+	// fresh makes the array an operation that consumes its input gets
+	// instead of x, before the fault is injected: 1, ..., n, or for the
+	// transpose an n x n array of 1, ..., n*n.
+	fresh := map[string]func(n int) *dist.Array[float64]{
+		"RedistributeInPlaceReversed": func(n int) *dist.Array[float64] {
+			y, err := dist.FromFunc(c, []int{n}, func(i []int) float64 { return float64(i[0] + 1) }, on)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return y
+		},
+		"RedistributeInPlaceTranspose": func(n int) *dist.Array[float64] {
+			y, err := dist.FromFunc(c, []int{n, n}, func(i []int) float64 { return float64(i[0]*n + i[1] + 1) }, on)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return y
+		},
+	}
 	sizes := []int{2, 2*p + 1}
 	if p > 1 && p-1 != 2 {
 		sizes = append(sizes, p-1) // fewer elements than ranks
@@ -504,10 +541,14 @@ func TestDeviceFaultMoves(t *testing.T) {
 			for _, op := range ops {
 				for _, bad := range bads {
 					what := fmt.Sprintf("%s of %d elements at %d ranks (CUDA-aware %v), fault on rank %d", op.name, n, p, aware, bad)
+					y := x
+					if f := fresh[op.name]; f != nil {
+						y = f(n)
+					}
 					if rank == bad {
 						fakedev.Default.InjectFault(errFault)
 					}
-					res, err := op.run(n, x)
+					res, err := op.run(n, y)
 					none, aerr := mpi.AllTrue(c, err == nil)
 					if aerr != nil {
 						t.Fatal(aerr)
@@ -521,7 +562,11 @@ func TestDeviceFaultMoves(t *testing.T) {
 					ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
 					mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
 
-					res, err = op.run(n, x)
+					y = x
+					if f := fresh[op.name]; f != nil {
+						y = f(n)
+					}
+					res, err = op.run(n, y)
 					var got float64
 					if err == nil {
 						got, err = res.value()

@@ -24,6 +24,10 @@ func resolveCheckpointDir(dir string) (string, error) {
 	return resolvePath(filepath.Clean(dir), 0)
 }
 
+// evalSymlinks is filepath.EvalSymlinks, a variable for the tests, which
+// play a path removed between resolvePath's Lstat and its own.
+var evalSymlinks = filepath.EvalSymlinks
+
 func resolvePath(p string, links int) (string, error) {
 	if links > maxLinks {
 		return "", fmt.Errorf("resolving %s: more than %d symbolic links", p, maxLinks)
@@ -31,7 +35,15 @@ func resolvePath(p string, links int) (string, error) {
 	st, err := os.Lstat(p)
 	switch {
 	case err == nil && st.Mode()&fs.ModeSymlink == 0:
-		return filepath.EvalSymlinks(p)
+		r, err := evalSymlinks(p)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return r, err
+		}
+		// p went away since the Lstat: another job's save moved it aside
+		// (DIR to DIR.old, then its new DIR in). Resolved as a path that
+		// does not exist, as below, so that the save goes on to the lock,
+		// which refuses it while that job holds it.
+		return resolveMissing(p, links)
 	case err == nil:
 		t, err := os.Readlink(p)
 		if err != nil {
@@ -48,15 +60,21 @@ func resolvePath(p string, links int) (string, error) {
 		}
 		return resolvePath(filepath.Clean(t), links+1)
 	case errors.Is(err, fs.ErrNotExist):
-		parent, base := filepath.Split(p)
-		if parent == "" {
-			return p, nil // relative to the working directory, which exists
-		}
-		d, err := resolvePath(filepath.Clean(parent), links)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(d, base), nil
+		return resolveMissing(p, links)
 	}
 	return "", err
+}
+
+// resolveMissing resolves p, which does not exist: its parent resolved,
+// joined with its last component.
+func resolveMissing(p string, links int) (string, error) {
+	parent, base := filepath.Split(p)
+	if parent == "" {
+		return p, nil // relative to the working directory, which exists
+	}
+	d, err := resolvePath(filepath.Clean(parent), links)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, base), nil
 }

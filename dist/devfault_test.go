@@ -477,24 +477,31 @@ func TestDeviceFaultMoves(t *testing.T) {
 			return arr(dist.LoadArray[float64](r, "x", on))
 		}, sum},
 	}
-	// fresh makes the array an operation that consumes its input gets
-	// instead of x, before the fault is injected: 1, ..., n, or for the
-	// transpose an n x n array of 1, ..., n*n.
-	fresh := map[string]func(n int) *dist.Array[float64]{
-		"RedistributeInPlaceReversed": func(n int) *dist.Array[float64] {
-			y, err := dist.FromFunc(c, []int{n}, func(i []int) float64 { return float64(i[0] + 1) }, on)
-			if err != nil {
-				t.Fatal(err)
+	// input is the array an operation runs on: x, or for the operations
+	// that consume theirs (fresh: name -> shape) one of their own, made
+	// before the fault is injected, of the values 1, 2, ... in row-major
+	// order.
+	fresh := map[string]func(n int) []int{
+		"RedistributeInPlaceReversed":  func(n int) []int { return []int{n} },
+		"RedistributeInPlaceTranspose": func(n int) []int { return []int{n, n} },
+	}
+	input := func(name string, n int, x *dist.Array[float64]) *dist.Array[float64] {
+		f := fresh[name]
+		if f == nil {
+			return x
+		}
+		shape := f(n)
+		y, err := dist.FromFunc(c, shape, func(idx []int) float64 {
+			k := 0
+			for a, i := range idx {
+				k = k*shape[a] + i
 			}
-			return y
-		},
-		"RedistributeInPlaceTranspose": func(n int) *dist.Array[float64] {
-			y, err := dist.FromFunc(c, []int{n, n}, func(i []int) float64 { return float64(i[0]*n + i[1] + 1) }, on)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return y
-		},
+			return float64(k + 1)
+		}, on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y
 	}
 	sizes := []int{2, 2*p + 1}
 	if p > 1 && p-1 != 2 {
@@ -541,10 +548,7 @@ func TestDeviceFaultMoves(t *testing.T) {
 			for _, op := range ops {
 				for _, bad := range bads {
 					what := fmt.Sprintf("%s of %d elements at %d ranks (CUDA-aware %v), fault on rank %d", op.name, n, p, aware, bad)
-					y := x
-					if f := fresh[op.name]; f != nil {
-						y = f(n)
-					}
+					y := input(op.name, n, x)
 					if rank == bad {
 						fakedev.Default.InjectFault(errFault)
 					}
@@ -562,11 +566,7 @@ func TestDeviceFaultMoves(t *testing.T) {
 					ok := errors.Is(err, backend.ErrDevice) && (rank != bad || errors.Is(err, errFault))
 					mpitest.Check(t, c, ok, "%s: rank %d returned %v; want an error wrapping backend.ErrDevice (and the fault on the faulting rank)", what, rank, err)
 
-					y = x
-					if f := fresh[op.name]; f != nil {
-						y = f(n)
-					}
-					res, err = op.run(n, y)
+					res, err = op.run(n, input(op.name, n, x))
 					var got float64
 					if err == nil {
 						got, err = res.value()

@@ -45,6 +45,12 @@ type stage struct {
 	r, n, s, tw int
 }
 
+// twiddles returns the stage's twiddle factors in tw (the plan's forward
+// or inverse ones): r-1 runs of n/r.
+func (st stage) twiddles(tw []complex128) []complex128 {
+	return tw[st.tw : st.tw+(st.r-1)*(st.n/st.r)]
+}
+
 // Plan is a transform of one length. Make one with NewPlan.
 type Plan struct {
 	n       int
@@ -242,7 +248,7 @@ func (p *Plan) strided(x []complex128, b, ld int, inverse bool, scale float64) {
 	// q+3m of b values, which here it reads where they are.
 	st := p.stages[0]
 	first := p.scratch[:nb]
-	pass4Rows(x, first, tw[st.tw:st.tw+3*(p.n/4)], b, ld, inverse)
+	pass4Rows(x, first, st.twiddles(tw), b, ld, inverse)
 	src, dst := first, p.scratch2[:nb]
 	for _, st := range p.stages[1:] {
 		p.pass(st, tw, src, dst, b, inverse)
@@ -271,7 +277,7 @@ func (p *Plan) strided(x []complex128, b, ld int, inverse bool, scale float64) {
 // pass runs the stage st (not the last) from src to dst on b interleaved
 // lines.
 func (p *Plan) pass(st stage, tw, src, dst []complex128, b int, inverse bool) {
-	t := tw[st.tw : st.tw+(st.r-1)*(st.n/st.r)]
+	t := st.twiddles(tw)
 	s := st.s * b
 	switch st.r {
 	case 4:

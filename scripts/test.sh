@@ -28,10 +28,10 @@
 #               (XPMPI_MPI_WAIT=sleep) and at MPI_THREAD_SINGLE
 #               (XPMPI_THREAD_LEVEL=single; under MPICH too)
 #   mpich       the same test binaries built with -tags mpi,mpich and run
-#               under MPICH's launcher at 2 and 3 ranks (-test.short where
-#               the ranks outnumber the cores: the binding's sleep mode;
-#               ./dist at 3 ranks: its collectives' subset; not
-#               dist/disttest, whose MPI calls are dist's),
+#               under MPICH's launcher at 2 ranks, and ./mpi and ./dist at
+#               3 (-test.short where the ranks outnumber the cores: the
+#               binding's sleep mode; ./dist at 3 ranks: its collectives'
+#               subset; not dist/disttest, whose MPI calls are dist's),
 #               and the CLI built for MPICH (build/xpmpi-mpich); ldd must show every one linked
 #               to libmpich, not Open MPI's libmpi.so.40, and xpmpi info
 #               under MPICH's launcher must report MPICH (skipped without MPICH)
@@ -269,6 +269,28 @@ check_gofmt() {
 }
 step "gofmt" check_gofmt
 
+# ---------------------------------------------------------------- fake CUDA driver
+# The fake CUDA driver (backend/cuda/testdata/fakecuda: the .cu kernels
+# compiled as C++ and run on the host; it stands in for NVRTC too), built
+# once for backend/cuda's TestFakeDriver, the hosts phase and dist's CUDA
+# step. -ffp-contract=off: no contracted multiply-adds, so the kernels give
+# the CPU's bits. One g++ process of 19-34 s: it compiles in the background
+# while go vet runs, and the default build's step below waits for it.
+fakecuda_pid=
+build_fakecuda() {
+	mkdir -p build/fakecuda
+	rm -f build/fakecuda/libcuda.so.1
+	g++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -ffp-contract=off -fno-strict-aliasing \
+		-I backend/cuda -o build/fakecuda/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
+}
+if command -v g++ >/dev/null 2>&1; then
+	(
+		set -e
+		build_fakecuda
+	) >build/logs/fakecuda-build.log 2>&1 &
+	fakecuda_pid=$!
+fi
+
 # ---------------------------------------------------------------- vet
 step "go vet ./..." go vet ./...
 # dist, mpi, backend and staging build without cgo: the CUDA backend (cgo)
@@ -312,20 +334,21 @@ fi
 
 # ---------------------------------------------------------------- default build
 step "go build ./..." go build ./...
-# The fake CUDA driver (backend/cuda/testdata/fakecuda: the .cu kernels
-# compiled as C++ and run on the host; it stands in for NVRTC too), built
-# once for backend/cuda's TestFakeDriver, the hosts phase and dist's CUDA
-# step. -ffp-contract=off: no contracted multiply-adds, so the kernels give
-# the CPU's bits.
+# The fake CUDA driver, built in the background since the vet step
+# (above); the step waits for it.
 fakecuda=
-build_fakecuda() {
-	mkdir -p build/fakecuda
-	rm -f build/fakecuda/libcuda.so.1
-	g++ -std=c++17 -O2 -fPIC -shared -fvisibility=hidden -ffp-contract=off -fno-strict-aliasing \
-		-I backend/cuda -o build/fakecuda/libcuda.so.1 backend/cuda/testdata/fakecuda/fakecuda.cpp
-}
-if command -v g++ >/dev/null 2>&1; then
-	step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver)" build_fakecuda
+if [ -n "$fakecuda_pid" ]; then
+	# wait works in this shell only (the background job is its child), not
+	# in a step's subshell.
+	fakecuda_t0=$EPOCHREALTIME fakecuda_rc=0
+	wait "$fakecuda_pid" || fakecuda_rc=$?
+	fakecuda_waited=$(awk -v a="$fakecuda_t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	fakecuda_report() {
+		cat build/logs/fakecuda-build.log
+		echo "waited ${fakecuda_waited}s for it after the vet steps"
+		return $fakecuda_rc
+	}
+	step "g++ backend/cuda/testdata/fakecuda (the fake CUDA driver, built during the vet steps)" fakecuda_report
 	[ -f build/fakecuda/libcuda.so.1 ] && fakecuda=$root/build/fakecuda/libcuda.so.1
 fi
 # The emulated tests of kernels, integrate, algorithms/algkern and fusecuda
@@ -398,13 +421,34 @@ bin_name() {
 	echo "${p:-root}"
 }
 
-build_test() { # TAGS OUT PKG
-	rm -f "$2"
-	go test -tags "$1" -c -o "$2" "$3"
-	[ -f "$2" ] || {
-		echo "no test binary: $3 has no tests?"
-		return 1
-	}
+# build_tests TAGS PREFIX PACKAGES...: the packages' test binaries, as
+# build/test/PREFIX<bin_name>.test, from one go test -c, whose compiles and
+# links run side by side (16 packages with -tags mpi: 91 s, against 99 s
+# for one go command per package; 15 with mpi,mpich: 71 s against 83 s;
+# 2 cores, 2026-12-07). A package that does not build has no binary (no
+# stale one either), and the step fails.
+build_tests() {
+	local tags=$1 prefix=$2 pkg out rc=0
+	shift 2
+	local tmp=$root/build/test/.build-$prefix$$
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for pkg in "$@"; do
+		rm -f "$root/build/test/$prefix$(bin_name "$pkg").test"
+	done
+	# go test -c -o DIR/ names each binary after the package's directory.
+	go test -tags "$tags" -c -o "$tmp/" "$@" || rc=$?
+	for pkg in "$@"; do
+		out=$root/build/test/$prefix$(bin_name "$pkg").test
+		if [ -f "$tmp/$(basename "$pkg").test" ]; then
+			mv "$tmp/$(basename "$pkg").test" "$out"
+		else
+			echo "no test binary for $pkg"
+			rc=1
+		fi
+	done
+	rm -rf "$tmp"
+	return $rc
 }
 
 # run_test_args: more arguments of the test binary for run_test, empty
@@ -437,10 +481,10 @@ mpi_phase() { # TAG-SET PREFIX PACKAGES...
 	local tags=$1 prefix=$2
 	shift 2
 	local pkg name bin np
+	step "build -tags $tags: the tests of $*" build_tests "$tags" "$prefix" "$@"
 	for pkg in "$@"; do
 		name=$(bin_name "$pkg")
 		bin=$root/build/test/$prefix$name.test
-		step "build -tags $tags $pkg" build_test "$tags" "$bin" "$pkg"
 		if [ ! -x "$bin" ]; then
 			skip "mpirun $pkg" "its test binary did not build"
 			continue
@@ -545,18 +589,29 @@ else
 		echo "${1#"$root"/}: $(grep -oE 'libmpich\.so[.0-9]*' <<<"$libs" | head -n 1)"
 	}
 	mpich_dist_odd_run='^(TestGatherScatter|TestReductions|TestIntegerReductions|TestArgTiesAndNaN|TestHalo|TestRedistribute|TestSort|TestCheckpointRoundTrip|TestDeviceFaultReductions|TestUniqueNumPy|TestQuantileNumPy)$'
+	# dist/disttest (the conformance matrix) runs under Open MPI at 1-4
+	# ranks; every MPI call it makes is one of dist's, which ./dist's own
+	# tests run under MPICH below. Its MPICH build and runs took 35-40 s
+	# of the suite (2 cores, 2026-12-05).
+	mpich_pkgs=()
 	for pkg in "${mpi_pkgs[@]}"; do
-		# dist/disttest (the conformance matrix) runs under Open MPI at
-		# 1-4 ranks; every MPI call it makes is one of dist's, which
-		# ./dist's own tests run under MPICH below. Its MPICH build and
-		# runs took 35-40 s of the suite (2 cores, 2026-12-05).
-		if [ "$pkg" = ./dist/disttest ]; then
-			echo "MPICH: $pkg is not rebuilt for MPICH (the matrix runs under Open MPI at 1-4 ranks; ./dist's tests cover dist's MPI calls under MPICH)"
-			continue
-		fi
+		[ "$pkg" != ./dist/disttest ] && mpich_pkgs+=("$pkg")
+	done
+	[ ${#mpich_pkgs[@]} -lt ${#mpi_pkgs[@]} ] &&
+		echo "MPICH: ./dist/disttest is not rebuilt for MPICH (the matrix runs under Open MPI at 1-4 ranks; ./dist's tests cover dist's MPI calls under MPICH)"
+	step "build -tags mpi,mpich: the tests of ${mpich_pkgs[*]}" build_tests mpi,mpich mpich- "${mpich_pkgs[@]}"
+	# At more ranks than cores (3 on 2 cores: MPICH's algorithms for a
+	# rank count that is not a power of two, in the binding's sleep mode)
+	# ./mpi runs its -short tests, every call of the binding, and ./dist
+	# the collectives' subset; the other packages make their MPI calls
+	# through those two and run at 2 ranks here, at 3 and 4 under Open
+	# MPI. Their runs at 3 ranks under MPICH took 61 s of the suite (2
+	# cores, 2026-12-07), most of it naps of the sleep mode.
+	[ "$cores" -lt 3 ] &&
+		echo "MPICH at 3 ranks (more than the $cores cores): ./mpi and ./dist only; every package runs at 2 ranks"
+	for pkg in "${mpich_pkgs[@]}"; do
 		name=$(bin_name "$pkg")
 		bin=$root/build/test/mpich-$name.test
-		step "build -tags mpi,mpich $pkg" build_test mpi,mpich "$bin" "$pkg"
 		if [ ! -x "$bin" ]; then
 			skip "MPICH $pkg" "its test binary did not build"
 			continue
@@ -583,6 +638,9 @@ else
 				label+="; -short: the long tests run under Open MPI"
 			fi
 			if [ "$np" -gt "$cores" ]; then
+				if [ "$pkg" != ./mpi ] && [ "$pkg" != ./dist ]; then
+					continue
+				fi
 				run_test_args=(-test.short)
 				label="-tags mpi,mpich; oversubscribed: sleep mode, -short"
 				if [ "$pkg" = ./dist ]; then

@@ -5,7 +5,6 @@ import (
 
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/kernels/kerneltest"
-	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // TestRK45KernelsParity runs the parity cases of SolveIVPBatchArray's
@@ -25,12 +24,7 @@ func TestRK45KernelsParity(t *testing.T) {
 // TestRK45KernelsCompile compiles the kernels' CUDA source with NVRTC
 // (skipped without it).
 func TestRK45KernelsCompile(t *testing.T) {
-	if mpi.Built {
-		t.Skip("the default build compiles them (once, not on every rank)")
-	}
-	if _, _, err := kernels.NVRTC(); err != nil {
-		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
-	}
+	kerneltest.NeedNVRTC(t)
 	for _, k := range []*kernels.Kernel{rk45InitKernel, rk45StageKernel, rk45ControlKernel} {
 		for _, v := range k.Variants() {
 			if _, err := k.CompilePTX(v); err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/xpmpi/xpmpi/algorithms"
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/kernels"
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/kernels/kerneltest"
 )
 
 func TestHeadersListed(t *testing.T) {
@@ -254,12 +254,7 @@ func TestBlockSumMinMax(t *testing.T) {
 
 // TestHeadersNVRTC compiles a kernel that includes every shipped header.
 func TestHeadersNVRTC(t *testing.T) {
-	if mpi.Built {
-		t.Skip("the default build compiles them (once, not on every rank)")
-	}
-	if _, _, err := kernels.NVRTC(); err != nil {
-		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
-	}
+	kerneltest.NeedNVRTC(t)
 	k := kernels.MustNew(kernels.Spec{Name: "all", Types: []backend.DType{backend.Float32, backend.Float64}, CUDA: `
 #include "xpmpi/philox.cuh"
 #include "xpmpi/morton.cuh"

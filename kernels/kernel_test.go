@@ -11,7 +11,7 @@ import (
 	_ "github.com/xpmpi/xpmpi/backend/cpu"
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/kernels"
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/kernels/kerneltest"
 	"github.com/xpmpi/xpmpi/profiling"
 )
 
@@ -393,12 +393,7 @@ func TestVariants(t *testing.T) {
 // TestCompilePTX compiles every variant of the kernels here and of the
 // catalog with NVRTC.
 func TestCompilePTX(t *testing.T) {
-	if mpi.Built {
-		t.Skip("the default build compiles them (once, not on every rank)")
-	}
-	if _, _, err := kernels.NVRTC(); err != nil {
-		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
-	}
+	kerneltest.NeedNVRTC(t)
 	res, err := kernels.Default.CompileAll()
 	if err != nil {
 		t.Fatal(err)

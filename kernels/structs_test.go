@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/xpmpi/xpmpi/kernels"
-	"github.com/xpmpi/xpmpi/mpi"
+	"github.com/xpmpi/xpmpi/kernels/kerneltest"
 )
 
 type inner struct {
@@ -171,12 +171,7 @@ func TestStructOfRefuses(t *testing.T) {
 // generated declaration passes, and a hand-written one that differs is an
 // error naming the field.
 func TestStructLayoutNVRTC(t *testing.T) {
-	if mpi.Built {
-		t.Skip("the default build compiles them (once, not on every rank)")
-	}
-	if _, _, err := kernels.NVRTC(); err != nil {
-		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
-	}
+	kerneltest.NeedNVRTC(t)
 	st := kernels.MustStructOf[params]("Params")
 	if err := st.CheckLayout(""); err != nil {
 		t.Fatalf("the generated declaration: %v", err)

@@ -13,7 +13,6 @@ import (
 	"github.com/xpmpi/xpmpi/backend/fakedev"
 	"github.com/xpmpi/xpmpi/kernels"
 	"github.com/xpmpi/xpmpi/kernels/kerneltest"
-	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // allKernels are the package's kernels.
@@ -73,12 +72,7 @@ func TestParity(t *testing.T) {
 
 // TestCompile compiles every variant with NVRTC (skipped without it).
 func TestCompile(t *testing.T) {
-	if mpi.Built {
-		t.Skip("the default build compiles them (once, not on every rank)")
-	}
-	if _, _, err := kernels.NVRTC(); err != nil {
-		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
-	}
+	kerneltest.NeedNVRTC(t)
 	for _, k := range allKernels {
 		for _, v := range k.Variants() {
 			ptx, err := k.CompilePTX(v)

@@ -11,6 +11,7 @@ import (
 	_ "github.com/xpmpi/xpmpi/backend/cpu" // host arrays
 	"github.com/xpmpi/xpmpi/internal/fakecudatest"
 	"github.com/xpmpi/xpmpi/kernels"
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // Device returns the backend where Parity runs kernels' device side: the
@@ -220,4 +221,17 @@ func Compare[T backend.Element](host, device []T, ulps int) error {
 // see kernels.CompareBytes.
 func CompareBytes(dt backend.DType, host, device []byte, ulps int) error {
 	return kernels.CompareBytes(dt, host, device, ulps)
+}
+
+// NeedNVRTC skips t, a test that compiles CUDA source with NVRTC, in an
+// MPI build, where every rank would compile the same kernels (the default
+// build compiles them once), and where there is no NVRTC.
+func NeedNVRTC(t testing.TB) {
+	t.Helper()
+	if mpi.Built {
+		t.Skip("the default build compiles them (once, not on every rank)")
+	}
+	if _, _, err := kernels.NVRTC(); err != nil {
+		t.Skipf("no NVRTC (set XPMPI_NVRTC; see scripts/fetch-nvrtc.sh): %v", err)
+	}
 }

@@ -598,12 +598,16 @@ type Report struct {
 	Checks []Check  // the checksum comparison of each workload
 	Notes  []string // what the reader of the table should know
 	Small  bool     // the run was --small
+	// Machine names the machine of the run (MachineName; empty where the
+	// report does not say). The guard compares a run with the baseline
+	// rows of its machine only.
+	Machine string
 }
 
 // report makes the report of rows, and the error of the checksums that
 // disagree.
 func (e *benchEnv) report(rows []Row) (*Report, error) {
-	r := &Report{Ranks: e.world.Size(), Reps: e.reps, Rows: rows, Checks: e.checks, Notes: e.notes, Small: e.small}
+	r := &Report{Ranks: e.world.Size(), Reps: e.reps, Rows: rows, Checks: e.checks, Notes: e.notes, Small: e.small, Machine: MachineName()}
 	return r, r.Err()
 }
 
@@ -627,6 +631,9 @@ func (r *Report) Err() error {
 // notes. Not collective: the command calls it on rank 0 only.
 func (r *Report) WriteText(w io.Writer, samples bool) error {
 	fmt.Fprintf(w, "xpmpi bench: %s, %s of each side, interleaved; medians; ratio = xpmpi time / reference time (lower is better)\n", plural(r.Ranks, "rank"), plural(r.Reps, "repetition"))
+	if r.Machine != "" {
+		fmt.Fprintf(w, "machine: %s\n", r.Machine)
+	}
 	if peers := peerNames(r.Rows); len(peers) > 0 {
 		fmt.Fprintf(w, "peers run separately before the bench (see the notes): %s; xp/PEER = xpmpi time / the peer's time\n", strings.Join(peers, ", "))
 	}

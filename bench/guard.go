@@ -163,23 +163,30 @@ func BaselineEntries(rep *Report, commit, date, machine, note string) []Baseline
 	return out
 }
 
+// find returns the index in entries of the entry of e's workload, metric,
+// rank count and size recorded on e's machine (SameMachine), or -1.
+func find(entries []BaselineEntry, e BaselineEntry) int {
+	return slices.IndexFunc(entries, func(o BaselineEntry) bool {
+		return o.key() == e.key() && SameMachine(o.Machine, e.Machine)
+	})
+}
+
 // Merge returns b with entries added, replacing those of the same
-// workload, metric, rank count and size; the entries are kept sorted.
+// workload, metric, rank count, size and machine (SameMachine); the rows
+// of other machines stay. The entries are kept sorted.
 func (b Baseline) Merge(entries []BaselineEntry) Baseline {
-	byKey := map[string]int{}
 	out := Baseline{Doc: b.Doc, Entries: slices.Clone(b.Entries)}
-	for i, e := range out.Entries {
-		byKey[e.key()] = i
-	}
 	for _, e := range entries {
-		if i, ok := byKey[e.key()]; ok {
+		if i := find(out.Entries, e); i >= 0 {
 			out.Entries[i] = e
 		} else {
-			byKey[e.key()] = len(out.Entries)
 			out.Entries = append(out.Entries, e)
 		}
 	}
 	slices.SortStableFunc(out.Entries, func(x, y BaselineEntry) int {
+		if c := strings.Compare(x.Machine, y.Machine); c != 0 {
+			return c
+		}
 		if c := compareBool(x.Small, y.Small); c != 0 {
 			return c
 		}
@@ -192,25 +199,23 @@ func (b Baseline) Merge(entries []BaselineEntry) Baseline {
 }
 
 // AddRun returns b with the entries of one more run added to its rows:
-// an entry of the same workload, metric, rank count and size keeps the
-// ratios of every run (its Runs; an entry of one run counts as one), and
-// its Ratio becomes their median, Drift their (max-min)/median, Noise and
-// Spread the largest of the runs', Reps their sum, and Commit, Machine and
-// Note list those of the runs (each once); the date is the last run's. An
-// entry new to b is added as it is. Add runs of the same code only: the
+// an entry of the same workload, metric, rank count, size and machine
+// (SameMachine) keeps the ratios of every run (its Runs; an entry of one
+// run counts as one), and its Ratio becomes their median, Drift their
+// (max-min)/median, Noise and Spread the largest of the runs', Reps their
+// sum, Commit and Note list those of the runs (each once), and its date
+// and machine name are the last run's. An entry new to b, or to b's rows
+// of its machine, is added as it is. Add runs of the same code only: the
 // drift is meant to measure the host, not a change.
 func (b Baseline) AddRun(entries []BaselineEntry) Baseline {
-	byKey := map[string]BaselineEntry{}
-	for _, e := range b.Entries {
-		byKey[e.key()] = e
-	}
 	merged := make([]BaselineEntry, 0, len(entries))
 	for _, e := range entries {
-		old, ok := byKey[e.key()]
-		if !ok {
+		i := find(b.Entries, e)
+		if i < 0 {
 			merged = append(merged, e)
 			continue
 		}
+		old := b.Entries[i]
 		runs := slices.Clone(old.Runs)
 		if len(runs) == 0 {
 			runs = []float64{old.Ratio}
@@ -224,7 +229,7 @@ func (b Baseline) AddRun(entries []BaselineEntry) Baseline {
 		n.Spread = math.Max(old.Spread, e.Spread)
 		n.Reps = old.Reps + e.Reps
 		n.Commit = joinOnce(old.Commit, e.Commit)
-		n.Machine = joinOnce(old.Machine, e.Machine)
+		n.Machine = e.Machine // the same machine, named as this version names it
 		n.Note = joinOnce(old.Note, e.Note)
 		n.Date = e.Date
 		merged = append(merged, n)
@@ -263,7 +268,7 @@ func benchOrder(w string) int {
 }
 
 // baselineDoc is the Doc of a baseline file written anew.
-const baselineDoc = "The regression guard's baseline (xpmpi bench --check, scripts/bench.sh --check): per workload, metric, rank count and size (small: --small), " +
+const baselineDoc = "The regression guard's baseline (xpmpi bench --check, scripts/bench.sh --check): per workload, metric, rank count, size (small: --small) and machine (a run is compared with its own machine's rows only), " +
 	"the median of the per-repetition ratios xpmpi/C (lower is better), its relative standard error (noise), the spread of the per-repetition ratios, " +
 	"where several runs set a row their ratios (runs) and run-to-run drift ((max-min)/median), " +
 	"and the commit, date, machine and conditions of the runs that set it. Written by xpmpi bench --write-baseline and --add-baseline-run; see docs/PERFORMANCE.md."
@@ -317,38 +322,60 @@ type Verdict struct {
 	Ranks            int
 	Base, Now        float64 // the guard's ratios
 	Margin           float64 // relative
-	Status           string  // "same", "slower", "faster", "noisy", "new"
-	BaseCommit       string
+	// Status is "same", "slower", "faster" or "noisy" for a row compared
+	// with the baseline; "new" where the baseline has no row of its
+	// workload, metric, rank count and size; "other machine" where it has
+	// such rows, but only of other machines (BaseMachine names them).
+	Status     string
+	BaseCommit string
+	// Machine is the run's machine (Report.Machine); BaseMachine the
+	// machine of the baseline row it was compared with, or for "other
+	// machine" those of the rows it was not.
+	Machine, BaseMachine string
 }
 
-// Compare judges every guarded row of rep against the baseline entries of
-// the same workload, metric, rank count and size.
+// compared reports whether v was judged against a baseline row.
+func (v Verdict) compared() bool { return v.Status != "new" && v.Status != "other machine" }
+
+// Compare judges every guarded row of rep against the baseline entry of
+// the same workload, metric, rank count and size recorded on rep's
+// machine (SameMachine): a ratio is xpmpi's speed against C's on one
+// machine, and moves by more than the guard's margins from one CPU to
+// another with the code unchanged (W7's read and W10 at 1 rank were
+// flagged on 2026-12-07 by rows set on an AMD EPYC, in runs on an Intel
+// Xeon).
 func Compare(rep *Report, base Baseline) []Verdict {
-	byKey := map[string]BaselineEntry{}
-	for _, e := range base.Entries {
-		byKey[e.key()] = e
-	}
 	var out []Verdict
 	for _, r := range rep.Rows {
 		if !guarded(r) {
 			continue
 		}
 		now, noise, _ := guardFigures(r)
-		v := Verdict{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Now: now, Status: "new"}
-		e, ok := byKey[BaselineEntry{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Small: rep.Small}.key()]
-		if ok {
-			v.Base, v.BaseCommit = e.Ratio, e.Commit
-			v.Margin = max(GuardMinMargin, GuardNoiseFactor*math.Hypot(e.Noise, noise), GuardDriftFactor*e.Drift)
-			switch {
-			case now > e.Ratio*(1+v.Margin) && v.Margin <= GuardMaxMargin:
-				v.Status = "slower"
-			case now < e.Ratio/(1+v.Margin) && v.Margin <= GuardMaxMargin:
-				v.Status = "faster"
-			case v.Margin > GuardMaxMargin:
-				v.Status = "noisy"
-			default:
-				v.Status = "same"
+		v := Verdict{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Now: now, Status: "new", Machine: rep.Machine}
+		want := BaselineEntry{Workload: r.Workload, Metric: r.Metric, Ranks: r.Ranks, Small: rep.Small, Machine: rep.Machine}
+		i := find(base.Entries, want)
+		if i < 0 {
+			for _, e := range base.Entries {
+				if e.key() == want.key() {
+					v.Status = "other machine"
+					v.BaseMachine = joinOnce(v.BaseMachine, e.Machine)
+				}
 			}
+			out = append(out, v)
+			continue
+		}
+		e := base.Entries[i]
+		v.Base, v.BaseCommit, v.BaseMachine = e.Ratio, e.Commit, e.Machine
+		v.Margin = max(GuardMinMargin, GuardNoiseFactor*math.Hypot(e.Noise, noise), GuardDriftFactor*e.Drift)
+		switch {
+		case now > e.Ratio*(1+v.Margin) && v.Margin <= GuardMaxMargin:
+			v.Status = "slower"
+		case now < e.Ratio/(1+v.Margin) && v.Margin <= GuardMaxMargin:
+			v.Status = "faster"
+		case v.Margin > GuardMaxMargin:
+			v.Status = "noisy"
+		default:
+			v.Status = "same"
 		}
 		out = append(out, v)
 	}
@@ -369,31 +396,70 @@ func Slower(vs []Verdict) []Verdict {
 // WriteVerdicts prints the comparison as a table.
 func WriteVerdicts(w io.Writer, path string, vs []Verdict) error {
 	fmt.Fprintf(w, "regression guard: this run against %s (ratio = median of the per-repetition ratios xpmpi/C; slower: above the baseline by more than the margin)\n", path)
+	if len(vs) > 0 && vs[0].Machine != "" {
+		fmt.Fprintf(w, "this machine: %s (the baseline's rows of this machine only)\n", vs[0].Machine)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\tranks\tmetric\tbaseline\tnow\tchange\tmargin\tverdict\tbaseline commit")
+	var others []string
 	for _, v := range vs {
 		change, base, margin := "-", "-", "-"
-		if v.Status != "new" {
+		if v.compared() {
 			change = fmt.Sprintf("%+.1f%%", 100*(v.Now/v.Base-1))
 			base = fmt.Sprintf("%.3f", v.Base)
 			margin = fmt.Sprintf("%.0f%%", 100*v.Margin)
 		}
+		if v.Status == "other machine" {
+			for _, m := range strings.Split(v.BaseMachine, "; ") {
+				if !slices.Contains(others, m) {
+					others = append(others, m)
+				}
+			}
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\n", v.Workload, v.Ranks, v.Metric, base, v.Now, change, margin, v.Status, v.BaseCommit)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(w, "other machine: the baseline has these rows only for %s\n", strings.Join(others, "; "))
+	}
+	return nil
 }
 
-// GuardError returns the error of the slower verdicts, nil for none.
+// GuardError returns the error of the check: the rows that got slower,
+// or, where no row could be compared (the baseline has none of this
+// run's workloads, rank count, size and machine), that nothing was
+// checked, since a check that compared nothing must not pass. nil when
+// rows were compared and none got slower (or vs is empty: no guarded
+// row ran).
 func GuardError(path string, vs []Verdict) error {
-	slow := Slower(vs)
-	if len(slow) == 0 {
+	if slow := Slower(vs); len(slow) > 0 {
+		var parts []string
+		for _, v := range slow {
+			parts = append(parts, fmt.Sprintf("%s at %s (%s: %.3f against %.3f, margin %.0f%%)", v.Workload, plural(v.Ranks, "rank"), v.Metric, v.Now, v.Base, 100*v.Margin))
+		}
+		return fmt.Errorf("bench: slower than the baseline %s: %s", path, strings.Join(parts, "; "))
+	}
+	if len(vs) == 0 || slices.ContainsFunc(vs, Verdict.compared) {
 		return nil
 	}
-	var parts []string
-	for _, v := range slow {
-		parts = append(parts, fmt.Sprintf("%s at %s (%s: %.3f against %.3f, margin %.0f%%)", v.Workload, plural(v.Ranks, "rank"), v.Metric, v.Now, v.Base, 100*v.Margin))
+	var others []string
+	for _, v := range vs {
+		if v.Status == "other machine" {
+			others = append(others, strings.Split(v.BaseMachine, "; ")...)
+		}
 	}
-	return fmt.Errorf("bench: slower than the baseline %s: %s", path, strings.Join(parts, "; "))
+	slices.Sort(others)
+	others = slices.Compact(others)
+	if len(others) > 0 {
+		return fmt.Errorf("bench: nothing checked: the baseline %s has this run's rows only for another machine (%s), not for this one (%s); "+
+			"ratios move between CPUs by more than the guard's margins, so they are not compared. "+
+			"Set this machine's rows with runs of the baseline's code: scripts/bench.sh --add-baseline-run (see docs/PERFORMANCE.md)",
+			path, strings.Join(others, "; "), vs[0].Machine)
+	}
+	return fmt.Errorf("bench: nothing checked: the baseline %s has no row of this run's workloads at its rank count and size (--small or not); "+
+		"set them with --write-baseline or --add-baseline-run from a run of the baseline's code", path)
 }
 
 // GitCommit returns the short commit of the working directory's
@@ -414,21 +480,66 @@ func GitCommit() string {
 	return c
 }
 
-// MachineName describes this machine: the CPU model, the CPU count and the
-// operating system.
+// MachineName describes this machine: the CPU model, with its family and
+// model numbers where /proc/cpuinfo gives them (a virtual machine's model
+// name is often generic: "Intel(R) Xeon(R) Processor" names several
+// generations), the CPU count and the operating system, as in
+// "Intel(R) Xeon(R) Processor (family 6, model 207), 2 CPUs, linux/amd64".
+// The guard compares a run only with the baseline rows of the same name
+// (SameMachine).
 func MachineName() string {
-	model := "unknown CPU"
+	model, family, number := "unknown CPU", "", ""
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		s := bufio.NewScanner(f)
 		for s.Scan() {
-			if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			k, v, ok := strings.Cut(s.Text(), ":")
+			if !ok {
+				if strings.TrimSpace(s.Text()) == "" {
+					break // the first CPU's fields only
+				}
+				continue
+			}
+			switch strings.TrimSpace(k) {
+			case "model name":
 				model = strings.TrimSpace(v)
-				break
+			case "cpu family":
+				family = strings.TrimSpace(v)
+			case "model":
+				number = strings.TrimSpace(v)
 			}
 		}
 		f.Close()
 	}
+	if family != "" && number != "" {
+		model += " (family " + family + ", model " + number + ")"
+	}
 	return model + ", " + strconv.Itoa(runtime.NumCPU()) + " CPUs, " + runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// SameMachine reports whether a baseline entry recorded on the machine
+// named entry (MachineName's form) may be compared with a run on the
+// machine named now. The names must be equal, with two allowances: an
+// entry recorded before the names had the CPU's family and model matches
+// a machine whose name without them is the entry's, and a run that does
+// not say its machine (now empty, as a synthetic report) matches every
+// entry. An entry whose machine lists several ("; ", as runs of
+// different machines once added to one row) matches where each does.
+func SameMachine(entry, now string) bool {
+	if now == "" {
+		return true
+	}
+	bare := now
+	if i := strings.Index(now, " (family "); i >= 0 {
+		if j := strings.Index(now[i:], ")"); j >= 0 {
+			bare = now[:i] + now[i+j+1:]
+		}
+	}
+	for _, m := range strings.Split(entry, "; ") {
+		if m != now && (strings.Contains(m, " (family ") || m != bare) {
+			return false
+		}
+	}
+	return true
 }
 
 // Today returns the current UTC time as the baseline records it.

@@ -181,8 +181,9 @@ func TestGuardFigures(t *testing.T) {
 }
 
 // TestBaselineFile: WriteBaseline creates the file and merges a later
-// run's rows, replacing those of the same workload, metric, rank count
-// and size and keeping the others.
+// run's rows, replacing those of the same workload, metric, rank count,
+// size and machine and keeping the others, those of another machine
+// included.
 func TestBaselineFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "baseline.json")
 	one := guardRun(1, 5, 0.1, map[string]float64{"W2": 1, "W3": 1, "W4": 1, "W5": 1})
@@ -197,21 +198,27 @@ func TestBaselineFile(t *testing.T) {
 	three := guardRun(1, 5, 0.1, map[string]float64{"W2": 3, "W3": 3, "W4": 3, "W5": 3})
 	three.Rows = three.Rows[1:2] // W3 at 1 rank again
 	for _, r := range []*Report{two, three} {
-		if err := WriteBaseline(path, BaselineEntries(r, "c2", "d2", "m2", "")); err != nil {
+		if err := WriteBaseline(path, BaselineEntries(r, "c2", "d2", "m1", "")); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// W3 at 1 rank on another machine: a row of its own.
+	four := guardRun(1, 5, 0.1, map[string]float64{"W2": 4, "W3": 4, "W4": 4, "W5": 4})
+	four.Rows = four.Rows[1:2]
+	if err := WriteBaseline(path, BaselineEntries(four, "c3", "d3", "m2", "")); err != nil {
+		t.Fatal(err)
 	}
 	b, err := ReadBaseline(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Doc == "" || len(b.Entries) != 8 {
+	if b.Doc == "" || len(b.Entries) != 9 {
 		t.Fatalf("doc %q, %d entries", b.Doc, len(b.Entries))
 	}
 	for _, e := range b.Entries {
 		want := map[int]float64{1: 1, 2: 2}[e.Ranks]
 		if e.Ranks == 1 && e.Workload == "W3" {
-			want = 3
+			want = map[string]float64{"m1": 3, "m2": 4}[e.Machine]
 		}
 		if math.Abs(e.Ratio-want) > 0.2 || e.Machine == "" || e.Commit == "" {
 			t.Errorf("entry %+v, want ratio about %g", e, want)
@@ -219,6 +226,124 @@ func TestBaselineFile(t *testing.T) {
 	}
 	if _, err := ReadBaseline(filepath.Join(t.TempDir(), "none.json")); err == nil || !os.IsNotExist(unwrapAll(err)) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestSameMachine: which baseline rows a run on a machine is compared
+// with.
+func TestSameMachine(t *testing.T) {
+	intel := "Intel(R) Xeon(R) Processor (family 6, model 207), 2 CPUs, linux/amd64"
+	amd := "AMD EPYC (family 25, model 17), 2 CPUs, linux/amd64"
+	for _, c := range []struct {
+		entry, now string
+		want       bool
+	}{
+		{intel, intel, true},
+		{amd, intel, false},
+		{"Intel(R) Xeon(R) Processor (family 6, model 143), 2 CPUs, linux/amd64", intel, false}, // another generation, the same model name
+		{"AMD EPYC, 2 CPUs, linux/amd64", amd, true},                                            // recorded without family and model
+		{"AMD EPYC, 2 CPUs, linux/amd64", intel, false},
+		{"AMD EPYC, 4 CPUs, linux/amd64", amd, false},
+		{"Intel(R) Xeon(R) Processor, 2 CPUs, linux/amd64", intel, true},
+		{intel + "; " + intel, intel, true},
+		{"AMD EPYC, 2 CPUs, linux/amd64; " + intel, intel, false}, // a row of two machines' runs
+		{amd, "", true}, // a report that does not say its machine
+		{"", intel, false},
+	} {
+		if got := SameMachine(c.entry, c.now); got != c.want {
+			t.Errorf("SameMachine(%q, %q) = %v, want %v", c.entry, c.now, got, c.want)
+		}
+	}
+	if m := MachineName(); !strings.Contains(m, " CPUs, ") || !SameMachine(m, m) {
+		t.Errorf("MachineName() = %q", m)
+	}
+}
+
+// TestGuardOtherMachine: a run is compared with the baseline rows of its
+// own machine only. Against a baseline of another machine nothing is
+// compared, not even a row made 30% slower, and the check fails saying
+// so (a check that compared nothing does not pass); rows added for the
+// run's machine are kept beside the other machine's, and from then on
+// the run is compared with them.
+func TestGuardOtherMachine(t *testing.T) {
+	same := map[string]float64{"W2": 0.9, "W3": 1.0, "W4": 1.05, "W5": 0.7}
+	slow := map[string]float64{"W2": 0.9, "W3": 1.3, "W4": 1.05, "W5": 0.7}
+	const a, b = "CPU A (family 6, model 1), 2 CPUs, linux/amd64", "CPU B (family 25, model 2), 2 CPUs, linux/amd64"
+	on := func(seed uint64, ratios map[string]float64, machine string) *Report {
+		r := guardRun(seed, 9, 0.01, ratios)
+		r.Machine = machine
+		return r
+	}
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	if err := WriteBaseline(path, BaselineEntries(on(1, same, a), "c1", "d1", a, "")); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := Compare(on(2, slow, b), base)
+	for _, v := range vs {
+		if v.Status != "other machine" || v.BaseMachine != a || v.Machine != b {
+			t.Errorf("%s on machine B against A's rows: %+v", v.Workload, v)
+		}
+	}
+	err = GuardError("b.json", vs)
+	if err == nil || !strings.Contains(err.Error(), "nothing checked") || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), b) {
+		t.Errorf("check on machine B against A's rows: %v", err)
+	}
+	var out strings.Builder
+	if err := WriteVerdicts(&out, "b.json", vs); err != nil || !strings.Contains(out.String(), "this machine: "+b) || !strings.Contains(out.String(), "other machine: the baseline has these rows only for "+a) {
+		t.Errorf("table: %v\n%s", err, out.String())
+	}
+	// On machine A the slowdown is flagged.
+	if err := GuardError("b.json", Compare(on(3, slow, a), base)); err == nil || !strings.Contains(err.Error(), "W3 at 1 rank") {
+		t.Errorf("W3 30%% slower on machine A: %v", err)
+	}
+	// B's rows, added by two runs, sit beside A's, which keep their one run.
+	for seed := uint64(4); seed < 6; seed++ {
+		if err := AddBaselineRun(path, BaselineEntries(on(seed, same, b), "c1", "d2", b, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if base, err = ReadBaseline(path); err != nil {
+		t.Fatal(err)
+	}
+	if len(base.Entries) != 8 {
+		t.Fatalf("%d entries after B's runs, want 8", len(base.Entries))
+	}
+	for _, e := range base.Entries {
+		if want := map[string]int{a: 0, b: 2}[e.Machine]; len(e.Runs) != want || (e.Machine != a && e.Machine != b) {
+			t.Errorf("entry %+v: %d runs, want %d", e, len(e.Runs), want)
+		}
+	}
+	vs = Compare(on(6, slow, b), base)
+	if v := verdictOf(t, vs, "W3"); v.Status != "slower" || v.BaseMachine != b {
+		t.Errorf("W3 30%% slower on machine B against B's rows: %+v", v)
+	}
+	if v := verdictOf(t, vs, "W2"); v.Status != "same" {
+		t.Errorf("W2 on machine B: %+v", v)
+	}
+	// A baseline recorded before machine names had family and model
+	// still serves its machine.
+	legacy := Baseline{Entries: BaselineEntries(on(1, same, ""), "c0", "d0", "CPU A, 2 CPUs, linux/amd64", "")}
+	if v := verdictOf(t, Compare(on(7, same, a), legacy), "W3"); v.Status != "same" {
+		t.Errorf("legacy row on its machine: %+v", v)
+	}
+}
+
+// TestGuardNothingCompared: a check whose rows the baseline does not
+// have at all (another size) fails rather than pass having compared
+// nothing; one with no guarded row passes.
+func TestGuardNothingCompared(t *testing.T) {
+	base := Baseline{}.Merge(BaselineEntries(guardRun(1, 9, 0.01, map[string]float64{"W2": 1, "W3": 1, "W4": 1, "W5": 1}), "c", "d", "m", ""))
+	small := guardRun(2, 9, 0.01, map[string]float64{"W2": 1, "W3": 1, "W4": 1, "W5": 1})
+	small.Small = true
+	if err := GuardError("b.json", Compare(small, base)); err == nil || !strings.Contains(err.Error(), "nothing checked") {
+		t.Errorf("--small run against full-size rows: %v", err)
+	}
+	if err := GuardError("b.json", nil); err != nil {
+		t.Errorf("no guarded row: %v", err)
 	}
 }
 

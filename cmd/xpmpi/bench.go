@@ -72,14 +72,20 @@ sides'). A checksum that disagrees fails the bench after the table.
 
 --check FILE is the regression guard: after the table it compares every
 row's ratio (the median of the per-repetition ratios) with the baseline
-FILE (bench/baseline.json) at the same rank count and size, prints the
-comparison, and fails naming the rows whose ratio rose beyond the margin,
-max(10%, 4 x the combined standard error of the two ratios); a row whose
-margin would exceed 25% is "noisy" and does not fail. --write-baseline
-FILE merges this run's ratios into FILE, stamped with the commit, the date,
-the machine and --baseline-note; with --check on the same FILE, the run is
-compared with the old rows first and then replaces them.
---add-baseline-run FILE adds this run's ratios to FILE's rows instead of
+FILE (bench/baseline.json) at the same rank count and size, recorded on
+this machine (the CPU model, family and model numbers and CPU count: the
+table's "machine:" line), prints the comparison, and fails naming the rows
+whose ratio rose beyond the margin, max(10%, 4 x the combined standard
+error of the two ratios); a row whose margin would exceed 25% is "noisy"
+and does not fail. Rows the baseline has only for other machines are
+"other machine", not compared (ratios move between CPUs with the code
+unchanged), and a check that compared no row fails with "nothing
+checked". --write-baseline FILE merges this run's ratios into FILE,
+replacing this machine's rows of this rank count and size, stamped with
+the commit, the date, the machine and --baseline-note; with --check on the
+same FILE, the run is compared with the old rows first and then replaces
+them.
+--add-baseline-run FILE adds this run's ratios to this machine's rows instead of
 replacing them: each row keeps the ratio of every run added, its ratio
 becomes their median and their range ((max-min)/median) its run-to-run
 drift, and the margin is at least 1.5 times that drift (a row that moves
@@ -121,8 +127,8 @@ library with ` + bench.RefBuildCommand + `).`,
 	f.BoolVar(&o.Quiet, "quiet", false, "print no progress")
 	f.BoolVar(&o.Samples, "samples", false, "also print every repetition's figures")
 	f.StringArrayVar(&o.Peers, "peers", nil, "add the figures of separately run programs from this JSON file (bench.ReadPeers); repeatable")
-	f.StringVar(&o.Check, "check", "", "compare the ratios with this baseline (bench/baseline.json) and fail naming the rows that got slower beyond the margin")
-	f.StringVar(&o.Baseline, "write-baseline", "", "merge this run's ratios into this baseline file (replacing the rows of this rank count and size)")
+	f.StringVar(&o.Check, "check", "", "compare the ratios with this baseline's rows of this machine (bench/baseline.json) and fail naming the rows that got slower beyond the margin, or if no row could be compared")
+	f.StringVar(&o.Baseline, "write-baseline", "", "merge this run's ratios into this baseline file (replacing this machine's rows of this rank count and size)")
 	f.StringVar(&o.AddRun, "add-baseline-run", "", "add this run's ratios to the rows of this baseline file (their median becomes the ratio, and their range the run-to-run drift that widens the margin); for runs of the same code")
 	f.StringVar(&o.Note, "baseline-note", "", "with --write-baseline or --add-baseline-run: the conditions of the run, recorded with its rows")
 	return cmd
@@ -205,7 +211,7 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 	}
 	var entries []bench.BaselineEntry
 	if o.Baseline != "" || o.AddRun != "" {
-		entries = bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), bench.MachineName(), o.Note)
+		entries = bench.BaselineEntries(rep, bench.GitCommit(), bench.Today(), rep.Machine, o.Note)
 	}
 	if o.Baseline != "" {
 		if werr := bench.WriteBaseline(o.Baseline, entries); werr != nil {

@@ -995,10 +995,11 @@ step "go test -tags mpi ./tests/ (integration)" integration
 
 # ---------------------------------------------------------------- bench guard
 # The regression guard's short form (docs/PERFORMANCE.md): bin/xpmpi bench
-# --small at 1 rank against bench/baseline.json's small rows. It prints the
-# comparison and never fails the suite (a shared machine's noise must not
-# fail CI): a slower row, or a bench that could not run, is a warning in the
-# summary. scripts/bench.sh --check is the full form.
+# --small at 1 rank against bench/baseline.json's small rows of this
+# machine. It prints the comparison and never fails the suite (a shared
+# machine's noise must not fail CI): a slower row, a machine the baseline
+# has no rows for ("nothing checked"), or a bench that could not run, is a
+# warning in the summary. scripts/bench.sh --check is the full form.
 bench_guard() {
 	local name="xpmpi bench --small --check bench/baseline.json (regression guard: a warning, never a failure)"
 	local t0=$EPOCHREALTIME rc secs

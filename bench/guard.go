@@ -483,29 +483,37 @@ func GitCommit() string {
 // MachineName describes this machine: the CPU model, with its family and
 // model numbers where /proc/cpuinfo gives them (a virtual machine's model
 // name is often generic: "Intel(R) Xeon(R) Processor" names several
-// generations), the CPU count and the operating system, as in
+// generations), the machine's CPU count and the operating system, as in
 // "Intel(R) Xeon(R) Processor (family 6, model 207), 2 CPUs, linux/amd64".
-// The guard compares a run only with the baseline rows of the same name
-// (SameMachine).
+// The count is of the machine's processors (/proc/cpuinfo), not of those
+// the process may run on: a rank that mpirun binds to one core is on the
+// same machine as an unbound one. The guard compares a run only with the
+// baseline rows of the same name (SameMachine).
 func MachineName() string {
-	model, family, number := "unknown CPU", "", ""
+	model, family, number, cpus := "unknown CPU", "", "", 0
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		s := bufio.NewScanner(f)
 		for s.Scan() {
 			k, v, ok := strings.Cut(s.Text(), ":")
 			if !ok {
-				if strings.TrimSpace(s.Text()) == "" {
-					break // the first CPU's fields only
-				}
 				continue
 			}
+			v = strings.TrimSpace(v)
 			switch strings.TrimSpace(k) {
+			case "processor":
+				cpus++
 			case "model name":
-				model = strings.TrimSpace(v)
+				if cpus == 1 { // the first processor's fields
+					model = v
+				}
 			case "cpu family":
-				family = strings.TrimSpace(v)
+				if cpus == 1 {
+					family = v
+				}
 			case "model":
-				number = strings.TrimSpace(v)
+				if cpus == 1 {
+					number = v
+				}
 			}
 		}
 		f.Close()
@@ -513,7 +521,10 @@ func MachineName() string {
 	if family != "" && number != "" {
 		model += " (family " + family + ", model " + number + ")"
 	}
-	return model + ", " + strconv.Itoa(runtime.NumCPU()) + " CPUs, " + runtime.GOOS + "/" + runtime.GOARCH
+	if cpus == 0 {
+		cpus = runtime.NumCPU()
+	}
+	return model + ", " + strconv.Itoa(cpus) + " CPUs, " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
 // SameMachine reports whether a baseline entry recorded on the machine

@@ -1,12 +1,17 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/xpmpi/xpmpi/mpi"
 )
 
 // guardRun is a synthetic run: for each workload a time row whose
@@ -256,6 +261,38 @@ func TestSameMachine(t *testing.T) {
 	}
 	if m := MachineName(); !strings.Contains(m, " CPUs, ") || !SameMachine(m, m) {
 		t.Errorf("MachineName() = %q", m)
+	}
+}
+
+// TestMachineNameBound: a process bound to one CPU (as mpirun binds a
+// rank to a core) names the same machine as an unbound one: the name has
+// the machine's CPU count, not the process's (runtime.NumCPU, which
+// counts the CPUs it may run on, is 1 there).
+func TestMachineNameBound(t *testing.T) {
+	if os.Getenv("XPMPI_TEST_MACHINE_NAME") == "1" {
+		fmt.Printf("NUMCPU=%d\nNAME=%s\n", runtime.NumCPU(), MachineName())
+		return
+	}
+	if mpi.Built {
+		// The child is this test binary, which in an MPI build starts
+		// MPI under the launcher's environment.
+		t.Skip("runs in the default build: it starts this test binary again")
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil || runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs taskset and at least 2 CPUs")
+	}
+	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "-test.run=^TestMachineNameBound$")
+	cmd.Env = append(os.Environ(), "XPMPI_TEST_MACHINE_NAME=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), "NUMCPU=1\n") {
+		t.Fatalf("taskset -c 0 did not bind the child to one CPU: %s", out)
+	}
+	if want := "NAME=" + MachineName() + "\n"; !strings.Contains(string(out), want) {
+		t.Errorf("bound to one CPU: %s, want %q", out, want)
 	}
 }
 

@@ -202,9 +202,13 @@ func laplaceDotRow[T backend.Float](dst, src []T, cols, i int) float64 {
 // the product rounded before the sum, and the lanes are combined as the
 // vector ((A0+A1)+(A2+A3))+((A4+A5)+(A6+A7)) of their 8 groups of 4 (lane
 // 4j+i is lane i of group j), then its lanes c as (c0+c2)+(c1+c3): the
-// arithmetic of vec.DotAVX2, which does it where the processor has AVX2.
+// arithmetic of vec.DotAVX2, which does it where the processor has AVX2
+// (and of vec.DotAVX512, where it has AVX-512F: use512).
 func lanes32(a, b []float64) (float64, int) {
 	if useVector && len(a) >= 32 {
+		if use512 {
+			return vec.DotAVX512(&a[0], &b[0], len(a))
+		}
 		return vec.DotAVX2(&a[0], &b[0], len(a))
 	}
 	m := len(a) &^ 31

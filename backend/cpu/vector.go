@@ -10,8 +10,8 @@ import (
 
 // The vector kernels.
 //
-// The float64 stencils (Jacobi5, Laplace5), Axpy and Axpby have AVX2
-// kernels, written in assembly generated with avo (internal/asmgen, a
+// The float64 stencils (Jacobi5, Laplace5), Axpy, Axpby and Dot have AVX2
+// kernels (Dot also an AVX-512 one, with the same bits: use512), written in assembly generated with avo (internal/asmgen, a
 // module of its own; package internal/vec), used where the processor has AVX2
 // (checked once with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
 // compute, lane by lane, exactly what the Go loops compute, in the same
@@ -33,6 +33,26 @@ func Vector() bool { return useVector }
 func SetVector(on bool) bool {
 	prev := useVector
 	useVector = on && vec.HasAVX2
+	return prev
+}
+
+// use512 says whether the float64 dot runs its AVX-512 kernel
+// (vec.DotAVX512, the bits of vec.DotAVX2) where the AVX2 kernels run and
+// the processor has AVX-512F, unless XPMPI_CPU_AVX512=off. Tests switch it
+// with SetAVX512.
+var use512 = vec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
+
+// AVX512 reports whether the float64 dot's AVX-512 kernel is in use (where
+// the AVX2 kernels are: Vector).
+func AVX512() bool { return use512 }
+
+// SetAVX512 turns the AVX-512 form of the float64 dot on (only where the
+// processor has AVX-512F) or off, and returns the previous setting; it
+// runs only where the AVX2 kernels do (SetVector). The two forms give the
+// same bits. For tests and benchmarks; not while operations run.
+func SetAVX512(on bool) bool {
+	prev := use512
+	use512 = on && vec.HasAVX512
 	return prev
 }
 

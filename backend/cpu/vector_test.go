@@ -128,6 +128,60 @@ func TestVectorDot(t *testing.T) {
 	}
 }
 
+// TestVectorDot512 checks that the AVX-512 form of the float64 dot gives
+// the bits of the AVX2 kernel and of the Go loop, on the lengths and
+// alignments of TestVectorDot, with data whose order of summation shows
+// in the last bits (a lane or a half paired differently changes them).
+// Where the processor has no AVX-512F the two kernels cannot both run, and
+// it says so.
+func TestVectorDot512(t *testing.T) {
+	prev512 := cpu.SetAVX512(true)
+	defer cpu.SetAVX512(prev512)
+	if !cpu.AVX512() {
+		t.Skip("no AVX-512F here: DotAVX512 does not run")
+	}
+	prev := cpu.SetVector(true)
+	defer cpu.SetVector(prev)
+	rng := rand.New(rand.NewPCG(9, 10))
+	dot := func(xs, ys *backend.Array[float64], avx512, vector bool) float64 {
+		cpu.SetVector(vector)
+		cpu.SetAVX512(avx512)
+		return backend.Dot(xs, ys)
+	}
+	differ := 0
+	for _, n := range []int{32, 33, 63, 64, 65, 100, 1003, 4096, 4097, 9000, 1 << 16} {
+		x, y := make([]float64, n+1), make([]float64, n+1)
+		for i := range x {
+			x[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
+			y[i] = rng.NormFloat64()
+		}
+		for off := range 2 {
+			xs, ys := backend.Wrap(x[off:off+n]), backend.Wrap(y[off:off+n])
+			z, a, g := dot(xs, ys, true, true), dot(xs, ys, false, true), dot(xs, ys, false, false)
+			if math.Float64bits(z) != math.Float64bits(a) || math.Float64bits(z) != math.Float64bits(g) {
+				t.Errorf("Dot n=%d offset %d: AVX-512 %v, AVX2 %v, Go %v", n, off, z, a, g)
+			}
+			// The same terms summed in another order: the data tell
+			// orders apart.
+			if s := naiveDot(x[off:off+n], y[off:off+n]); math.Float64bits(s) != math.Float64bits(z) {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		t.Error("every sum equals the sequential one: the data cannot tell the kernels' order from another")
+	}
+}
+
+// naiveDot sums x[i]*y[i] from the left.
+func naiveDot(x, y []float64) float64 {
+	s := 0.0
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
 // TestVectorValues checks the kernels against values computed here, so
 // that both paths being wrong the same way would fail too.
 func TestVectorValues(t *testing.T) {

@@ -83,7 +83,7 @@ func TestBenchCheckThenWrite(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "baseline.json")
 	old := bench.BaselineEntry{Workload: "W6", Metric: "allreduce 8 B", Ranks: world.Size(), Small: true,
-		Ratio: 0.01, Noise: 0, Reps: 3, Commit: "test", Date: "test", Machine: "test"}
+		Ratio: 0.01, Noise: 0, Reps: 3, Commit: "test", Date: "test", Machine: bench.MachineName()}
 	if err := bench.WriteBaseline(file, []bench.BaselineEntry{old}); err != nil {
 		t.Fatal(err)
 	}

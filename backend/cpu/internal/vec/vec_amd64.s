@@ -280,6 +280,58 @@ dot32done:
 	MOVQ         BX, done+32(FP)
 	RET
 
+// func DotAVX512(x *float64, y *float64, n int) (sum float64, done int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·DotAVX512(SB), NOSPLIT, $0-40
+	MOVQ   x+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	XORQ   BX, BX
+	ANDQ   $-32, DX
+
+dot32loop:
+	CMPQ    BX, DX
+	JGE     dot32done
+	VMOVUPD (AX)(BX*8), Z4
+	VMULPD  (CX)(BX*8), Z4, Z4
+	VADDPD  Z4, Z0, Z0
+	VMOVUPD 64(AX)(BX*8), Z4
+	VMULPD  64(CX)(BX*8), Z4, Z4
+	VADDPD  Z4, Z1, Z1
+	VMOVUPD 128(AX)(BX*8), Z4
+	VMULPD  128(CX)(BX*8), Z4, Z4
+	VADDPD  Z4, Z2, Z2
+	VMOVUPD 192(AX)(BX*8), Z4
+	VMULPD  192(CX)(BX*8), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	ADDQ    $+32, BX
+	JMP     dot32loop
+
+dot32done:
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VEXTRACTF64X4 $0x01, Z1, Y5
+	VEXTRACTF64X4 $0x01, Z2, Y6
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPD        Y4, Y0, Y0
+	VADDPD        Y5, Y1, Y1
+	VADDPD        Y6, Y2, Y2
+	VADDPD        Y7, Y3, Y3
+	VADDPD        Y1, Y0, Y0
+	VADDPD        Y3, Y2, Y2
+	VADDPD        Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VUNPCKHPD     X0, X0, X1
+	VADDSD        X1, X0, X0
+	VZEROUPPER
+	MOVSD         X0, sum+24(FP)
+	MOVQ          BX, done+32(FP)
+	RET
+
 // func Radix4AVX2(a *complex128, b *complex128, c *complex128, d *complex128, y0 *complex128, y1 *complex128, y2 *complex128, y3 *complex128, w1 *complex128, w2 *complex128, w3 *complex128, n int) int
 // Requires: AVX
 TEXT ·Radix4AVX2(SB), NOSPLIT, $0-104

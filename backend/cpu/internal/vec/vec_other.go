@@ -8,6 +8,9 @@ package vec
 // HasAVX2 is false here: package cpu's Go loops run.
 const HasAVX2 = false
 
+// HasAVX512 is false here.
+const HasAVX512 = false
+
 func JacobiRowAVX2(out, up, down, left, right *float64, n int) int       { return 0 }
 func LaplaceRowAVX2(out, mid, up, down, left, right *float64, n int) int { return 0 }
 func LaplaceDotRowAVX2(out, mid, up, down, left, right *float64, n int) (float64, int) {
@@ -16,6 +19,7 @@ func LaplaceDotRowAVX2(out, mid, up, down, left, right *float64, n int) (float64
 func AxpyAVX2(a float64, x, y *float64, n int) int                      { return 0 }
 func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int { return 0 }
 func DotAVX2(x, y *float64, n int) (float64, int)                       { return 0, 0 }
+func DotAVX512(x, y *float64, n int) (float64, int)                     { return 0, 0 }
 func Radix4AVX2(a, b, c, d, y0, y1, y2, y3, w1, w2, w3 *complex128, n int) int {
 	return 0
 }

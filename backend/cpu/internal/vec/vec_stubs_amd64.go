@@ -26,6 +26,11 @@ func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int
 //go:noescape
 func DotAVX2(x *float64, y *float64, n int) (sum float64, done int)
 
+// DotAVX512 is DotAVX2 with AVX-512 registers: the same 32 lanes, combined as package cpu's lanes32, the same bits.
+//
+//go:noescape
+func DotAVX512(x *float64, y *float64, n int) (sum float64, done int)
+
 // Radix4AVX2 does the arithmetic of package fftk's pass4 loop over q, for twiddle factors *w1, *w2, *w3, on the first n&^1 values and returns how many it did.
 //
 //go:noescape

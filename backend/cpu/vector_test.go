@@ -105,6 +105,18 @@ func TestVectorKernels(t *testing.T) {
 	}
 }
 
+// dotData returns two vectors of n terms for the dot tests: x's of
+// magnitudes spread over 2^-20 to 2^20, so that the order in which the
+// products are summed shows in the last bits of the sum.
+func dotData(rng *rand.Rand, n int) (x, y []float64) {
+	x, y = make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
+		y[i] = rng.NormFloat64()
+	}
+	return x, y
+}
+
 // TestVectorDot checks that Dot of float64 arrays gives the same bits with
 // and without the AVX2 kernel (32 lanes, combined as lanes32 combines
 // them), on lengths around the kernel's 32-element step and across the
@@ -113,11 +125,7 @@ func TestVectorKernels(t *testing.T) {
 func TestVectorDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 31, 32, 33, 63, 64, 65, 100, 1003, 4096, 4097, 9000} {
-		x, y := make([]float64, n+1), make([]float64, n+1)
-		for i := range x {
-			x[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
-			y[i] = rng.NormFloat64()
-		}
+		x, y := dotData(rng, n+1)
 		for off := range 2 {
 			xs, ys := backend.Wrap(x[off:off+n]), backend.Wrap(y[off:off+n])
 			s, v := bothPaths(t, func() []float64 { return []float64{backend.Dot(xs, ys)} })
@@ -150,11 +158,7 @@ func TestVectorDot512(t *testing.T) {
 	}
 	differ := 0
 	for _, n := range []int{32, 33, 63, 64, 65, 100, 1003, 4096, 4097, 9000, 1 << 16} {
-		x, y := make([]float64, n+1), make([]float64, n+1)
-		for i := range x {
-			x[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
-			y[i] = rng.NormFloat64()
-		}
+		x, y := dotData(rng, n+1)
 		for off := range 2 {
 			xs, ys := backend.Wrap(x[off:off+n]), backend.Wrap(y[off:off+n])
 			z, a, g := dot(xs, ys, true, true), dot(xs, ys, false, true), dot(xs, ys, false, false)

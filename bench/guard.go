@@ -401,7 +401,6 @@ func WriteVerdicts(w io.Writer, path string, vs []Verdict) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\tranks\tmetric\tbaseline\tnow\tchange\tmargin\tverdict\tbaseline commit")
-	var others []string
 	for _, v := range vs {
 		change, base, margin := "-", "-", "-"
 		if v.compared() {
@@ -409,22 +408,29 @@ func WriteVerdicts(w io.Writer, path string, vs []Verdict) error {
 			base = fmt.Sprintf("%.3f", v.Base)
 			margin = fmt.Sprintf("%.0f%%", 100*v.Margin)
 		}
-		if v.Status == "other machine" {
-			for _, m := range strings.Split(v.BaseMachine, "; ") {
-				if !slices.Contains(others, m) {
-					others = append(others, m)
-				}
-			}
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\n", v.Workload, v.Ranks, v.Metric, base, v.Now, change, margin, v.Status, v.BaseCommit)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(others) > 0 {
+	if others := otherMachines(vs); len(others) > 0 {
 		fmt.Fprintf(w, "other machine: the baseline has these rows only for %s\n", strings.Join(others, "; "))
 	}
 	return nil
+}
+
+// otherMachines returns the machines, sorted and each once, of the
+// baseline rows that the "other machine" verdicts of vs were not compared
+// with.
+func otherMachines(vs []Verdict) []string {
+	var others []string
+	for _, v := range vs {
+		if v.Status == "other machine" {
+			others = append(others, strings.Split(v.BaseMachine, "; ")...)
+		}
+	}
+	slices.Sort(others)
+	return slices.Compact(others)
 }
 
 // GuardError returns the error of the check: the rows that got slower,
@@ -444,15 +450,7 @@ func GuardError(path string, vs []Verdict) error {
 	if len(vs) == 0 || slices.ContainsFunc(vs, Verdict.compared) {
 		return nil
 	}
-	var others []string
-	for _, v := range vs {
-		if v.Status == "other machine" {
-			others = append(others, strings.Split(v.BaseMachine, "; ")...)
-		}
-	}
-	slices.Sort(others)
-	others = slices.Compact(others)
-	if len(others) > 0 {
+	if others := otherMachines(vs); len(others) > 0 {
 		return fmt.Errorf("bench: nothing checked: the baseline %s has this run's rows only for another machine (%s), not for this one (%s); "+
 			"ratios move between CPUs by more than the guard's margins, so they are not compared. "+
 			"Set this machine's rows with runs of the baseline's code: scripts/bench.sh --add-baseline-run (see docs/PERFORMANCE.md)",

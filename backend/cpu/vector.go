@@ -11,9 +11,10 @@ import (
 // The vector kernels.
 //
 // The float64 stencils (Jacobi5, Laplace5), Axpy, Axpby and Dot have AVX2
-// kernels (Dot also an AVX-512 one, with the same bits: use512), written in assembly generated with avo (internal/asmgen, a
-// module of its own; package internal/vec), used where the processor has AVX2
-// (checked once with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
+// kernels (Dot also an AVX-512 one, with the same bits: use512), written
+// in assembly generated with avo (internal/asmgen, a module of its own;
+// package internal/vec), used where the processor has AVX2 (checked once
+// with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
 // compute, lane by lane, exactly what the Go loops compute, in the same
 // order and without fused multiply-add, so both paths give the same bits
 // (the tests compare them). A build with -tags purego, or off amd64, has

@@ -85,8 +85,8 @@ replacing this machine's rows of this rank count and size, stamped with
 the commit, the date, the machine and --baseline-note; with --check on the
 same FILE, the run is compared with the old rows first and then replaces
 them.
---add-baseline-run FILE adds this run's ratios to this machine's rows instead of
-replacing them: each row keeps the ratio of every run added, its ratio
+--add-baseline-run FILE adds this run's ratios to this machine's rows
+instead of replacing them: each row keeps the ratio of every run added, its ratio
 becomes their median and their range ((max-min)/median) its run-to-run
 drift, and the margin is at least 1.5 times that drift (a row that moves
 between runs of unchanged code by more than the margin allows is "noisy").
@@ -129,7 +129,7 @@ library with ` + bench.RefBuildCommand + `).`,
 	f.StringArrayVar(&o.Peers, "peers", nil, "add the figures of separately run programs from this JSON file (bench.ReadPeers); repeatable")
 	f.StringVar(&o.Check, "check", "", "compare the ratios with this baseline's rows of this machine (bench/baseline.json) and fail naming the rows that got slower beyond the margin, or if no row could be compared")
 	f.StringVar(&o.Baseline, "write-baseline", "", "merge this run's ratios into this baseline file (replacing this machine's rows of this rank count and size)")
-	f.StringVar(&o.AddRun, "add-baseline-run", "", "add this run's ratios to the rows of this baseline file (their median becomes the ratio, and their range the run-to-run drift that widens the margin); for runs of the same code")
+	f.StringVar(&o.AddRun, "add-baseline-run", "", "add this run's ratios to this machine's rows of this baseline file (their median becomes the ratio, and their range the run-to-run drift that widens the margin); for runs of the same code")
 	f.StringVar(&o.Note, "baseline-note", "", "with --write-baseline or --add-baseline-run: the conditions of the run, recorded with its rows")
 	return cmd
 }

@@ -123,18 +123,23 @@ func badValue(input string) float64 {
 	return math.Inf(1)
 }
 
-// newtonCases are Newton's, Halley's and the secant method's cases, on
-// x^2 - 2 per element (three elements, the second the bad one).
+// newtonCases are Newton's, Halley's and the secant method's cases, and
+// NewtonFDF's (Newton's and Halley's method), on x^2 - 2 per element
+// (three elements, the second the bad one).
 func newtonCases() []contractCase {
 	var cases []contractCase
-	for _, method := range []string{"newton", "halley", "secant"} {
+	for _, method := range []string{"newton", "halley", "secant", "newton, fdf", "halley, fdf"} {
 		for _, input := range contractInputs {
 			method, input := method, input
 			if input == "derivative wrong shape" || input == "bad bounds" || input == "evaluation limit" ||
 				method == "secant" && input == "derivative NaN" {
 				continue
 			}
-			cases = append(cases, contractCase{"Newton (" + method + ")", input, func(c *counter) (bool, string, error) {
+			solver := "Newton (" + method + ")"
+			if m, ok := strings.CutSuffix(method, ", fdf"); ok {
+				solver = "NewtonFDF (" + m + ")"
+			}
+			cases = append(cases, contractCase{solver, input, func(c *counter) (bool, string, error) {
 				x0 := []float64{1, 3, 10}
 				o := &NewtonOptions{}
 				elem := func(g func(i int, x float64) float64, bad string) BatchFunc {
@@ -167,10 +172,21 @@ func newtonCases() []contractCase {
 				switch method {
 				case "secant":
 					fp = nil
-				case "halley":
+				case "halley", "halley, fdf":
 					o.FPrime2 = elem(func(int, float64) float64 { return 2 }, "")
 				}
-				res, err := Newton(f, fp, x0, o)
+				var res *NewtonResult
+				var err error
+				if strings.HasSuffix(method, ", fdf") {
+					// NewtonFDF with the value and the derivative from one
+					// callback, bad where f or fp is.
+					res, err = NewtonFDF(func(idx []int, x, fv, dv []float64) {
+						f(idx, x, fv)
+						fp(idx, x, dv)
+					}, x0, o)
+				} else {
+					res, err = Newton(f, fp, x0, o)
+				}
 				return err == nil && res.NumConverged == len(x0), fmt.Sprintf("%d failed", res.NumFailed), err
 			}})
 		}

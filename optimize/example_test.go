@@ -39,6 +39,35 @@ func ExampleNewton() {
 	// E = 3.0670374966 after 3 steps (residual 0e+00)
 }
 
+func ExampleNewtonFDF() {
+	// Kepler's equation again, with the value and the derivative from one
+	// callback: math.Sincos gives the sine that f needs and the cosine
+	// that f' needs in one call. The roots are ExampleNewton's.
+	m := []float64{0.5, 1.5, 3}
+	e := []float64{0.1, 0.5, 0.9}
+	fdf := func(idx []int, x, f, df []float64) {
+		for k, i := range idx {
+			s, c := math.Sincos(x[k])
+			f[k] = x[k] - e[i]*s - m[i]
+			df[k] = 1 - e[i]*c
+		}
+	}
+	res, err := optimize.NewtonFDF(fdf, m, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, E := range res.Root {
+		fmt.Printf("E = %.10f after %d steps\n", E, res.Iterations[i])
+	}
+	fmt.Println("calls of fdf:", res.Calls) // five iterations and the residuals
+	// Output:
+	// E = 0.5524799869 after 3 steps
+	// E = 1.9621892876 after 5 steps
+	// E = 3.0670374966 after 3 steps
+	// calls of fdf: 6
+}
+
 func ExampleNewtonInto() {
 	// Two orbits at three times: the mean anomalies advance, and every
 	// solve writes into the same result, so the loop allocates nothing

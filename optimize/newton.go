@@ -20,6 +20,30 @@ import (
 // the others (for the results to be the same whatever the batch holds).
 type BatchFunc func(idx []int, x, out []float64)
 
+// BatchFDF evaluates one scalar function and its first derivative per
+// element for a batch of elements at once: for every k, f[k] and df[k] are
+// the function and its derivative of element idx[k] at x[k]. It is
+// BatchFunc's form for NewtonFDF, GSL's fdf and SciPy's
+// root_scalar(fprime=True) (whose f returns the value and the
+// derivative): where the two share work, one call computes it once.
+// Kepler's equation is the example: E - e sin E - M and 1 - e cos E take
+// the sine and cosine of the same E, which math.Sincos gives together for
+// about the cost of one of them (a C compiler makes the same fusion of
+// sin and cos on its own). The four slices have the same length; the
+// rules of BatchFunc hold.
+type BatchFDF func(idx []int, x, f, df []float64)
+
+// funcs are the callbacks of one solve: f and fprime (fprime nil for the
+// secant method), or fdf in their place.
+type funcs struct {
+	f, fprime BatchFunc
+	fdf       BatchFDF
+}
+
+// newton reports whether the solve uses a derivative (Newton's or
+// Halley's method, not the secant).
+func (fs funcs) newton() bool { return fs.fprime != nil || fs.fdf != nil }
+
 // NewtonOptions are the settings of Newton and NewtonDist. The zero value
 // (or nil) gives SciPy's defaults.
 type NewtonOptions struct {
@@ -146,8 +170,37 @@ func Newton(f, fprime BatchFunc, x0 []float64, opts *NewtonOptions) (*NewtonResu
 		panic("optimize: Newton with FPrime2 but no fprime")
 	}
 	res := new(NewtonResult)
-	solveBatch(res, f, fprime, x0, &o)
+	solveBatch(res, funcs{f: f, fprime: fprime}, x0, &o)
 	return res, res.err(o.MaxIter)
+}
+
+// NewtonFDF is Newton's method (Halley's with opts.FPrime2) with the
+// function and its derivative from one callback, fdf: each iteration
+// makes one call of fdf for the active elements of a chunk where Newton
+// makes one of f and one of fprime, and the residuals at the roots come
+// from a last call of fdf (whose derivatives are computed and thrown
+// away: NewtonResult.DerivEvals counts them). Where fdf gives the values
+// f and fprime give, the result is Newton's, bit for bit (steps, masks,
+// iterations, residuals); only Calls and DerivEvals differ. Everything
+// else is as Newton's, the error included. It does not communicate.
+func NewtonFDF(fdf BatchFDF, x0 []float64, opts *NewtonOptions) (*NewtonResult, error) {
+	res := new(NewtonResult)
+	err := NewtonFDFInto(res, fdf, x0, opts)
+	return res, err
+}
+
+// NewtonFDFInto is NewtonFDF with the result written into res, reusing
+// its slices as NewtonInto does. res must not be nil.
+func NewtonFDFInto(res *NewtonResult, fdf BatchFDF, x0 []float64, opts *NewtonOptions) error {
+	if res == nil {
+		panic("optimize: NewtonFDFInto a nil result")
+	}
+	if fdf == nil {
+		panic("optimize: NewtonFDF without a function")
+	}
+	o := opts.defaults()
+	solveBatch(res, funcs{fdf: fdf}, x0, &o)
+	return res.err(o.MaxIter)
 }
 
 // NewtonInto is Newton with the result written into res: res's slices are
@@ -169,7 +222,7 @@ func NewtonInto(res *NewtonResult, f, fprime BatchFunc, x0 []float64, opts *Newt
 	if o.FPrime2 != nil && fprime == nil {
 		panic("optimize: Newton with FPrime2 but no fprime")
 	}
-	solveBatch(res, f, fprime, x0, &o)
+	solveBatch(res, funcs{f: f, fprime: fprime}, x0, &o)
 	return res.err(o.MaxIter)
 }
 
@@ -265,6 +318,35 @@ func (b *batch) call(g BatchFunc, idx []int, x, out []float64, deriv bool) {
 	g(idx, x, out[:len(idx)])
 }
 
+// callFDF calls fdf, counting an evaluation of f and one of the
+// derivative per element.
+func (b *batch) callFDF(fdf BatchFDF, idx []int, x, fv, dv []float64) {
+	b.calls++
+	b.evals += len(idx)
+	b.derivEvals += len(idx)
+	fdf(idx, x, fv[:len(idx)], dv[:len(idx)])
+}
+
+// eval sets fv and dv (dv only with a derivative) at the active set's
+// iterates.
+func (b *batch) eval(fs funcs) {
+	if fs.fdf != nil {
+		b.callFDF(fs.fdf, b.act, b.x, b.fv, b.dv)
+		return
+	}
+	b.call(fs.f, b.act, b.x, b.fv, false)
+	b.call(fs.fprime, b.act, b.x, b.dv, true)
+}
+
+// residual sets out to f at x for the elements idx.
+func (b *batch) residual(fs funcs, idx []int, x, out []float64) {
+	if fs.fdf != nil {
+		b.callFDF(fs.fdf, idx, x, out, b.dv)
+		return
+	}
+	b.call(fs.f, idx, x, out, false)
+}
+
 // stop records element k of the active set as finished with root x.
 func (b *batch) stop(k int, x float64, iters int, conv, zero bool) {
 	i := b.act[k]
@@ -284,7 +366,7 @@ var chunkSize = newtonChunk
 
 // solveBatch solves the equations of x0 into res, reusing its slices
 // where they have the room (see NewtonInto).
-func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonOptions) {
+func solveBatch(res *NewtonResult, fs funcs, x0 []float64, o *NewtonOptions) {
 	n := len(x0)
 	res.Root = resize(res.Root, n)
 	res.Converged = resize(res.Converged, n)
@@ -293,7 +375,7 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 	res.Residual = resize(res.Residual, n)
 	res.NumConverged, res.NumZeroDer, res.NumFailed = 0, 0, 0
 	res.Method = "secant"
-	if fprime != nil {
+	if fs.newton() {
 		res.Method = "newton"
 		if o.FPrime2 != nil {
 			res.Method = "halley"
@@ -310,7 +392,7 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 	b.calls, b.evals, b.derivEvals = 0, 0, 0
 	// The secant's slices are nil for Newton's method (which tests them).
 	b.x1, b.q0, b.q1 = nil, nil, nil
-	if fprime != nil {
+	if fs.newton() {
 		b.dv = resize(b.dv, c)
 		if o.FPrime2 != nil {
 			b.d2 = resize(b.d2, c)
@@ -328,18 +410,18 @@ func solveBatch(res *NewtonResult, f, fprime BatchFunc, x0 []float64, o *NewtonO
 		}
 		copy(b.x, x0[lo:hi])
 		clear(b.done[:m])
-		if fprime != nil {
-			b.newton(f, fprime, o)
+		if fs.newton() {
+			b.newton(fs, o)
 		} else {
 			b.x1, b.q0, b.q1 = b.x1[:m], b.q0[:m], b.q1[:m]
-			b.secant(f, o)
+			b.secant(fs.f, o)
 		}
 		// The residuals at the chunk's roots: one call.
 		idx := b.idx[:m]
 		for k := range idx {
 			idx[k] = lo + k
 		}
-		b.call(f, idx, res.Root[lo:hi], res.Residual[lo:hi], false)
+		b.residual(fs, idx, res.Root[lo:hi], res.Residual[lo:hi])
 	}
 	for i := range res.Converged {
 		switch {
@@ -376,7 +458,7 @@ func stepConverged(dp, x float64, o *NewtonOptions) bool {
 	return math.Abs(dp) < o.Tol+o.RTol*math.Abs(x)
 }
 
-func (b *batch) newton(f, fprime BatchFunc, o *NewtonOptions) {
+func (b *batch) newton(fs funcs, o *NewtonOptions) {
 	halley := o.FPrime2 != nil
 	n := len(b.x)
 	// done[k] marks the finished elements of the active set: skipped
@@ -386,8 +468,7 @@ func (b *batch) newton(f, fprime BatchFunc, o *NewtonOptions) {
 	left := n
 	for it := 0; it < o.MaxIter && left > 0; it++ {
 		m := len(b.act)
-		b.call(f, b.act, b.x, b.fv, false)
-		b.call(fprime, b.act, b.x, b.dv, true)
+		b.eval(fs)
 		if halley {
 			b.call(o.FPrime2, b.act, b.x, b.d2, true)
 		}

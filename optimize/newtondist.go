@@ -48,8 +48,26 @@ func NewtonDist(f, fprime BatchFunc, x0 *dist.Array[float64], opts *NewtonOption
 	if o.FPrime2 != nil && fprime == nil {
 		panic("optimize: NewtonDist with FPrime2 but no fprime")
 	}
+	return newtonDist(funcs{f: f, fprime: fprime}, x0, &o)
+}
+
+// NewtonDistFDF is NewtonDist with the function and its derivative from
+// one callback, as NewtonFDF: each rank calls fdf on its own block, and
+// the roots are NewtonDist's, bit for bit, where fdf gives the values of
+// f and fprime. It is collective (for the final reduction).
+func NewtonDistFDF(fdf BatchFDF, x0 *dist.Array[float64], opts *NewtonOptions) (*DistNewtonResult, error) {
+	if fdf == nil {
+		panic("optimize: NewtonDistFDF without a function")
+	}
+	o := opts.defaults()
+	return newtonDist(funcs{fdf: fdf}, x0, &o)
+}
+
+// newtonDist solves the equations of this rank's block of x0 and reduces
+// the counts over the ranks.
+func newtonDist(fs funcs, x0 *dist.Array[float64], o *NewtonOptions) (*DistNewtonResult, error) {
 	r := new(NewtonResult)
-	solveBatch(r, f, fprime, x0.LocalData(), &o)
+	solveBatch(r, fs, x0.LocalData(), o)
 	maxIt := 0
 	for _, it := range r.Iterations {
 		maxIt = max(maxIt, it)

@@ -22,6 +22,21 @@ func unevenCounts(n, p int) []int {
 	return counts
 }
 
+// distOf is a distributed array of the values m, in even blocks or, if
+// uneven, in unevenCounts' blocks.
+func distOf(t *testing.T, world mpi.Comm, m []float64, uneven bool) *dist.Array[float64] {
+	t.Helper()
+	var opts []dist.Option
+	if uneven {
+		opts = append(opts, dist.BlockSizes(unevenCounts(len(m), world.Size())))
+	}
+	x0, err := dist.FromFunc(world, []int{len(m)}, func(idx []int) float64 { return m[idx[0]] }, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x0
+}
+
 // TestNewtonDistKepler solves Kepler's equation for every orbit of a
 // distributed array, at any rank count the same bits as Newton over the
 // whole array on one process, with the counts reduced over the ranks.
@@ -44,14 +59,7 @@ func TestNewtonDistKepler(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, e := kepler(tc.n)
 			whole := keplerNewton(t, tc.method, m, e, false)
-			var opts []dist.Option
-			if tc.uneven {
-				opts = append(opts, dist.BlockSizes(unevenCounts(tc.n, world.Size())))
-			}
-			x0, err := dist.FromFunc(world, []int{tc.n}, func(idx []int) float64 { return m[idx[0]] }, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x0 := distOf(t, world, m, tc.uneven)
 			defer x0.Free()
 			lo, _ := x0.Range()
 			f, fp, fpp := keplerFuncs(m, e, lo)

@@ -54,7 +54,7 @@ count it was launched with:
       with TransposedOut) against FFTW
   W9  matrix product 2048^2 (dist.MatMulInto, B replicated, the ring, and
       SUMMA on a 1 x p grid) against OpenBLAS's cblas_dgemm
-  W10 batched Newton (optimize.Newton) on 10^6 Kepler equations, and
+  W10 batched Newton (optimize.NewtonFDF) on 10^6 Kepler equations, and
       batched RK45 (integrate.SolveIVPIndexed) on 10^5 Van der Pol systems
   W11 percentiles (dist.Quantiles: 1st, 50th, 99th) and distinct values
       (dist.Unique) of 2^23 keys, against a gather to rank 0 and a serial

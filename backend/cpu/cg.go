@@ -28,12 +28,17 @@ func axpby[T backend.Element](a T, x []T, b T, y []T) {
 }
 
 // axpbyK is a Go loop (gonum has no axpby, and an AXPY after a scaling
-// would pass over y twice), with the AVX2 kernel for float64 where it runs.
+// would pass over y twice), with the AVX-512 or AVX2 kernel for float64
+// where it runs.
 func axpbyK[T backend.Element](a T, x []T, b T, y []T) {
 	x = x[:len(y)]
 	i := 0
 	if len(y) >= 8 && vectorF64[T]() {
-		i = vec.AxpbyAVX2(float64(a), f64(x), float64(b), f64(y), len(y))
+		if use512 && len(y) >= 16 {
+			i = vec.AxpbyAVX512(float64(a), f64(x), float64(b), f64(y), len(y))
+		} else {
+			i = vec.AxpbyAVX2(float64(a), f64(x), float64(b), f64(y), len(y))
+		}
 	}
 	for ; i < len(y)-3; i += 4 {
 		y[i] = a*x[i] + b*y[i]

@@ -8,13 +8,18 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// axpy64 sets y = a*x + y with the AVX2 kernel (vector.go) where it runs,
-// else gonum's SSE2 assembly (f64.AxpyUnitaryTo through floats.AddScaled,
-// which, unlike blas64.Axpy, does not skip a == 0: 0*Inf must still give
-// NaN). Both round a*x[i] before adding y[i].
+// axpy64 sets y = a*x + y with the AVX-512 or AVX2 kernel (vector.go)
+// where it runs, else gonum's SSE2 assembly (f64.AxpyUnitaryTo through
+// floats.AddScaled, which, unlike blas64.Axpy, does not skip a == 0: 0*Inf
+// must still give NaN). All round a*x[i] before adding y[i].
 func axpy64(a float64, x, y []float64) {
 	if useVector && len(y) >= 8 {
-		i := vec.AxpyAVX2(a, &x[0], &y[0], len(y))
+		var i int
+		if use512 && len(y) >= 16 {
+			i = vec.AxpyAVX512(a, &x[0], &y[0], len(y))
+		} else {
+			i = vec.AxpyAVX2(a, &x[0], &y[0], len(y))
+		}
 		x, y = x[i:len(y)], y[i:]
 		for j := range y {
 			y[j] += a * x[j]

@@ -11,7 +11,8 @@ import (
 // The vector kernels.
 //
 // The float64 stencils (Jacobi5, Laplace5), Axpy, Axpby and Dot have AVX2
-// kernels (Dot also an AVX-512 one, with the same bits: use512), written
+// kernels (Dot, Axpy and Axpby also AVX-512 ones, with the same bits:
+// use512), written
 // in assembly generated with avo (internal/asmgen, a module of its own;
 // package internal/vec), used where the processor has AVX2 (checked once
 // with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
@@ -37,20 +38,21 @@ func SetVector(on bool) bool {
 	return prev
 }
 
-// use512 says whether the float64 dot runs its AVX-512 kernel
-// (vec.DotAVX512, the bits of vec.DotAVX2) where the AVX2 kernels run and
-// the processor has AVX-512F, unless XPMPI_CPU_AVX512=off. Tests switch it
-// with SetAVX512.
+// use512 says whether the float64 Dot, Axpy and Axpby run their AVX-512
+// kernels (vec.DotAVX512, AxpyAVX512, AxpbyAVX512: the bits of the AVX2
+// ones) where the AVX2 kernels run and the processor has AVX-512F, unless
+// XPMPI_CPU_AVX512=off. Tests switch it with SetAVX512.
 var use512 = vec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
 
-// AVX512 reports whether the float64 dot's AVX-512 kernel is in use (where
-// the AVX2 kernels are: Vector).
+// AVX512 reports whether the AVX-512 kernels of the float64 Dot, Axpy and
+// Axpby are in use (where the AVX2 kernels are: Vector).
 func AVX512() bool { return use512 }
 
-// SetAVX512 turns the AVX-512 form of the float64 dot on (only where the
-// processor has AVX-512F) or off, and returns the previous setting; it
-// runs only where the AVX2 kernels do (SetVector). The two forms give the
-// same bits. For tests and benchmarks; not while operations run.
+// SetAVX512 turns the AVX-512 forms of the float64 Dot, Axpy and Axpby on
+// (only where the processor has AVX-512F) or off, and returns the previous
+// setting; they run only where the AVX2 kernels do (SetVector). The two
+// forms give the same bits. For tests and benchmarks; not while
+// operations run.
 func SetAVX512(on bool) bool {
 	prev := use512
 	use512 = on && vec.HasAVX512

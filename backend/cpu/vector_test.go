@@ -49,8 +49,9 @@ func bothPaths(t *testing.T, f func() []float64) (scalar, vector []float64) {
 // TestVectorKernels checks that the AVX2 kernels give the Go loops' bits
 // for Jacobi5, Laplace5, Axpy and Axpby on float64 data with NaN, infinities
 // and signed zeros, on rows and vectors of every length around the
-// kernels' 8-element steps. It runs the Go loops against themselves where
-// the processor has no AVX2.
+// kernels' 8-element steps, and so do the AVX-512 Axpy and Axpby (16-
+// element steps) where the processor has AVX-512F. It runs the Go loops
+// against themselves where the processor has no AVX2.
 func TestVectorKernels(t *testing.T) {
 	if !cpu.Vector() {
 		prev := cpu.SetVector(true)
@@ -82,24 +83,36 @@ func TestVectorKernels(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 100, 1003} {
-		x, y0 := vectorData(rng, n), vectorData(rng, n)
-		for _, a := range []float64{0, -1.5, 3.25e-7, math.Inf(1)} {
-			s, v := bothPaths(t, func() []float64 {
-				y := append([]float64(nil), y0...)
-				backend.Axpy(a, backend.Wrap(x), backend.Wrap(y))
-				return y
-			})
-			if i, ok := bitsEqual(s, v); !ok {
-				t.Errorf("Axpy n=%d a=%v: element %d: Go %v, AVX2 %v", n, a, i, s[i], v[i])
-			}
-			s, v = bothPaths(t, func() []float64 {
-				y := append([]float64(nil), y0...)
-				backend.Axpby(a, backend.Wrap(x), 0.75, backend.Wrap(y))
-				return y
-			})
-			if i, ok := bitsEqual(s, v); !ok {
-				t.Errorf("Axpby n=%d a=%v: element %d: Go %v, AVX2 %v", n, a, i, s[i], v[i])
+	// Axpy and Axpby: the AVX2 kernels and, where the processor has
+	// AVX-512F, the AVX-512 ones (16 elements a step), each against the
+	// Go loop.
+	prev512 := cpu.SetAVX512(false)
+	defer cpu.SetAVX512(prev512)
+	for _, avx512 := range []bool{false, true} {
+		if cpu.SetAVX512(avx512); avx512 != cpu.AVX512() {
+			t.Log("no AVX-512F here: the AVX-512 axpy and axpby do not run")
+			continue
+		}
+		kernel := map[bool]string{false: "AVX2", true: "AVX-512"}[avx512]
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 47, 100, 1003} {
+			x, y0 := vectorData(rng, n), vectorData(rng, n)
+			for _, a := range []float64{0, -1.5, 3.25e-7, math.Inf(1)} {
+				s, v := bothPaths(t, func() []float64 {
+					y := append([]float64(nil), y0...)
+					backend.Axpy(a, backend.Wrap(x), backend.Wrap(y))
+					return y
+				})
+				if i, ok := bitsEqual(s, v); !ok {
+					t.Errorf("Axpy n=%d a=%v: element %d: Go %v, %s %v", n, a, i, s[i], kernel, v[i])
+				}
+				s, v = bothPaths(t, func() []float64 {
+					y := append([]float64(nil), y0...)
+					backend.Axpby(a, backend.Wrap(x), 0.75, backend.Wrap(y))
+					return y
+				})
+				if i, ok := bitsEqual(s, v); !ok {
+					t.Errorf("Axpby n=%d a=%v: element %d: Go %v, %s %v", n, a, i, s[i], kernel, v[i])
+				}
 			}
 		}
 	}

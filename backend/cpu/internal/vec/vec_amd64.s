@@ -186,6 +186,33 @@ done:
 	MOVQ BX, ret+32(FP)
 	RET
 
+// func AxpyAVX512(a float64, x *float64, y *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·AxpyAVX512(SB), NOSPLIT, $0-40
+	MOVQ         x+8(FP), AX
+	MOVQ         y+16(FP), CX
+	MOVQ         n+24(FP), DX
+	VBROADCASTSD a+0(FP), Z0
+	XORQ         BX, BX
+	ANDQ         $-16, DX
+
+loop:
+	CMPQ    BX, DX
+	JGE     done
+	VMULPD  (AX)(BX*8), Z0, Z1
+	VADDPD  (CX)(BX*8), Z1, Z1
+	VMOVUPD Z1, (CX)(BX*8)
+	VMULPD  64(AX)(BX*8), Z0, Z1
+	VADDPD  64(CX)(BX*8), Z1, Z1
+	VMOVUPD Z1, 64(CX)(BX*8)
+	ADDQ    $+16, BX
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ BX, ret+32(FP)
+	RET
+
 // func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int
 // Requires: AVX
 TEXT ·AxpbyAVX2(SB), NOSPLIT, $0-48
@@ -209,6 +236,36 @@ loop:
 	VADDPD  Y3, Y2, Y2
 	VMOVUPD Y2, 32(CX)(BX*8)
 	ADDQ    $+8, BX
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ BX, ret+40(FP)
+	RET
+
+// func AxpbyAVX512(a float64, x *float64, b float64, y *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·AxpbyAVX512(SB), NOSPLIT, $0-48
+	MOVQ         x+8(FP), AX
+	MOVQ         y+24(FP), CX
+	MOVQ         n+32(FP), DX
+	VBROADCASTSD a+0(FP), Z0
+	VBROADCASTSD b+16(FP), Z1
+	XORQ         BX, BX
+	ANDQ         $-16, DX
+
+loop:
+	CMPQ    BX, DX
+	JGE     done
+	VMULPD  (AX)(BX*8), Z0, Z2
+	VMULPD  (CX)(BX*8), Z1, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPD Z2, (CX)(BX*8)
+	VMULPD  64(AX)(BX*8), Z0, Z2
+	VMULPD  64(CX)(BX*8), Z1, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPD Z2, 64(CX)(BX*8)
+	ADDQ    $+16, BX
 	JMP     loop
 
 done:

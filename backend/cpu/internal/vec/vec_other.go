@@ -18,8 +18,12 @@ func LaplaceDotRowAVX2(out, mid, up, down, left, right *float64, n int) (float64
 }
 func AxpyAVX2(a float64, x, y *float64, n int) int                      { return 0 }
 func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int { return 0 }
-func DotAVX2(x, y *float64, n int) (float64, int)                       { return 0, 0 }
-func DotAVX512(x, y *float64, n int) (float64, int)                     { return 0, 0 }
+func AxpyAVX512(a float64, x, y *float64, n int) int                    { return 0 }
+func AxpbyAVX512(a float64, x *float64, b float64, y *float64, n int) int {
+	return 0
+}
+func DotAVX2(x, y *float64, n int) (float64, int)   { return 0, 0 }
+func DotAVX512(x, y *float64, n int) (float64, int) { return 0, 0 }
 func Radix4AVX2(a, b, c, d, y0, y1, y2, y3, w1, w2, w3 *complex128, n int) int {
 	return 0
 }

@@ -12,123 +12,187 @@ import (
 // (element j of the chunk goes to lane j%16, lane 4k+i being lane i of
 // Ak) and combine them as fuse's lanes16 does (lanes16 and returnSum).
 func fvecKernels() {
-	dot()
-	axpyTo()
-	axpyDot()
-	axpy2Dot()
-	chain4()
+	for _, w := range []width{ymm, zmm} {
+		dot(w)
+		axpyTo(w)
+		axpyDot(w)
+		axpy2Dot(w)
+		chain4(w)
+	}
 }
 
-func dot() {
-	TEXT("DotAVX2", NOSPLIT, "func(a, b *float64, n int) (sum float64, done int)")
+// width is the vector registers of a kernel: YMM (4 float64 lanes, the
+// AVX2 kernels) or ZMM (8 lanes, their AVX-512 forms). The forms compute
+// the same operations on the same elements: a ZMM step covers two YMM
+// steps, and the reductions' ZMM accumulator m holds in its low and high
+// halves what the YMM form's accumulators 2m and 2m+1 hold, the same
+// products added in the same order, split and combined as the YMM form
+// combines its accumulators (halves): the same bits.
+type width struct {
+	lanes  int    // float64 lanes of a register
+	suffix string // of the kernel's name
+}
+
+var (
+	ymm = width{4, "AVX2"}
+	zmm = width{8, "AVX512"}
+)
+
+// reg returns a new register of the width.
+func (w width) reg() VecVirtual {
+	if w.lanes == 8 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+// zero returns k accumulators of the width, zeroed (VPXORQ for ZMM, which
+// AVX-512F has: VXORPD on ZMM needs AVX-512DQ).
+func (w width) zero(k int) []VecVirtual {
+	if w.lanes == 4 {
+		return zeroPD(k)
+	}
+	acc := make([]VecVirtual, k)
+	for j := range acc {
+		acc[j] = ZMM()
+		VPXORQ(acc[j], acc[j], acc[j])
+	}
+	return acc
+}
+
+// halves returns the YMM accumulators that the width's accumulators acc
+// hold: acc itself for YMM, the low and high half of each for ZMM.
+func (w width) halves(acc []VecVirtual) []VecVirtual {
+	if w.lanes == 4 {
+		return acc
+	}
+	h := make([]VecVirtual, 2*len(acc))
+	for m, a := range acc {
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), a, hi)
+		h[2*m], h[2*m+1] = a.AsY().(VecVirtual), hi
+	}
+	return h
+}
+
+// text declares kernel name+w.suffix with its signature and its doc: doc
+// for the AVX2 form; the AVX-512 form's says it is that with AVX-512
+// registers.
+func (w width) text(name, sig, doc string) {
+	TEXT(name+w.suffix, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc("DotAVX2 returns the sum of a[j]*b[j] over the first n&^15 elements in 16 lanes, combined as package fuse's lanes16, and how many it did.")
+	if w.lanes == 4 {
+		Doc(name + w.suffix + " " + doc)
+		return
+	}
+	Doc(name + w.suffix + " is " + name + ymm.suffix + " with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.")
+}
+
+func dot(w width) {
+	w.text("Dot", "func(a, b *float64, n int) (sum float64, done int)",
+		"returns the sum of a[j]*b[j] over the first n&^15 elements in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	a, b := param("a"), param("b")
 	n := param("n")
-	acc := zeroPD(4)
+	acc := w.zero(16 / w.lanes)
 	i := loop("", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			v := YMM()
-			VMOVUPD(at(a, i, 4*k), v)
-			VMULPD(at(b, i, 4*k), v, v)
+		for k := range acc {
+			v := w.reg()
+			VMOVUPD(at(a, i, w.lanes*k), v)
+			VMULPD(at(b, i, w.lanes*k), v, v)
 			VADDPD(v, acc[k], acc[k])
 		}
 	})
-	returnSum(lanes16(acc), i)
+	returnSum(lanes16(w.halves(acc)), i)
 }
 
-func axpyTo() {
-	TEXT("AxpyToAVX2", NOSPLIT, "func(d *float64, s float64, x, y *float64, n int) int")
-	Pragma("noescape")
-	Doc("AxpyToAVX2 sets d[j] = y[j] + s*x[j] (the product rounded, then the sum) for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written, so d may be x or y.")
+func axpyTo(w width) {
+	w.text("AxpyTo", "func(d *float64, s float64, x, y *float64, n int) int",
+		"sets d[j] = y[j] + s*x[j] (the product rounded, then the sum) for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written, so d may be x or y.")
 	d, x, y := param("d"), param("x"), param("y")
 	n := param("n")
-	sv := broadcastParam("s", 8, YMM())
+	sv := broadcastParam("s", 8, w.reg())
 	i := loop("", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			v := YMM()
-			VMULPD(at(x, i, 4*k), sv, v)
-			VADDPD(at(y, i, 4*k), v, v)
-			VMOVUPD(v, at(d, i, 4*k))
+		for k := 0; k < 16/w.lanes; k++ {
+			v := w.reg()
+			VMULPD(at(x, i, w.lanes*k), sv, v)
+			VADDPD(at(y, i, w.lanes*k), v, v)
+			VMOVUPD(v, at(d, i, w.lanes*k))
 		}
 	})
 	returnCount(i)
 }
 
-func axpyDot() {
-	TEXT("AxpyDotAVX2", NOSPLIT, "func(d *float64, s float64, x, y *float64, n int) (sum float64, done int)")
-	Pragma("noescape")
-	Doc("AxpyDotAVX2 sets d[j] = y[j] + s*x[j] for the first n&^15 elements, returns the sum of d[j]*d[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
+func axpyDot(w width) {
+	w.text("AxpyDot", "func(d *float64, s float64, x, y *float64, n int) (sum float64, done int)",
+		"sets d[j] = y[j] + s*x[j] for the first n&^15 elements, returns the sum of d[j]*d[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	d, x, y := param("d"), param("x"), param("y")
 	n := param("n")
-	sv := broadcastParam("s", 8, YMM())
-	acc := zeroPD(4)
+	sv := broadcastParam("s", 8, w.reg())
+	acc := w.zero(16 / w.lanes)
 	i := loop("", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			v, w := YMM(), YMM()
-			VMULPD(at(x, i, 4*k), sv, v)
-			VADDPD(at(y, i, 4*k), v, v)
-			VMOVUPD(v, at(d, i, 4*k))
-			VMULPD(v, v, w)
-			VADDPD(w, acc[k], acc[k])
+		for k := range acc {
+			v, u := w.reg(), w.reg()
+			VMULPD(at(x, i, w.lanes*k), sv, v)
+			VADDPD(at(y, i, w.lanes*k), v, v)
+			VMOVUPD(v, at(d, i, w.lanes*k))
+			VMULPD(v, v, u)
+			VADDPD(u, acc[k], acc[k])
 		}
 	})
-	returnSum(lanes16(acc), i)
+	returnSum(lanes16(w.halves(acc)), i)
 }
 
-func axpy2Dot() {
-	TEXT("Axpy2DotAVX2", NOSPLIT, "func(d1 *float64, s1 float64, x1, y1, d2 *float64, s2 float64, x2, y2 *float64, n int) (sum float64, done int)")
-	Pragma("noescape")
-	Doc("Axpy2DotAVX2 sets d1[j] = y1[j] + s1*x1[j] and d2[j] = y2[j] + s2*x2[j] for the first n&^15 elements, reading the four operands of a group of 4 elements before writing either result, returns the sum of d2[j]*d2[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
+func axpy2Dot(w width) {
+	w.text("Axpy2Dot", "func(d1 *float64, s1 float64, x1, y1, d2 *float64, s2 float64, x2, y2 *float64, n int) (sum float64, done int)",
+		"sets d1[j] = y1[j] + s1*x1[j] and d2[j] = y2[j] + s2*x2[j] for the first n&^15 elements, reading the four operands of a group of 4 elements before writing either result, returns the sum of d2[j]*d2[j] over them in 16 lanes, combined as package fuse's lanes16, and how many it did.")
 	d1, x1, y1 := param("d1"), param("x1"), param("y1")
 	d2, x2, y2 := param("d2"), param("x2"), param("y2")
 	n := param("n")
-	s1 := broadcastParam("s1", 8, YMM())
-	s2 := broadcastParam("s2", 40, YMM())
-	acc := zeroPD(4)
+	s1 := broadcastParam("s1", 8, w.reg())
+	s2 := broadcastParam("s2", 40, w.reg())
+	acc := w.zero(16 / w.lanes)
 	i := loop("", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			a, b, p, q := YMM(), YMM(), YMM(), YMM()
-			VMOVUPD(at(x1, i, 4*k), a)
-			VMOVUPD(at(y1, i, 4*k), b)
-			VMOVUPD(at(x2, i, 4*k), p)
-			VMOVUPD(at(y2, i, 4*k), q)
+		for k := range acc {
+			a, b, p, q := w.reg(), w.reg(), w.reg(), w.reg()
+			VMOVUPD(at(x1, i, w.lanes*k), a)
+			VMOVUPD(at(y1, i, w.lanes*k), b)
+			VMOVUPD(at(x2, i, w.lanes*k), p)
+			VMOVUPD(at(y2, i, w.lanes*k), q)
 			VMULPD(a, s1, a)
 			VADDPD(a, b, b)
 			VMULPD(p, s2, p)
 			VADDPD(p, q, q)
-			VMOVUPD(b, at(d1, i, 4*k))
-			VMOVUPD(q, at(d2, i, 4*k))
+			VMOVUPD(b, at(d1, i, w.lanes*k))
+			VMOVUPD(q, at(d2, i, w.lanes*k))
 			VMULPD(q, q, q)
 			VADDPD(q, acc[k], acc[k])
 		}
 	})
-	returnSum(lanes16(acc), i)
+	returnSum(lanes16(w.halves(acc)), i)
 }
 
-func chain4() {
-	TEXT("Chain4AVX2", NOSPLIT, "func(d *float64, s float64, x *float64, gs *[4]float64, y1, y2, y3, y4 *float64, n int) int")
-	Pragma("noescape")
-	Doc("Chain4AVX2 sets d[j] = (((s*x[j] + gs[0]*y1[j]) + gs[1]*y2[j]) + gs[2]*y3[j]) + gs[3]*y4[j], each product rounded, then the sums from the left, for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written.")
+func chain4(w width) {
+	w.text("Chain4", "func(d *float64, s float64, x *float64, gs *[4]float64, y1, y2, y3, y4 *float64, n int) int",
+		"sets d[j] = (((s*x[j] + gs[0]*y1[j]) + gs[1]*y2[j]) + gs[2]*y3[j]) + gs[3]*y4[j], each product rounded, then the sums from the left, for the first n&^15 elements and returns how many it did. Each group of 4 elements is read before it is written.")
 	d, x, gp := param("d"), param("x"), param("gs")
 	ys := []Register{param("y1"), param("y2"), param("y3"), param("y4")}
 	n := param("n")
-	sv := broadcastParam("s", 8, YMM())
+	sv := broadcastParam("s", 8, w.reg())
 	var g [4]VecVirtual
 	for k := range g {
-		g[k] = YMM()
+		g[k] = w.reg()
 		VBROADCASTSD(Mem{Base: gp, Disp: 8 * k}, g[k])
 	}
 	i := loop("", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			v := YMM()
-			VMULPD(at(x, i, 4*k), sv, v)
+		for k := 0; k < 16/w.lanes; k++ {
+			v := w.reg()
+			VMULPD(at(x, i, w.lanes*k), sv, v)
 			for t := 0; t < 4; t++ {
-				w := YMM()
-				VMULPD(at(ys[t], i, 4*k), g[t], w)
-				VADDPD(w, v, v)
+				u := w.reg()
+				VMULPD(at(ys[t], i, w.lanes*k), g[t], u)
+				VADDPD(u, v, v)
 			}
-			VMOVUPD(v, at(d, i, 4*k))
+			VMOVUPD(v, at(d, i, w.lanes*k))
 		}
 	})
 	returnCount(i)

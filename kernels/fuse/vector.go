@@ -18,17 +18,32 @@ import (
 // compute, lane by lane, exactly what the Go loops compute, in the same
 // order (the 16 lanes of sumFK) and without fused multiply-add, so both
 // paths give the same bits (the tests compare them). A build with -tags
-// purego, or off amd64, has the Go loops only.
+// purego, or off amd64, has the Go loops only. Where the processor has
+// AVX-512F, their AVX-512 forms run instead (the same bits), unless
+// XPMPI_CPU_AVX512=off, the switch of package backend/cpu.
 
 // useVector says whether the AVX2 kernels run. Tests switch it with
 // setVector.
 var useVector = fvec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
+
+// use512 says whether the AVX-512 forms run in place of the AVX2 kernels
+// (where those run). Tests switch it with setAVX512.
+var use512 = fvec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
 
 // setVector turns the AVX2 kernels on or off (on only where the processor
 // has AVX2) and returns the previous setting; not while kernels run.
 func setVector(on bool) bool {
 	prev := useVector
 	useVector = on && fvec.HasAVX2
+	return prev
+}
+
+// setAVX512 turns the AVX-512 forms on or off (on only where the
+// processor has AVX-512F) and returns the previous setting; not while
+// kernels run.
+func setAVX512(on bool) bool {
+	prev := use512
+	use512 = on && fvec.HasAVX512
 	return prev
 }
 
@@ -39,7 +54,13 @@ func dotF64(a, b []float64) float64 {
 		return dotFK(a, b)
 	}
 	b = b[:len(a)]
-	s, done := fvec.DotAVX2(&a[0], &b[0], len(a))
+	var s float64
+	var done int
+	if use512 {
+		s, done = fvec.DotAVX512(&a[0], &b[0], len(a))
+	} else {
+		s, done = fvec.DotAVX2(&a[0], &b[0], len(a))
+	}
 	return dotTail(s, a[done:], b[done:])
 }
 
@@ -52,7 +73,12 @@ func axpyF64(d []float64, s float64, x, y []float64) {
 		return
 	}
 	x, y = x[:len(d)], y[:len(d)]
-	done := fvec.AxpyToAVX2(&d[0], s, &x[0], &y[0], len(d))
+	var done int
+	if use512 {
+		done = fvec.AxpyToAVX512(&d[0], s, &x[0], &y[0], len(d))
+	} else {
+		done = fvec.AxpyToAVX2(&d[0], s, &x[0], &y[0], len(d))
+	}
 	axpyK(d[done:], s, x[done:], y[done:])
 }
 
@@ -62,7 +88,13 @@ func axpyDotF64(d []float64, s float64, x, y []float64) float64 {
 		return axpyDotK(d, s, x, y)
 	}
 	x, y = x[:len(d)], y[:len(d)]
-	r, done := fvec.AxpyDotAVX2(&d[0], s, &x[0], &y[0], len(d))
+	var r float64
+	var done int
+	if use512 {
+		r, done = fvec.AxpyDotAVX512(&d[0], s, &x[0], &y[0], len(d))
+	} else {
+		r, done = fvec.AxpyDotAVX2(&d[0], s, &x[0], &y[0], len(d))
+	}
 	for i := done; i < len(d); i++ {
 		v := y[i] + float64(s*x[i])
 		d[i] = v
@@ -78,7 +110,13 @@ func axpy2DotF64(d1 []float64, s1 float64, x1, y1, d2 []float64, s2 float64, x2,
 	}
 	n := len(d1)
 	x1, y1, d2, x2, y2 = x1[:n], y1[:n], d2[:n], x2[:n], y2[:n]
-	r, done := fvec.Axpy2DotAVX2(&d1[0], s1, &x1[0], &y1[0], &d2[0], s2, &x2[0], &y2[0], n)
+	var r float64
+	var done int
+	if use512 {
+		r, done = fvec.Axpy2DotAVX512(&d1[0], s1, &x1[0], &y1[0], &d2[0], s2, &x2[0], &y2[0], n)
+	} else {
+		r, done = fvec.Axpy2DotAVX2(&d1[0], s1, &x1[0], &y1[0], &d2[0], s2, &x2[0], &y2[0], n)
+	}
 	for i := done; i < n; i++ {
 		a1, b1, a2, b2 := x1[i], y1[i], x2[i], y2[i]
 		d1[i] = b1 + float64(s1*a1)
@@ -98,6 +136,11 @@ func chain4F64(d []float64, s float64, x []float64, g1 float64, y1 []float64, g2
 	n := len(d)
 	x, y1, y2, y3, y4 = x[:n], y1[:n], y2[:n], y3[:n], y4[:n]
 	g := [4]float64{g1, g2, g3, g4}
-	done := fvec.Chain4AVX2(&d[0], s, &x[0], &g, &y1[0], &y2[0], &y3[0], &y4[0], n)
+	var done int
+	if use512 {
+		done = fvec.Chain4AVX512(&d[0], s, &x[0], &g, &y1[0], &y2[0], &y3[0], &y4[0], n)
+	} else {
+		done = fvec.Chain4AVX2(&d[0], s, &x[0], &g, &y1[0], &y2[0], &y3[0], &y4[0], n)
+	}
 	chain4K(d[done:], s, x[done:], g1, y1[done:], g2, y2[done:], g3, y3[done:], g4, y4[done:])
 }

@@ -1,6 +1,7 @@
 package fuse
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -36,8 +37,8 @@ func vecData(rng *rand.Rand, n int, special bool) []float64 {
 	return v
 }
 
-// TestVectorKernels compares the AVX2 kernels with the Go loops bit for
-// bit, for every tail length (n = 0..80, and a whole chunk and more), on
+// TestVectorKernels compares the AVX2 kernels and their AVX-512 forms
+// with the Go loops bit for bit, for every tail length (n = 0..80, and a whole chunk and more), on
 // finite data and on data with NaN, Inf and -0, with outputs that are
 // operands (d = x, d = y) and outputs of their own.
 func TestVectorKernels(t *testing.T) {
@@ -54,18 +55,25 @@ func TestVectorKernels(t *testing.T) {
 		sizes = append(sizes, n)
 	}
 	sizes = append(sizes, 255, 511, 512)
-	// run calls f with the AVX2 kernels on and off and compares what it
-	// returns.
+	// run calls f with the AVX2 kernels, with their AVX-512 forms (where
+	// the processor has AVX-512F) and with the Go loops, and compares what
+	// the kernels return with what the loops do.
+	defer setAVX512(setAVX512(false))
 	run := func(name string, n int, f func() []float64) {
 		t.Helper()
-		setVector(true)
-		got := f()
 		setVector(false)
 		want := f()
-		for i := range want {
-			if !sameBits(got[i], want[i]) {
-				t.Errorf("%s n=%d: value %d = %v (%#x), Go loop %v (%#x)", name, n, i, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
-				return
+		setVector(true)
+		for _, avx512 := range []bool{false, true} {
+			if setAVX512(avx512); use512 != avx512 {
+				continue // no AVX-512F here
+			}
+			got := f()
+			for i := range want {
+				if !sameBits(got[i], want[i]) {
+					t.Errorf("%s n=%d (AVX-512 %v): value %d = %v (%#x), Go loop %v (%#x)", name, n, avx512, i, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+					return
+				}
 			}
 		}
 	}
@@ -126,8 +134,13 @@ func TestVectorKernels(t *testing.T) {
 // (combined first), and the tail is added after the lanes.
 func TestLanes16(t *testing.T) {
 	big := math.Ldexp(1, 60)
-	for _, vec := range []bool{false, true} {
-		defer setVector(setVector(vec))
+	defer setVector(setVector(false))
+	defer setAVX512(setAVX512(false))
+	// The Go loops, the AVX2 kernels, their AVX-512 forms (each where it runs).
+	for _, mode := range []struct{ vec, avx512 bool }{{false, false}, {true, false}, {true, true}} {
+		setVector(mode.vec)
+		setAVX512(mode.avx512)
+		vec := fmt.Sprintf("%v, AVX-512 %v", mode.vec, mode.avx512)
 		a := make([]float64, 35)
 		ones := make([]float64, 35)
 		for i := range ones {
@@ -151,10 +164,12 @@ func TestLanes16(t *testing.T) {
 	}
 }
 
-// TestVectorKernelsNoAlloc checks that calling the AVX2 kernels allocates
-// nothing (their pointers do not escape).
+// TestVectorKernelsNoAlloc checks that calling the AVX2 kernels (and their
+// AVX-512 forms where they run) allocates nothing (their pointers do not
+// escape).
 func TestVectorKernelsNoAlloc(t *testing.T) {
 	defer setVector(setVector(true))
+	defer setAVX512(setAVX512(true))
 	const n = 100
 	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
 	d, e := make([]float64, n), make([]float64, n)

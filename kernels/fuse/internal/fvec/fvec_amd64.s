@@ -291,3 +291,225 @@ done:
 	VZEROUPPER
 	MOVQ DX, ret+72(FP)
 	RET
+
+// func DotAVX512(a *float64, b *float64, n int) (sum float64, done int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·DotAVX512(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	XORQ   BX, BX
+	ANDQ   $-16, DX
+
+loop:
+	CMPQ    BX, DX
+	JGE     done
+	VMOVUPD (AX)(BX*8), Z2
+	VMULPD  (CX)(BX*8), Z2, Z2
+	VADDPD  Z2, Z0, Z0
+	VMOVUPD 64(AX)(BX*8), Z2
+	VMULPD  64(CX)(BX*8), Z2, Z2
+	VADDPD  Z2, Z1, Z1
+	ADDQ    $+16, BX
+	JMP     loop
+
+done:
+	VEXTRACTF64X4 $0x01, Z0, Y2
+	VEXTRACTF64X4 $0x01, Z1, Y3
+	VADDPD        Y1, Y0, Y0
+	VADDPD        Y3, Y2, Y2
+	VADDPD        Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VUNPCKHPD     X0, X0, X1
+	VADDSD        X1, X0, X0
+	VZEROUPPER
+	MOVSD         X0, sum+24(FP)
+	MOVQ          BX, done+32(FP)
+	RET
+
+// func AxpyToAVX512(d *float64, s float64, x *float64, y *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·AxpyToAVX512(SB), NOSPLIT, $0-48
+	MOVQ         d+0(FP), AX
+	MOVQ         x+16(FP), CX
+	MOVQ         y+24(FP), DX
+	MOVQ         n+32(FP), BX
+	VBROADCASTSD s+8(FP), Z0
+	XORQ         SI, SI
+	ANDQ         $-16, BX
+
+loop:
+	CMPQ    SI, BX
+	JGE     done
+	VMULPD  (CX)(SI*8), Z0, Z1
+	VADDPD  (DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(SI*8)
+	VMULPD  64(CX)(SI*8), Z0, Z1
+	VADDPD  64(DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 64(AX)(SI*8)
+	ADDQ    $+16, SI
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ SI, ret+40(FP)
+	RET
+
+// func AxpyDotAVX512(d *float64, s float64, x *float64, y *float64, n int) (sum float64, done int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·AxpyDotAVX512(SB), NOSPLIT, $0-56
+	MOVQ         d+0(FP), AX
+	MOVQ         x+16(FP), CX
+	MOVQ         y+24(FP), DX
+	MOVQ         n+32(FP), BX
+	VBROADCASTSD s+8(FP), Z0
+	VPXORQ       Z1, Z1, Z1
+	VPXORQ       Z2, Z2, Z2
+	XORQ         SI, SI
+	ANDQ         $-16, BX
+
+loop:
+	CMPQ    SI, BX
+	JGE     done
+	VMULPD  (CX)(SI*8), Z0, Z3
+	VADDPD  (DX)(SI*8), Z3, Z3
+	VMOVUPD Z3, (AX)(SI*8)
+	VMULPD  Z3, Z3, Z3
+	VADDPD  Z3, Z1, Z1
+	VMULPD  64(CX)(SI*8), Z0, Z3
+	VADDPD  64(DX)(SI*8), Z3, Z3
+	VMOVUPD Z3, 64(AX)(SI*8)
+	VMULPD  Z3, Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	ADDQ    $+16, SI
+	JMP     loop
+
+done:
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VEXTRACTF64X4 $0x01, Z2, Y3
+	VADDPD        Y2, Y1, Y1
+	VADDPD        Y3, Y0, Y0
+	VADDPD        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPD        X0, X1, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	VZEROUPPER
+	MOVSD         X1, sum+40(FP)
+	MOVQ          SI, done+48(FP)
+	RET
+
+// func Axpy2DotAVX512(d1 *float64, s1 float64, x1 *float64, y1 *float64, d2 *float64, s2 float64, x2 *float64, y2 *float64, n int) (sum float64, done int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·Axpy2DotAVX512(SB), NOSPLIT, $0-88
+	MOVQ         d1+0(FP), AX
+	MOVQ         x1+16(FP), CX
+	MOVQ         y1+24(FP), DX
+	MOVQ         d2+32(FP), BX
+	MOVQ         x2+48(FP), SI
+	MOVQ         y2+56(FP), DI
+	MOVQ         n+64(FP), R8
+	VBROADCASTSD s1+8(FP), Z0
+	VBROADCASTSD s2+40(FP), Z1
+	VPXORQ       Z2, Z2, Z2
+	VPXORQ       Z3, Z3, Z3
+	XORQ         R9, R9
+	ANDQ         $-16, R8
+
+loop:
+	CMPQ    R9, R8
+	JGE     done
+	VMOVUPD (CX)(R9*8), Z4
+	VMOVUPD (DX)(R9*8), Z5
+	VMOVUPD (SI)(R9*8), Z6
+	VMOVUPD (DI)(R9*8), Z7
+	VMULPD  Z4, Z0, Z4
+	VADDPD  Z4, Z5, Z5
+	VMULPD  Z6, Z1, Z6
+	VADDPD  Z6, Z7, Z7
+	VMOVUPD Z5, (AX)(R9*8)
+	VMOVUPD Z7, (BX)(R9*8)
+	VMULPD  Z7, Z7, Z7
+	VADDPD  Z7, Z2, Z2
+	VMOVUPD 64(CX)(R9*8), Z4
+	VMOVUPD 64(DX)(R9*8), Z5
+	VMOVUPD 64(SI)(R9*8), Z6
+	VMOVUPD 64(DI)(R9*8), Z7
+	VMULPD  Z4, Z0, Z4
+	VADDPD  Z4, Z5, Z5
+	VMULPD  Z6, Z1, Z6
+	VADDPD  Z6, Z7, Z7
+	VMOVUPD Z5, 64(AX)(R9*8)
+	VMOVUPD Z7, 64(BX)(R9*8)
+	VMULPD  Z7, Z7, Z7
+	VADDPD  Z7, Z3, Z3
+	ADDQ    $+16, R9
+	JMP     loop
+
+done:
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VEXTRACTF64X4 $0x01, Z3, Y1
+	VADDPD        Y3, Y2, Y2
+	VADDPD        Y1, Y0, Y0
+	VADDPD        Y0, Y2, Y2
+	VEXTRACTF128  $0x01, Y2, X0
+	VADDPD        X0, X2, X2
+	VUNPCKHPD     X2, X2, X0
+	VADDSD        X0, X2, X2
+	VZEROUPPER
+	MOVSD         X2, sum+72(FP)
+	MOVQ          R9, done+80(FP)
+	RET
+
+// func Chain4AVX512(d *float64, s float64, x *float64, gs *[4]float64, y1 *float64, y2 *float64, y3 *float64, y4 *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·Chain4AVX512(SB), NOSPLIT, $0-80
+	MOVQ         d+0(FP), AX
+	MOVQ         x+16(FP), CX
+	MOVQ         gs+24(FP), DX
+	MOVQ         y1+32(FP), BX
+	MOVQ         y2+40(FP), SI
+	MOVQ         y3+48(FP), DI
+	MOVQ         y4+56(FP), R8
+	MOVQ         n+64(FP), R9
+	VBROADCASTSD s+8(FP), Z0
+	VBROADCASTSD (DX), Z1
+	VBROADCASTSD 8(DX), Z2
+	VBROADCASTSD 16(DX), Z3
+	VBROADCASTSD 24(DX), Z4
+	XORQ         DX, DX
+	ANDQ         $-16, R9
+
+loop:
+	CMPQ    DX, R9
+	JGE     done
+	VMULPD  (CX)(DX*8), Z0, Z5
+	VMULPD  (BX)(DX*8), Z1, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  (SI)(DX*8), Z2, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  (DI)(DX*8), Z3, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  (R8)(DX*8), Z4, Z6
+	VADDPD  Z6, Z5, Z5
+	VMOVUPD Z5, (AX)(DX*8)
+	VMULPD  64(CX)(DX*8), Z0, Z5
+	VMULPD  64(BX)(DX*8), Z1, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  64(SI)(DX*8), Z2, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  64(DI)(DX*8), Z3, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  64(R8)(DX*8), Z4, Z6
+	VADDPD  Z6, Z5, Z5
+	VMOVUPD Z5, 64(AX)(DX*8)
+	ADDQ    $+16, DX
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ DX, ret+72(FP)
+	RET

@@ -28,3 +28,28 @@ func Axpy2DotAVX2(d1 *float64, s1 float64, x1 *float64, y1 *float64, d2 *float64
 //
 //go:noescape
 func Chain4AVX2(d *float64, s float64, x *float64, gs *[4]float64, y1 *float64, y2 *float64, y3 *float64, y4 *float64, n int) int
+
+// DotAVX512 is DotAVX2 with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.
+//
+//go:noescape
+func DotAVX512(a *float64, b *float64, n int) (sum float64, done int)
+
+// AxpyToAVX512 is AxpyToAVX2 with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.
+//
+//go:noescape
+func AxpyToAVX512(d *float64, s float64, x *float64, y *float64, n int) int
+
+// AxpyDotAVX512 is AxpyDotAVX2 with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.
+//
+//go:noescape
+func AxpyDotAVX512(d *float64, s float64, x *float64, y *float64, n int) (sum float64, done int)
+
+// Axpy2DotAVX512 is Axpy2DotAVX2 with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.
+//
+//go:noescape
+func Axpy2DotAVX512(d1 *float64, s1 float64, x1 *float64, y1 *float64, d2 *float64, s2 float64, x2 *float64, y2 *float64, n int) (sum float64, done int)
+
+// Chain4AVX512 is Chain4AVX2 with AVX-512 registers: the same operations on the same elements, the same lanes combined in the same order, the same bits.
+//
+//go:noescape
+func Chain4AVX512(d *float64, s float64, x *float64, gs *[4]float64, y1 *float64, y2 *float64, y3 *float64, y4 *float64, n int) int

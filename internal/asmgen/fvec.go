@@ -8,9 +8,11 @@ import (
 
 // fvecKernels emits package kernels/fuse/internal/fvec: the fused
 // expressions' chunk kernels, each the arithmetic of package fuse's Go
-// loop. The reductions keep 16 lanes in four YMM accumulators A0..A3
-// (element j of the chunk goes to lane j%16, lane 4k+i being lane i of
-// Ak) and combine them as fuse's lanes16 does (lanes16 and returnSum).
+// loop, in an AVX2 form and an AVX-512 form with the same bits (width).
+// The reductions keep 16 lanes in four YMM accumulators A0..A3 (element
+// j of the chunk goes to lane j%16, lane 4k+i being lane i of Ak), or in
+// two ZMM accumulators whose halves are A0..A3, and combine them as
+// fuse's lanes16 does (lanes16 and returnSum).
 func fvecKernels() {
 	for _, w := range []width{ymm, zmm} {
 		dot(w)

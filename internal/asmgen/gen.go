@@ -1,4 +1,4 @@
-// Command asmgen writes xpmpi's AVX2 kernels with avo: the assembly
+// Command asmgen writes xpmpi's AVX2 and AVX-512 kernels with avo: the assembly
 // (NAME_amd64.s) and its Go declarations (NAME_stubs_amd64.go) of one of
 // three packages, chosen by -pkg:
 //

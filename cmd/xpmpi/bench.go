@@ -218,6 +218,11 @@ func runBenchCmd(world mpi.Comm, o benchFlags, out io.Writer) error {
 			return werr
 		}
 		fmt.Fprintf(out, "wrote %d rows to the baseline %s\n", len(entries), o.Baseline)
+		// One run's rows carry no run-to-run drift: their margins come
+		// from its repetitions alone, which underestimate how far the
+		// next run of the same code moves (2026-12-07: W7's read, W10
+		// and W11 by 15-16% between two runs half an hour apart).
+		fmt.Fprintf(out, "each of these rows has one run: its margin is the repetitions' alone, narrower than the drift between runs of the same code; add runs of this code with --add-baseline-run %s before a check against them can be trusted\n", o.Baseline)
 	}
 	if o.AddRun != "" {
 		if werr := bench.AddBaselineRun(o.AddRun, entries); werr != nil {

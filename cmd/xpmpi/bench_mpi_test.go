@@ -115,6 +115,9 @@ func TestBenchCheckThenWrite(t *testing.T) {
 	case !strings.Contains(verdict, "noisy"):
 		t.Fatalf("W6 against a ratio of 0.010 judged neither slower nor noisy: %q", verdict)
 	}
+	if !strings.Contains(out.String(), "add runs of this code with --add-baseline-run "+file) {
+		t.Errorf("--write-baseline did not say that its rows have one run:\n%s", out.String())
+	}
 	base, rerr := bench.ReadBaseline(file)
 	if rerr != nil {
 		t.Fatal(rerr)

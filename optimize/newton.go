@@ -82,18 +82,21 @@ type NewtonResult struct {
 	Converged, ZeroDer []bool
 	// Iterations is the number of steps each element took.
 	Iterations []int
-	// Residual is f at Root, from one last call of f for each chunk.
+	// Residual is f at Root, from one last call of f (of fdf, for
+	// NewtonFDF) for each chunk.
 	Residual []float64
 	// NumConverged, NumZeroDer and NumFailed count the elements that
 	// converged, that stopped on a zero derivative, and that did neither.
 	NumConverged, NumZeroDer, NumFailed int
-	// Calls counts the calls of f, fprime and fprime2 (each call
-	// evaluates a batch); Evals counts the element evaluations of f (the
-	// residuals' included) and DerivEvals those of fprime and fprime2
-	// together: the work that compaction saves. Each element has at most
-	// MaxIter+2 evaluations of f and MaxIter of each derivative, whatever
-	// its values (NaN and infinite ones included): MaxIter is the
-	// evaluation budget.
+	// Calls counts the calls of f, fprime and fprime2 (of fdf and
+	// fprime2, for NewtonFDF; each call evaluates a batch); Evals counts
+	// the element evaluations of f (the residuals' included) and
+	// DerivEvals those of fprime and fprime2 together (with fdf, its
+	// derivatives, the residual call's included): the work that
+	// compaction saves. Each element has at most MaxIter+2 evaluations of
+	// f and MaxIter of each derivative (MaxIter+1 of fdf's), whatever its
+	// values (NaN and infinite ones included): MaxIter is the evaluation
+	// budget.
 	Calls, Evals, DerivEvals int
 	// Method is "newton", "halley" or "secant".
 	Method string

@@ -209,61 +209,73 @@ func distVector(n int, v float64) *dist.Array[float64] {
 	return a
 }
 
-// newtonDistCases are NewtonDist's: three elements (fewer than ranks at
-// 4), five where f panics (so that every rank calls it).
+// newtonDistCases are NewtonDist's and NewtonDistFDF's: three elements
+// (fewer than ranks at 4), five where f panics (so that every rank calls
+// it).
 func newtonDistCases() []contractCase {
 	var cases []contractCase
-	for _, input := range contractInputs {
-		input := input
-		switch input {
-		case "derivative wrong shape", "bad bounds", "evaluation limit":
-			continue
-		}
-		cases = append(cases, contractCase{"NewtonDist", input, func(c *counter) (bool, string, error) {
-			n, v := 3, 1.5
-			o := &NewtonOptions{}
+	for _, solver := range []string{"NewtonDist", "NewtonDistFDF"} {
+		for _, input := range contractInputs {
+			input := input
 			switch input {
-			case "x0 NaN", "x0 +Inf":
-				v = badValue(input)
-			case "n = 0":
-				n = 0
-			case "callback panics":
-				n = 5
-			case "iteration limit":
-				o.MaxIter = 1
+			case "derivative wrong shape", "bad bounds", "evaluation limit":
+				continue
 			}
-			x0 := distVector(n, v)
-			defer x0.Free()
-			lo, _ := x0.Range()
-			f := func(idx []int, x, out []float64) {
-				c.tick(len(x))
-				if input == "callback panics" {
-					panic(errCallback)
+			cases = append(cases, contractCase{solver, input, func(c *counter) (bool, string, error) {
+				n, v := 3, 1.5
+				o := &NewtonOptions{}
+				switch input {
+				case "x0 NaN", "x0 +Inf":
+					v = badValue(input)
+				case "n = 0":
+					n = 0
+				case "callback panics":
+					n = 5
+				case "iteration limit":
+					o.MaxIter = 1
 				}
-				for k := range x {
-					out[k] = x[k]*x[k] - 2
-					if lo+idx[k] == 1 && strings.HasPrefix(input, "f ") {
-						out[k] = badValue(input)
+				x0 := distVector(n, v)
+				defer x0.Free()
+				lo, _ := x0.Range()
+				f := func(idx []int, x, out []float64) {
+					c.tick(len(x))
+					if input == "callback panics" {
+						panic(errCallback)
+					}
+					for k := range x {
+						out[k] = x[k]*x[k] - 2
+						if lo+idx[k] == 1 && strings.HasPrefix(input, "f ") {
+							out[k] = badValue(input)
+						}
 					}
 				}
-			}
-			fp := func(idx []int, x, out []float64) {
-				c.tick(len(x))
-				for k := range x {
-					out[k] = 2 * x[k]
-					if lo+idx[k] == 1 && input == "derivative NaN" {
-						out[k] = math.NaN()
+				fp := func(idx []int, x, out []float64) {
+					c.tick(len(x))
+					for k := range x {
+						out[k] = 2 * x[k]
+						if lo+idx[k] == 1 && input == "derivative NaN" {
+							out[k] = math.NaN()
+						}
 					}
 				}
-			}
-			res, err := NewtonDist(f, fp, x0, o)
-			if res == nil {
-				return false, "", err
-			}
-			res.Root.Free()
-			res.Residual.Free()
-			return err == nil && res.NumConverged == n, fmt.Sprintf("%d failed", res.NumFailed), err
-		}})
+				var res *DistNewtonResult
+				var err error
+				if solver == "NewtonDistFDF" {
+					res, err = NewtonDistFDF(func(idx []int, x, fv, dv []float64) {
+						f(idx, x, fv)
+						fp(idx, x, dv)
+					}, x0, o)
+				} else {
+					res, err = NewtonDist(f, fp, x0, o)
+				}
+				if res == nil {
+					return false, "", err
+				}
+				res.Root.Free()
+				res.Residual.Free()
+				return err == nil && res.NumConverged == n, fmt.Sprintf("%d failed", res.NumFailed), err
+			}})
+		}
 	}
 	return cases
 }

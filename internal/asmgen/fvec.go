@@ -23,60 +23,6 @@ func fvecKernels() {
 	}
 }
 
-// width is the vector registers of a kernel: YMM (4 float64 lanes, the
-// AVX2 kernels) or ZMM (8 lanes, their AVX-512 forms). The forms compute
-// the same operations on the same elements: a ZMM step covers two YMM
-// steps, and the reductions' ZMM accumulator m holds in its low and high
-// halves what the YMM form's accumulators 2m and 2m+1 hold, the same
-// products added in the same order, split and combined as the YMM form
-// combines its accumulators (halves): the same bits.
-type width struct {
-	lanes  int    // float64 lanes of a register
-	suffix string // of the kernel's name
-}
-
-var (
-	ymm = width{4, "AVX2"}
-	zmm = width{8, "AVX512"}
-)
-
-// reg returns a new register of the width.
-func (w width) reg() VecVirtual {
-	if w.lanes == 8 {
-		return ZMM()
-	}
-	return YMM()
-}
-
-// zero returns k accumulators of the width, zeroed (VPXORQ for ZMM, which
-// AVX-512F has: VXORPD on ZMM needs AVX-512DQ).
-func (w width) zero(k int) []VecVirtual {
-	if w.lanes == 4 {
-		return zeroPD(k)
-	}
-	acc := make([]VecVirtual, k)
-	for j := range acc {
-		acc[j] = ZMM()
-		VPXORQ(acc[j], acc[j], acc[j])
-	}
-	return acc
-}
-
-// halves returns the YMM accumulators that the width's accumulators acc
-// hold: acc itself for YMM, the low and high half of each for ZMM.
-func (w width) halves(acc []VecVirtual) []VecVirtual {
-	if w.lanes == 4 {
-		return acc
-	}
-	h := make([]VecVirtual, 2*len(acc))
-	for m, a := range acc {
-		hi := YMM()
-		VEXTRACTF64X4(U8(1), a, hi)
-		h[2*m], h[2*m+1] = a.AsY().(VecVirtual), hi
-	}
-	return h
-}
-
 // text declares kernel name+w.suffix with its signature and its doc: doc
 // for the AVX2 form; the AVX-512 form's says it is that with AVX-512
 // registers.

@@ -18,13 +18,13 @@ func LaplaceDotRowAVX2(out *float64, mid *float64, up *float64, down *float64, l
 // AxpyAVX2 sets y[j] = a*x[j] + y[j] for the first n&^7 elements and returns how many it did.
 func AxpyAVX2(a float64, x *float64, y *float64, n int) int
 
-// AxpyAVX512 is AxpyAVX2 with AVX-512 registers: it sets y[j] = a*x[j] + y[j] for the first n&^15 elements and returns how many it did.
+// AxpyAVX512 sets y[j] = a*x[j] + y[j] for the first n&^15 elements and returns how many it did.
 func AxpyAVX512(a float64, x *float64, y *float64, n int) int
 
 // AxpbyAVX2 sets y[j] = a*x[j] + b*y[j] for the first n&^7 elements and returns how many it did.
 func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int
 
-// AxpbyAVX512 is AxpbyAVX2 with AVX-512 registers: it sets y[j] = a*x[j] + b*y[j] for the first n&^15 elements and returns how many it did.
+// AxpbyAVX512 sets y[j] = a*x[j] + b*y[j] for the first n&^15 elements and returns how many it did.
 func AxpbyAVX512(a float64, x *float64, b float64, y *float64, n int) int
 
 // DotAVX2 returns the sum of x[j]*y[j] over the first n&^31 elements in 32 lanes, combined as package cpu's lanes32, and how many it did.

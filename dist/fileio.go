@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,7 +162,8 @@ func createSized(path string, size int64, head []byte) error {
 	return firstErr(err, f.Close())
 }
 
-// verifyBuf is the size of the buffer that verification reads through.
+// verifyBuf is the size of the buffer that verification reads through
+// where the file cannot be mapped.
 const verifyBuf = 4 << 20
 
 // verifier reads back from a file what one rank wrote and compares it with
@@ -169,10 +171,18 @@ const verifyBuf = 4 << 20
 // CRC-32C (see crcSum), so that a checkpoint's checksum comes from what
 // reached the file, not from memory. A byte comparison is strictly
 // stronger than comparing CRCs, and says where the file differs.
+//
+// Where it can, it maps the file read-only and compares the page cache's
+// bytes where they lie (a third less time than copying them out through a
+// buffer first, for a 512 MiB file); bytes beyond the mapping (a file
+// shorter than what was written) and files that cannot be mapped are read
+// with ReadAt.
 type verifier struct {
 	f    *os.File
 	path string
-	buf  []byte
+	m    []byte // the file's first len(m) bytes, mapped; nil if not mapped
+	buf  []byte // for ReadAt, made at its first use
+	need int64  // the bytes this rank reads back at most (the buffer's size)
 	crc  crcSum
 }
 
@@ -181,12 +191,22 @@ func newVerifier(path string, need int64) (*verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &verifier{f: f, path: path, buf: make([]byte, min(need, verifyBuf))}, nil
+	v := &verifier{f: f, path: path, need: need}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		v.m = mapFile(f, st.Size())
+	}
+	return v, nil
 }
 
 // check compares the file's bytes at fileOff with mem; sumOff is where
 // they go in the checksum (their offset in the data), or -1 for none.
 func (v *verifier) check(fileOff, sumOff int64, mem []byte) error {
+	if fileOff >= 0 && fileOff+int64(len(mem)) <= int64(len(v.m)) {
+		return v.checkMapped(fileOff, sumOff, mem)
+	}
+	if v.buf == nil {
+		v.buf = make([]byte, max(1, min(v.need, verifyBuf)))
+	}
 	for len(mem) > 0 {
 		n := min(len(mem), len(v.buf))
 		got, err := v.f.ReadAt(v.buf[:n], fileOff)
@@ -196,15 +216,10 @@ func (v *verifier) check(fileOff, sumOff int64, mem []byte) error {
 			}
 			return fmt.Errorf("reading back %s at byte %d: %w", v.path, fileOff, err)
 		}
-		if !bytes.Equal(v.buf[:n], mem[:n]) {
-			i := 0
-			for v.buf[i] == mem[i] {
-				i++
-			}
-			return fmt.Errorf("the bytes of %s at offset %d differ from the data written there: the write was lost or damaged although it was reported as done", v.path, fileOff+int64(i))
+		if err := v.compare(fileOff, sumOff, v.buf[:n], mem[:n]); err != nil {
+			return err
 		}
 		if sumOff >= 0 {
-			v.crc.add(sumOff, v.buf[:n])
 			sumOff += int64(n)
 		}
 		mem, fileOff = mem[n:], fileOff+int64(n)
@@ -212,9 +227,41 @@ func (v *verifier) check(fileOff, sumOff int64, mem []byte) error {
 	return nil
 }
 
+// checkMapped is check on the mapped bytes. A file that another process
+// shortens while it is read faults (SIGBUS) at the first page past its new
+// end; that fault comes back as an error, not a crash of the job.
+func (v *verifier) checkMapped(fileOff, sumOff int64, mem []byte) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("reading back %s: the file became shorter while it was read (%v): another process changed it", v.path, r)
+		}
+	}()
+	return v.compare(fileOff, sumOff, v.m[fileOff:fileOff+int64(len(mem))], mem)
+}
+
+// compare compares got, the file's bytes at fileOff, with mem, and adds
+// them to the checksum at sumOff (unless sumOff < 0).
+func (v *verifier) compare(fileOff, sumOff int64, got, mem []byte) error {
+	if !bytes.Equal(got, mem) {
+		i := 0
+		for got[i] == mem[i] {
+			i++
+		}
+		return fmt.Errorf("the bytes of %s at offset %d differ from the data written there: the write was lost or damaged although it was reported as done", v.path, fileOff+int64(i))
+	}
+	if sumOff >= 0 {
+		v.crc.add(sumOff, got)
+	}
+	return nil
+}
+
 // close syncs the file through the reading handle too (on Linux an fsync
 // reports a write-back error that no one has seen yet, whichever handle
-// made the write) and closes it.
+// made the write), unmaps it and closes it.
 func (v *verifier) close() error {
 	err := v.f.Sync()
 	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EBADF) {
@@ -223,6 +270,13 @@ func (v *verifier) close() error {
 	if err != nil {
 		err = fmt.Errorf("sync of %s: %w", v.path, err)
 	}
+	return firstErr(err, v.release())
+}
+
+// release unmaps and closes the file, without the sync.
+func (v *verifier) release() error {
+	err := unmapFile(v.m)
+	v.m = nil
 	return firstErr(err, v.f.Close())
 }
 
@@ -237,13 +291,13 @@ func verifyWritten[T backend.Numeric](path string, l Layout, rank int, host []T,
 	}
 	if rank == 0 {
 		if st, err := v.f.Stat(); err != nil {
-			return crcSum{}, firstErr(err, v.f.Close())
+			return crcSum{}, firstErr(err, v.release())
 		} else if st.Size() != total {
-			v.f.Close()
+			v.release()
 			return crcSum{}, fmt.Errorf("%s has %d bytes after the write, not %d", path, st.Size(), total)
 		}
 		if err := v.check(0, -1, header); err != nil {
-			v.f.Close()
+			v.release()
 			return crcSum{}, err
 		}
 	}
@@ -251,7 +305,7 @@ func verifyWritten[T backend.Numeric](path string, l Layout, rank int, host []T,
 		return v.check(dataOff+off, off, asBytes(run))
 	})
 	if err != nil {
-		v.f.Close()
+		v.release()
 		return crcSum{}, err
 	}
 	return v.crc, v.close()

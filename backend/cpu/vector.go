@@ -6,6 +6,7 @@ import (
 
 	"github.com/xpmpi/xpmpi/backend"
 	"github.com/xpmpi/xpmpi/backend/cpu/internal/vec"
+	"github.com/xpmpi/xpmpi/internal/cpufeat"
 )
 
 // The vector kernels.
@@ -40,9 +41,12 @@ func SetVector(on bool) bool {
 
 // use512 says whether the float64 Dot, Axpy and Axpby run their AVX-512
 // kernels (vec.DotAVX512, AxpyAVX512, AxpbyAVX512: the bits of the AVX2
-// ones) where the AVX2 kernels run and the processor has AVX-512F, unless
-// XPMPI_CPU_AVX512=off. Tests switch it with SetAVX512.
-var use512 = vec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
+// ones) where the AVX2 kernels run: where the processor has AVX-512F and
+// is not an AMD one (on AMD's Zen 4 these streaming kernels are slower in
+// ZMM registers than in YMM; see cpufeat.StreamAVX512), or where
+// XPMPI_CPU_AVX512=on; never with XPMPI_CPU_AVX512=off. Tests switch it
+// with SetAVX512.
+var use512 = vec.HasAVX512 && cpufeat.StreamAVX512
 
 // AVX512 reports whether the AVX-512 kernels of the float64 Dot, Axpy and
 // Axpby are in use (where the AVX2 kernels are: Vector).

@@ -64,7 +64,7 @@ var envVars = []envVar{
 	{"XPMPI_CUDA_DEBUG", func(string) error { _, err := kernels.DebugFromEnv(); return err }},
 	{"XPMPI_GEMM", choice("XPMPI_GEMM", "auto, openblas or gonum (unset: auto)", "auto", "openblas", "gonum")},
 	{"XPMPI_CPU_VECTOR", choice("XPMPI_CPU_VECTOR", "off (Go loops instead of the AVX2 kernels) or on (unset: on)", "on", "off")},
-	{"XPMPI_CPU_AVX512", choice("XPMPI_CPU_AVX512", "off (no AVX-512 kernels) or on (unset: on)", "on", "off")},
+	{"XPMPI_CPU_AVX512", choice("XPMPI_CPU_AVX512", "off (no AVX-512 kernels) or on (every AVX-512 kernel; unset: all but the CPU backend's Dot, Axpy and Axpby on AMD processors)", "on", "off")},
 	{"XPMPI_PTX_CACHE", choice("XPMPI_PTX_CACHE", "off or 0 (no PTX cache on disk) or on (unset: on)", "on", "off", "0")},
 	{"XPMPI_OPENBLAS", anyText},
 	{"XPMPI_NVRTC", anyText},

@@ -13,6 +13,20 @@ var AVX2 = detectAVX2()
 // operating system saves the ZMM registers and the opmasks.
 var AVX512 = AVX2 && detectAVX512()
 
+// AMD reports whether the processor is an AMD one (CPUID's vendor string
+// "AuthenticAMD").
+var AMD = vendor() == "AuthenticAMD"
+
+// vendor returns CPUID's vendor string (leaf 0: EBX, EDX, ECX).
+func vendor() string {
+	_, ebx, ecx, edx := cpuid(0, 0)
+	b := make([]byte, 0, 12)
+	for _, r := range []uint32{ebx, edx, ecx} {
+		b = append(b, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+	}
+	return string(b)
+}
+
 func detectAVX2() bool {
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	if maxLeaf < 7 {

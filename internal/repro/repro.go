@@ -55,6 +55,7 @@ import (
 	"sync"
 
 	"github.com/xpmpi/xpmpi/backend"
+	"github.com/xpmpi/xpmpi/internal/cpufeat"
 	"github.com/xpmpi/xpmpi/internal/repro/internal/rvec"
 	"github.com/xpmpi/xpmpi/mpi"
 )
@@ -106,7 +107,7 @@ var useVector = rvec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
 
 // use512 says whether the fused float64 kernel runs in AVX-512 registers
 // (where the processor has AVX-512F, unless XPMPI_CPU_AVX512=off).
-var use512 = rvec.HasAVX512 && os.Getenv("XPMPI_CPU_AVX512") != "off"
+var use512 = rvec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
 
 // SetVector turns the AVX2 kernels on (only where the processor has AVX2)
 // or off, and returns the previous setting; not while sums run. For

@@ -209,6 +209,34 @@ func distVector(n int, v float64) *dist.Array[float64] {
 	return a
 }
 
+// distInput reports whether the distributed Newton forms take input: they
+// have no derivative of another shape, no bounds and no evaluation limit.
+func distInput(input string) bool {
+	switch input {
+	case "derivative wrong shape", "bad bounds", "evaluation limit":
+		return false
+	}
+	return true
+}
+
+// distStart returns the distributed Newton cases' length, starting value
+// and iteration limit (0: the default) for input: three elements (fewer
+// than ranks at 4), five where f panics (so that every rank calls it).
+func distStart(input string) (n int, v float64, maxIter int) {
+	n, v = 3, 1.5
+	switch input {
+	case "x0 NaN", "x0 +Inf":
+		v = badValue(input)
+	case "n = 0":
+		n = 0
+	case "callback panics":
+		n = 5
+	case "iteration limit":
+		maxIter = 1
+	}
+	return n, v, maxIter
+}
+
 // newtonDistCases are NewtonDist's and NewtonDistFDF's: three elements
 // (fewer than ranks at 4), five where f panics (so that every rank calls
 // it).
@@ -217,23 +245,12 @@ func newtonDistCases() []contractCase {
 	for _, solver := range []string{"NewtonDist", "NewtonDistFDF"} {
 		for _, input := range contractInputs {
 			input := input
-			switch input {
-			case "derivative wrong shape", "bad bounds", "evaluation limit":
+			if !distInput(input) {
 				continue
 			}
 			cases = append(cases, contractCase{solver, input, func(c *counter) (bool, string, error) {
-				n, v := 3, 1.5
-				o := &NewtonOptions{}
-				switch input {
-				case "x0 NaN", "x0 +Inf":
-					v = badValue(input)
-				case "n = 0":
-					n = 0
-				case "callback panics":
-					n = 5
-				case "iteration limit":
-					o.MaxIter = 1
-				}
+				n, v, maxIter := distStart(input)
+				o := &NewtonOptions{MaxIter: maxIter}
 				x0 := distVector(n, v)
 				defer x0.Free()
 				lo, _ := x0.Range()
@@ -286,23 +303,12 @@ func newtonArrayDistCases() []contractCase {
 	var cases []contractCase
 	for _, input := range contractInputs {
 		input := input
-		switch input {
-		case "derivative wrong shape", "bad bounds", "evaluation limit":
+		if !distInput(input) {
 			continue
 		}
 		cases = append(cases, contractCase{"NewtonArrayDist (CPU)", input, func(c *counter) (bool, string, error) {
-			n, v := 3, 1.5
-			o := &ArrayNewtonOptions{}
-			switch input {
-			case "x0 NaN", "x0 +Inf":
-				v = badValue(input)
-			case "n = 0":
-				n = 0
-			case "callback panics":
-				n = 5
-			case "iteration limit":
-				o.MaxIter = 1
-			}
+			n, v, maxIter := distStart(input)
+			o := &ArrayNewtonOptions{MaxIter: maxIter}
 			x0 := distVector(n, v)
 			defer x0.Free()
 			lo, _ := x0.Range()

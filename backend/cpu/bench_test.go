@@ -235,3 +235,42 @@ func BenchmarkGrain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStencilWidth measures the float64 stencil rows in AVX2 and in
+// AVX-512 registers (where the processor has AVX-512F) at one thread, on
+// W3's grid at 1 and 2 ranks (2048 and 1024 rows of 2050) and W4's (1024
+// rows of 1026): Jacobi5 and Laplace5Dot. With -count N the two widths
+// alternate.
+//
+//	go test -run - -bench StencilWidth -count 10 ./backend/cpu
+func BenchmarkStencilWidth(b *testing.B) {
+	prev := backend.SetThreads(1)
+	defer backend.SetThreads(prev)
+	prev512 := StencilAVX512()
+	defer SetStencilAVX512(prev512)
+	for _, sh := range [][2]int{{2050, 2050}, {1026, 2050}, {1026, 1026}} {
+		rows, cols := sh[0], sh[1]
+		n := rows * cols
+		src, dst := driver.HostBufferOf(ramp[float64](n)), driver.HostBufferOf(make([]float64, n))
+		for _, w := range []bool{false, true} {
+			if SetStencilAVX512(w); StencilAVX512() != w {
+				continue
+			}
+			name := map[bool]string{false: "avx2", true: "avx512"}[w]
+			b.Run(fmt.Sprintf("Jacobi5/%dx%d/%s", rows, cols, name), func(b *testing.B) {
+				SetStencilAVX512(w)
+				b.SetBytes(int64(16 * n))
+				for b.Loop() {
+					Default.Jacobi5(dst, src, rows, cols)
+				}
+			})
+			b.Run(fmt.Sprintf("Laplace5Dot/%dx%d/%s", rows, cols, name), func(b *testing.B) {
+				SetStencilAVX512(w)
+				b.SetBytes(int64(16 * n))
+				for b.Loop() {
+					Default.Laplace5Dot(dst, src, rows, cols)
+				}
+			})
+		}
+	}
+}

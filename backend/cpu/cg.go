@@ -84,9 +84,13 @@ func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 		right := src[i*cols+2 : i*cols+2+n]
 		up, down, left, mid, right = up[:len(out)], down[:len(out)], left[:len(out)], mid[:len(out)], right[:len(out)]
 		j := 0
-		if avx && len(out) >= 8 {
-			j = vec.LaplaceRowAVX2(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), len(out))
-		} else if len(out) >= 4 {
+		if avx && stencil512 && len(out) >= 16 {
+			j = vec.LaplaceRowAVX512(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), len(out))
+		}
+		if avx && len(out)-j >= 8 {
+			j += vec.LaplaceRowAVX2(f64(out[j:]), f64(mid[j:]), f64(up[j:]), f64(down[j:]), f64(left[j:]), f64(right[j:]), len(out)-j)
+		}
+		if j == 0 && len(out) >= 4 {
 			c0, c1 := left[0], mid[0] // the left neighbour and the centre of out[j]
 			for ; j < len(out)-3; j += 4 {
 				r0, r1, r2, r3 := right[j], right[j+1], right[j+2], right[j+3]
@@ -181,7 +185,11 @@ func laplaceDotRow[T backend.Float](dst, src []T, cols, i int) float64 {
 			left := src[i*cols : i*cols+n]
 			right := src[i*cols+2 : i*cols+2+n]
 			up, down, left, right = up[:len(out)], down[:len(out)], left[:len(out)], right[:len(out)]
-			s, j = vec.LaplaceDotRowAVX2(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), n)
+			if stencil512 {
+				s, j = vec.LaplaceDotRowAVX512(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), n)
+			} else {
+				s, j = vec.LaplaceDotRowAVX2(f64(out), f64(mid), f64(up), f64(down), f64(left), f64(right), n)
+			}
 			for k := j; k < n; k++ { // laplaceRows' last loop
 				out[k] = T(4*mid[k]) - up[k] - down[k] - left[k] - right[k]
 			}

@@ -65,9 +65,13 @@ func jacobiRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 		right := src[i*cols+2 : i*cols+2+n]
 		up, down, left, right = up[:len(out)], down[:len(out)], left[:len(out)], right[:len(out)]
 		j := 0
-		if avx && len(out) >= 8 {
-			j = vec.JacobiRowAVX2(f64(out), f64(up), f64(down), f64(left), f64(right), len(out))
-		} else if len(out) >= 4 {
+		if avx && stencil512 && len(out) >= 16 {
+			j = vec.JacobiRowAVX512(f64(out), f64(up), f64(down), f64(left), f64(right), len(out))
+		}
+		if avx && len(out)-j >= 8 {
+			j += vec.JacobiRowAVX2(f64(out[j:]), f64(up[j:]), f64(down[j:]), f64(left[j:]), f64(right[j:]), len(out)-j)
+		}
+		if j == 0 && len(out) >= 4 {
 			l0, l1 := left[0], left[1] // the left neighbours of out[j], out[j+1]
 			for ; j < len(out)-3; j += 4 {
 				r0, r1, r2, r3 := right[j], right[j+1], right[j+2], right[j+3]

@@ -11,10 +11,10 @@ import (
 
 // The vector kernels.
 //
-// The float64 stencils (Jacobi5, Laplace5), Axpy, Axpby and Dot have AVX2
-// kernels (Dot, Axpy and Axpby also AVX-512 ones, with the same bits:
-// use512), written
-// in assembly generated with avo (internal/asmgen, a module of its own;
+// The float64 stencils (Jacobi5, Laplace5, Laplace5Dot), Axpy, Axpby and
+// Dot have AVX2 kernels and AVX-512 forms of them with the same bits
+// (stencil512 for the stencils, use512 for the others), written in
+// assembly generated with avo (internal/asmgen, a module of its own;
 // package internal/vec), used where the processor has AVX2 (checked once
 // with CPUID at start-up) unless XPMPI_CPU_VECTOR=off. They
 // compute, lane by lane, exactly what the Go loops compute, in the same
@@ -60,6 +60,37 @@ func AVX512() bool { return use512 }
 func SetAVX512(on bool) bool {
 	prev := use512
 	use512 = on && vec.HasAVX512
+	return prev
+}
+
+// stencil512 says whether the float64 stencil rows (Jacobi5, Laplace5 and
+// Laplace5Dot) run their AVX-512 kernels (vec.JacobiRowAVX512,
+// LaplaceRowAVX512, LaplaceDotRowAVX512: the bits of the AVX2 ones) where
+// the AVX2 kernels run: where the processor has AVX-512F, unless
+// XPMPI_CPU_AVX512=off. Unlike the streaming kernels (use512), they keep
+// their AVX-512 form on AMD processors: on AMD's Zen 4 (family 25, model
+// 17), one thread, alternating widths, medians of 8 (BenchmarkStencilWidth),
+// Jacobi5 took 3-12% less time in ZMM than in YMM on W3's grids (2050 and
+// 1026 rows of 2050) and 11-39% less on W4's (1026 x 1026, which fits in
+// the L3 cache), Laplace5Dot 12-33% less on the two smaller grids and
+// from 4% more to 9% less on the largest (docs/PERFORMANCE.md, W3). Not measured on
+// Intel processors, where the other AVX-512 kernels run and GCC's loops
+// (the bench's C reference) are in ZMM too. Tests switch it with
+// SetStencilAVX512.
+var stencil512 = vec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
+
+// StencilAVX512 reports whether the AVX-512 kernels of the float64
+// stencils are in use (where the AVX2 kernels are: Vector).
+func StencilAVX512() bool { return stencil512 }
+
+// SetStencilAVX512 turns the AVX-512 forms of the float64 stencil rows on
+// (only where the processor has AVX-512F) or off, and returns the previous
+// setting; they run only where the AVX2 kernels do (SetVector). The two
+// forms give the same bits. For tests and benchmarks; not while
+// operations run.
+func SetStencilAVX512(on bool) bool {
+	prev := stencil512
+	stencil512 = on && vec.HasAVX512
 	return prev
 }
 

@@ -241,3 +241,65 @@ func TestVectorValues(t *testing.T) {
 		cpu.SetVector(prev)
 	}
 }
+
+// TestVectorStencil512 checks that the AVX-512 forms of the float64
+// stencil rows (Jacobi5, Laplace5 and Laplace5Dot, 16 points a step) give
+// the bits of the AVX2 kernels and of the Go loops: dst on data with NaN,
+// infinities and signed zeros, and Laplace5Dot's sum on data of magnitudes
+// spread over 2^-20 to 2^20 (dotData), whose last bits change with the
+// order of summation, on rows of every length around the steps and on W4's
+// width. Where the processor has no AVX-512F the forms cannot both run,
+// and it says so.
+func TestVectorStencil512(t *testing.T) {
+	prev512 := cpu.SetStencilAVX512(true)
+	defer cpu.SetStencilAVX512(prev512)
+	if !cpu.StencilAVX512() {
+		t.Skip("no AVX-512F here: the AVX-512 stencil rows do not run")
+	}
+	prev := cpu.SetVector(true)
+	defer cpu.SetVector(prev)
+	// run returns dst after op, and Laplace5Dot's sum, with the Go loops
+	// (path 0), the AVX2 kernels (1) or the AVX-512 ones (2).
+	run := func(op string, path int, init, src []float64, rows, cols int) ([]float64, float64) {
+		cpu.SetVector(path > 0)
+		cpu.SetStencilAVX512(path == 2)
+		dst := append([]float64(nil), init...)
+		d, x := backend.Wrap(dst).Buffer(), backend.Wrap(src).Buffer()
+		dot := 0.0
+		switch op {
+		case "Jacobi5":
+			cpu.Default.Jacobi5(d, x, rows, cols)
+		case "Laplace5":
+			cpu.Default.Laplace5(d, x, rows, cols)
+		default:
+			dot = cpu.Default.Laplace5Dot(d, x, rows, cols)
+		}
+		return dst, dot
+	}
+	path := []string{"Go", "AVX2", "AVX-512"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	cols := []int{3, 10, 17, 18, 19, 25, 33, 34, 35, 49, 66, 67, 130, 1026}
+	for _, c := range cols {
+		const rows = 5
+		special, specialInit := vectorData(rng, rows*c), vectorData(rng, rows*c)
+		spread, spreadInit := dotData(rng, rows*c)
+		for _, op := range []string{"Jacobi5", "Laplace5", "Laplace5Dot"} {
+			for k, src := range [][]float64{special, spread} {
+				init := [][]float64{specialInit, spreadInit}[k]
+				want, wantDot := run(op, 0, init, src, rows, c)
+				if op == "Laplace5Dot" && k == 1 && (math.IsNaN(wantDot) || math.IsInf(wantDot, 0)) {
+					t.Fatalf("%d x %d: the spread data's dot is %v: its bits would tell nothing", rows, c, wantDot)
+				}
+				for p := 1; p <= 2; p++ {
+					got, dot := run(op, p, init, src, rows, c)
+					if i, ok := bitsEqual(want, got); !ok {
+						t.Errorf("%s %d x %d: dst[%d]: Go %v, %s %v", op, rows, c, i, want[i], path[p], got[i])
+					}
+					if math.Float64bits(dot) != math.Float64bits(wantDot) && !(math.IsNaN(dot) && math.IsNaN(wantDot)) {
+						t.Errorf("%s %d x %d: dot: Go %v, %s %v", op, rows, c, wantDot, path[p], dot)
+					}
+				}
+			}
+		}
+	}
+}

@@ -167,6 +167,15 @@ var (
 	zmm = width{8, "AVX512"}
 )
 
+// constName returns the name of a kernel's read-only constant: name for
+// YMM, name+"512" for ZMM (each form broadcasts its own).
+func (w width) constName(name string) string {
+	if w.lanes == 8 {
+		return name + "512"
+	}
+	return name
+}
+
 // reg returns a new register of the width.
 func (w width) reg() VecVirtual {
 	if w.lanes == 8 {

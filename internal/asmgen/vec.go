@@ -12,9 +12,12 @@ import (
 // stencil rows and vector kernels, each the arithmetic of the Go loop of
 // package cpu it stands in for.
 func vecKernels() {
-	jacobiRow()
-	laplaceRow()
-	laplaceDotRow()
+	jacobiRow(ymm)
+	jacobiRow(zmm)
+	laplaceRow(ymm)
+	laplaceRow(zmm)
+	laplaceDotRow(ymm)
+	laplaceDotRow(zmm)
 	axpyRow(ymm)
 	axpyRow(zmm)
 	axpbyRow(ymm)
@@ -31,17 +34,20 @@ func vecKernels() {
 }
 
 // jacobiRow: out[j] = 0.25 * (up[j] + down[j] + left[j] + right[j]),
-// the additions from the left, as jacobiRows computes it.
-func jacobiRow() {
-	TEXT("JacobiRowAVX2", NOSPLIT, "func(out, up, down, left, right *float64, n int) int")
-	Doc("JacobiRowAVX2 does the arithmetic of package cpu's jacobiRows for the first n&^7 points of a row and returns how many it did.")
+// the additions from the left, as jacobiRows computes it, two registers a
+// step (8 points in YMM, 16 in ZMM: the AVX-512 form, the same operations
+// on each point).
+func jacobiRow(w width) {
+	step := 2 * w.lanes
+	TEXT("JacobiRow"+w.suffix, NOSPLIT, "func(out, up, down, left, right *float64, n int) int")
+	Doc(fmt.Sprintf("JacobiRow%s does the arithmetic of package cpu's jacobiRows for the first n&^%d points of a row and returns how many it did.", w.suffix, step-1))
 	out, up, down := param("out"), param("up"), param("down")
 	left, right := param("left"), param("right")
 	n := param("n")
-	q := broadcastConst("quarter", math.Float64bits(0.25), YMM())
-	i := loop("", n, 8, func(i GPVirtual) {
-		for k := 0; k < 8; k += 4 {
-			v := YMM()
+	q := broadcastConst(w.constName("quarter"), math.Float64bits(0.25), w.reg())
+	i := loop("", n, step, func(i GPVirtual) {
+		for k := 0; k < step; k += w.lanes {
+			v := w.reg()
 			VMOVUPD(at(up, i, k), v)
 			VADDPD(at(down, i, k), v, v)
 			VADDPD(at(left, i, k), v, v)
@@ -54,18 +60,20 @@ func jacobiRow() {
 }
 
 // laplaceRow: out[j] = 4*mid[j] - up[j] - down[j] - left[j] - right[j],
-// subtracted from the left, as laplaceRows computes it.
-func laplaceRow() {
-	TEXT("LaplaceRowAVX2", NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) int")
-	Doc("LaplaceRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^7 points of a row and returns how many it did.")
+// subtracted from the left, as laplaceRows computes it, two registers a
+// step as jacobiRow.
+func laplaceRow(w width) {
+	step := 2 * w.lanes
+	TEXT("LaplaceRow"+w.suffix, NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) int")
+	Doc(fmt.Sprintf("LaplaceRow%s does the arithmetic of package cpu's laplaceRows for the first n&^%d points of a row and returns how many it did.", w.suffix, step-1))
 	out, mid := param("out"), param("mid")
 	up, down := param("up"), param("down")
 	left, right := param("left"), param("right")
 	n := param("n")
-	four := broadcastConst("four", math.Float64bits(4), YMM())
-	i := loop("", n, 8, func(i GPVirtual) {
-		for k := 0; k < 8; k += 4 {
-			v := YMM()
+	four := broadcastConst(w.constName("four"), math.Float64bits(4), w.reg())
+	i := loop("", n, step, func(i GPVirtual) {
+		for k := 0; k < step; k += w.lanes {
+			v := w.reg()
 			VMULPD(at(mid, i, k), four, v)
 			VSUBPD(at(up, i, k), v, v)
 			VSUBPD(at(down, i, k), v, v)
@@ -79,34 +87,40 @@ func laplaceRow() {
 
 // laplaceDotRow: laplaceRow's out[j], and the sum of mid[j]*out[j] over
 // the points it does in 16 lanes: point j goes to lane j%16, lane 4k+i
-// being lane i of the accumulator k, each lane from +0, the product
+// being lane i of the YMM accumulator k, each lane from +0, the product
 // rounded before the sum. The lanes are combined as package cpu's
-// lanes16 (lanes16 and returnSum).
-func laplaceDotRow() {
-	TEXT("LaplaceDotRowAVX2", NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) (sum float64, done int)")
+// lanes16 (lanes16 and returnSum). The AVX-512 form has the bits of the
+// AVX2 one: ZMM accumulator m takes points 8m to 8m+7 of each step of 16,
+// so its halves hold what YMM accumulators 2m and 2m+1 hold (halves).
+func laplaceDotRow(w width) {
+	TEXT("LaplaceDotRow"+w.suffix, NOSPLIT, "func(out, mid, up, down, left, right *float64, n int) (sum float64, done int)")
 	Pragma("noescape")
-	Doc("LaplaceDotRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row, returns the sum of mid[j]*out[j] over them in 16 lanes, combined as package cpu's lanes16, and how many it did.")
+	if w == ymm {
+		Doc("LaplaceDotRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row, returns the sum of mid[j]*out[j] over them in 16 lanes, combined as package cpu's lanes16, and how many it did.")
+	} else {
+		Doc("LaplaceDotRowAVX512 is LaplaceDotRowAVX2 with AVX-512 registers: the same 16 lanes, combined as package cpu's lanes16, the same bits.")
+	}
 	out, mid := param("out"), param("mid")
 	up, down := param("up"), param("down")
 	left, right := param("left"), param("right")
 	n := param("n")
-	four := broadcastConst("fourdot", math.Float64bits(4), YMM())
-	acc := zeroPD(4)
+	four := broadcastConst(w.constName("fourdot"), math.Float64bits(4), w.reg())
+	acc := w.zero(16 / w.lanes)
 	i := loop("dot", n, 16, func(i GPVirtual) {
-		for k := 0; k < 4; k++ {
-			m, v, t := YMM(), YMM(), YMM()
-			VMOVUPD(at(mid, i, 4*k), m)
+		for k := range acc {
+			m, v, t := w.reg(), w.reg(), w.reg()
+			VMOVUPD(at(mid, i, w.lanes*k), m)
 			VMULPD(m, four, v)
-			VSUBPD(at(up, i, 4*k), v, v)
-			VSUBPD(at(down, i, 4*k), v, v)
-			VSUBPD(at(left, i, 4*k), v, v)
-			VSUBPD(at(right, i, 4*k), v, v)
-			VMOVUPD(v, at(out, i, 4*k))
+			VSUBPD(at(up, i, w.lanes*k), v, v)
+			VSUBPD(at(down, i, w.lanes*k), v, v)
+			VSUBPD(at(left, i, w.lanes*k), v, v)
+			VSUBPD(at(right, i, w.lanes*k), v, v)
+			VMOVUPD(v, at(out, i, w.lanes*k))
 			VMULPD(v, m, t)
 			VADDPD(t, acc[k], acc[k])
 		}
 	})
-	returnSum(lanes16(acc), i)
+	returnSum(lanes16(w.halves(acc)), i)
 }
 
 // axpyRow: y[j] = a*x[j] + y[j], the product rounded before the sum, two

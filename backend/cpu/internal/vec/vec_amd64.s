@@ -43,6 +43,45 @@ done:
 DATA quarter<>+0(SB)/8, $0x3fd0000000000000
 GLOBL quarter<>(SB), RODATA|NOPTR, $8
 
+// func JacobiRowAVX512(out *float64, up *float64, down *float64, left *float64, right *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·JacobiRowAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         up+8(FP), CX
+	MOVQ         down+16(FP), DX
+	MOVQ         left+24(FP), BX
+	MOVQ         right+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VBROADCASTSD quarter512<>+0(SB), Z0
+	XORQ         R8, R8
+	ANDQ         $-16, DI
+
+loop:
+	CMPQ    R8, DI
+	JGE     done
+	VMOVUPD (CX)(R8*8), Z1
+	VADDPD  (DX)(R8*8), Z1, Z1
+	VADDPD  (BX)(R8*8), Z1, Z1
+	VADDPD  (SI)(R8*8), Z1, Z1
+	VMULPD  Z0, Z1, Z1
+	VMOVUPD Z1, (AX)(R8*8)
+	VMOVUPD 64(CX)(R8*8), Z1
+	VADDPD  64(DX)(R8*8), Z1, Z1
+	VADDPD  64(BX)(R8*8), Z1, Z1
+	VADDPD  64(SI)(R8*8), Z1, Z1
+	VMULPD  Z0, Z1, Z1
+	VMOVUPD Z1, 64(AX)(R8*8)
+	ADDQ    $+16, R8
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ R8, ret+48(FP)
+	RET
+
+DATA quarter512<>+0(SB)/8, $0x3fd0000000000000
+GLOBL quarter512<>(SB), RODATA|NOPTR, $8
+
 // func LaplaceRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) int
 // Requires: AVX
 TEXT ·LaplaceRowAVX2(SB), NOSPLIT, $0-64
@@ -82,6 +121,46 @@ done:
 
 DATA four<>+0(SB)/8, $0x4010000000000000
 GLOBL four<>(SB), RODATA|NOPTR, $8
+
+// func LaplaceRowAVX512(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) int
+// Requires: AVX, AVX512F
+TEXT ·LaplaceRowAVX512(SB), NOSPLIT, $0-64
+	MOVQ         out+0(FP), AX
+	MOVQ         mid+8(FP), CX
+	MOVQ         up+16(FP), DX
+	MOVQ         down+24(FP), BX
+	MOVQ         left+32(FP), SI
+	MOVQ         right+40(FP), DI
+	MOVQ         n+48(FP), R8
+	VBROADCASTSD four512<>+0(SB), Z0
+	XORQ         R9, R9
+	ANDQ         $-16, R8
+
+loop:
+	CMPQ    R9, R8
+	JGE     done
+	VMULPD  (CX)(R9*8), Z0, Z1
+	VSUBPD  (DX)(R9*8), Z1, Z1
+	VSUBPD  (BX)(R9*8), Z1, Z1
+	VSUBPD  (SI)(R9*8), Z1, Z1
+	VSUBPD  (DI)(R9*8), Z1, Z1
+	VMOVUPD Z1, (AX)(R9*8)
+	VMULPD  64(CX)(R9*8), Z0, Z1
+	VSUBPD  64(DX)(R9*8), Z1, Z1
+	VSUBPD  64(BX)(R9*8), Z1, Z1
+	VSUBPD  64(SI)(R9*8), Z1, Z1
+	VSUBPD  64(DI)(R9*8), Z1, Z1
+	VMOVUPD Z1, 64(AX)(R9*8)
+	ADDQ    $+16, R9
+	JMP     loop
+
+done:
+	VZEROUPPER
+	MOVQ R9, ret+56(FP)
+	RET
+
+DATA four512<>+0(SB)/8, $0x4010000000000000
+GLOBL four512<>(SB), RODATA|NOPTR, $8
 
 // func LaplaceDotRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
 // Requires: AVX, SSE2
@@ -158,6 +237,64 @@ dotdone:
 
 DATA fourdot<>+0(SB)/8, $0x4010000000000000
 GLOBL fourdot<>(SB), RODATA|NOPTR, $8
+
+// func LaplaceDotRowAVX512(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·LaplaceDotRowAVX512(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), AX
+	MOVQ         mid+8(FP), CX
+	MOVQ         up+16(FP), DX
+	MOVQ         down+24(FP), BX
+	MOVQ         left+32(FP), SI
+	MOVQ         right+40(FP), DI
+	MOVQ         n+48(FP), R8
+	VBROADCASTSD fourdot512<>+0(SB), Z0
+	VPXORQ       Z1, Z1, Z1
+	VPXORQ       Z2, Z2, Z2
+	XORQ         R9, R9
+	ANDQ         $-16, R8
+
+dotloop:
+	CMPQ    R9, R8
+	JGE     dotdone
+	VMOVUPD (CX)(R9*8), Z3
+	VMULPD  Z3, Z0, Z4
+	VSUBPD  (DX)(R9*8), Z4, Z4
+	VSUBPD  (BX)(R9*8), Z4, Z4
+	VSUBPD  (SI)(R9*8), Z4, Z4
+	VSUBPD  (DI)(R9*8), Z4, Z4
+	VMOVUPD Z4, (AX)(R9*8)
+	VMULPD  Z4, Z3, Z3
+	VADDPD  Z3, Z1, Z1
+	VMOVUPD 64(CX)(R9*8), Z3
+	VMULPD  Z3, Z0, Z4
+	VSUBPD  64(DX)(R9*8), Z4, Z4
+	VSUBPD  64(BX)(R9*8), Z4, Z4
+	VSUBPD  64(SI)(R9*8), Z4, Z4
+	VSUBPD  64(DI)(R9*8), Z4, Z4
+	VMOVUPD Z4, 64(AX)(R9*8)
+	VMULPD  Z4, Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	ADDQ    $+16, R9
+	JMP     dotloop
+
+dotdone:
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VEXTRACTF64X4 $0x01, Z2, Y3
+	VADDPD        Y2, Y1, Y1
+	VADDPD        Y3, Y0, Y0
+	VADDPD        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPD        X0, X1, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	VZEROUPPER
+	MOVSD         X1, sum+56(FP)
+	MOVQ          R9, done+64(FP)
+	RET
+
+DATA fourdot512<>+0(SB)/8, $0x4010000000000000
+GLOBL fourdot512<>(SB), RODATA|NOPTR, $8
 
 // func AxpyAVX2(a float64, x *float64, y *float64, n int) int
 // Requires: AVX

@@ -16,6 +16,11 @@ func LaplaceRowAVX2(out, mid, up, down, left, right *float64, n int) int { retur
 func LaplaceDotRowAVX2(out, mid, up, down, left, right *float64, n int) (float64, int) {
 	return 0, 0
 }
+func JacobiRowAVX512(out, up, down, left, right *float64, n int) int       { return 0 }
+func LaplaceRowAVX512(out, mid, up, down, left, right *float64, n int) int { return 0 }
+func LaplaceDotRowAVX512(out, mid, up, down, left, right *float64, n int) (float64, int) {
+	return 0, 0
+}
 func AxpyAVX2(a float64, x, y *float64, n int) int                      { return 0 }
 func AxpbyAVX2(a float64, x *float64, b float64, y *float64, n int) int { return 0 }
 func AxpyAVX512(a float64, x, y *float64, n int) int                    { return 0 }

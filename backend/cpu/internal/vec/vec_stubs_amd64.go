@@ -7,13 +7,24 @@ package vec
 // JacobiRowAVX2 does the arithmetic of package cpu's jacobiRows for the first n&^7 points of a row and returns how many it did.
 func JacobiRowAVX2(out *float64, up *float64, down *float64, left *float64, right *float64, n int) int
 
+// JacobiRowAVX512 does the arithmetic of package cpu's jacobiRows for the first n&^15 points of a row and returns how many it did.
+func JacobiRowAVX512(out *float64, up *float64, down *float64, left *float64, right *float64, n int) int
+
 // LaplaceRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^7 points of a row and returns how many it did.
 func LaplaceRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) int
+
+// LaplaceRowAVX512 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row and returns how many it did.
+func LaplaceRowAVX512(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) int
 
 // LaplaceDotRowAVX2 does the arithmetic of package cpu's laplaceRows for the first n&^15 points of a row, returns the sum of mid[j]*out[j] over them in 16 lanes, combined as package cpu's lanes16, and how many it did.
 //
 //go:noescape
 func LaplaceDotRowAVX2(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
+
+// LaplaceDotRowAVX512 is LaplaceDotRowAVX2 with AVX-512 registers: the same 16 lanes, combined as package cpu's lanes16, the same bits.
+//
+//go:noescape
+func LaplaceDotRowAVX512(out *float64, mid *float64, up *float64, down *float64, left *float64, right *float64, n int) (sum float64, done int)
 
 // AxpyAVX2 sets y[j] = a*x[j] + y[j] for the first n&^7 elements and returns how many it did.
 func AxpyAVX2(a float64, x *float64, y *float64, n int) int

@@ -71,7 +71,8 @@ func (*Backend) Laplace5(dst, src driver.Buffer, rows, cols int) {
 // r0 <= r1 <= rows-1, keeping the row's elements in registers as
 // jacobiRows does: each element of the row is loaded once, as a right
 // neighbour, and reused as the centre and then the left neighbour (3 loads
-// per point instead of 5).
+// per point instead of 5). float64 rows take the vector kernels as
+// jacobiRows does, with the same result.
 func laplaceRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 	n := cols - 2 // interior points of a row
 	avx := vectorF64[T]()
@@ -168,7 +169,8 @@ func laplaceDot[T backend.Float](dst, src []T, rows, cols int) float64 {
 // laplaceDotRow applies the Laplacian to the interior of row i,
 // 1 <= i < rows-1, as laplaceRows does, and returns the row's sum of
 // src*dst in the order of driver.StencilDots: the AVX2 kernel's 16 lanes
-// for float64 rows of 16 interior points or more where it runs, else
+// (or its AVX-512 form's, the same) for float64 rows of 16 interior points
+// or more where it runs, else
 // laplaceRows' loop for the row and then lanes16 over it, which adds in
 // the same order.
 func laplaceDotRow[T backend.Float](dst, src []T, cols, i int) float64 {

@@ -52,7 +52,8 @@ func checkGrid(op string, dst, src driver.Buffer, rows, cols int) {
 // once as a right neighbour and reused as the left neighbour two points on
 // (3 loads per point instead of 4: 22-36% faster in cache, 64x64; large
 // grids are memory-bound either way). float64 rows of 8 points or more take
-// the AVX2 kernel (vector.go) where it runs, with the same result.
+// the AVX2 kernel (vector.go) where it runs, and their first n&^15 points
+// its AVX-512 form where that runs (stencil512), with the same result.
 func jacobiRows[T backend.Float](dst, src []T, cols, r0, r1 int) {
 	const q = 0.25
 	n := cols - 2 // interior points of a row

@@ -69,14 +69,14 @@ func SetAVX512(on bool) bool {
 // the AVX2 kernels run: where the processor has AVX-512F, unless
 // XPMPI_CPU_AVX512=off. Unlike the streaming kernels (use512), they keep
 // their AVX-512 form on AMD processors: on AMD's Zen 4 (family 25, model
-// 17), one thread, alternating widths, medians of 8 (BenchmarkStencilWidth),
-// Jacobi5 took 3-12% less time in ZMM than in YMM on W3's grids (2050 and
-// 1026 rows of 2050) and 11-39% less on W4's (1026 x 1026, which fits in
-// the L3 cache), Laplace5Dot 12-33% less on the two smaller grids and
-// from 4% more to 9% less on the largest (docs/PERFORMANCE.md, W3). Not measured on
-// Intel processors, where the other AVX-512 kernels run and GCC's loops
-// (the bench's C reference) are in ZMM too. Tests switch it with
-// SetStencilAVX512.
+// 17), one thread, alternating widths, medians of 8
+// (BenchmarkStencilWidth), Jacobi5 took 3-12% less time in ZMM than in YMM
+// on W3's grids (2050 and 1026 rows of 2050) and 11-39% less on W4's (1026
+// x 1026, which fits in the L3 cache), Laplace5Dot 12-33% less on the two
+// smaller grids and from 4% more to 9% less on the largest
+// (docs/PERFORMANCE.md, W3). Not measured on Intel processors, where the
+// other AVX-512 kernels run and GCC's loops (the bench's C reference) are
+// in ZMM too. Tests switch it with SetStencilAVX512.
 var stencil512 = vec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
 
 // StencilAVX512 reports whether the AVX-512 kernels of the float64

@@ -238,8 +238,8 @@ func BenchmarkGrain(b *testing.B) {
 
 // BenchmarkStencilWidth measures the float64 stencil rows in AVX2 and in
 // AVX-512 registers (where the processor has AVX-512F) at one thread, on
-// W3's grid at 1 and 2 ranks (2048 and 1024 rows of 2050) and W4's (1024
-// rows of 1026): Jacobi5 and Laplace5Dot. With -count N the two widths
+// W3's grid at 1 and 2 ranks (2050 and 1026 rows of 2050, the ghost rows
+// included) and W4's at 1 rank (1026 x 1026): Jacobi5 and Laplace5Dot. With -count N the two widths
 // alternate.
 //
 //	go test -run - -bench StencilWidth -count 10 ./backend/cpu
@@ -258,14 +258,12 @@ func BenchmarkStencilWidth(b *testing.B) {
 			}
 			name := map[bool]string{false: "avx2", true: "avx512"}[w]
 			b.Run(fmt.Sprintf("Jacobi5/%dx%d/%s", rows, cols, name), func(b *testing.B) {
-				SetStencilAVX512(w)
 				b.SetBytes(int64(16 * n))
 				for b.Loop() {
 					Default.Jacobi5(dst, src, rows, cols)
 				}
 			})
 			b.Run(fmt.Sprintf("Laplace5Dot/%dx%d/%s", rows, cols, name), func(b *testing.B) {
-				SetStencilAVX512(w)
 				b.SetBytes(int64(16 * n))
 				for b.Loop() {
 					Default.Laplace5Dot(dst, src, rows, cols)

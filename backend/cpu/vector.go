@@ -77,7 +77,7 @@ func SetAVX512(on bool) bool {
 // (docs/PERFORMANCE.md, W3). Not measured on Intel processors, where the
 // other AVX-512 kernels run and GCC's loops (the bench's C reference) are
 // in ZMM too. Tests switch it with SetStencilAVX512.
-var stencil512 = vec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
+var stencil512 = vec.HasAVX512 && cpufeat.KernelAVX512
 
 // StencilAVX512 reports whether the AVX-512 kernels of the float64
 // stencils are in use (where the AVX2 kernels are: Vector).

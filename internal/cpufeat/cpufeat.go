@@ -18,6 +18,12 @@ import "os"
 // 8-15% slower.
 var StreamAVX512 = AVX512 && Setting512(os.Getenv("XPMPI_CPU_AVX512"), !AMD)
 
+// KernelAVX512 reports whether the AVX-512 kernels other than the
+// streaming ones run (backend/cpu's stencil rows, kernels/fuse's fused
+// kernels, internal/repro's fused sum): where the processor has AVX-512F,
+// unless XPMPI_CPU_AVX512 is "off".
+var KernelAVX512 = AVX512 && Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
+
 // Setting512 returns whether an AVX-512 kernel runs by the value of
 // XPMPI_CPU_AVX512: "off" turns it off, "on" on, anything else (unset)
 // leaves def, the kernel's own default. Where the processor has no

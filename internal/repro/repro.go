@@ -107,7 +107,7 @@ var useVector = rvec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
 
 // use512 says whether the fused float64 kernel runs in AVX-512 registers
 // (where the processor has AVX-512F, unless XPMPI_CPU_AVX512=off).
-var use512 = rvec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
+var use512 = rvec.HasAVX512 && cpufeat.KernelAVX512
 
 // SetVector turns the AVX2 kernels on (only where the processor has AVX2)
 // or off, and returns the previous setting; not while sums run. For

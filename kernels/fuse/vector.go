@@ -29,7 +29,7 @@ var useVector = fvec.HasAVX2 && os.Getenv("XPMPI_CPU_VECTOR") != "off"
 
 // use512 says whether the AVX-512 forms run in place of the AVX2 kernels
 // (where those run). Tests switch it with setAVX512.
-var use512 = fvec.HasAVX512 && cpufeat.Setting512(os.Getenv("XPMPI_CPU_AVX512"), true)
+var use512 = fvec.HasAVX512 && cpufeat.KernelAVX512
 
 // setVector turns the AVX2 kernels on or off (on only where the processor
 // has AVX2) and returns the previous setting; not while kernels run.

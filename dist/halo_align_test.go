@@ -10,8 +10,8 @@ import (
 )
 
 // TestGhostedBlockAlignment checks where the block of a ghosted array
-// starts in its allocation: 64 bytes past a 64-byte boundary of it for a
-// small block, a 4 KiB boundary for one of pageAlignAbove bytes or more
+// starts in its allocation: on the first 64-byte boundary after the ghost
+// layers for a small block, a 4 KiB boundary for one of pageAlignAbove bytes or more
 // (CG's vectors measured 10-20% slower in their update passes with the
 // block 64 bytes into a page). The offset is checked from the allocation's
 // start, and the address itself where the allocation starts on a page, as
@@ -46,18 +46,19 @@ func checkBlockAlignment[T backend.Numeric](t *testing.T, shape []int, w int) {
 	}
 	defer a.Free()
 	size := backend.DTypeOf[T]().Size()
+	ghost := uintptr(w * prod(shape[1:]) * size) // bytes of one side's ghost layers
 	align := uintptr(64)
-	if prod(a.LocalShape())*size+2*w*prod(shape[1:])*size >= pageAlignAbove {
+	if uintptr(prod(a.LocalShape())*size)+2*ghost >= pageAlignAbove {
 		align = 4096
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(a.gh.alloc.Data())))
 	block := uintptr(unsafe.Pointer(unsafe.SliceData(a.LocalData())))
 	ghosted := uintptr(unsafe.Pointer(unsafe.SliceData(a.Ghosted().Data())))
-	if got, want := block-ghosted, uintptr(w*prod(shape[1:])*size); got != want {
+	if got, want := block-ghosted, ghost; got != want {
 		t.Fatalf("%T: the block starts %d bytes into the ghosted storage, want %d", *new(T), got, want)
 	}
-	if off := block - base; off%align != 0 || off-uintptr(w*prod(shape[1:])*size) >= align {
-		t.Errorf("%T: the block starts %d bytes into its allocation: want the first multiple of %d after the ghost layers (%d bytes)", *new(T), off, align, w*prod(shape[1:])*size)
+	if off := block - base; off%align != 0 || off-ghost >= align {
+		t.Errorf("%T: the block starts %d bytes into its allocation: want the first multiple of %d after the ghost layers (%d bytes)", *new(T), off, align, ghost)
 	}
 	if base%align == 0 && block%align != 0 {
 		t.Errorf("%T: the allocation starts at %#x, on a %d-byte boundary, but the block at %#x", *new(T), base, align, block)
